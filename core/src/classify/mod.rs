@@ -1,0 +1,325 @@
+//! `classify(failure)`: weighs the evidence in the contract's order (CONTRACT §2):
+//! cancellation, `x-should-retry`, the status refined by the body, the exception class chain,
+//! the transport hint, and last the message text.
+
+pub mod body;
+pub mod tables;
+pub mod text;
+
+use std::time::SystemTime;
+
+use crate::category::{Category, Classification, Evidence, RetryAfterSource};
+use crate::failure::{Failure, Transport};
+use crate::retry_after;
+use tables::ClassRule;
+
+/// Only the head of a huge message or body is scanned for phrases.
+const MAX_SCAN: usize = 64 * 1024;
+
+/// Classifies one failure. Total and deterministic (the wall clock only enters through HTTP-date
+/// and timestamp headers; use [`classify_at`] to pin it).
+pub fn classify(failure: &Failure) -> Classification {
+    classify_at(failure, SystemTime::now())
+}
+
+/// [`classify`] with an explicit "now" for date-valued headers.
+pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
+    let provider = failure.body.as_deref().and_then(body::parse);
+    let api_error = has_api_marker(&failure.error_class);
+    let (category, evidence) = decide(failure, provider.as_ref());
+
+    let mut transient = category.is_transient();
+    if category != Category::Cancelled {
+        if let Some(explicit) = should_retry_header(failure) {
+            transient = explicit;
+        }
+    }
+
+    let (retry_after, retry_after_source) = match retry_after::from_headers(&failure.headers, now) {
+        Some((secs, RetryAfterSource::ResetHint)) if category != Category::RateLimited => {
+            let _ = secs; // reset hints only speak about rate limits
+            (None, None)
+        }
+        Some((secs, src)) => (Some(secs), Some(src)),
+        None => (None, None),
+    };
+
+    let status = failure.status.or_else(|| provider.as_ref().and_then(|p| p.numeric_code));
+    let error_type = match category {
+        Category::Programming => short_class_name(failure.error_class.first().map(String::as_str))
+            .unwrap_or_else(|| category.error_type().to_owned()),
+        Category::Unknown if api_error || status.is_some() => "UnknownAPIError".to_owned(),
+        _ => category.error_type().to_owned(),
+    };
+
+    Classification {
+        category,
+        transient,
+        retry_after,
+        retry_after_source,
+        error_type,
+        status,
+        evidence,
+        api_error,
+    }
+}
+
+/// `x-should-retry: true|false` (OpenAI and Anthropic servers send it); anything else is ignored.
+fn should_retry_header(f: &Failure) -> Option<bool> {
+    let v = f.headers.get("x-should-retry")?.trim();
+    if v.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if v.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evidence) {
+    // 1. Cancellation wins over everything: it is re-raised untouched.
+    if let Some(Category::Cancelled) = class_category(f).map(|(c, _)| c) {
+        return (Category::Cancelled, Evidence::Cancellation);
+    }
+
+    // Lazily built lower-cased text of the message and the body's message (or raw body).
+    let hay = haystack(f, provider);
+
+    // 2. (x-should-retry only flips `transient`; see classify_at.)
+    // 3. The status, refined by the provider's code and the message.
+    let in_stream = matches!(f.transport, Some(Transport::StreamTransient | Transport::StreamParse));
+    match f.status {
+        Some(s) if (200..300).contains(&s) => {
+            if let Some(c) = sse_category(provider) {
+                return (c, Evidence::Body);
+            }
+        }
+        Some(s) if (400..=599).contains(&s) => {
+            return (refine_status(s, provider, &hay), Evidence::Status);
+        }
+        _ => {}
+    }
+    if in_stream {
+        if let Some(c) = sse_category(provider) {
+            return (c, Evidence::Body);
+        }
+    }
+    // A body without a status (a wrapped exception): its code or numeric code decides.
+    if f.status.is_none() {
+        if let Some(p) = provider.filter(|p| p.has_error) {
+            if let Some(c) = code_category(p) {
+                return (c, Evidence::Body);
+            }
+            if let Some(n) = p.numeric_code.filter(|n| (400..=599).contains(n)) {
+                return (refine_status(n, provider, &hay), Evidence::Body);
+            }
+        }
+    }
+
+    // 4. The exception class chain, wrappers looked through (the binding concatenates chains).
+    if let Some((c, network_or_config)) = class_category(f) {
+        if network_or_config {
+            return (network_or_configuration(&hay), Evidence::ErrorClass);
+        }
+        return (c, Evidence::ErrorClass);
+    }
+
+    // 5. The transport hint of a Rust client.
+    match f.transport {
+        Some(Transport::Timeout) => return (Category::Timeout, Evidence::Transport),
+        Some(Transport::Connect) => return (Category::Connection, Evidence::Transport),
+        Some(Transport::StreamTransient) => return (Category::StreamInterrupted, Evidence::Transport),
+        Some(Transport::StreamParse | Transport::Json) => {
+            return (Category::InvalidResponse, Evidence::Transport)
+        }
+        Some(Transport::Other) | None => {}
+    }
+
+    // 6. The message text, last.
+    if let Some(c) = message_category(&hay) {
+        return (c, Evidence::Message);
+    }
+    (Category::Unknown, Evidence::Nothing)
+}
+
+fn haystack(f: &Failure, provider: Option<&body::ProviderError>) -> String {
+    let mut hay = text::lower_bounded(&f.message, MAX_SCAN);
+    let extra = match provider {
+        Some(p) => p.message.as_deref(),
+        None => f.body.as_deref(),
+    };
+    if let Some(extra) = extra {
+        hay.push('\n');
+        hay.push_str(&text::lower_bounded(extra, MAX_SCAN));
+    }
+    if let Some(p) = provider {
+        for code in &p.codes {
+            hay.push('\n');
+            hay.push_str(code);
+        }
+    }
+    hay
+}
+
+fn status_category(status: u16) -> Category {
+    if let Some((_, c)) = tables::STATUS.iter().find(|(s, _)| *s == status) {
+        return *c;
+    }
+    match status {
+        500..=599 => Category::ServerError,
+        _ => Category::ClientError,
+    }
+}
+
+/// The category of the first non-generic code, if any.
+fn specific_code_category(p: &body::ProviderError) -> Option<Category> {
+    p.codes
+        .iter()
+        .find_map(|code| tables::CODES.iter().find(|r| !r.generic && r.code == code))
+        .map(|r| r.category)
+}
+
+/// The most specific category named by the provider's codes.
+fn code_category(p: &body::ProviderError) -> Option<Category> {
+    let mut generic = None;
+    for code in &p.codes {
+        if let Some(row) = tables::CODES.iter().find(|r| r.code == code) {
+            if !row.generic {
+                return Some(row.category);
+            }
+            generic.get_or_insert(row.category);
+        }
+    }
+    generic
+}
+
+fn refine_status(status: u16, provider: Option<&body::ProviderError>, hay: &str) -> Category {
+    let base = status_category(status);
+    let code = provider.and_then(code_category);
+    let phrase = first_phrase(hay, tables::PERMANENT_PHRASES);
+    if base.is_transient() {
+        // A transient status may be sharpened (500 + overloaded_error) or shown to be billing
+        // (OpenAI's 429 `insufficient_quota`), never turned into another permanent error.
+        if let Some(c) = code.filter(|c| c.is_transient() || *c == Category::PaymentRequired) {
+            return c;
+        }
+        if phrase == Some(Category::PaymentRequired) {
+            return Category::PaymentRequired;
+        }
+        if base == Category::ServerError && text::contains_phrase(hay, "overloaded") {
+            return Category::Overloaded;
+        }
+        return base;
+    }
+    // A permanent status: a specific provider code, then a message phrase, may sharpen it.
+    let specific = provider.and_then(specific_code_category).filter(|c| !c.is_transient());
+    refine_by_phrase(specific.unwrap_or(base), phrase)
+}
+
+fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
+    match phrase {
+        Some(p) if p != base && tables::PERMANENT_REFINEMENTS.contains(&p) => {
+            // A status that already names the failure precisely keeps it (a 401 stays a 401),
+            // except that tool pairing and context overflow arrive as 400s / 413s / 422s.
+            match base {
+                Category::BadRequest | Category::ClientError | Category::Unprocessable => p,
+                Category::Forbidden if p == Category::ContentFiltered => p,
+                _ => base,
+            }
+        }
+        _ => base,
+    }
+}
+
+/// SSE `error` event inside a stream: its `error.type` decides (Forgeflare R1).
+fn sse_category(provider: Option<&body::ProviderError>) -> Option<Category> {
+    let p = provider.filter(|p| p.has_error)?;
+    if p.codes.iter().any(|c| c == "invalid_request_error") {
+        return Some(Category::InvalidResponse);
+    }
+    match code_category(p) {
+        Some(c) if !c.is_transient() && c != Category::BadRequest => Some(c),
+        // overloaded_error, api_error, rate_limit_error, unknown or absent types.
+        _ => Some(Category::StreamInterrupted),
+    }
+}
+
+fn normalized(name: &str) -> &str {
+    name.strip_prefix("builtins.").unwrap_or(name)
+}
+
+fn class_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_prefix('.') {
+        Some(suffix) => name == suffix || name.ends_with(pattern),
+        None => name == pattern,
+    }
+}
+
+/// The category of the most specific class in the chain that the table knows.
+/// Returns (category, needs-network-or-config-refinement).
+fn class_category(f: &Failure) -> Option<(Category, bool)> {
+    for name in &f.error_class {
+        let name = normalized(name);
+        for (pattern, rule) in tables::CLASSES {
+            if class_matches(pattern, name) {
+                match rule {
+                    ClassRule::Is(c) => return Some((*c, false)),
+                    ClassRule::NetworkOrConfig => return Some((Category::Connection, true)),
+                    ClassRule::ApiError => {}
+                }
+            }
+        }
+    }
+    None
+}
+
+fn has_api_marker(chain: &[String]) -> bool {
+    chain.iter().any(|name| {
+        let name = normalized(name);
+        tables::CLASSES
+            .iter()
+            .any(|(p, rule)| *rule == ClassRule::ApiError && class_matches(p, name))
+    })
+}
+
+/// TLS and DNS errors: a bad certificate or an unknown host is a set-up mistake; anything else
+/// (a reset handshake, a temporary resolver failure) is a transient connection failure.
+fn network_or_configuration(hay: &str) -> Category {
+    const CONFIG: &[&str] = &[
+        "certificate",
+        "name or service not known",
+        "nodename nor servname provided",
+        "no address associated with hostname",
+        "hostname mismatch",
+        "wrong version number",
+    ];
+    if CONFIG.iter().any(|p| text::contains_phrase(hay, p)) {
+        Category::Configuration
+    } else {
+        Category::Connection
+    }
+}
+
+fn first_phrase(hay: &str, table: &[(&str, Category)]) -> Option<Category> {
+    table.iter().find(|(p, _)| text::contains_phrase(hay, p)).map(|(_, c)| *c)
+}
+
+fn message_category(hay: &str) -> Option<Category> {
+    if hay.is_empty() {
+        return None;
+    }
+    if let Some(c) = first_phrase(hay, tables::PERMANENT_PHRASES) {
+        return Some(c);
+    }
+    if let Some(status) = text::status_in_text(hay, tables::STATUS_INTRODUCERS) {
+        return Some(refine_status(status, None, hay));
+    }
+    first_phrase(hay, tables::TRANSIENT_PHRASES)
+}
+
+fn short_class_name(name: Option<&str>) -> Option<String> {
+    let name = name?;
+    let short = name.rsplit("::").next().unwrap_or(name);
+    let short = short.rsplit('.').next().unwrap_or(short);
+    (!short.is_empty()).then(|| short.to_owned())
+}

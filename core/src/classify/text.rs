@@ -1,0 +1,103 @@
+//! Whole-word phrase matching over lower-cased text.
+
+/// A byte that continues a word: letters, digits and `_` (so `max_tokens` is one word).
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether `phrase` (lower-case) occurs in `hay` (lower-case) with word boundaries on both sides.
+/// Boundaries are only required where the phrase itself begins or ends with a word character,
+/// so "without `tool_result`" matches before a dot.
+pub fn contains_phrase(hay: &str, phrase: &str) -> bool {
+    let h = hay.as_bytes();
+    let p = phrase.as_bytes();
+    if p.is_empty() || p.len() > h.len() {
+        return false;
+    }
+    let need_left = is_word(p[0]);
+    let need_right = is_word(p[p.len() - 1]);
+    let mut from = 0;
+    while let Some(pos) = hay[from..].find(phrase) {
+        let start = from + pos;
+        let end = start + p.len();
+        let left_ok = !need_left || start == 0 || !is_word(h[start - 1]);
+        let right_ok = !need_right || end == h.len() || !is_word(h[end]);
+        if left_ok && right_ok {
+            return true;
+        }
+        // Advance by one char boundary past `start`.
+        from = start + hay[start..].chars().next().map_or(1, char::len_utf8);
+        if from >= hay.len() {
+            break;
+        }
+    }
+    false
+}
+
+/// Finds an HTTP status (400-599) introduced by one of `introducers` ("error code: 429",
+/// "HTTP 503", "status=502"). Bare numbers are ignored.
+pub fn status_in_text(hay: &str, introducers: &[&str]) -> Option<u16> {
+    let h = hay.as_bytes();
+    for intro in introducers {
+        let mut from = 0;
+        while let Some(pos) = hay[from..].find(intro) {
+            let start = from + pos;
+            let end = start + intro.len();
+            from = end;
+            if start > 0 && is_word(h[start - 1]) {
+                continue;
+            }
+            if end < h.len() && is_word(h[end]) {
+                continue;
+            }
+            // Skip separators: spaces, ':', '=', '"', '\''.
+            let mut i = end;
+            while i < h.len() && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'') && i - end < 4 {
+                i += 1;
+            }
+            if i + 3 <= h.len()
+                && h[i..i + 3].iter().all(u8::is_ascii_digit)
+                && (i + 3 == h.len() || !is_word(h[i + 3]))
+            {
+                let n = (h[i] - b'0') as u16 * 100 + (h[i + 1] - b'0') as u16 * 10 + (h[i + 2] - b'0') as u16;
+                if (400..=599).contains(&n) {
+                    return Some(n);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Lower-cases ASCII, bounded: huge bodies are only scanned in their first `limit` bytes.
+pub fn lower_bounded(s: &str, limit: usize) -> String {
+    let mut end = s.len().min(limit);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phrases_match_whole_words_only() {
+        assert!(contains_phrase("connection refused by peer", "connection refused"));
+        assert!(!contains_phrase("we connected fine", "connection"));
+        assert!(!contains_phrase("max_tokens 1500", "500"));
+        assert!(contains_phrase("error: timeout.", "timeout"));
+        assert!(!contains_phrase("read_timeout_ms", "timeout"));
+        assert!(contains_phrase("ids were found without `tool_result` blocks", "without `tool_result`"));
+    }
+
+    #[test]
+    fn status_needs_an_introducer() {
+        assert_eq!(status_in_text("error code: 429 - {...}", &["error code"]), Some(429));
+        assert_eq!(status_in_text("max_tokens: 1500", &["error code", "code"]), None);
+        assert_eq!(status_in_text("http 503 service unavailable", &["http"]), Some(503));
+        assert_eq!(status_in_text("status 5000", &["status"]), None);
+        assert_eq!(status_in_text("status 200", &["status"]), None);
+    }
+}

@@ -1,0 +1,130 @@
+//! The blocking driver. Waits go through an injectable [`Sleeper`].
+
+use std::time::Duration;
+
+use super::{Clock, RetryError, SystemClock};
+use crate::events::{EventSink, NoEvents};
+use crate::failure::AsFailure;
+use crate::machine::{Action, Retrier};
+use crate::policy::RetryPolicy;
+
+/// How the blocking driver waits.
+pub trait Sleeper {
+    fn sleep(&self, d: Duration);
+}
+
+/// `std::thread::sleep`.
+pub struct ThreadSleeper;
+
+impl Sleeper for ThreadSleeper {
+    fn sleep(&self, d: Duration) {
+        std::thread::sleep(d)
+    }
+}
+
+/// Hooks the driver calls for the free recoveries. Both default to "nothing recovered".
+pub trait Recovery {
+    /// Prune orphan tool calls from the history the next call will send; return how many.
+    fn prune_orphans(&mut self) -> usize {
+        0
+    }
+    /// Whether this recovery can compact the history at all.
+    fn can_compact(&self) -> bool {
+        false
+    }
+    /// Compact the history after a context overflow; return whether it changed.
+    fn compact_context(&mut self) -> bool {
+        false
+    }
+}
+
+/// No recovery.
+pub struct NoRecovery;
+impl Recovery for NoRecovery {}
+
+/// A blocking retry loop: `Retry::new(policy).run(|attempt| call())`.
+pub struct Retry<'a> {
+    policy: RetryPolicy,
+    seed: Option<u64>,
+    sleeper: &'a dyn Sleeper,
+    clock: Option<&'a dyn Clock>,
+    sink: &'a dyn EventSink,
+}
+
+static THREAD_SLEEPER: ThreadSleeper = ThreadSleeper;
+static NO_EVENTS: NoEvents = NoEvents;
+
+impl<'a> Retry<'a> {
+    pub fn new(policy: RetryPolicy) -> Self {
+        Retry { policy, seed: None, sleeper: &THREAD_SLEEPER, clock: None, sink: &NO_EVENTS }
+    }
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+    pub fn sleeper(mut self, s: &'a dyn Sleeper) -> Self {
+        self.sleeper = s;
+        self
+    }
+    pub fn clock(mut self, c: &'a dyn Clock) -> Self {
+        self.clock = Some(c);
+        self
+    }
+    pub fn events(mut self, sink: &'a dyn EventSink) -> Self {
+        self.sink = sink;
+        self
+    }
+
+    /// Calls `f(attempt)` (1-based) until it succeeds or the policy gives up.
+    pub fn run<T, E: AsFailure>(self, f: impl FnMut(u32) -> Result<T, E>) -> Result<T, RetryError<E>> {
+        self.run_with(&mut NoRecovery, f)
+    }
+
+    /// [`Retry::run`] with recovery hooks.
+    pub fn run_with<T, E: AsFailure>(
+        self,
+        recovery: &mut dyn Recovery,
+        mut f: impl FnMut(u32) -> Result<T, E>,
+    ) -> Result<T, RetryError<E>> {
+        let system = SystemClock::default();
+        let clock = self.clock.unwrap_or(&system);
+        let start = clock.now();
+        let mut retrier = Retrier::new(self.policy).with_context_hook(recovery.can_compact());
+        if let Some(seed) = self.seed {
+            retrier = retrier.with_seed(seed);
+        }
+        loop {
+            let error = match f(retrier.attempts() + 1) {
+                Ok(v) => return Ok(v),
+                Err(e) => e,
+            };
+            let failure = error.as_failure();
+            let elapsed = clock.now() - start;
+            let mut decision = retrier.on_failure(&failure, elapsed);
+            loop {
+                match decision.action {
+                    Action::RecoverOrphans => {
+                        let n = recovery.prune_orphans();
+                        decision = retrier.on_orphans_pruned(n, &failure, elapsed);
+                    }
+                    Action::RecoverContext => {
+                        let ok = recovery.compact_context();
+                        decision = retrier.on_context_compacted(ok, &failure, elapsed);
+                    }
+                    _ => break,
+                }
+            }
+            for e in &decision.events {
+                self.sink.emit(e);
+            }
+            match decision.action {
+                Action::Retry { delay } => {
+                    if delay > 0.0 {
+                        self.sleeper.sleep(Duration::from_secs_f64(delay));
+                    }
+                }
+                _ => return Err(RetryError { error, failure, decision }),
+            }
+        }
+    }
+}

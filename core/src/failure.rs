@@ -1,0 +1,190 @@
+//! The failure record (CONTRACT §1): a language-neutral description of one failed call.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A hint from a Rust HTTP client about what went wrong below HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Timeout,
+    Connect,
+    StreamTransient,
+    StreamParse,
+    Json,
+    Other,
+}
+
+impl Transport {
+    pub const ALL: [Transport; 6] = [
+        Transport::Timeout,
+        Transport::Connect,
+        Transport::StreamTransient,
+        Transport::StreamParse,
+        Transport::Json,
+        Transport::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Timeout => "timeout",
+            Transport::Connect => "connect",
+            Transport::StreamTransient => "stream_transient",
+            Transport::StreamParse => "stream_parse",
+            Transport::Json => "json",
+            Transport::Other => "other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Transport> {
+        Transport::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// Response headers with case-insensitive names (stored lower-cased, in arrival order).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Headers(Vec<(String, String)>);
+
+impl Headers {
+    pub fn new() -> Self {
+        Headers(Vec::new())
+    }
+
+    pub fn insert(&mut self, name: &str, value: impl Into<String>) {
+        self.0.push((name.trim().to_ascii_lowercase(), value.into()));
+    }
+
+    /// The first value of `name` (case-insensitive).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<K: AsRef<str>, V: Into<String>> FromIterator<(K, V)> for Headers {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut h = Headers::new();
+        for (k, v) in iter {
+            h.insert(k.as_ref(), v);
+        }
+        h
+    }
+}
+
+impl Serialize for Headers {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Headers {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map: Option<std::collections::BTreeMap<String, serde_json::Value>> =
+            Option::deserialize(d)?;
+        let mut h = Headers::new();
+        for (k, v) in map.unwrap_or_default() {
+            match v {
+                serde_json::Value::String(s) => h.insert(&k, s),
+                serde_json::Value::Null => {}
+                other => h.insert(&k, other.to_string()),
+            }
+        }
+        Ok(h)
+    }
+}
+
+/// One failed call. Every field is optional except `message`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Failure {
+    /// HTTP status code, if the failure carried one.
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// Response headers (case-insensitive names).
+    #[serde(default)]
+    pub headers: Headers,
+    /// Raw response body or SSE `error` payload. Invalid UTF-8 is replaced lossily by the
+    /// constructors; the classifier never fails on it.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// The exception's class and its ancestors (and those of wrapped causes), most specific first.
+    #[serde(default)]
+    pub error_class: Vec<String>,
+    /// The exception's message.
+    #[serde(default)]
+    pub message: String,
+    /// A hint from a Rust client.
+    #[serde(default)]
+    pub transport: Option<Transport>,
+}
+
+impl Failure {
+    pub fn new(message: impl Into<String>) -> Self {
+        Failure { message: message.into(), ..Default::default() }
+    }
+
+    /// A failure carrying an HTTP status.
+    pub fn http(status: u16, message: impl Into<String>) -> Self {
+        Failure { status: Some(status), message: message.into(), ..Default::default() }
+    }
+
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+    pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.insert(name, value);
+        self
+    }
+    pub fn with_body(mut self, body: impl Into<String>) -> Self {
+        self.body = Some(body.into());
+        self
+    }
+    /// Sets the body from raw bytes, replacing invalid UTF-8 rather than failing.
+    pub fn with_body_bytes(mut self, body: &[u8]) -> Self {
+        self.body = Some(String::from_utf8_lossy(body).into_owned());
+        self
+    }
+    pub fn with_class<I, S>(mut self, chain: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.error_class = chain.into_iter().map(Into::into).collect();
+        self
+    }
+    pub fn with_transport(mut self, t: Transport) -> Self {
+        self.transport = Some(t);
+        self
+    }
+
+    /// Parses a failure record from JSON (the shape of the shared vectors).
+    pub fn from_json(json: &str) -> crate::error::Result<Failure> {
+        Ok(serde_json::from_str(json)?)
+    }
+}
+
+/// Anything the drivers can turn into a failure record.
+pub trait AsFailure {
+    fn as_failure(&self) -> Failure;
+}
+
+impl AsFailure for Failure {
+    fn as_failure(&self) -> Failure {
+        self.clone()
+    }
+}

@@ -1,0 +1,323 @@
+//! The sans-IO retry state machine. Feed it each failure; it answers what to do. It never
+//! sleeps: the caller waits `delay` seconds its own way (`time.sleep`, `Kernel#sleep`, tokio)
+//! and calls again.
+//!
+//! ```
+//! use retry_core::{Action, Failure, Retrier, RetryPolicy};
+//!
+//! let mut r = Retrier::new(RetryPolicy::forgeflare());
+//! let busy = Failure::http(503, "Service Unavailable");
+//! let delays: Vec<_> = (0..5).map(|_| r.on_failure(&busy, 0.0).action).collect();
+//! assert_eq!(delays[0], Action::Retry { delay: 2.0 });
+//! assert_eq!(delays[3], Action::Retry { delay: 16.0 });
+//! assert!(matches!(delays[4], Action::GiveUp { .. }));
+//! ```
+
+use serde_json::Value;
+
+use crate::category::{Category, Classification, RetryAfterSource};
+use crate::classify::classify;
+use crate::events::{self, Event};
+use crate::failure::Failure;
+use crate::policy::{Backoff, Jitter, OverCap, RetryPolicy};
+use crate::rng::SplitMix64;
+use crate::scrub::scrub;
+
+/// Why the engine stopped retrying.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GiveUpReason {
+    /// Not worth retrying (a 401, a 400, ...).
+    Permanent,
+    /// The attempt limit was reached.
+    Exhausted,
+    /// The server asked for a wait longer than the policy's cap (the wait is reported).
+    RetryAfterTooLong,
+    /// The next wait would end past the policy's deadline.
+    Deadline,
+}
+
+use serde::Serialize;
+
+impl GiveUpReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GiveUpReason::Permanent => "permanent",
+            GiveUpReason::Exhausted => "exhausted",
+            GiveUpReason::RetryAfterTooLong => "retry_after_too_long",
+            GiveUpReason::Deadline => "deadline",
+        }
+    }
+}
+
+/// What the caller should do next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// Wait `delay` seconds, then call again.
+    Retry { delay: f64 },
+    /// Prune orphan tool calls from the history, then report with [`Retrier::on_orphans_pruned`].
+    RecoverOrphans,
+    /// Compact the history with the caller's hook, then report with [`Retrier::on_context_compacted`].
+    RecoverContext,
+    /// Stop and surface the failure.
+    GiveUp { reason: GiveUpReason },
+    /// Cancellation: re-raise the original exception untouched, emit nothing.
+    Reraise,
+}
+
+impl Action {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Retry { .. } => "retry",
+            Action::RecoverOrphans => "recover_orphans",
+            Action::RecoverContext => "recover_context",
+            Action::GiveUp { .. } => "give_up",
+            Action::Reraise => "reraise",
+        }
+    }
+}
+
+/// One answer of the state machine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub action: Action,
+    pub classification: Classification,
+    /// The number of the call that just failed, 1-based (free recoveries do not count).
+    pub attempt: u32,
+    /// The limit as the policy counts it.
+    pub max_retries: u32,
+    /// The server's wait, when it replaced the backoff (Forgeflare logs "Using retry-after").
+    pub retry_after_used: Option<f64>,
+    /// Events to emit, in order.
+    pub events: Vec<Event>,
+}
+
+/// A recovery the state machine asked for and is waiting to hear about.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pending {
+    Orphans,
+    Context,
+}
+
+/// The per-call state: one `Retrier` per logical LLM call.
+#[derive(Debug, Clone)]
+pub struct Retrier {
+    policy: RetryPolicy,
+    rng: SplitMix64,
+    failed: u32,
+    prev_delay: Option<f64>,
+    orphans_tried: bool,
+    context_tried: bool,
+    context_hook: bool,
+    pending: Option<(Pending, Classification)>,
+}
+
+impl Retrier {
+    pub fn new(policy: RetryPolicy) -> Self {
+        Retrier {
+            policy,
+            rng: SplitMix64::from_entropy(),
+            failed: 0,
+            prev_delay: None,
+            orphans_tried: false,
+            context_tried: false,
+            context_hook: false,
+            pending: None,
+        }
+    }
+
+    /// Fixes the jitter seed (tests, shared vectors).
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.rng = SplitMix64::new(seed);
+        self
+    }
+
+    /// Tells the engine the caller can compact its history on `context_overflow`.
+    pub fn with_context_hook(mut self, present: bool) -> Self {
+        self.context_hook = present;
+        self
+    }
+
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// Failed calls counted so far.
+    pub fn attempts(&self) -> u32 {
+        self.failed
+    }
+
+    /// A call failed. `elapsed` is seconds since the first call began (for the deadline).
+    pub fn on_failure(&mut self, failure: &Failure, elapsed: f64) -> Decision {
+        let c = classify(failure);
+        self.on_classified(failure, c, elapsed)
+    }
+
+    /// Like [`Retrier::on_failure`] with a classification the caller already has.
+    pub fn on_classified(&mut self, failure: &Failure, c: Classification, elapsed: f64) -> Decision {
+        self.pending = None;
+        if c.category == Category::Cancelled {
+            return self.decision(Action::Reraise, c, None, vec![]);
+        }
+        self.failed = self.failed.saturating_add(1);
+        if c.category == Category::OrphanToolCalls && self.policy.recover_orphans && !self.orphans_tried {
+            self.orphans_tried = true;
+            self.pending = Some((Pending::Orphans, c.clone()));
+            return self.decision(Action::RecoverOrphans, c, None, vec![]);
+        }
+        if c.category == Category::ContextOverflow
+            && self.policy.recover_context
+            && self.context_hook
+            && !self.context_tried
+        {
+            self.context_tried = true;
+            self.pending = Some((Pending::Context, c.clone()));
+            return self.decision(Action::RecoverContext, c, None, vec![]);
+        }
+        self.retry_or_give_up(failure, c, elapsed)
+    }
+
+    /// The caller pruned `pruned` orphan tool calls after [`Action::RecoverOrphans`].
+    /// Some pruned: retry at once, and the failed call does not count. None: decide as usual.
+    pub fn on_orphans_pruned(&mut self, pruned: usize, failure: &Failure, elapsed: f64) -> Decision {
+        self.after_recovery(Pending::Orphans, pruned > 0, failure, elapsed, |msg| {
+            Event::new(events::ORPHANS_PRUNED).with("pruned_count", pruned as u64).with("original_error", msg)
+        })
+    }
+
+    /// The caller's compaction hook ran after [`Action::RecoverContext`]; `compacted` says
+    /// whether it changed the history.
+    pub fn on_context_compacted(&mut self, compacted: bool, failure: &Failure, elapsed: f64) -> Decision {
+        self.after_recovery(Pending::Context, compacted, failure, elapsed, |msg| {
+            Event::new(events::CONTEXT_COMPACTED).with("original_error", msg)
+        })
+    }
+
+    fn after_recovery(
+        &mut self,
+        kind: Pending,
+        recovered: bool,
+        failure: &Failure,
+        elapsed: f64,
+        event: impl FnOnce(String) -> Event,
+    ) -> Decision {
+        let c = match self.pending.take() {
+            Some((k, c)) if k == kind => c,
+            // Reported without being asked: classify afresh rather than fail the caller's call.
+            _ => classify(failure),
+        };
+        if recovered {
+            self.failed = self.failed.saturating_sub(1);
+            let e = event(scrub(&failure.message).into_owned());
+            return self.decision(Action::Retry { delay: 0.0 }, c, None, vec![e]);
+        }
+        self.retry_or_give_up(failure, c, elapsed)
+    }
+
+    fn retryable(&self, c: &Classification) -> bool {
+        if self.policy.retry_everything {
+            return true;
+        }
+        if let Some(r) = self.policy.overrides.get(&c.category).and_then(|o| o.retry) {
+            return r;
+        }
+        if c.transient {
+            return true;
+        }
+        c.category == Category::Unknown
+            && if c.api_error { self.policy.retry_unknown_api } else { self.policy.retry_unknown }
+    }
+
+    fn retry_or_give_up(&mut self, failure: &Failure, c: Classification, elapsed: f64) -> Decision {
+        if !self.retryable(&c) {
+            let e = self.base_event(events::REQUEST_FAILED, failure, &c)
+                .with("error_type", c.error_type.clone())
+                .with("retryable", false);
+            return self.decision(Action::GiveUp { reason: GiveUpReason::Permanent }, c, None, vec![e]);
+        }
+        let o = self.policy.overrides.get(&c.category);
+        let max = o.and_then(|o| o.max_attempts).unwrap_or(self.policy.max_attempts);
+        if self.failed >= max {
+            return self.give_up(GiveUpReason::Exhausted, failure, c, None);
+        }
+        let backoff = o.and_then(|o| o.backoff.clone()).unwrap_or_else(|| self.policy.backoff.clone());
+        let mut delay = self.jittered(&backoff);
+        let mut used = None;
+        if let Some(ra) = c.retry_after {
+            match c.retry_after_source {
+                Some(RetryAfterSource::Header) if self.policy.honor_retry_after => {
+                    let cap = self.policy.retry_after_cap.unwrap_or(f64::INFINITY);
+                    if ra > cap {
+                        if self.policy.over_cap == OverCap::GiveUp {
+                            return self.give_up(GiveUpReason::RetryAfterTooLong, failure, c, Some(ra));
+                        }
+                        delay = cap;
+                    } else {
+                        delay = ra;
+                    }
+                    used = Some(delay);
+                }
+                Some(RetryAfterSource::ResetHint) if self.policy.honor_reset_hints => {
+                    let cap = self.policy.retry_after_cap.unwrap_or(backoff.ceiling());
+                    delay = delay.max(ra.min(cap));
+                }
+                _ => {}
+            }
+        }
+        if let Some(deadline) = self.policy.deadline {
+            if elapsed + delay > deadline {
+                return self.give_up(GiveUpReason::Deadline, failure, c, used);
+            }
+        }
+        self.prev_delay = Some(delay);
+        let e = self.base_event(events::RETRY_ATTEMPT, failure, &c)
+            .with("attempt", self.failed)
+            .with("max_retries", self.policy.reported_max())
+            .with("retry_delay", delay)
+            .with("retry_after", used.map_or(Value::Null, Value::from));
+        self.decision(Action::Retry { delay }, c, used, vec![e])
+    }
+
+    fn give_up(&mut self, reason: GiveUpReason, failure: &Failure, c: Classification, wait: Option<f64>) -> Decision {
+        let mut e = self.base_event(events::RETRY_EXHAUSTED, failure, &c)
+            .with("attempts", self.failed)
+            .with("reason", reason.as_str());
+        if let Some(w) = wait.or(c.retry_after) {
+            e = e.with("retry_after", w);
+        }
+        self.decision(Action::GiveUp { reason }, c, None, vec![e])
+    }
+
+    fn jittered(&mut self, backoff: &Backoff) -> f64 {
+        let d = backoff.delay(self.failed.saturating_sub(1));
+        match self.policy.jitter {
+            Jitter::None => d,
+            Jitter::Full => self.rng.between(0.0, d),
+            Jitter::Equal => d / 2.0 + self.rng.between(0.0, d / 2.0),
+            Jitter::Decorrelated => {
+                let floor = backoff.floor();
+                let prev = self.prev_delay.unwrap_or(floor).max(floor);
+                self.rng.between(floor, prev * 3.0).min(backoff.ceiling()).max(0.0)
+            }
+        }
+    }
+
+    fn base_event(&self, kind: &'static str, failure: &Failure, c: &Classification) -> Event {
+        Event::new(kind)
+            .with("category", c.category.as_str())
+            .with("status_code", c.status.map_or(Value::Null, Value::from))
+            .with("error_class", failure.error_class.first().map_or(Value::Null, |s| Value::from(s.as_str())))
+            .with("error_message", scrub(&failure.message).into_owned())
+    }
+
+    fn decision(&self, action: Action, c: Classification, used: Option<f64>, events: Vec<Event>) -> Decision {
+        Decision {
+            action,
+            classification: c,
+            attempt: self.failed,
+            max_retries: self.policy.reported_max(),
+            retry_after_used: used,
+            events,
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! How long the server asked us to wait (CONTRACT §2, `retry_after`).
+//!
+//! `retry-after-ms` (milliseconds), else `retry-after` as delta seconds (integer or decimal) or an
+//! HTTP-date. Unparseable, negative, non-finite or absurd (over [`MAX_SECONDS`]) values are
+//! ignored. Without either, provider reset headers are hints.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::category::RetryAfterSource;
+use crate::failure::Headers;
+
+/// Values above this many seconds (~31 years) are treated as garbage, not as instructions.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// `(seconds, source)` from the headers, or `None`.
+pub fn from_headers(headers: &Headers, now: SystemTime) -> Option<(f64, RetryAfterSource)> {
+    if headers.is_empty() {
+        return None;
+    }
+    if let Some(ms) = headers.get("retry-after-ms").and_then(parse_seconds) {
+        return Some((ms / 1000.0, RetryAfterSource::Header));
+    }
+    if let Some(v) = headers.get("retry-after") {
+        if let Some(secs) = parse_retry_after(v, now) {
+            return Some((secs, RetryAfterSource::Header));
+        }
+    }
+    reset_hint(headers, now).map(|s| (s, RetryAfterSource::ResetHint))
+}
+
+/// A non-negative finite decimal number of seconds ("7", "1.5", " 0 ").
+pub fn parse_seconds(v: &str) -> Option<f64> {
+    let v = v.trim();
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let n: f64 = v.parse().ok()?;
+    (n.is_finite() && (0.0..=MAX_SECONDS).contains(&n)).then_some(n)
+}
+
+/// One `retry-after` value: delta seconds or an HTTP-date (a date in the past means "now").
+pub fn parse_retry_after(v: &str, now: SystemTime) -> Option<f64> {
+    if let Some(n) = parse_seconds(v) {
+        return Some(n);
+    }
+    let date = httpdate::parse_http_date(v.trim()).ok()?;
+    Some(seconds_until(date, now))
+}
+
+fn seconds_until(t: SystemTime, now: SystemTime) -> f64 {
+    let secs = t.duration_since(now).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    if secs > MAX_SECONDS {
+        MAX_SECONDS
+    } else {
+        secs
+    }
+}
+
+/// Go-style durations as OpenAI sends them in `x-ratelimit-reset-*`: "6m0s", "1s", "20ms",
+/// "1h2m3s", "0.5s".
+pub fn parse_go_duration(v: &str) -> Option<f64> {
+    let v = v.trim();
+    if v.is_empty() {
+        return None;
+    }
+    let mut total = 0.0;
+    let mut rest = v;
+    while !rest.is_empty() {
+        let num_len = rest.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+        if num_len == 0 {
+            return None;
+        }
+        let n: f64 = rest[..num_len].parse().ok()?;
+        rest = &rest[num_len..];
+        let unit_len = rest.bytes().take_while(|b| b.is_ascii_alphabetic()).count();
+        let factor = match &rest[..unit_len] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            "us" | "µs" => 0.000_001,
+            "ns" => 0.000_000_001,
+            _ => return None,
+        };
+        rest = &rest[unit_len..];
+        total += n * factor;
+    }
+    (total.is_finite() && total <= MAX_SECONDS).then_some(total)
+}
+
+/// RFC 3339 timestamps as Anthropic sends them in `anthropic-ratelimit-*-reset`
+/// ("2026-11-22T12:00:30Z", "2026-11-22T12:00:30.5+00:00").
+pub fn parse_rfc3339(v: &str) -> Option<SystemTime> {
+    let b = v.trim().as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        std::str::from_utf8(&b[r]).ok()?.parse::<i64>().ok()
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, min, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || min > 59 || sec > 60 {
+        return None;
+    }
+    let mut i = 19;
+    let mut frac = 0.0;
+    if b.get(i) == Some(&b'.') {
+        let start = i + 1;
+        i = start;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        frac = format!("0.{}", std::str::from_utf8(&b[start..i]).ok()?).parse().ok()?;
+    }
+    let offset = match b.get(i)? {
+        b'Z' | b'z' if i + 1 == b.len() => 0,
+        b'+' | b'-' if i + 6 == b.len() && b[i + 3] == b':' => {
+            let sign = if b[i] == b'-' { -1 } else { 1 };
+            sign * (num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60)
+        }
+        _ => return None,
+    };
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + hour * 3600 + min * 60 + sec - offset;
+    if secs < 0 {
+        return None;
+    }
+    Some(UNIX_EPOCH + Duration::from_secs(secs as u64) + Duration::from_secs_f64(frac))
+}
+
+/// Provider reset headers. When a `remaining` header says which limit is exhausted, its reset
+/// wins; otherwise the latest reset (the wait that surely clears the limit).
+fn reset_hint(headers: &Headers, now: SystemTime) -> Option<f64> {
+    const OPENAI: &[(&str, &str)] = &[
+        ("x-ratelimit-reset-requests", "x-ratelimit-remaining-requests"),
+        ("x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens"),
+    ];
+    const ANTHROPIC: &[(&str, &str)] = &[
+        ("anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining"),
+        ("anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining"),
+        ("anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-input-tokens-remaining"),
+        ("anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining"),
+    ];
+    let mut all = Vec::new();
+    let mut exhausted = Vec::new();
+    let mut consider = |value: Option<f64>, remaining: Option<&str>| {
+        if let Some(v) = value {
+            all.push(v);
+            if remaining.map(str::trim) == Some("0") {
+                exhausted.push(v);
+            }
+        }
+    };
+    for (reset, remaining) in OPENAI {
+        consider(headers.get(reset).and_then(parse_go_duration), headers.get(remaining));
+    }
+    for (reset, remaining) in ANTHROPIC {
+        let v = headers.get(reset).and_then(parse_rfc3339).map(|t| seconds_until(t, now));
+        consider(v, headers.get(remaining));
+    }
+    let pick = if exhausted.is_empty() { all } else { exhausted };
+    pick.into_iter().fold(None, |acc: Option<f64>, v| Some(acc.map_or(v, |a| a.max(v))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_durations() {
+        assert_eq!(parse_go_duration("6m0s"), Some(360.0));
+        assert_eq!(parse_go_duration("20ms"), Some(0.02));
+        assert_eq!(parse_go_duration("1h2m3s"), Some(3723.0));
+        assert_eq!(parse_go_duration("soon"), None);
+        assert_eq!(parse_go_duration("5"), None);
+    }
+
+    #[test]
+    fn rfc3339() {
+        let t = parse_rfc3339("1970-01-02T00:00:01Z").unwrap();
+        assert_eq!(t.duration_since(UNIX_EPOCH).unwrap().as_secs(), 86_401);
+        let t = parse_rfc3339("1970-01-01T01:00:00+01:00").unwrap();
+        assert_eq!(t.duration_since(UNIX_EPOCH).unwrap().as_secs(), 0);
+        assert!(parse_rfc3339("2026-13-01T00:00:00Z").is_none());
+        assert!(parse_rfc3339("yesterday").is_none());
+    }
+
+    #[test]
+    fn seconds_reject_garbage() {
+        assert_eq!(parse_seconds("1.5"), Some(1.5));
+        assert_eq!(parse_seconds("-3"), None);
+        assert_eq!(parse_seconds("99999999999999999999"), None);
+        assert_eq!(parse_seconds("NaN"), None);
+        assert_eq!(parse_seconds(""), None);
+    }
+}
