@@ -19,7 +19,7 @@ pub struct ProviderError {
     pub has_error: bool,
 }
 
-fn push_code(out: &mut ProviderError, v: Option<&Value>) {
+pub fn push_code(out: &mut ProviderError, v: Option<&Value>) {
     match v {
         Some(Value::String(s)) if !s.is_empty() => {
             // AWS: "ThrottlingException:http://internal.amazon.com/coral/..." or "com.amazon#X".
@@ -81,6 +81,19 @@ pub fn parse(body: &str) -> Option<ProviderError> {
     }
     if obj.get("object").and_then(Value::as_str) == Some("error") || obj.contains_key("__type") {
         out.has_error = true;
+    }
+    // Gemini safety blocks arrive in a 200 body.
+    if let Some(reason) = obj.get("promptFeedback").and_then(|f| f.get("blockReason")) {
+        push_code(&mut out, Some(reason));
+    }
+    if let Some(Value::Array(cands)) = obj.get("candidates") {
+        for c in cands {
+            if let Some(r @ Value::String(s)) = c.get("finishReason") {
+                if s != "STOP" && s != "MAX_TOKENS" {
+                    push_code(&mut out, Some(r));
+                }
+            }
+        }
     }
     if out.message.is_none() {
         out.message = message_of(obj.get("message")).or_else(|| message_of(obj.get("Message")));

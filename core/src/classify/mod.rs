@@ -24,7 +24,7 @@ pub fn classify(failure: &Failure) -> Classification {
 
 /// [`classify`] with an explicit "now" for date-valued headers.
 pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
-    let provider = failure.body.as_deref().and_then(body::parse);
+    let provider = with_header_codes(failure.body.as_deref().and_then(body::parse), failure);
     let api_error = has_api_marker(&failure.error_class);
     let (category, evidence) = decide(failure, provider.as_ref());
 
@@ -64,6 +64,15 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     }
 }
 
+/// AWS names the error type in a header too (`x-amzn-errortype: ThrottlingException:http://...`).
+fn with_header_codes(provider: Option<body::ProviderError>, f: &Failure) -> Option<body::ProviderError> {
+    let Some(v) = f.headers.get("x-amzn-errortype") else { return provider };
+    let mut p = provider.unwrap_or_default();
+    body::push_code(&mut p, Some(&serde_json::Value::from(v)));
+    p.has_error = true;
+    Some(p)
+}
+
 /// `x-should-retry: true|false` (OpenAI and Anthropic servers send it); anything else is ignored.
 fn should_retry_header(f: &Failure) -> Option<bool> {
     let v = f.headers.get("x-should-retry")?.trim();
@@ -90,6 +99,9 @@ fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evi
     let in_stream = matches!(f.transport, Some(Transport::StreamTransient | Transport::StreamParse));
     match f.status {
         Some(s) if (200..300).contains(&s) => {
+            if let Some(c) = provider.and_then(code_category).filter(|c| *c == Category::ContentFiltered) {
+                return (c, Evidence::Body);
+            }
             if let Some(c) = sse_category(provider) {
                 return (c, Evidence::Body);
             }
@@ -106,7 +118,7 @@ fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evi
     }
     // A body without a status (a wrapped exception): its code or numeric code decides.
     if f.status.is_none() {
-        if let Some(p) = provider.filter(|p| p.has_error) {
+        if let Some(p) = provider {
             if let Some(c) = code_category(p) {
                 return (c, Evidence::Body);
             }
@@ -121,7 +133,9 @@ fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evi
         if network_or_config {
             return (network_or_configuration(&hay), Evidence::ErrorClass);
         }
-        return (c, Evidence::ErrorClass);
+        // A generic client error class ("RubyLLM::BadRequestError" without a status) is
+        // sharpened by the message like a 400 would be.
+        return (refine_by_phrase(c, first_phrase(&hay, tables::PERMANENT_PHRASES)), Evidence::ErrorClass);
     }
 
     // 5. The transport hint of a Rust client.
@@ -200,19 +214,29 @@ fn refine_status(status: u16, provider: Option<&body::ProviderError>, hay: &str)
     if base.is_transient() {
         // A transient status may be sharpened (500 + overloaded_error) or shown to be billing
         // (OpenAI's 429 `insufficient_quota`), never turned into another permanent error.
-        if let Some(c) = code.filter(|c| c.is_transient() || *c == Category::PaymentRequired) {
-            return c;
-        }
-        if phrase == Some(Category::PaymentRequired) {
+        // The provider's own code beats wording: Gemini's per-minute RESOURCE_EXHAUSTED says
+        // "check your plan and billing details" yet clears in a minute.
+        let specific = provider.and_then(specific_code_category);
+        if specific == Some(Category::PaymentRequired) || (specific.is_none() && phrase == Some(Category::PaymentRequired)) {
             return Category::PaymentRequired;
         }
-        if base == Category::ServerError && text::contains_phrase(hay, "overloaded") {
+        // Only a generic 5xx is sharpened (500 + overloaded_error, 504 + timeout_error);
+        // a 429 stays a rate limit whatever the code's family.
+        let sharper = match code {
+            Some(c) if c.is_transient() && base == Category::ServerError => c,
+            _ => base,
+        };
+        if sharper == Category::ServerError && text::contains_phrase(hay, "overloaded") {
             return Category::Overloaded;
         }
-        return base;
+        return sharper;
     }
     // A permanent status: a specific provider code, then a message phrase, may sharpen it.
-    let specific = provider.and_then(specific_code_category).filter(|c| !c.is_transient());
+    // Throttling is the one transient meaning a 4xx may carry (AWS JSON protocol: 400 +
+    // ThrottlingException).
+    let specific = provider
+        .and_then(specific_code_category)
+        .filter(|c| !c.is_transient() || *c == Category::RateLimited);
     refine_by_phrase(specific.unwrap_or(base), phrase)
 }
 

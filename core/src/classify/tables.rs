@@ -84,6 +84,11 @@ pub const CODES: &[CodeRow] = &[
     generic("validationexception", BadRequest),
     // Azure OpenAI
     row("deploymentnotfound", NotFound),
+    // Gemini safety blocks: candidates[].finishReason / promptFeedback.blockReason
+    row("safety", ContentFiltered),
+    row("prohibited_content", ContentFiltered),
+    row("blocklist", ContentFiltered),
+    row("spii", ContentFiltered),
     row("401", Unauthorized),
     // OpenRouter / vLLM / LiteLLM proxies
     row("insufficient_credits", PaymentRequired),
@@ -194,6 +199,10 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("ssl.SSLError", NetworkOrConfig),
     ("socket.gaierror", NetworkOrConfig),
     ("TimeoutError", Is(Timeout)),
+    ("asyncio.TimeoutError", Is(Timeout)),
+    ("asyncio.exceptions.TimeoutError", Is(Timeout)),
+    ("concurrent.futures.TimeoutError", Is(Timeout)),
+    ("concurrent.futures._base.TimeoutError", Is(Timeout)),
     ("socket.timeout", Is(Timeout)),
     ("ConnectionRefusedError", Is(Connection)),
     ("ConnectionResetError", Is(Connection)),
@@ -281,6 +290,9 @@ pub const PERMANENT_PHRASES: &[(&str, Category)] = &[
     ("must be followed by tool messages", OrphanToolCalls),
     ("did not have response messages", OrphanToolCalls),
     ("preceding message with 'tool_calls'", OrphanToolCalls),
+    ("preceeding message with 'tool_calls'", OrphanToolCalls), // sic: OpenAI's spelling
+    ("function response turn", OrphanToolCalls),              // Gemini
+    ("toolresult blocks", OrphanToolCalls),                   // Bedrock Converse
     ("tool_call_id", OrphanToolCalls),
     ("tool_use_id", OrphanToolCalls),
     ("tool_result", OrphanToolCalls),
@@ -295,6 +307,7 @@ pub const PERMANENT_PHRASES: &[(&str, Category)] = &[
     ("request too large", ContextOverflow),
     ("reduce the length of the messages", ContextOverflow),
     ("exceeds the context", ContextOverflow),
+    ("exceed context limit", ContextOverflow), // Anthropic: input length and `max_tokens` exceed context limit
     ("input token count", ContextOverflow),
     // Billing
     ("insufficient_quota", PaymentRequired),
@@ -334,6 +347,9 @@ pub const PERMANENT_PHRASES: &[(&str, Category)] = &[
     ("no api key", Configuration),
     ("api_key client option must be set", Configuration),
     ("certificate verify failed", Configuration),
+    ("invalid peer certificate", Configuration),
+    ("certificate", Configuration),
+    ("relative url without a base", Configuration),
     ("name or service not known", Configuration),
     ("nodename nor servname provided", Configuration),
     ("no address associated with hostname", Configuration),

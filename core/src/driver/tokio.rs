@@ -1,0 +1,138 @@
+//! The async driver on tokio: the twin of [`super::blocking`] over the same [`Retrier`], so the
+//! two decide identically. Waits go through an injectable [`AsyncSleeper`] (by default
+//! `tokio::time::sleep`, which `tokio::time::pause` turns into virtual time in tests).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use super::blocking::{NoRecovery, Recovery};
+use super::{Clock, RetryError};
+use crate::events::{EventSink, NoEvents};
+use crate::failure::AsFailure;
+use crate::machine::{Action, Retrier};
+use crate::policy::RetryPolicy;
+
+/// How the async driver waits.
+pub trait AsyncSleeper: Send + Sync {
+    fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+}
+
+/// `tokio::time::sleep`.
+pub struct TokioSleeper;
+
+impl AsyncSleeper for TokioSleeper {
+    fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(tokio::time::sleep(d))
+    }
+}
+
+/// The tokio clock: follows `tokio::time::pause` / `advance`.
+#[derive(Debug, Clone)]
+pub struct TokioClock(tokio::time::Instant);
+
+impl Default for TokioClock {
+    fn default() -> Self {
+        TokioClock(tokio::time::Instant::now())
+    }
+}
+
+impl Clock for TokioClock {
+    fn now(&self) -> f64 {
+        self.0.elapsed().as_secs_f64()
+    }
+}
+
+static TOKIO_SLEEPER: TokioSleeper = TokioSleeper;
+static NO_EVENTS: NoEvents = NoEvents;
+
+/// An async retry loop: `AsyncRetry::new(policy).run(|attempt| async { call().await }).await`.
+pub struct AsyncRetry<'a> {
+    policy: RetryPolicy,
+    seed: Option<u64>,
+    sleeper: &'a dyn AsyncSleeper,
+    clock: Option<&'a dyn Clock>,
+    sink: &'a dyn EventSink,
+}
+
+impl<'a> AsyncRetry<'a> {
+    pub fn new(policy: RetryPolicy) -> Self {
+        AsyncRetry { policy, seed: None, sleeper: &TOKIO_SLEEPER, clock: None, sink: &NO_EVENTS }
+    }
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+    pub fn sleeper(mut self, s: &'a dyn AsyncSleeper) -> Self {
+        self.sleeper = s;
+        self
+    }
+    pub fn clock(mut self, c: &'a dyn Clock) -> Self {
+        self.clock = Some(c);
+        self
+    }
+    pub fn events(mut self, sink: &'a dyn EventSink) -> Self {
+        self.sink = sink;
+        self
+    }
+
+    /// Calls `f(attempt)` until it succeeds or the policy gives up. Dropping the future
+    /// cancels the loop, mid-wait included.
+    pub async fn run<T, E, F, Fut>(self, f: F) -> Result<T, RetryError<E>>
+    where
+        E: AsFailure,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        self.run_with(&mut NoRecovery, f).await
+    }
+
+    /// [`AsyncRetry::run`] with recovery hooks.
+    pub async fn run_with<T, E, F, Fut>(self, recovery: &mut dyn Recovery, mut f: F) -> Result<T, RetryError<E>>
+    where
+        E: AsFailure,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let tokio_clock = TokioClock::default();
+        let clock = self.clock.unwrap_or(&tokio_clock);
+        let start = clock.now();
+        let mut retrier = Retrier::new(self.policy).with_context_hook(recovery.can_compact());
+        if let Some(seed) = self.seed {
+            retrier = retrier.with_seed(seed);
+        }
+        loop {
+            let error = match f(retrier.attempts() + 1).await {
+                Ok(v) => return Ok(v),
+                Err(e) => e,
+            };
+            let failure = error.as_failure();
+            let elapsed = clock.now() - start;
+            let mut decision = retrier.on_failure(&failure, elapsed);
+            loop {
+                match decision.action {
+                    Action::RecoverOrphans => {
+                        let n = recovery.prune_orphans();
+                        decision = retrier.on_orphans_pruned(n, &failure, elapsed);
+                    }
+                    Action::RecoverContext => {
+                        let ok = recovery.compact_context();
+                        decision = retrier.on_context_compacted(ok, &failure, elapsed);
+                    }
+                    _ => break,
+                }
+            }
+            for e in &decision.events {
+                self.sink.emit(e);
+            }
+            match decision.action {
+                Action::Retry { delay } => {
+                    if delay > 0.0 {
+                        self.sleeper.sleep(Duration::from_secs_f64(delay)).await;
+                    }
+                }
+                _ => return Err(RetryError { error, failure, decision }),
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Replays every shared vector file in `tests/vectors/` (the same files pytest and minitest
+//! replay), so the three languages are held to the same expected decisions.
+
+use std::path::PathBuf;
+
+use retry_core::classify::classify_at;
+use retry_core::orphan::prune_json;
+use retry_core::retry_after::from_headers;
+use retry_core::{Action, Failure, Headers, Retrier, RetryPolicy};
+use serde_json::Value;
+
+fn vectors_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
+}
+
+fn load(name: &str) -> Value {
+    let path = vectors_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn cases(doc: &Value) -> &Vec<Value> {
+    doc["cases"].as_array().expect("a cases array")
+}
+
+fn fixed_now() -> std::time::SystemTime {
+    httpdate::parse_http_date("Sun, 22 Nov 2026 12:00:00 GMT").unwrap()
+}
+
+fn failure(v: &Value) -> Failure {
+    serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("bad failure {v}: {e}"))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn every_vector_file_is_replayed() {
+    let known = ["classify.json", "should_retry.json", "retry_after.json", "policies.json", "orphans.json"];
+    let mut seen = 0;
+    for entry in std::fs::read_dir(vectors_dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".json") {
+            assert!(known.contains(&name.as_str()), "vector file {name} has no replay test");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, known.len(), "missing vector files");
+}
+
+fn check_classify_file(name: &str) {
+    let doc = load(name);
+    let mut failures = Vec::new();
+    for case in cases(&doc) {
+        let f = failure(&case["failure"]);
+        let c = classify_at(&f, fixed_now());
+        let exp = &case["expect"];
+        let mut bad = Vec::new();
+        if let Some(cat) = exp.get("category").and_then(Value::as_str) {
+            if c.category.as_str() != cat {
+                bad.push(format!("category {} != {cat}", c.category));
+            }
+        }
+        if let Some(t) = exp.get("transient").and_then(Value::as_bool) {
+            if c.transient != t {
+                bad.push(format!("transient {} != {t}", c.transient));
+            }
+        }
+        if let Some(ra) = exp.get("retry_after") {
+            let ok = match (ra.as_f64(), c.retry_after) {
+                (None, None) => true,
+                (Some(a), Some(b)) => close(a, b),
+                _ => false,
+            };
+            if !ok {
+                bad.push(format!("retry_after {:?} != {ra}", c.retry_after));
+            }
+        }
+        if !bad.is_empty() {
+            failures.push(format!("{}: {} ({:?})", case["name"], bad.join(", "), c.evidence));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases in {name} fail:\n{}", failures.len(), cases(&doc).len(), failures.join("\n"));
+}
+
+#[test]
+fn classify_vectors() {
+    check_classify_file("classify.json");
+}
+
+#[test]
+fn should_retry_vectors() {
+    check_classify_file("should_retry.json");
+}
+
+#[test]
+fn retry_after_vectors() {
+    let doc = load("retry_after.json");
+    let now = httpdate::parse_http_date(doc["now"].as_str().unwrap()).unwrap();
+    let mut failures = Vec::new();
+    for case in cases(&doc) {
+        let headers: Headers = serde_json::from_value(case["headers"].clone()).unwrap();
+        let got = from_headers(&headers, now).map(|(s, _)| s);
+        let ok = match (case["expect"].as_f64(), got) {
+            (None, None) => true,
+            (Some(a), Some(b)) => close(a, b),
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!("{}: got {got:?}, want {}", case["name"], case["expect"]));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn check_decision(case: &str, step: usize, d: &retry_core::Decision, exp: &Value) -> Vec<String> {
+    let mut bad = Vec::new();
+    let action = d.action.name();
+    if exp["action"].as_str() != Some(action) {
+        bad.push(format!("action {action} != {}", exp["action"]));
+    }
+    if let Some(delay) = exp.get("delay").and_then(Value::as_f64) {
+        match d.action {
+            Action::Retry { delay: got } if close(got, delay) => {}
+            other => bad.push(format!("delay {other:?} != {delay}")),
+        }
+    }
+    if let Some(reason) = exp.get("reason").and_then(Value::as_str) {
+        match d.action {
+            Action::GiveUp { reason: r } if r.as_str() == reason => {}
+            other => bad.push(format!("reason {other:?} != {reason}")),
+        }
+    }
+    if let Some(a) = exp.get("attempt").and_then(Value::as_u64) {
+        if u64::from(d.attempt) != a {
+            bad.push(format!("attempt {} != {a}", d.attempt));
+        }
+    }
+    if let Some(cat) = exp.get("category").and_then(Value::as_str) {
+        if d.classification.category.as_str() != cat {
+            bad.push(format!("category {} != {cat}", d.classification.category));
+        }
+    }
+    if let Some(events) = exp.get("events") {
+        let got: Vec<Value> = d.events.iter().map(|e| e.to_json()).collect();
+        if &Value::Array(got.clone()) != events {
+            bad.push(format!("events {} != {events}", Value::Array(got)));
+        }
+    }
+    bad.into_iter().map(|b| format!("{case} step {step}: {b}")).collect()
+}
+
+#[test]
+fn policy_vectors() {
+    let doc = load("policies.json");
+    let mut failures = Vec::new();
+    for case in cases(&doc) {
+        let name = case["name"].as_str().unwrap();
+        let policy = RetryPolicy::from_config(&case["policy"].to_string()).unwrap();
+        let mut r = Retrier::new(policy)
+            .with_seed(case["seed"].as_u64().unwrap_or(0))
+            .with_context_hook(case["context_hook"].as_bool().unwrap_or(false));
+        let mut last: Option<Failure> = None;
+        for (i, step) in case["steps"].as_array().unwrap().iter().enumerate() {
+            let elapsed = step["elapsed"].as_f64().unwrap_or(0.0);
+            let d = if let Some(f) = step.get("failure") {
+                let f = failure(f);
+                let d = r.on_failure(&f, elapsed);
+                last = Some(f);
+                d
+            } else if let Some(n) = step.get("pruned") {
+                r.on_orphans_pruned(n.as_u64().unwrap() as usize, last.as_ref().unwrap(), elapsed)
+            } else {
+                let ok = step["compacted"].as_bool().unwrap();
+                r.on_context_compacted(ok, last.as_ref().unwrap(), elapsed)
+            };
+            failures.extend(check_decision(name, i, &d, &step["expect"]));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn orphan_vectors() {
+    let doc = load("orphans.json");
+    let mut failures = Vec::new();
+    for case in cases(&doc) {
+        let msgs = case["messages"].as_array().unwrap();
+        let exp = &case["expect"];
+        let out = prune_json(msgs).unwrap();
+        if Value::Array(out.messages.clone()) != exp["messages"] {
+            failures.push(format!("{}: messages {}", case["name"], Value::Array(out.messages.clone())));
+        }
+        let pruned = serde_json::to_value(&out.pruned).unwrap();
+        if pruned != exp["pruned"] {
+            failures.push(format!("{}: pruned {pruned}", case["name"]));
+        }
+        if exp["dangling_results"].as_u64() != Some(out.dangling_results as u64) {
+            failures.push(format!("{}: dangling {}", case["name"], out.dangling_results));
+        }
+        if exp["reminder"].as_str() != Some(out.reminder.as_str()) {
+            failures.push(format!("{}: reminder {:?}", case["name"], out.reminder));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
