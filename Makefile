@@ -1,0 +1,38 @@
+# The project's verbs. `make demo` and `make test` install what they need on a fresh Debian
+# machine (as root), or print the exact command to run.
+SHELL := /bin/bash
+CARGO ?= cargo
+
+.PHONY: demo test test-rust test-python test-ruby lint bench setup clean
+
+setup:
+	@scripts/setup.sh
+
+## The main job: a local fault-injecting endpoint, and calls through retry-core that survive it.
+demo: setup
+	@scripts/demo.sh
+
+## Every suite: Rust (all vectors, drivers, example), Python, Ruby.
+test: setup test-rust test-python test-ruby
+
+test-rust:
+	$(CARGO) test --workspace --all-features
+	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
+
+test-python:
+	@if [ -x scripts/python.sh ]; then scripts/python.sh; else echo "python: no suite yet"; fi
+
+test-ruby:
+	@if [ -x scripts/ruby.sh ]; then scripts/ruby.sh; else echo "ruby: no suite yet"; fi
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
+
+## Criterion benchmarks of the engine (classification, pruning) plus the bindings' scripts.
+bench:
+	$(CARGO) bench -p retry-core --bench engine
+
+clean:
+	$(CARGO) clean
+	rm -rf .venv tmp

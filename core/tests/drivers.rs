@@ -1,0 +1,162 @@
+//! The blocking and tokio drivers are twins over one Retrier: same policy, same seed, same
+//! failures -> the same waits and events. Time is virtual: nothing sleeps for real.
+
+use std::cell::RefCell;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use retry_core::driver::blocking::{Recovery, Retry, Sleeper};
+use retry_core::driver::tokio::AsyncRetry;
+use retry_core::driver::Clock;
+use retry_core::{Action, Event, Failure, GiveUpReason, RetryPolicy};
+
+/// A fake clock advanced by the fake sleeper.
+#[derive(Default)]
+struct VirtualTime {
+    now: Mutex<f64>,
+    slept: Mutex<Vec<f64>>,
+}
+
+impl Sleeper for VirtualTime {
+    fn sleep(&self, d: Duration) {
+        *self.now.lock().unwrap() += d.as_secs_f64();
+        self.slept.lock().unwrap().push(d.as_secs_f64());
+    }
+}
+
+impl Clock for VirtualTime {
+    fn now(&self) -> f64 {
+        *self.now.lock().unwrap()
+    }
+}
+
+fn script() -> Vec<Failure> {
+    vec![
+        Failure::http(503, "Service Unavailable"),
+        Failure::http(429, "slow down").with_header("retry-after", "3"),
+        Failure::new("Connection reset by peer").with_class(["ConnectionResetError", "OSError"]),
+    ]
+}
+
+#[test]
+fn blocking_and_async_decide_identically() {
+    let vt = VirtualTime::default();
+    let events_b = RefCell::new(Vec::new());
+    let sink_b = |e: &Event| events_b.borrow_mut().push(e.to_json());
+    let fails = script();
+    let out = Retry::new(RetryPolicy::recommended())
+        .seed(5)
+        .sleeper(&vt)
+        .clock(&vt)
+        .events(&sink_b)
+        .run(|n| if (n as usize) <= fails.len() { Err(fails[n as usize - 1].clone()) } else { Ok(n) });
+    assert_eq!(out.unwrap(), 4);
+    let blocking_waits = vt.slept.lock().unwrap().clone();
+
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
+    let events_a = Mutex::new(Vec::new());
+    let sink_a = |e: &Event| events_a.lock().unwrap().push(e.to_json());
+    let started = rt.block_on(async { tokio::time::Instant::now() });
+    let out = rt.block_on(async {
+        AsyncRetry::new(RetryPolicy::recommended())
+            .seed(5)
+            .events(&sink_a)
+            .run(|n| {
+                let f = script();
+                async move { if (n as usize) <= f.len() { Err(f[n as usize - 1].clone()) } else { Ok(n) } }
+            })
+            .await
+    });
+    assert_eq!(out.unwrap(), 4);
+    let virtual_elapsed = rt.block_on(async { started.elapsed().as_secs_f64() });
+
+    assert_eq!(*events_b.borrow(), *events_a.lock().unwrap());
+    assert_eq!(blocking_waits.len(), 3);
+    assert_eq!(blocking_waits[1], 3.0, "retry-after replaces the backoff");
+    assert!(blocking_waits[0] < 1.0 && blocking_waits[2] < 4.0, "full jitter stays under the backoff");
+    let total: f64 = blocking_waits.iter().sum();
+    assert!((virtual_elapsed - total).abs() < 1e-3, "tokio slept {virtual_elapsed} virtual seconds, blocking {total}");
+}
+
+#[test]
+fn permanent_failure_costs_one_call_and_no_wait() {
+    let vt = VirtualTime::default();
+    let mut calls = 0;
+    let err = Retry::new(RetryPolicy::recommended())
+        .sleeper(&vt)
+        .clock(&vt)
+        .run(|_| -> Result<(), Failure> {
+            calls += 1;
+            Err(Failure::http(401, "invalid x-api-key"))
+        })
+        .unwrap_err();
+    assert_eq!(calls, 1);
+    assert!(vt.slept.lock().unwrap().is_empty());
+    assert_eq!(err.decision.action, Action::GiveUp { reason: GiveUpReason::Permanent });
+}
+
+#[test]
+fn deadline_stops_before_a_wait_that_would_overrun() {
+    let vt = VirtualTime::default();
+    let policy = RetryPolicy { max_attempts: 100, deadline: Some(10.0), ..RetryPolicy::forgeflare() };
+    let mut calls = 0;
+    let err = Retry::new(policy)
+        .sleeper(&vt)
+        .clock(&vt)
+        .run(|_| -> Result<(), Failure> {
+            calls += 1;
+            Err(Failure::http(503, "busy"))
+        })
+        .unwrap_err();
+    // 2 + 4 = 6 s waited; the next wait (8 s) would end at 14 s > 10 s.
+    assert_eq!(*vt.slept.lock().unwrap(), vec![2.0, 4.0]);
+    assert_eq!(calls, 3);
+    assert_eq!(err.decision.action, Action::GiveUp { reason: GiveUpReason::Deadline });
+    let total: f64 = vt.slept.lock().unwrap().iter().sum();
+    assert!(total <= 10.0);
+}
+
+struct Pruner {
+    calls: u32,
+}
+
+impl Recovery for Pruner {
+    fn prune_orphans(&mut self) -> usize {
+        self.calls += 1;
+        2
+    }
+}
+
+#[test]
+fn orphan_recovery_is_free_and_happens_once() {
+    let vt = VirtualTime::default();
+    let mut pruner = Pruner { calls: 0 };
+    let orphan = Failure::http(400, "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1");
+    let mut calls = 0;
+    let res = Retry::new(RetryPolicy::swarm_sdk(3, 15.0)).sleeper(&vt).clock(&vt).run_with(&mut pruner, |n| {
+        calls += 1;
+        if calls == 1 { Err(orphan.clone()) } else { Ok(n) }
+    });
+    assert_eq!(res.unwrap(), 1, "the pruned call did not count as an attempt");
+    assert_eq!(pruner.calls, 1);
+    assert!(vt.slept.lock().unwrap().is_empty(), "recovery retries at once");
+}
+
+#[test]
+fn cancellation_is_returned_untouched() {
+    let vt = VirtualTime::default();
+    let err = Retry::new(RetryPolicy::swarm_sdk_legacy())
+        .sleeper(&vt)
+        .clock(&vt)
+        .run(|_| -> Result<(), Failure> { Err(Failure::new("").with_class(["KeyboardInterrupt"])) })
+        .unwrap_err();
+    assert_eq!(err.decision.action, Action::Reraise);
+    assert!(err.decision.events.is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropping_the_async_loop_cancels_it_mid_wait() {
+    let fut = AsyncRetry::new(RetryPolicy::swarm_sdk(3, 15.0)).run(|_| async { Err::<(), _>(Failure::http(500, "boom")) });
+    let res = tokio::time::timeout(Duration::from_secs(5), fut).await;
+    assert!(res.is_err(), "still waiting its 15 s when the 5 s timeout cancels it");
+}
