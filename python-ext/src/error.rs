@@ -1,0 +1,89 @@
+//! The one file that turns `retry_core::Error` codes into Python exceptions (STYLE practice 1).
+//!
+//! The exception classes live in Python (`retry_core/_errors.py`) so that users can subclass and
+//! document them like any Python class; they are looked up once, when `_native` is initialised,
+//! and `retry_core/__init__.py` imports `_errors` before `_native`, so they are always loaded.
+//! Every entry point runs inside [`guard`]: a Rust panic becomes `retry_core.InternalError`, never
+//! an abort and never pyo3's `PanicException` (a `BaseException` that `except Exception` misses).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
+use retry_core::{Error, ErrorCode};
+
+/// The Python class for each code, in the order of [`index`].
+static CLASSES: PyOnceLock<[Py<PyType>; 5]> = PyOnceLock::new();
+
+fn index(code: ErrorCode) -> usize {
+    // Exhaustive on purpose: a new core code must get its Python class here.
+    match code {
+        ErrorCode::InvalidArgument => 0,
+        ErrorCode::InvalidPolicy => 1,
+        ErrorCode::InvalidJson => 2,
+        ErrorCode::InvalidState => 3,
+        ErrorCode::Internal => 4,
+    }
+}
+
+const NAMES: [&str; 5] =
+    ["InvalidArgumentError", "InvalidPolicyError", "InvalidJsonError", "InvalidStateError", "InternalError"];
+
+/// Looks the classes up in `retry_core._errors`. Called once from the module initialiser.
+pub fn load(py: Python<'_>) -> PyResult<()> {
+    CLASSES.get_or_try_init(py, || -> PyResult<[Py<PyType>; 5]> {
+        let module = py.import("retry_core._errors")?;
+        let get = |name: &str| -> PyResult<Py<PyType>> {
+            Ok(module.getattr(name)?.cast_into::<PyType>()?.unbind())
+        };
+        Ok([get(NAMES[0])?, get(NAMES[1])?, get(NAMES[2])?, get(NAMES[3])?, get(NAMES[4])?])
+    })?;
+    Ok(())
+}
+
+/// The Python exception for a core error.
+pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
+    match CLASSES.get(py) {
+        Some(classes) => PyErr::from_type(classes[index(err.code)].bind(py).clone(), err.message),
+        None => PyRuntimeError::new_err(err.to_string()),
+    }
+}
+
+/// `Result<T, retry_core::Error>` -> `PyResult<T>`.
+pub trait OrRaise<T> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> OrRaise<T> for Result<T, Error> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| to_py(py, e))
+    }
+}
+
+/// An `InvalidArgumentError` (a `ValueError`).
+pub fn invalid_argument(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    to_py(py, Error::invalid_argument(message))
+}
+
+/// Runs one entry point; a panic becomes `retry_core.InternalError`.
+pub fn guard<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            Err(to_py(py, Error::new(ErrorCode::Internal, format!("retry-core bug (please report): {what}"))))
+        }
+    }
+}
+
+/// `_native._panic()`: proves in the test suite that a panic surfaces as `InternalError`.
+#[pyfunction]
+pub fn _panic(py: Python<'_>) -> PyResult<()> {
+    guard(py, || panic!("deliberate panic from retry_core._native._panic"))
+}

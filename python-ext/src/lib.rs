@@ -1,0 +1,37 @@
+//! `retry_core._native`: the Python binding of retry-core. Private: the public API is the
+//! Python package `retry_core`, which adds keyword arguments, defaults and docstrings.
+//!
+//! One file per core module, `Py*` wrapper names. Entry points are positional and
+//! underscore-prefixed; each runs inside `error::guard`, so a panic becomes
+//! `retry_core.InternalError`.
+
+mod category;
+mod classify;
+mod error;
+mod events;
+mod failure;
+mod machine;
+mod orphan;
+mod policy;
+mod retry_after;
+mod scrub;
+mod text;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    error::load(m.py())?;
+    category::register(m)?;
+    classify::register(m)?;
+    failure::register(m)?;
+    machine::register(m)?;
+    orphan::register(m)?;
+    policy::register(m)?;
+    retry_after::register(m)?;
+    scrub::register(m)?;
+    text::register(m)?;
+    m.add_function(wrap_pyfunction!(error::_panic, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

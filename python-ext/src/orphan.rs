@@ -1,0 +1,59 @@
+//! `retry_core::orphan`: pruning orphan tool calls from a history given as JSON text.
+//!
+//! The answer says, for each message that survives, where it came from and (only when pruning
+//! changed it) its new JSON; Python keeps the caller's own objects for untouched messages.
+
+use pyo3::prelude::*;
+use retry_core::orphan::{self, Edit};
+use serde_json::Value;
+
+use crate::error::{guard, OrRaise};
+
+/// `(sources, pruned_json, dangling_results, reminder)` where `sources` lists, for each message
+/// of the new history, `(index in the old history, new JSON or None when unchanged)`.
+type PruneAnswer = (Vec<(usize, Option<String>)>, String, usize, String);
+
+#[pyfunction]
+#[pyo3(signature = (messages_json, /))]
+pub fn _prune_orphans(py: Python<'_>, messages_json: &str) -> PyResult<PruneAnswer> {
+    guard(py, || {
+        let items = match serde_json::from_str::<Value>(messages_json).map_err(retry_core::Error::from).or_raise(py)? {
+            Value::Array(items) => items,
+            _ => {
+                return Err(crate::error::invalid_argument(py, "the history must be a list of messages"));
+            }
+        };
+        let plan = orphan::plan(&orphan::views_from_json(&items).or_raise(py)?);
+        let pruned = orphan::prune_json(&items).or_raise(py)?;
+        let mut out = pruned.messages.iter();
+        let mut sources = Vec::with_capacity(pruned.messages.len());
+        for (i, edit) in plan.edits.iter().enumerate() {
+            match edit {
+                Edit::Remove => {}
+                Edit::Keep => {
+                    out.next();
+                    sources.push((i, None));
+                }
+                Edit::RemoveToolCalls { .. } | Edit::RemoveToolResults { .. } => {
+                    let m = out.next().map(|m| m.to_string());
+                    sources.push((i, m));
+                }
+            }
+        }
+        let pruned_json = serde_json::to_string(&pruned.pruned).map_err(retry_core::Error::from).or_raise(py)?;
+        Ok((sources, pruned_json, pruned.dangling_results, pruned.reminder))
+    })
+}
+
+/// Whether an error message says a tool call has no matching result.
+#[pyfunction]
+#[pyo3(signature = (message, /))]
+pub fn _is_tool_pairing_error(py: Python<'_>, message: &str) -> PyResult<bool> {
+    guard(py, || Ok(orphan::is_tool_pairing_error(message)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_prune_orphans, m)?)?;
+    m.add_function(wrap_pyfunction!(_is_tool_pairing_error, m)?)?;
+    Ok(())
+}
