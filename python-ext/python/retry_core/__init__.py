@@ -1,0 +1,62 @@
+"""retry-core: one engine that decides how to survive a failed LLM API call.
+
+The engine (Rust) classifies the failure and decides: retry after a delay, recover (prune
+orphan tool calls, compact the context), give up, or re-raise untouched. This package
+translates live exceptions into the engine's failure records and runs the loops that call and
+wait, with ``time.sleep`` / ``asyncio.sleep``.
+
+>>> import retry_core
+>>> retry_core.call_llm_with_retry(lambda: "hello")
+'hello'
+>>> retry_core.classify(TimeoutError("read timed out")).category
+'timeout'
+"""
+
+from __future__ import annotations
+
+# The exception classes first: the native module looks them up when it initialises.
+from ._errors import (
+    InternalError,
+    InvalidArgumentError,
+    InvalidJsonError,
+    InvalidPolicyError,
+    InvalidStateError,
+    RetryCoreError,
+)
+from . import _native
+from ._native import Classification, Decision
+from ._failure import Failure
+from ._policy import PRESETS, RetryPolicy
+from ._classify import CATEGORIES, classify, format_error_message, is_transient_error, retry_after, scrub
+from ._orphan import PruneResult, is_tool_pairing_error, prune_orphan_tool_calls
+from ._config import RetryConfig
+from ._retry import Retrier, acall_llm_with_retry, call_llm_with_retry
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "CATEGORIES",
+    "PRESETS",
+    "Classification",
+    "Decision",
+    "Failure",
+    "InternalError",
+    "InvalidArgumentError",
+    "InvalidJsonError",
+    "InvalidPolicyError",
+    "InvalidStateError",
+    "PruneResult",
+    "Retrier",
+    "RetryConfig",
+    "RetryCoreError",
+    "RetryPolicy",
+    "acall_llm_with_retry",
+    "call_llm_with_retry",
+    "classify",
+    "format_error_message",
+    "is_tool_pairing_error",
+    "is_transient_error",
+    "prune_orphan_tool_calls",
+    "retry_after",
+    "scrub",
+]

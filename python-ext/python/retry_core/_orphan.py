@@ -1,0 +1,87 @@
+"""Orphan tool calls (CONTRACT §5). Detection and pruning happen in Rust; this module hands the
+history over as JSON and keeps the caller's own objects for every message pruning left alone."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, MutableSequence, NamedTuple, Sequence
+
+from . import _native
+
+__all__ = ["PruneResult", "prune_orphan_tool_calls", "is_tool_pairing_error"]
+
+
+class PruneResult(NamedTuple):
+    """What :func:`prune_orphan_tool_calls` did."""
+
+    #: The new history: the original objects where nothing changed, new dicts where pruning
+    #: removed tool calls or tool results from a message.
+    messages: List[Any]
+    #: The removed calls: dicts with ``id``, ``name`` and ``arguments``.
+    pruned: List[Dict[str, Any]]
+    #: How many tool results without a matching call were removed.
+    dangling_results: int
+    #: SwarmSDK's ``<system-reminder>`` for the removed calls ("" when none were removed).
+    reminder: str
+
+    @property
+    def changed(self) -> int:
+        """How many items pruning removed (calls plus dangling results)."""
+        return len(self.pruned) + self.dangling_results
+
+
+def _plain(m: Any) -> Any:
+    if isinstance(m, dict):
+        return m
+    dump = getattr(m, "model_dump", None)  # pydantic models (openai's message types)
+    if callable(dump):
+        return dump(exclude_none=True)
+    to_dict = getattr(m, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    raise TypeError(f"a message must be a dict (or a pydantic model), not {type(m).__name__}")
+
+
+def prune_orphan_tool_calls(messages: Sequence[Any]) -> PruneResult:
+    """Remove tool calls that have no result and tool results that have no call.
+
+    Both shapes are understood: OpenAI's (assistant ``tool_calls``, role ``tool`` results with
+    ``tool_call_id``) and Anthropic's (``tool_use`` / ``tool_result`` content blocks).
+    The input is not modified.
+
+    >>> from retry_core import prune_orphan_tool_calls
+    >>> history = [
+    ...     {"role": "user", "content": "read it"},
+    ...     {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+    ...      "function": {"name": "Read", "arguments": '{"file_path": "/a.rb"}'}}]},
+    ...     {"role": "user", "content": "and?"},
+    ... ]
+    >>> r = prune_orphan_tool_calls(history)
+    >>> len(r.messages), r.pruned[0]["name"]
+    (2, 'Read')
+    """
+    if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Sequence):
+        raise TypeError(f"messages must be a list of messages, not {type(messages).__name__}")
+    plain = [_plain(m) for m in messages]
+    try:
+        text = json.dumps(plain, default=str)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"messages must be JSON-serialisable: {e}") from None
+    sources, pruned_json, dangling, reminder = _native._prune_orphans(text)
+    out = [messages[i] if new is None else json.loads(new) for i, new in sources]
+    return PruneResult(out, json.loads(pruned_json), dangling, reminder)
+
+
+def prune_in_place(messages: MutableSequence[Any]) -> PruneResult:
+    """:func:`prune_orphan_tool_calls`, replacing the list's contents."""
+    result = prune_orphan_tool_calls(messages)
+    if result.changed:
+        messages[:] = result.messages
+    return result
+
+
+def is_tool_pairing_error(message: str) -> bool:
+    """Whether an error message says a tool call has no matching result."""
+    if not isinstance(message, str):
+        raise TypeError(f"message must be a str, not {type(message).__name__}")
+    return _native._is_tool_pairing_error(message)

@@ -1,0 +1,191 @@
+"""Retry policies and presets (CONTRACT §3). The policy itself lives in Rust; this module adds
+keyword arguments and accepts the three spellings ``policy=`` takes everywhere: a preset name,
+a configuration dict, or a :class:`RetryPolicy`."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
+
+from . import _native
+
+__all__ = ["RetryPolicy", "PRESETS", "PolicyLike", "resolve_policy"]
+
+#: The preset names, identical in Rust, Python and Ruby.
+PRESETS: Tuple[str, ...] = tuple(_native.PRESETS)
+
+
+class RetryPolicy:
+    """A retry policy: attempt limit, backoff, jitter, ``retry-after`` handling, per-category
+    overrides. Build one from a preset and adjust it with keyword arguments whose names are the
+    configuration keys of ``core/src/policy.rs``::
+
+        RetryPolicy("forgeflare", jitter="full")
+        RetryPolicy(max_attempts=3, backoff={"kind": "fixed", "delay": 2.0})
+        RetryPolicy.from_config({"preset": "default", "deadline": None})
+
+    # Default
+    ``RetryPolicy()`` is the ``default`` preset: 5 calls, exponential backoff 1 s x2 capped at
+    30 s with full jitter, ``retry-after`` honoured up to 60 s (a longer wait gives up at once),
+    unknown failures not retried, orphan tool calls pruned once, a 120 s deadline.
+    """
+
+    __slots__ = ("_native",)
+
+    _native: "_native.RetryPolicy"
+
+    def __init__(self, preset: str = "default", **config: Any) -> None:
+        if not isinstance(preset, str):
+            raise TypeError(f"preset must be a str, not {type(preset).__name__}")
+        if config:
+            self._native = _from_config({"preset": preset, **config})
+        else:
+            self._native = _native.RetryPolicy._preset(preset)
+
+    @classmethod
+    def _wrap(cls, native: "_native.RetryPolicy") -> "RetryPolicy":
+        obj = cls.__new__(cls)
+        obj._native = native
+        return obj
+
+    @classmethod
+    def preset(cls, name: str) -> "RetryPolicy":
+        """A preset by name: ``default``, ``swarm_sdk``, ``swarm_sdk_legacy``, ``forgeflare``,
+        ``llm_executor``."""
+        if not isinstance(name, str):
+            raise TypeError(f"preset name must be a str, not {type(name).__name__}")
+        return cls._wrap(_native.RetryPolicy._preset(name))
+
+    @classmethod
+    def from_config(cls, config: Union[Mapping[str, Any], str]) -> "RetryPolicy":
+        """A policy from a configuration map (or its JSON text). ``preset`` picks the starting
+        point (default ``default``); every other key replaces that field; unknown keys are
+        errors."""
+        return cls._wrap(_from_config(config))
+
+    @classmethod
+    def swarm_sdk(cls, max_retries: int = 3, delay: float = 15.0) -> "RetryPolicy":
+        """SwarmSDK's ``call_llm_with_retry(max_retries: 3, delay: 15)``: ``max_retries`` counts
+        every call, a fixed delay."""
+        return cls._wrap(_swarm_sdk(max_retries, delay))
+
+    @classmethod
+    def llm_executor(
+        cls,
+        max_retries: int = 2,
+        base_delay: float = 1.0,
+        max_delay: float = 30.0,
+        backoff_multiplier: float = 2.0,
+    ) -> "RetryPolicy":
+        """PlanExe's ``RetryConfig``: ``max_retries`` retries after the first call,
+        ``min(base_delay * backoff_multiplier ** n, max_delay)``."""
+        _check_count("max_retries", max_retries)
+        return cls._wrap(
+            _native.RetryPolicy._llm_executor(
+                max_retries, _seconds("base_delay", base_delay), _seconds("max_delay", max_delay),
+                _seconds("backoff_multiplier", backoff_multiplier),
+            )
+        )
+
+    @property
+    def name(self) -> str:
+        """The preset it came from, or the ``name`` given in the configuration."""
+        return self._native.name
+
+    @property
+    def max_attempts(self) -> int:
+        """Total calls allowed, the first included."""
+        return self._native.max_attempts
+
+    @property
+    def max_retries(self) -> int:
+        """The limit as the policy's users count it (``max_retries`` in events)."""
+        return self._native.max_retries
+
+    def to_config(self) -> Dict[str, Any]:
+        """The policy as a configuration map; ``RetryPolicy.from_config`` round-trips it."""
+        cfg: Dict[str, Any] = json.loads(self._native._to_config())
+        return cfg
+
+    def backoff_delay(self, retry_index: int) -> float:
+        """The backoff before retry ``retry_index`` (0-based), without jitter or
+        ``retry-after``."""
+        _check_count("retry_index", retry_index)
+        return self._native._backoff_delay(retry_index)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RetryPolicy):
+            return NotImplemented
+        return bool(self._native == other._native)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RetryPolicy(name={self.name!r}, max_attempts={self.max_attempts})"
+
+
+PolicyLike = Union[str, Mapping[str, Any], RetryPolicy]
+
+
+def _check_count(name: str, n: Any) -> None:
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"{name} must be an int, not {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"{name} must be >= 0, got {n}")
+
+
+def _seconds(name: str, x: Any) -> float:
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        raise TypeError(f"{name} must be a number, not {type(x).__name__}")
+    x = float(x)
+    if not math.isfinite(x) or x < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {x}")
+    return x
+
+
+def _from_config(config: Union[Mapping[str, Any], str]) -> "_native.RetryPolicy":
+    if isinstance(config, str):
+        text = config
+    elif isinstance(config, Mapping):
+        try:
+            text = json.dumps(dict(config), allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"a policy configuration must be JSON-serialisable: {e}") from None
+    else:
+        raise TypeError(f"a policy configuration must be a dict or JSON text, not {type(config).__name__}")
+    return _native.RetryPolicy._from_config(text)
+
+
+_SWARM_CACHE: Dict[Tuple[int, float], "_native.RetryPolicy"] = {}
+
+
+def _swarm_sdk(max_retries: Any, delay: Any) -> "_native.RetryPolicy":
+    _check_count("max_retries", max_retries)
+    d = _seconds("delay", delay)
+    key = (max_retries, d)
+    p = _SWARM_CACHE.get(key)
+    if p is None:
+        p = _native.RetryPolicy._swarm_sdk(max_retries, d)
+        if len(_SWARM_CACHE) < 64:
+            _SWARM_CACHE[key] = p
+    return p
+
+
+def resolve_policy(policy: Optional[PolicyLike], max_retries: Any = 3, delay: Any = 15.0) -> "_native.RetryPolicy":
+    """The native policy for ``policy=``: None means SwarmSDK's preset built from
+    ``max_retries`` and ``delay``."""
+    if policy is None:
+        return _swarm_sdk(max_retries, delay)
+    if isinstance(policy, RetryPolicy):
+        return policy._native
+    if isinstance(policy, str):
+        return _native.RetryPolicy._preset(policy)
+    if isinstance(policy, Mapping):
+        return _from_config(policy)
+    if isinstance(policy, _native.RetryPolicy):
+        return policy
+    raise TypeError(
+        f"policy must be a preset name, a configuration dict or a retry_core.RetryPolicy, "
+        f"not {type(policy).__name__}"
+    )
