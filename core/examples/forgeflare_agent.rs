@@ -40,8 +40,12 @@ impl AsFailure for AgentError {
     fn as_failure(&self) -> Failure {
         match self {
             AgentError::HttpError { failure, .. } => failure.clone(),
-            AgentError::StreamTransient(m) => retry_core::sse::failure_from_payload(m).with_transport(Transport::StreamTransient),
-            AgentError::StreamParse(m) => Failure::new(m.clone()).with_transport(Transport::StreamParse),
+            AgentError::StreamTransient(m) => {
+                retry_core::sse::failure_from_payload(m).with_transport(Transport::StreamTransient)
+            }
+            AgentError::StreamParse(m) => {
+                Failure::new(m.clone()).with_transport(Transport::StreamParse)
+            }
             AgentError::Api(e) => e.as_failure(),
         }
     }
@@ -62,7 +66,12 @@ impl AgentError {
 }
 
 /// Sends one message and streams the reply; returns the text.
-pub async fn send_message(client: &reqwest::Client, base_url: &str, prompt: &str, out: &mut dyn Write) -> Result<String, AgentError> {
+pub async fn send_message(
+    client: &reqwest::Client,
+    base_url: &str,
+    prompt: &str,
+    out: &mut dyn Write,
+) -> Result<String, AgentError> {
     let body = serde_json::json!({
         "model": "claude-sonnet-4", "max_tokens": 256, "stream": true,
         "messages": [{"role": "user", "content": prompt}],
@@ -77,7 +86,10 @@ pub async fn send_message(client: &reqwest::Client, base_url: &str, prompt: &str
         .map_err(AgentError::Api)?;
     if !resp.status().is_success() {
         let status = resp.status().as_u16();
-        return Err(AgentError::HttpError { status, failure: failure_from_response(resp).await });
+        return Err(AgentError::HttpError {
+            status,
+            failure: failure_from_response(resp).await,
+        });
     }
     // Minimal SSE reader: events are separated by a blank line; `data:` lines carry JSON.
     let mut buf = String::new();
@@ -96,16 +108,21 @@ pub async fn send_message(client: &reqwest::Client, base_url: &str, prompt: &str
         while let Some(end) = buf.find("\n\n") {
             let event: String = buf.drain(..end + 2).collect();
             for line in event.lines() {
-                let Some(data) = line.strip_prefix("data:") else { continue };
-                let v: serde_json::Value = serde_json::from_str(data.trim())
-                    .map_err(|e| AgentError::StreamParse(format!("malformed JSON in SSE data: {e}")))?;
+                let Some(data) = line.strip_prefix("data:") else {
+                    continue;
+                };
+                let v: serde_json::Value = serde_json::from_str(data.trim()).map_err(|e| {
+                    AgentError::StreamParse(format!("malformed JSON in SSE data: {e}"))
+                })?;
                 match v["type"].as_str() {
                     Some("content_block_delta") => {
                         let t = v["delta"]["text"].as_str().unwrap_or("");
                         let _ = write!(out, "{t}");
                         text.push_str(t);
                     }
-                    Some("message_delta") if v["delta"]["stop_reason"].is_string() => stopped = true,
+                    Some("message_delta") if v["delta"]["stop_reason"].is_string() => {
+                        stopped = true
+                    }
                     Some("message_stop") => stopped = true,
                     // Forgeflare R1: classify by p["error"]["type"], never the top-level "type".
                     Some("error") => {
@@ -121,7 +138,9 @@ pub async fn send_message(client: &reqwest::Client, base_url: &str, prompt: &str
         }
     }
     if !stopped {
-        return Err(AgentError::StreamTransient("stream ended without a stop reason".into()));
+        return Err(AgentError::StreamTransient(
+            "stream ended without a stop reason".into(),
+        ));
     }
     let _ = writeln!(out);
     Ok(text)
@@ -149,7 +168,14 @@ pub async fn send_with_retry(
             let _ = writeln!(log, "[error] {err} ({})", decision.classification.category);
             return Err(err);
         };
-        let _ = writeln!(log, "[retry] Attempt {}/{}: {} — waiting {}s", decision.attempt, decision.max_retries, err.label(), format_seconds(delay));
+        let _ = writeln!(
+            log,
+            "[retry] Attempt {}/{}: {} — waiting {}s",
+            decision.attempt,
+            decision.max_retries,
+            err.label(),
+            format_seconds(delay)
+        );
         if let Some(ra) = decision.retry_after_used {
             let _ = writeln!(log, "[retry] Using retry-after: {}s", format_seconds(ra));
         }
@@ -174,7 +200,11 @@ pub const DEMO_SCRIPT: &str = r#"{"steps": [
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let base = args.iter().position(|a| a == "--base-url").and_then(|i| args.get(i + 1)).cloned();
+    let base = args
+        .iter()
+        .position(|a| a == "--base-url")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let _lab;
     let base_url = match base {
         Some(b) => b,
@@ -185,7 +215,10 @@ async fn main() {
             format!("http://{addr}")
         }
     };
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().expect("client");
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("client");
     let mut out = std::io::stdout();
     for prompt in ["Summarise the build failure.", "And now fix it."] {
         println!("> {prompt}");

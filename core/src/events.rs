@@ -12,7 +12,10 @@ pub struct Event {
 
 impl Event {
     pub fn new(kind: &'static str) -> Self {
-        Event { kind, fields: Map::new() }
+        Event {
+            kind,
+            fields: Map::new(),
+        }
     }
 
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {

@@ -50,7 +50,8 @@ impl Headers {
     }
 
     pub fn insert(&mut self, name: &str, value: impl Into<String>) {
-        self.0.push((name.trim().to_ascii_lowercase(), value.into()));
+        self.0
+            .push((name.trim().to_ascii_lowercase(), value.into()));
     }
 
     /// The first value of `name` (case-insensitive).
@@ -134,12 +135,19 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), ..Default::default() }
+        Failure {
+            message: message.into(),
+            ..Default::default()
+        }
     }
 
     /// A failure carrying an HTTP status.
     pub fn http(status: u16, message: impl Into<String>) -> Self {
-        Failure { status: Some(status), message: message.into(), ..Default::default() }
+        Failure {
+            status: Some(status),
+            message: message.into(),
+            ..Default::default()
+        }
     }
 
     pub fn with_status(mut self, status: u16) -> Self {

@@ -154,13 +154,21 @@ impl Retrier {
     }
 
     /// Like [`Retrier::on_failure`] with a classification the caller already has.
-    pub fn on_classified(&mut self, failure: &Failure, c: Classification, elapsed: f64) -> Decision {
+    pub fn on_classified(
+        &mut self,
+        failure: &Failure,
+        c: Classification,
+        elapsed: f64,
+    ) -> Decision {
         self.pending = None;
         if c.category == Category::Cancelled {
             return self.decision(Action::Reraise, c, None, vec![]);
         }
         self.failed = self.failed.saturating_add(1);
-        if c.category == Category::OrphanToolCalls && self.policy.recover_orphans && !self.orphans_tried {
+        if c.category == Category::OrphanToolCalls
+            && self.policy.recover_orphans
+            && !self.orphans_tried
+        {
             self.orphans_tried = true;
             self.pending = Some((Pending::Orphans, c.clone()));
             return self.decision(Action::RecoverOrphans, c, None, vec![]);
@@ -179,15 +187,27 @@ impl Retrier {
 
     /// The caller pruned `pruned` orphan tool calls after [`Action::RecoverOrphans`].
     /// Some pruned: retry at once, and the failed call does not count. None: decide as usual.
-    pub fn on_orphans_pruned(&mut self, pruned: usize, failure: &Failure, elapsed: f64) -> Decision {
+    pub fn on_orphans_pruned(
+        &mut self,
+        pruned: usize,
+        failure: &Failure,
+        elapsed: f64,
+    ) -> Decision {
         self.after_recovery(Pending::Orphans, pruned > 0, failure, elapsed, |msg| {
-            Event::new(events::ORPHANS_PRUNED).with("pruned_count", pruned as u64).with("original_error", msg)
+            Event::new(events::ORPHANS_PRUNED)
+                .with("pruned_count", pruned as u64)
+                .with("original_error", msg)
         })
     }
 
     /// The caller's compaction hook ran after [`Action::RecoverContext`]; `compacted` says
     /// whether it changed the history.
-    pub fn on_context_compacted(&mut self, compacted: bool, failure: &Failure, elapsed: f64) -> Decision {
+    pub fn on_context_compacted(
+        &mut self,
+        compacted: bool,
+        failure: &Failure,
+        elapsed: f64,
+    ) -> Decision {
         self.after_recovery(Pending::Context, compacted, failure, elapsed, |msg| {
             Event::new(events::CONTEXT_COMPACTED).with("original_error", msg)
         })
@@ -225,22 +245,38 @@ impl Retrier {
             return true;
         }
         c.category == Category::Unknown
-            && if c.api_error { self.policy.retry_unknown_api } else { self.policy.retry_unknown }
+            && if c.api_error {
+                self.policy.retry_unknown_api
+            } else {
+                self.policy.retry_unknown
+            }
     }
 
     fn retry_or_give_up(&mut self, failure: &Failure, c: Classification, elapsed: f64) -> Decision {
         if !self.retryable(&c) {
-            let e = self.base_event(events::REQUEST_FAILED, failure, &c)
+            let e = self
+                .base_event(events::REQUEST_FAILED, failure, &c)
                 .with("error_type", c.error_type.clone())
                 .with("retryable", false);
-            return self.decision(Action::GiveUp { reason: GiveUpReason::Permanent }, c, None, vec![e]);
+            return self.decision(
+                Action::GiveUp {
+                    reason: GiveUpReason::Permanent,
+                },
+                c,
+                None,
+                vec![e],
+            );
         }
         let o = self.policy.overrides.get(&c.category);
-        let max = o.and_then(|o| o.max_attempts).unwrap_or(self.policy.max_attempts);
+        let max = o
+            .and_then(|o| o.max_attempts)
+            .unwrap_or(self.policy.max_attempts);
         if self.failed >= max {
             return self.give_up(GiveUpReason::Exhausted, failure, c, None);
         }
-        let backoff = o.and_then(|o| o.backoff.clone()).unwrap_or_else(|| self.policy.backoff.clone());
+        let backoff = o
+            .and_then(|o| o.backoff.clone())
+            .unwrap_or_else(|| self.policy.backoff.clone());
         let mut delay = self.jittered(&backoff);
         let mut used = None;
         if let Some(ra) = c.retry_after {
@@ -249,7 +285,12 @@ impl Retrier {
                     let cap = self.policy.retry_after_cap.unwrap_or(f64::INFINITY);
                     if ra > cap {
                         if self.policy.over_cap == OverCap::GiveUp {
-                            return self.give_up(GiveUpReason::RetryAfterTooLong, failure, c, Some(ra));
+                            return self.give_up(
+                                GiveUpReason::RetryAfterTooLong,
+                                failure,
+                                c,
+                                Some(ra),
+                            );
                         }
                         delay = cap;
                     } else {
@@ -270,7 +311,8 @@ impl Retrier {
             }
         }
         self.prev_delay = Some(delay);
-        let e = self.base_event(events::RETRY_ATTEMPT, failure, &c)
+        let e = self
+            .base_event(events::RETRY_ATTEMPT, failure, &c)
             .with("attempt", self.failed)
             .with("max_retries", self.policy.reported_max())
             .with("retry_delay", delay)
@@ -278,8 +320,15 @@ impl Retrier {
         self.decision(Action::Retry { delay }, c, used, vec![e])
     }
 
-    fn give_up(&mut self, reason: GiveUpReason, failure: &Failure, c: Classification, wait: Option<f64>) -> Decision {
-        let mut e = self.base_event(events::RETRY_EXHAUSTED, failure, &c)
+    fn give_up(
+        &mut self,
+        reason: GiveUpReason,
+        failure: &Failure,
+        c: Classification,
+        wait: Option<f64>,
+    ) -> Decision {
+        let mut e = self
+            .base_event(events::RETRY_EXHAUSTED, failure, &c)
             .with("attempts", self.failed)
             .with("reason", reason.as_str());
         if let Some(w) = wait.or(c.retry_after) {
@@ -297,7 +346,10 @@ impl Retrier {
             Jitter::Decorrelated => {
                 let floor = backoff.floor();
                 let prev = self.prev_delay.unwrap_or(floor).max(floor);
-                self.rng.between(floor, prev * 3.0).min(backoff.ceiling()).max(0.0)
+                self.rng
+                    .between(floor, prev * 3.0)
+                    .min(backoff.ceiling())
+                    .max(0.0)
             }
         }
     }
@@ -306,11 +358,23 @@ impl Retrier {
         Event::new(kind)
             .with("category", c.category.as_str())
             .with("status_code", c.status.map_or(Value::Null, Value::from))
-            .with("error_class", failure.error_class.first().map_or(Value::Null, |s| Value::from(s.as_str())))
+            .with(
+                "error_class",
+                failure
+                    .error_class
+                    .first()
+                    .map_or(Value::Null, |s| Value::from(s.as_str())),
+            )
             .with("error_message", scrub(&failure.message).into_owned())
     }
 
-    fn decision(&self, action: Action, c: Classification, used: Option<f64>, events: Vec<Event>) -> Decision {
+    fn decision(
+        &self,
+        action: Action,
+        c: Classification,
+        used: Option<f64>,
+        events: Vec<Event>,
+    ) -> Decision {
         Decision {
             action,
             classification: c,

@@ -75,9 +75,13 @@ pub enum Edit {
     /// Remove the whole message.
     Remove,
     /// Remove these tool calls (by slot) from the message; drop the `tool_calls` key if none remain.
-    RemoveToolCalls { slots: Vec<usize> },
+    RemoveToolCalls {
+        slots: Vec<usize>,
+    },
     /// Remove these `tool_result` blocks (by slot) from the message's content.
-    RemoveToolResults { slots: Vec<usize> },
+    RemoveToolResults {
+        slots: Vec<usize>,
+    },
 }
 
 /// A removed call, for the reminder and for the caller's records.
@@ -124,24 +128,33 @@ pub fn plan(views: &[MessageView]) -> PrunePlan {
     let n = views.len();
     let mut edits = vec![Edit::Keep; n];
     let mut pruned = Vec::new();
-    // The ids of the calls each assistant message keeps, for checking results afterwards.
-    let mut kept: Vec<Vec<&str>> = vec![Vec::new(); n];
+    // The ids each assistant message keeps, flat: message i keeps kept[spans[i].0..spans[i].1].
+    let mut kept: Vec<&str> = Vec::new();
+    let mut spans: Vec<(u32, u32)> = vec![(0, 0); n];
+    let mut answered: Vec<&str> = Vec::new();
 
     for (i, m) in views.iter().enumerate() {
         if m.role != Role::Assistant || m.tool_calls.is_empty() {
             continue;
         }
-        let answered = answered_ids(views, i);
+        answered.clear();
+        answered_ids(views, i, &mut answered);
+        let from = kept.len() as u32;
         let mut slots = Vec::new();
         for call in &m.tool_calls {
             match call.id.as_deref() {
-                Some(id) if answered.contains(&id) => kept[i].push(id),
+                Some(id) if answered.contains(&id) => kept.push(id),
                 _ => {
                     slots.push(call.slot);
-                    pruned.push(PrunedCall { id: call.id.clone(), name: call.name.clone(), arguments: call.arguments.clone() });
+                    pruned.push(PrunedCall {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        arguments: call.arguments.clone(),
+                    });
                 }
             }
         }
+        spans[i] = (from, kept.len() as u32);
         if !slots.is_empty() {
             edits[i] = if slots.len() == m.tool_calls.len() && !m.has_content {
                 Edit::Remove
@@ -150,24 +163,29 @@ pub fn plan(views: &[MessageView]) -> PrunePlan {
             };
         }
     }
+    let kept_by = |k: usize| &kept[spans[k].0 as usize..spans[k].1 as usize];
 
     let mut dangling = 0;
+    // The message that owns the tool results that follow it (the last non-tool message).
+    let mut owner: Option<usize> = None;
     for (j, m) in views.iter().enumerate() {
         match m.role {
             Role::Tool => {
-                let owner = (0..j).rev().find(|&k| views[k].role != Role::Tool);
                 let ok = match (owner, m.tool_call_id.as_deref()) {
-                    (Some(k), Some(id)) => views[k].role == Role::Assistant && kept[k].contains(&id),
+                    (Some(k), Some(id)) => {
+                        views[k].role == Role::Assistant && kept_by(k).contains(&id)
+                    }
                     _ => false,
                 };
                 if !ok {
                     edits[j] = Edit::Remove;
                     dangling += 1;
                 }
+                continue;
             }
             _ if !m.tool_results.is_empty() => {
                 let owner_kept: &[&str] = match j.checked_sub(1) {
-                    Some(k) if views[k].role == Role::Assistant => &kept[k],
+                    Some(k) if views[k].role == Role::Assistant => kept_by(k),
                     _ => &[],
                 };
                 let slots: Vec<usize> = m
@@ -187,29 +205,29 @@ pub fn plan(views: &[MessageView]) -> PrunePlan {
             }
             _ => {}
         }
+        owner = Some(j);
     }
-    PrunePlan { edits, pruned, dangling_results: dangling }
+    PrunePlan {
+        edits,
+        pruned,
+        dangling_results: dangling,
+    }
 }
 
-/// Result ids that answer the assistant message at `i`.
-fn answered_ids(views: &[MessageView], i: usize) -> Vec<&str> {
-    let mut ids = Vec::new();
+/// Result ids that answer the assistant message at `i`, appended to `ids`.
+fn answered_ids<'v>(views: &'v [MessageView], i: usize, ids: &mut Vec<&'v str>) {
     for m in &views[i + 1..] {
         match m.role {
             Role::Tool => ids.extend(m.tool_call_id.as_deref()),
             Role::User => {
                 // Anthropic: results live in the immediately following user message.
                 ids.extend(m.tool_results.iter().filter_map(|r| r.id.as_deref()));
-                break;
+                return;
             }
-            Role::Assistant => break,
+            Role::Assistant => return,
             Role::System | Role::Other => {}
         }
-        if m.role == Role::User {
-            break;
-        }
     }
-    ids
 }
 
 /// Does the error message say a tool call has no matching result? (SwarmSDK's patterns plus
@@ -253,7 +271,13 @@ pub fn format_arguments(args: &Value) -> String {
                 parsed = v;
                 &parsed
             }
-            _ => return if s.trim().is_empty() { String::new() } else { format_value(args) },
+            _ => {
+                return if s.trim().is_empty() {
+                    String::new()
+                } else {
+                    format_value(args)
+                }
+            }
         },
         other => other,
     };
@@ -301,10 +325,16 @@ fn literal(v: &Value) -> String {
             out.push('"');
             out
         }
-        Value::Array(items) => format!("[{}]", items.iter().map(literal).collect::<Vec<_>>().join(", ")),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(literal).collect::<Vec<_>>().join(", ")
+        ),
         Value::Object(map) => format!(
             "{{{}}}",
-            map.iter().map(|(k, v)| format!("{}=>{}", literal(&Value::from(k.as_str())), literal(v))).collect::<Vec<_>>().join(", ")
+            map.iter()
+                .map(|(k, v)| format!("{}=>{}", literal(&Value::from(k.as_str())), literal(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -336,7 +366,9 @@ fn str_of(v: Option<&Value>) -> Option<String> {
 }
 
 fn call_view(slot: usize, call: &Value, fallback_id: Option<&str>) -> Result<ToolCallView> {
-    let obj = call.as_object().ok_or_else(|| Error::invalid_argument("a tool call is not an object"))?;
+    let obj = call
+        .as_object()
+        .ok_or_else(|| Error::invalid_argument("a tool call is not an object"))?;
     let func = obj.get("function").and_then(Value::as_object);
     let name = func
         .and_then(|f| f.get("name"))
@@ -351,7 +383,12 @@ fn call_view(slot: usize, call: &Value, fallback_id: Option<&str>) -> Result<Too
         .cloned()
         .unwrap_or(Value::Null);
     let id = str_of(obj.get("id")).or_else(|| fallback_id.map(str::to_owned));
-    Ok(ToolCallView { id, name, arguments, slot })
+    Ok(ToolCallView {
+        id,
+        name,
+        arguments,
+        slot,
+    })
 }
 
 fn view_of(index: usize, m: &Value) -> Result<(MessageView, Container)> {
@@ -376,7 +413,10 @@ fn view_of(index: usize, m: &Value) -> Result<(MessageView, Container)> {
                         container = Container::ContentBlocks;
                         view.tool_calls.push(call_view(slot, b, None)?);
                     }
-                    "tool_result" => view.tool_results.push(ToolResultView { id: str_of(b.get("tool_use_id")), slot }),
+                    "tool_result" => view.tool_results.push(ToolResultView {
+                        id: str_of(b.get("tool_use_id")),
+                        slot,
+                    }),
                     "text" => view.has_content |= non_empty(b.get("text")),
                     _ => view.has_content = true,
                 }
@@ -405,7 +445,11 @@ fn view_of(index: usize, m: &Value) -> Result<(MessageView, Container)> {
 
 /// Builds the views of a JSON history (both shapes, and RubyLLM-like Hashes).
 pub fn views_from_json(messages: &[Value]) -> Result<Vec<MessageView>> {
-    messages.iter().enumerate().map(|(i, m)| view_of(i, m).map(|(v, _)| v)).collect()
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| view_of(i, m).map(|(v, _)| v))
+        .collect()
 }
 
 fn remove_slots(items: &mut Vec<Value>, slots: &[usize]) {
@@ -490,14 +534,21 @@ pub fn prune_json(messages: &[Value]) -> Result<Pruned> {
         }
     }
     let reminder = reminder(&plan.pruned);
-    Ok(Pruned { messages: out, pruned: plan.pruned, dangling_results: plan.dangling_results, reminder })
+    Ok(Pruned {
+        messages: out,
+        pruned: plan.pruned,
+        dangling_results: plan.dangling_results,
+        reminder,
+    })
 }
 
 /// [`prune_json`] over JSON text (an array of messages).
 pub fn prune_json_str(json: &str) -> Result<Pruned> {
     match serde_json::from_str::<Value>(json)? {
         Value::Array(items) => prune_json(&items),
-        _ => Err(Error::invalid_argument("the history must be a JSON array of messages")),
+        _ => Err(Error::invalid_argument(
+            "the history must be a JSON array of messages",
+        )),
     }
 }
 
@@ -509,7 +560,11 @@ mod tests {
     #[test]
     fn reminder_matches_contract_text() {
         let pruned = vec![
-            PrunedCall { id: Some("1".into()), name: "Read".into(), arguments: json!({"file_path": "/important/file.rb"}) },
+            PrunedCall {
+                id: Some("1".into()),
+                name: "Read".into(),
+                arguments: json!({"file_path": "/important/file.rb"}),
+            },
             PrunedCall {
                 id: Some("2".into()),
                 name: "Write".into(),
@@ -545,7 +600,9 @@ mod tests {
         assert!(prune_json_str("{}").is_err());
         assert!(prune_json_str("not json").is_err());
         assert_eq!(prune_json(&[]).unwrap().messages.len(), 0);
-        let no_id = vec![json!({"role": "assistant", "tool_calls": [{"function": {"name": "X", "arguments": "{}"}}]})];
+        let no_id = vec![
+            json!({"role": "assistant", "tool_calls": [{"function": {"name": "X", "arguments": "{}"}}]}),
+        ];
         let out = prune_json(&no_id).unwrap();
         assert!(out.messages.is_empty());
         assert_eq!(out.pruned.len(), 1);

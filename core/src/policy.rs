@@ -18,7 +18,11 @@ pub enum Backoff {
     /// The same delay every time (SwarmSDK).
     Fixed { delay: f64 },
     /// `min(base * multiplier^n, cap)` (PlanExe's `RetryConfig`).
-    Exponential { base: f64, multiplier: f64, cap: f64 },
+    Exponential {
+        base: f64,
+        multiplier: f64,
+        cap: f64,
+    },
     /// An explicit list; the last entry repeats (Forgeflare's 2, 4, 8, 16).
     Schedule { delays: Vec<f64> },
 }
@@ -28,13 +32,19 @@ impl Backoff {
     pub fn delay(&self, n: u32) -> f64 {
         match self {
             Backoff::Fixed { delay } => *delay,
-            Backoff::Exponential { base, multiplier, cap } => {
+            Backoff::Exponential {
+                base,
+                multiplier,
+                cap,
+            } => {
                 // powi saturates to infinity for huge n; min() brings it back to the cap.
                 (base * multiplier.powi(n.min(1024) as i32)).min(*cap)
             }
-            Backoff::Schedule { delays } => {
-                delays.get(n as usize).or(delays.last()).copied().unwrap_or(0.0)
-            }
+            Backoff::Schedule { delays } => delays
+                .get(n as usize)
+                .or(delays.last())
+                .copied()
+                .unwrap_or(0.0),
         }
     }
 
@@ -43,7 +53,7 @@ impl Backoff {
         match self {
             Backoff::Fixed { delay } => *delay,
             Backoff::Exponential { base, cap, .. } => base.min(*cap),
-            Backoff::Schedule { delays } => delays.iter().copied().fold(f64::INFINITY, f64::min).min(1e9).max(0.0),
+            Backoff::Schedule { delays } => delays.iter().copied().fold(f64::INFINITY, f64::min).clamp(0.0, 1e9),
         }
     }
 
@@ -60,9 +70,11 @@ impl Backoff {
         let ok = |x: f64| x.is_finite() && x >= 0.0;
         let valid = match self {
             Backoff::Fixed { delay } => ok(*delay),
-            Backoff::Exponential { base, multiplier, cap } => {
-                ok(*base) && ok(*cap) && multiplier.is_finite() && *multiplier >= 1.0
-            }
+            Backoff::Exponential {
+                base,
+                multiplier,
+                cap,
+            } => ok(*base) && ok(*cap) && multiplier.is_finite() && *multiplier >= 1.0,
             Backoff::Schedule { delays } => !delays.is_empty() && delays.iter().all(|d| ok(*d)),
         };
         if valid {
@@ -167,7 +179,13 @@ impl Default for RetryPolicy {
 }
 
 /// The preset names, in all three languages.
-pub const PRESETS: [&str; 5] = ["default", "swarm_sdk", "swarm_sdk_legacy", "forgeflare", "llm_executor"];
+pub const PRESETS: [&str; 5] = [
+    "default",
+    "swarm_sdk",
+    "swarm_sdk_legacy",
+    "forgeflare",
+    "llm_executor",
+];
 
 impl RetryPolicy {
     /// The `default` preset: the project's recommended policy (reasons in the README).
@@ -184,7 +202,11 @@ impl RetryPolicy {
             name: "default".into(),
             max_attempts: 5,
             counting: Counting::Attempts,
-            backoff: Backoff::Exponential { base: 1.0, multiplier: 2.0, cap: 30.0 },
+            backoff: Backoff::Exponential {
+                base: 1.0,
+                multiplier: 2.0,
+                cap: 30.0,
+            },
             jitter: Jitter::Full,
             honor_retry_after: true,
             retry_after_cap: Some(60.0),
@@ -243,7 +265,9 @@ impl RetryPolicy {
             name: "forgeflare".into(),
             max_attempts: 5,
             counting: Counting::Retries,
-            backoff: Backoff::Schedule { delays: vec![2.0, 4.0, 8.0, 16.0] },
+            backoff: Backoff::Schedule {
+                delays: vec![2.0, 4.0, 8.0, 16.0],
+            },
             jitter: Jitter::None,
             honor_retry_after: true,
             retry_after_cap: Some(60.0),
@@ -262,12 +286,21 @@ impl RetryPolicy {
     /// PlanExe's `RetryConfig(max_retries, base_delay, max_delay, backoff_multiplier)`:
     /// retries after the first call, `min(base * multiplier^n, max_delay)`, no jitter.
     /// A `retry-after` up to `max_delay` is honoured; a longer one moves on to the next model.
-    pub fn llm_executor(max_retries: u32, base_delay: f64, max_delay: f64, backoff_multiplier: f64) -> Self {
+    pub fn llm_executor(
+        max_retries: u32,
+        base_delay: f64,
+        max_delay: f64,
+        backoff_multiplier: f64,
+    ) -> Self {
         RetryPolicy {
             name: "llm_executor".into(),
             max_attempts: max_retries.saturating_add(1),
             counting: Counting::Retries,
-            backoff: Backoff::Exponential { base: base_delay, multiplier: backoff_multiplier, cap: max_delay },
+            backoff: Backoff::Exponential {
+                base: base_delay,
+                multiplier: backoff_multiplier,
+                cap: max_delay,
+            },
             jitter: Jitter::None,
             honor_retry_after: true,
             retry_after_cap: Some(max_delay),
@@ -316,9 +349,9 @@ impl RetryPolicy {
         }
         self.backoff.validate()?;
         let nonneg = |name: &str, v: Option<f64>| match v {
-            Some(x) if !(x.is_finite() && x >= 0.0) => {
-                Err(Error::invalid_policy(format!("{name} must be a finite number >= 0, got {x}")))
-            }
+            Some(x) if !(x.is_finite() && x >= 0.0) => Err(Error::invalid_policy(format!(
+                "{name} must be a finite number >= 0, got {x}"
+            ))),
             _ => Ok(()),
         };
         nonneg("retry_after_cap", self.retry_after_cap)?;
@@ -328,7 +361,9 @@ impl RetryPolicy {
                 b.validate()?;
             }
             if o.max_attempts == Some(0) {
-                return Err(Error::invalid_policy(format!("overrides.{cat}.max_attempts must be >= 1")));
+                return Err(Error::invalid_policy(format!(
+                    "overrides.{cat}.max_attempts must be >= 1"
+                )));
             }
         }
         Ok(())
@@ -383,7 +418,9 @@ struct PolicyConfig {
 }
 
 /// Distinguishes "absent" (outer None) from an explicit `null` (Some(None)).
-fn some_option<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<Option<f64>>, D::Error> {
+fn some_option<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<Option<f64>>, D::Error> {
     Option::<f64>::deserialize(d).map(Some)
 }
 
@@ -393,12 +430,29 @@ impl PolicyConfig {
         macro_rules! set {
             ($($field:ident),*) => { $( if let Some(v) = self.$field { p.$field = v; } )* };
         }
-        set!(name, counting, backoff, jitter, honor_retry_after, retry_after_cap, over_cap,
-             honor_reset_hints, retry_unknown, retry_unknown_api, retry_everything, deadline,
-             recover_orphans, recover_context, overrides, max_attempts);
+        set!(
+            name,
+            counting,
+            backoff,
+            jitter,
+            honor_retry_after,
+            retry_after_cap,
+            over_cap,
+            honor_reset_hints,
+            retry_unknown,
+            retry_unknown_api,
+            retry_everything,
+            deadline,
+            recover_orphans,
+            recover_context,
+            overrides,
+            max_attempts
+        );
         if let Some(r) = self.max_retries {
             if self.max_attempts.is_some() {
-                return Err(Error::invalid_policy("give max_attempts or max_retries, not both"));
+                return Err(Error::invalid_policy(
+                    "give max_attempts or max_retries, not both",
+                ));
             }
             p.max_attempts = match p.counting {
                 Counting::Attempts => r,
@@ -420,13 +474,22 @@ mod tests {
         assert_eq!(RetryPolicy::preset("forgeflare").unwrap().max_attempts, 5);
         assert_eq!(RetryPolicy::preset("forgeflare").unwrap().reported_max(), 4);
         assert_eq!(RetryPolicy::preset("llm_executor").unwrap().max_attempts, 3);
-        assert_eq!(RetryPolicy::preset("swarm_sdk_legacy").unwrap().max_attempts, 10);
+        assert_eq!(
+            RetryPolicy::preset("swarm_sdk_legacy")
+                .unwrap()
+                .max_attempts,
+            10
+        );
         assert!(RetryPolicy::preset("nope").is_err());
     }
 
     #[test]
     fn exponential_caps() {
-        let b = Backoff::Exponential { base: 1.0, multiplier: 2.0, cap: 30.0 };
+        let b = Backoff::Exponential {
+            base: 1.0,
+            multiplier: 2.0,
+            cap: 30.0,
+        };
         let got: Vec<f64> = (0..7).map(|n| b.delay(n)).collect();
         assert_eq!(got, vec![1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]);
         assert_eq!(b.delay(u32::MAX), 30.0);
@@ -435,10 +498,15 @@ mod tests {
     #[test]
     fn config_rejects_nonsense() {
         assert!(RetryPolicy::from_config(r#"{"max_attempts": 0}"#).is_err());
-        assert!(RetryPolicy::from_config(r#"{"backoff": {"kind": "fixed", "delay": -1}}"#).is_err());
+        assert!(
+            RetryPolicy::from_config(r#"{"backoff": {"kind": "fixed", "delay": -1}}"#).is_err()
+        );
         assert!(RetryPolicy::from_config(r#"{"bogus": 1}"#).is_err());
         assert!(RetryPolicy::from_config("not json").is_err());
-        let p = RetryPolicy::from_config(r#"{"preset": "swarm_sdk", "max_retries": 4, "deadline": null}"#).unwrap();
+        let p = RetryPolicy::from_config(
+            r#"{"preset": "swarm_sdk", "max_retries": 4, "deadline": null}"#,
+        )
+        .unwrap();
         assert_eq!(p.max_attempts, 4);
         let round = RetryPolicy::from_config(&p.to_config()).unwrap();
         assert_eq!(round, p);

@@ -40,7 +40,11 @@ impl AsFailure for reqwest::Error {
 /// The headers of a response as a failure record's headers.
 pub fn headers_of(map: &reqwest::header::HeaderMap) -> Headers {
     map.iter()
-        .filter_map(|(k, v)| v.to_str().ok().map(|v| (k.as_str().to_owned(), v.to_owned())))
+        .filter_map(|(k, v)| {
+            v.to_str()
+                .ok()
+                .map(|v| (k.as_str().to_owned(), v.to_owned()))
+        })
         .collect()
 }
 
@@ -57,7 +61,9 @@ pub async fn failure_from_response(resp: reqwest::Response) -> Failure {
     Failure {
         status: Some(status),
         headers,
-        message: format!("API returned {status} {reason}").trim_end().to_owned(),
+        message: format!("API returned {status} {reason}")
+            .trim_end()
+            .to_owned(),
         body: (!body.is_empty()).then_some(body),
         ..Failure::default()
     }

@@ -48,7 +48,10 @@ pub fn parse_retry_after(v: &str, now: SystemTime) -> Option<f64> {
 }
 
 fn seconds_until(t: SystemTime, now: SystemTime) -> f64 {
-    let secs = t.duration_since(now).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    let secs = t
+        .duration_since(now)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
     if secs > MAX_SECONDS {
         MAX_SECONDS
     } else {
@@ -66,7 +69,10 @@ pub fn parse_go_duration(v: &str) -> Option<f64> {
     let mut total = 0.0;
     let mut rest = v;
     while !rest.is_empty() {
-        let num_len = rest.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
+        let num_len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
         if num_len == 0 {
             return None;
         }
@@ -92,7 +98,13 @@ pub fn parse_go_duration(v: &str) -> Option<f64> {
 /// ("2026-11-22T12:00:30Z", "2026-11-22T12:00:30.5+00:00").
 pub fn parse_rfc3339(v: &str) -> Option<SystemTime> {
     let b = v.trim().as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
@@ -111,7 +123,9 @@ pub fn parse_rfc3339(v: &str) -> Option<SystemTime> {
         while i < b.len() && b[i].is_ascii_digit() {
             i += 1;
         }
-        frac = format!("0.{}", std::str::from_utf8(&b[start..i]).ok()?).parse().ok()?;
+        frac = format!("0.{}", std::str::from_utf8(&b[start..i]).ok()?)
+            .parse()
+            .ok()?;
     }
     let offset = match b.get(i)? {
         b'Z' | b'z' if i + 1 == b.len() => 0,
@@ -140,14 +154,29 @@ pub fn parse_rfc3339(v: &str) -> Option<SystemTime> {
 /// wins; otherwise the latest reset (the wait that surely clears the limit).
 fn reset_hint(headers: &Headers, now: SystemTime) -> Option<f64> {
     const OPENAI: &[(&str, &str)] = &[
-        ("x-ratelimit-reset-requests", "x-ratelimit-remaining-requests"),
+        (
+            "x-ratelimit-reset-requests",
+            "x-ratelimit-remaining-requests",
+        ),
         ("x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens"),
     ];
     const ANTHROPIC: &[(&str, &str)] = &[
-        ("anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining"),
-        ("anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining"),
-        ("anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-input-tokens-remaining"),
-        ("anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining"),
+        (
+            "anthropic-ratelimit-requests-reset",
+            "anthropic-ratelimit-requests-remaining",
+        ),
+        (
+            "anthropic-ratelimit-tokens-reset",
+            "anthropic-ratelimit-tokens-remaining",
+        ),
+        (
+            "anthropic-ratelimit-input-tokens-reset",
+            "anthropic-ratelimit-input-tokens-remaining",
+        ),
+        (
+            "anthropic-ratelimit-output-tokens-reset",
+            "anthropic-ratelimit-output-tokens-remaining",
+        ),
     ];
     let mut all = Vec::new();
     let mut exhausted = Vec::new();
@@ -160,14 +189,22 @@ fn reset_hint(headers: &Headers, now: SystemTime) -> Option<f64> {
         }
     };
     for (reset, remaining) in OPENAI {
-        consider(headers.get(reset).and_then(parse_go_duration), headers.get(remaining));
+        consider(
+            headers.get(reset).and_then(parse_go_duration),
+            headers.get(remaining),
+        );
     }
     for (reset, remaining) in ANTHROPIC {
-        let v = headers.get(reset).and_then(parse_rfc3339).map(|t| seconds_until(t, now));
+        let v = headers
+            .get(reset)
+            .and_then(parse_rfc3339)
+            .map(|t| seconds_until(t, now));
         consider(v, headers.get(remaining));
     }
     let pick = if exhausted.is_empty() { all } else { exhausted };
-    pick.into_iter().fold(None, |acc: Option<f64>, v| Some(acc.map_or(v, |a| a.max(v))))
+    pick.into_iter().fold(None, |acc: Option<f64>, v| {
+        Some(acc.map_or(v, |a| a.max(v)))
+    })
 }
 
 #[cfg(test)]

@@ -61,12 +61,23 @@ mod tests {
         ];
         for c in cases {
             let s = scrub(c);
-            for secret in ["abcdefghijklmnop1234", "AAAAAAAAAAAAAAAAAAAA", "eyJhbGci", "supersecretvalue",
-                           "plainsecretvalue", "AKIAIOSFODNN7EXAMPLE", "AIzaSyA123", "abcd1234efgh"] {
+            for secret in [
+                "abcdefghijklmnop1234",
+                "AAAAAAAAAAAAAAAAAAAA",
+                "eyJhbGci",
+                "supersecretvalue",
+                "plainsecretvalue",
+                "AKIAIOSFODNN7EXAMPLE",
+                "AIzaSyA123",
+                "abcd1234efgh",
+            ] {
                 assert!(!s.contains(secret), "{c} -> {s}");
             }
             assert!(s.contains(REDACTED), "{c} -> {s}");
         }
-        assert_eq!(scrub("Rate limit reached for gpt-4"), "Rate limit reached for gpt-4");
+        assert_eq!(
+            scrub("Rate limit reached for gpt-4"),
+            "Rate limit reached for gpt-4"
+        );
     }
 }

@@ -9,9 +9,23 @@ use crate::failure::{Failure, Transport};
 pub fn failure_from_payload(payload: &str) -> Failure {
     let message = serde_json::from_str::<serde_json::Value>(payload)
         .ok()
-        .and_then(|v| v.pointer("/error/message").and_then(|m| m.as_str()).map(str::to_owned))
-        .unwrap_or_else(|| format!("stream error: {}", crate::classify::text::lower_bounded(payload, 200)));
-    Failure { status: Some(200), body: Some(payload.to_owned()), message, ..Failure::default() }
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .and_then(|m| m.as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| {
+            format!(
+                "stream error: {}",
+                crate::classify::text::lower_bounded(payload, 200)
+            )
+        });
+    Failure {
+        status: Some(200),
+        body: Some(payload.to_owned()),
+        message,
+        ..Failure::default()
+    }
 }
 
 /// The category of an SSE `error` payload: `overloaded_error`, `api_error`,
@@ -37,12 +51,33 @@ mod tests {
     #[test]
     fn nested_type_decides() {
         let p = |t: &str| format!(r#"{{"type":"error","error":{{"type":"{t}","message":"x"}}}}"#);
-        assert_eq!(classify_payload(&p("overloaded_error")), Category::StreamInterrupted);
-        assert_eq!(classify_payload(&p("api_error")), Category::StreamInterrupted);
-        assert_eq!(classify_payload(&p("rate_limit_error")), Category::StreamInterrupted);
-        assert_eq!(classify_payload(&p("something_new")), Category::StreamInterrupted);
-        assert_eq!(classify_payload(&p("invalid_request_error")), Category::InvalidResponse);
-        assert_eq!(classify_payload(r#"{"type":"error"}"#), Category::StreamInterrupted);
-        assert_eq!(classify(&ended_without_stop_reason()).category, Category::StreamInterrupted);
+        assert_eq!(
+            classify_payload(&p("overloaded_error")),
+            Category::StreamInterrupted
+        );
+        assert_eq!(
+            classify_payload(&p("api_error")),
+            Category::StreamInterrupted
+        );
+        assert_eq!(
+            classify_payload(&p("rate_limit_error")),
+            Category::StreamInterrupted
+        );
+        assert_eq!(
+            classify_payload(&p("something_new")),
+            Category::StreamInterrupted
+        );
+        assert_eq!(
+            classify_payload(&p("invalid_request_error")),
+            Category::InvalidResponse
+        );
+        assert_eq!(
+            classify_payload(r#"{"type":"error"}"#),
+            Category::StreamInterrupted
+        );
+        assert_eq!(
+            classify(&ended_without_stop_reason()).category,
+            Category::StreamInterrupted
+        );
     }
 }

@@ -7,20 +7,44 @@ use crate::scrub::scrub;
 /// One line of guidance per category, after SwarmSDK's `format_error_message`.
 const GUIDANCE: &[(Category, &str)] = &[
     (Category::Unauthorized, "Please check your API credentials."),
-    (Category::PaymentRequired, "Please check your account billing status."),
-    (Category::Forbidden, "You may not have permission to access this resource."),
+    (
+        Category::PaymentRequired,
+        "Please check your account billing status.",
+    ),
+    (
+        Category::Forbidden,
+        "You may not have permission to access this resource.",
+    ),
     (Category::BadRequest, "The request format may be invalid."),
-    (Category::OrphanToolCalls, "The request format may be invalid."),
-    (Category::ContextOverflow, "The conversation is too long for the model's context window; shorten or compact it."),
-    (Category::NotFound, "Please check the model name and endpoint."),
-    (Category::ContentFiltered, "The provider's content filter refused the request."),
-    (Category::Configuration, "Please check your configuration (API key, model, base URL)."),
+    (
+        Category::OrphanToolCalls,
+        "The request format may be invalid.",
+    ),
+    (
+        Category::ContextOverflow,
+        "The conversation is too long for the model's context window; shorten or compact it.",
+    ),
+    (
+        Category::NotFound,
+        "Please check the model name and endpoint.",
+    ),
+    (
+        Category::ContentFiltered,
+        "The provider's content filter refused the request.",
+    ),
+    (
+        Category::Configuration,
+        "Please check your configuration (API key, model, base URL).",
+    ),
 ];
 const DEFAULT_GUIDANCE: &str = "Please review the error and try again.";
 
 /// The guidance sentence for a category.
 pub fn guidance(category: Category) -> &'static str {
-    GUIDANCE.iter().find(|(c, _)| *c == category).map_or(DEFAULT_GUIDANCE, |(_, g)| g)
+    GUIDANCE
+        .iter()
+        .find(|(c, _)| *c == category)
+        .map_or(DEFAULT_GUIDANCE, |(_, g)| g)
 }
 
 /// The last segment of a class name (`RubyLLM::UnauthorizedError` -> `UnauthorizedError`).
@@ -32,7 +56,11 @@ pub fn short_class(name: &str) -> &str {
 /// SwarmSDK's error text, returned as the assistant's message on a non-retryable error.
 /// Secrets are scrubbed; the request body is never included.
 pub fn error_message(failure: &Failure, c: &Classification) -> String {
-    let class = failure.error_class.first().map(|s| short_class(s)).unwrap_or(c.error_type.as_str());
+    let class = failure
+        .error_class
+        .first()
+        .map(|s| short_class(s))
+        .unwrap_or(c.error_type.as_str());
     let mut msg = String::from("I encountered an error while processing your request:\n\n");
     msg.push_str(&format!("**Error Type:** {class}\n"));
     if let Some(status) = failure.status {
@@ -51,7 +79,13 @@ pub fn error_message(failure: &Failure, c: &Classification) -> String {
 /// rescue clauses name them, `ClientError` for any other 4xx, `UnknownAPIError` for an API error
 /// nothing recognises, and the class name for programming errors (and other non-API errors).
 pub fn swarm_error_type(failure: &Failure, c: &Classification) -> String {
-    let class_name = || failure.error_class.first().cloned().unwrap_or_else(|| c.error_type.clone());
+    let class_name = || {
+        failure
+            .error_class
+            .first()
+            .cloned()
+            .unwrap_or_else(|| c.error_type.clone())
+    };
     let fixed = match c.category {
         Category::Programming => return class_name(),
         Category::Unauthorized => Some("Unauthorized"),
@@ -110,28 +144,101 @@ mod tests {
     #[test]
     fn swarm_error_types_follow_swarm_sdk_rescue_clauses() {
         let llm = |name: &'static str| [name, "RubyLLM::Error", "StandardError", "Exception"];
-        assert_eq!(swarm(Some(400), &llm("RubyLLM::BadRequestError"), "Invalid request"), "BadRequest");
         assert_eq!(
-            swarm(Some(400), &llm("RubyLLM::BadRequestError"), "tool_use ids were found without tool_result blocks"),
+            swarm(
+                Some(400),
+                &llm("RubyLLM::BadRequestError"),
+                "Invalid request"
+            ),
             "BadRequest"
         );
-        assert_eq!(swarm(Some(400), &llm("RubyLLM::BadRequestError"), "prompt is too long"), "BadRequest");
-        assert_eq!(swarm(Some(401), &llm("RubyLLM::UnauthorizedError"), "Invalid API key"), "Unauthorized");
-        assert_eq!(swarm(Some(402), &llm("RubyLLM::PaymentRequiredError"), "top up"), "PaymentRequired");
-        assert_eq!(swarm(Some(403), &llm("RubyLLM::ForbiddenError"), "nope"), "Forbidden");
-        assert_eq!(swarm(Some(422), &["RubyLLM::Error", "StandardError"], "bad value"), "UnprocessableEntity");
-        assert_eq!(swarm(Some(418), &["RubyLLM::Error", "StandardError"], "I'm a teapot"), "ClientError");
-        assert_eq!(swarm(Some(404), &["RubyLLM::Error", "StandardError"], "model not found"), "ClientError");
-        assert_eq!(swarm(None, &["RubyLLM::Error", "StandardError"], "something odd"), "UnknownAPIError");
-        // The engine knows a 429 `insufficient_quota` is billing; SwarmSDK's name for billing is kept.
         assert_eq!(
-            swarm(Some(429), &llm("RubyLLM::RateLimitError"), "You exceeded your current quota: insufficient_quota"),
+            swarm(
+                Some(400),
+                &llm("RubyLLM::BadRequestError"),
+                "tool_use ids were found without tool_result blocks"
+            ),
+            "BadRequest"
+        );
+        assert_eq!(
+            swarm(
+                Some(400),
+                &llm("RubyLLM::BadRequestError"),
+                "prompt is too long"
+            ),
+            "BadRequest"
+        );
+        assert_eq!(
+            swarm(
+                Some(401),
+                &llm("RubyLLM::UnauthorizedError"),
+                "Invalid API key"
+            ),
+            "Unauthorized"
+        );
+        assert_eq!(
+            swarm(Some(402), &llm("RubyLLM::PaymentRequiredError"), "top up"),
             "PaymentRequired"
         );
-        assert_eq!(swarm(None, &["NoMethodError", "NameError", "StandardError"], "undefined method"), "NoMethodError");
-        assert_eq!(swarm(None, &["ArgumentError", "StandardError"], "wrong number of arguments"), "ArgumentError");
         assert_eq!(
-            swarm(None, &["RubyLLM::ConfigurationError", "StandardError"], "provider is not configured"),
+            swarm(Some(403), &llm("RubyLLM::ForbiddenError"), "nope"),
+            "Forbidden"
+        );
+        assert_eq!(
+            swarm(Some(422), &["RubyLLM::Error", "StandardError"], "bad value"),
+            "UnprocessableEntity"
+        );
+        assert_eq!(
+            swarm(
+                Some(418),
+                &["RubyLLM::Error", "StandardError"],
+                "I'm a teapot"
+            ),
+            "ClientError"
+        );
+        assert_eq!(
+            swarm(
+                Some(404),
+                &["RubyLLM::Error", "StandardError"],
+                "model not found"
+            ),
+            "ClientError"
+        );
+        assert_eq!(
+            swarm(None, &["RubyLLM::Error", "StandardError"], "something odd"),
+            "UnknownAPIError"
+        );
+        // The engine knows a 429 `insufficient_quota` is billing; SwarmSDK's name for billing is kept.
+        assert_eq!(
+            swarm(
+                Some(429),
+                &llm("RubyLLM::RateLimitError"),
+                "You exceeded your current quota: insufficient_quota"
+            ),
+            "PaymentRequired"
+        );
+        assert_eq!(
+            swarm(
+                None,
+                &["NoMethodError", "NameError", "StandardError"],
+                "undefined method"
+            ),
+            "NoMethodError"
+        );
+        assert_eq!(
+            swarm(
+                None,
+                &["ArgumentError", "StandardError"],
+                "wrong number of arguments"
+            ),
+            "ArgumentError"
+        );
+        assert_eq!(
+            swarm(
+                None,
+                &["RubyLLM::ConfigurationError", "StandardError"],
+                "provider is not configured"
+            ),
             "RubyLLM::ConfigurationError"
         );
     }

@@ -49,11 +49,21 @@ fn blocking_and_async_decide_identically() {
         .sleeper(&vt)
         .clock(&vt)
         .events(&sink_b)
-        .run(|n| if (n as usize) <= fails.len() { Err(fails[n as usize - 1].clone()) } else { Ok(n) });
+        .run(|n| {
+            if (n as usize) <= fails.len() {
+                Err(fails[n as usize - 1].clone())
+            } else {
+                Ok(n)
+            }
+        });
     assert_eq!(out.unwrap(), 4);
     let blocking_waits = vt.slept.lock().unwrap().clone();
 
-    let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
     let events_a = Mutex::new(Vec::new());
     let sink_a = |e: &Event| events_a.lock().unwrap().push(e.to_json());
     let started = rt.block_on(async { tokio::time::Instant::now() });
@@ -63,7 +73,13 @@ fn blocking_and_async_decide_identically() {
             .events(&sink_a)
             .run(|n| {
                 let f = script();
-                async move { if (n as usize) <= f.len() { Err(f[n as usize - 1].clone()) } else { Ok(n) } }
+                async move {
+                    if (n as usize) <= f.len() {
+                        Err(f[n as usize - 1].clone())
+                    } else {
+                        Ok(n)
+                    }
+                }
             })
             .await
     });
@@ -73,9 +89,15 @@ fn blocking_and_async_decide_identically() {
     assert_eq!(*events_b.borrow(), *events_a.lock().unwrap());
     assert_eq!(blocking_waits.len(), 3);
     assert_eq!(blocking_waits[1], 3.0, "retry-after replaces the backoff");
-    assert!(blocking_waits[0] < 1.0 && blocking_waits[2] < 4.0, "full jitter stays under the backoff");
+    assert!(
+        blocking_waits[0] < 1.0 && blocking_waits[2] < 4.0,
+        "full jitter stays under the backoff"
+    );
     let total: f64 = blocking_waits.iter().sum();
-    assert!((virtual_elapsed - total).abs() < 1e-3, "tokio slept {virtual_elapsed} virtual seconds, blocking {total}");
+    assert!(
+        (virtual_elapsed - total).abs() < 1e-3,
+        "tokio slept {virtual_elapsed} virtual seconds, blocking {total}"
+    );
 }
 
 #[test]
@@ -92,13 +114,22 @@ fn permanent_failure_costs_one_call_and_no_wait() {
         .unwrap_err();
     assert_eq!(calls, 1);
     assert!(vt.slept.lock().unwrap().is_empty());
-    assert_eq!(err.decision.action, Action::GiveUp { reason: GiveUpReason::Permanent });
+    assert_eq!(
+        err.decision.action,
+        Action::GiveUp {
+            reason: GiveUpReason::Permanent
+        }
+    );
 }
 
 #[test]
 fn deadline_stops_before_a_wait_that_would_overrun() {
     let vt = VirtualTime::default();
-    let policy = RetryPolicy { max_attempts: 100, deadline: Some(10.0), ..RetryPolicy::forgeflare() };
+    let policy = RetryPolicy {
+        max_attempts: 100,
+        deadline: Some(10.0),
+        ..RetryPolicy::forgeflare()
+    };
     let mut calls = 0;
     let err = Retry::new(policy)
         .sleeper(&vt)
@@ -111,7 +142,12 @@ fn deadline_stops_before_a_wait_that_would_overrun() {
     // 2 + 4 = 6 s waited; the next wait (8 s) would end at 14 s > 10 s.
     assert_eq!(*vt.slept.lock().unwrap(), vec![2.0, 4.0]);
     assert_eq!(calls, 3);
-    assert_eq!(err.decision.action, Action::GiveUp { reason: GiveUpReason::Deadline });
+    assert_eq!(
+        err.decision.action,
+        Action::GiveUp {
+            reason: GiveUpReason::Deadline
+        }
+    );
     let total: f64 = vt.slept.lock().unwrap().iter().sum();
     assert!(total <= 10.0);
 }
@@ -133,13 +169,27 @@ fn orphan_recovery_is_free_and_happens_once() {
     let mut pruner = Pruner { calls: 0 };
     let orphan = Failure::http(400, "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1");
     let mut calls = 0;
-    let res = Retry::new(RetryPolicy::swarm_sdk(3, 15.0)).sleeper(&vt).clock(&vt).run_with(&mut pruner, |n| {
-        calls += 1;
-        if calls == 1 { Err(orphan.clone()) } else { Ok(n) }
-    });
-    assert_eq!(res.unwrap(), 1, "the pruned call did not count as an attempt");
+    let res = Retry::new(RetryPolicy::swarm_sdk(3, 15.0))
+        .sleeper(&vt)
+        .clock(&vt)
+        .run_with(&mut pruner, |n| {
+            calls += 1;
+            if calls == 1 {
+                Err(orphan.clone())
+            } else {
+                Ok(n)
+            }
+        });
+    assert_eq!(
+        res.unwrap(),
+        1,
+        "the pruned call did not count as an attempt"
+    );
     assert_eq!(pruner.calls, 1);
-    assert!(vt.slept.lock().unwrap().is_empty(), "recovery retries at once");
+    assert!(
+        vt.slept.lock().unwrap().is_empty(),
+        "recovery retries at once"
+    );
 }
 
 #[test]
@@ -156,7 +206,11 @@ fn cancellation_is_returned_untouched() {
 
 #[tokio::test(start_paused = true)]
 async fn dropping_the_async_loop_cancels_it_mid_wait() {
-    let fut = AsyncRetry::new(RetryPolicy::swarm_sdk(3, 15.0)).run(|_| async { Err::<(), _>(Failure::http(500, "boom")) });
+    let fut = AsyncRetry::new(RetryPolicy::swarm_sdk(3, 15.0))
+        .run(|_| async { Err::<(), _>(Failure::http(500, "boom")) });
     let res = tokio::time::timeout(Duration::from_secs(5), fut).await;
-    assert!(res.is_err(), "still waiting its 15 s when the 5 s timeout cancels it");
+    assert!(
+        res.is_err(),
+        "still waiting its 15 s when the 5 s timeout cancels it"
+    );
 }

@@ -23,13 +23,30 @@ impl AsyncSleeper for Recorder {
     }
 }
 
-async fn run(script: &str) -> (Result<String, agent::AgentError>, Vec<String>, Vec<Duration>, retry_lab::LabHandle) {
+async fn run(
+    script: &str,
+) -> (
+    Result<String, agent::AgentError>,
+    Vec<String>,
+    Vec<Duration>,
+    retry_lab::LabHandle,
+) {
     let (addr, lab) = retry_lab::spawn(retry_lab::Script::parse(script).unwrap());
-    let client = reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(5)).build().unwrap();
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
     let rec = Recorder::default();
     let mut log = Vec::new();
-    let res = agent::send_with_retry(&client, &format!("http://{addr}"), "hi", &rec, &mut log).await;
-    let lines = String::from_utf8(log).unwrap().lines().filter(|l| l.starts_with('[')).map(str::to_owned).collect();
+    let res =
+        agent::send_with_retry(&client, &format!("http://{addr}"), "hi", &rec, &mut log).await;
+    let lines = String::from_utf8(log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with('['))
+        .map(str::to_owned)
+        .collect();
     let sleeps = rec.0.lock().unwrap().clone();
     (res, lines, sleeps, lab)
 }
@@ -39,11 +56,14 @@ async fn survives_429_then_503_with_exact_log_lines() {
     let (res, lines, sleeps, lab) = run(r#"{"steps": [
         {"fault": "rate_limit", "retry_after": 1}, {"fault": "status", "status": 503}, {"fault": "ok"}]}"#).await;
     assert!(res.unwrap().contains("Hello from retry-lab"));
-    assert_eq!(lines, vec![
-        "[retry] Attempt 1/4: 429 — waiting 1s",
-        "[retry] Using retry-after: 1s",
-        "[retry] Attempt 2/4: 503 — waiting 4s",
-    ]);
+    assert_eq!(
+        lines,
+        vec![
+            "[retry] Attempt 1/4: 429 — waiting 1s",
+            "[retry] Using retry-after: 1s",
+            "[retry] Attempt 2/4: 503 — waiting 4s",
+        ]
+    );
     assert_eq!(sleeps, vec![Duration::from_secs(1), Duration::from_secs(4)]);
     assert_eq!(lab.log().len(), 3, "three real HTTP calls");
 }
@@ -53,29 +73,44 @@ async fn retries_a_broken_stream_from_the_beginning() {
     let (res, lines, _, _lab) = run(r#"{"steps": [
         {"fault": "sse_error", "error_type": "overloaded_error", "after_chunks": 2}, {"fault": "ok"}]}"#).await;
     assert!(res.is_ok());
-    assert_eq!(lines, vec![
-        "[retry] Attempt 1/4: stream error — waiting 2s",
-        "[retry] Retrying from beginning of response...",
-    ]);
+    assert_eq!(
+        lines,
+        vec![
+            "[retry] Attempt 1/4: stream error — waiting 2s",
+            "[retry] Retrying from beginning of response...",
+        ]
+    );
 }
 
 #[tokio::test]
 async fn permanent_errors_are_not_retried() {
     let (res, lines, sleeps, lab) = run(r#"{"steps": [{"fault": "unauthorized"}]}"#).await;
-    assert!(matches!(res, Err(agent::AgentError::HttpError { status: 401, .. })));
+    assert!(matches!(
+        res,
+        Err(agent::AgentError::HttpError { status: 401, .. })
+    ));
     assert!(sleeps.is_empty());
     assert_eq!(lab.log().len(), 1);
     assert_eq!(lines.len(), 1);
-    assert!(lines[0].starts_with("[error]") && lines[0].contains("unauthorized"), "{lines:?}");
+    assert!(
+        lines[0].starts_with("[error]") && lines[0].contains("unauthorized"),
+        "{lines:?}"
+    );
     assert!(!lines[0].contains("sk-ant-demo"), "no key in the log");
 }
 
 #[tokio::test]
 async fn gives_up_after_four_retries() {
     let (res, lines, sleeps, lab) = run(r#"{"steps": [], "then": {"fault": "overloaded"}}"#).await;
-    assert!(matches!(res, Err(agent::AgentError::HttpError { status: 529, .. })));
+    assert!(matches!(
+        res,
+        Err(agent::AgentError::HttpError { status: 529, .. })
+    ));
     let secs: Vec<u64> = sleeps.iter().map(|d| d.as_secs()).collect();
     assert_eq!(secs, vec![2, 4, 8, 16]);
     assert_eq!(lab.log().len(), 5, "1 call + 4 retries");
-    assert_eq!(lines.last().unwrap(), "[error] API returned 529 (overloaded)");
+    assert_eq!(
+        lines.last().unwrap(),
+        "[error] API returned 529 (overloaded)"
+    );
 }

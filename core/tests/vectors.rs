@@ -37,12 +37,21 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn every_vector_file_is_replayed() {
-    let known = ["classify.json", "should_retry.json", "retry_after.json", "policies.json", "orphans.json"];
+    let known = [
+        "classify.json",
+        "should_retry.json",
+        "retry_after.json",
+        "policies.json",
+        "orphans.json",
+    ];
     let mut seen = 0;
     for entry in std::fs::read_dir(vectors_dir()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         if name.ends_with(".json") {
-            assert!(known.contains(&name.as_str()), "vector file {name} has no replay test");
+            assert!(
+                known.contains(&name.as_str()),
+                "vector file {name} has no replay test"
+            );
             seen += 1;
         }
     }
@@ -78,10 +87,21 @@ fn check_classify_file(name: &str) {
             }
         }
         if !bad.is_empty() {
-            failures.push(format!("{}: {} ({:?})", case["name"], bad.join(", "), c.evidence));
+            failures.push(format!(
+                "{}: {} ({:?})",
+                case["name"],
+                bad.join(", "),
+                c.evidence
+            ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases in {name} fail:\n{}", failures.len(), cases(&doc).len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases in {name} fail:\n{}",
+        failures.len(),
+        cases(&doc).len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -108,7 +128,10 @@ fn retry_after_vectors() {
             _ => false,
         };
         if !ok {
-            failures.push(format!("{}: got {got:?}, want {}", case["name"], case["expect"]));
+            failures.push(format!(
+                "{}: got {got:?}, want {}",
+                case["name"], case["expect"]
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -148,7 +171,9 @@ fn check_decision(case: &str, step: usize, d: &retry_core::Decision, exp: &Value
             bad.push(format!("events {} != {events}", Value::Array(got)));
         }
     }
-    bad.into_iter().map(|b| format!("{case} step {step}: {b}")).collect()
+    bad.into_iter()
+        .map(|b| format!("{case} step {step}: {b}"))
+        .collect()
 }
 
 #[test]
@@ -170,7 +195,11 @@ fn policy_vectors() {
                 last = Some(f);
                 d
             } else if let Some(n) = step.get("pruned") {
-                r.on_orphans_pruned(n.as_u64().unwrap() as usize, last.as_ref().unwrap(), elapsed)
+                r.on_orphans_pruned(
+                    n.as_u64().unwrap() as usize,
+                    last.as_ref().unwrap(),
+                    elapsed,
+                )
             } else {
                 let ok = step["compacted"].as_bool().unwrap();
                 r.on_context_compacted(ok, last.as_ref().unwrap(), elapsed)
@@ -190,14 +219,21 @@ fn orphan_vectors() {
         let exp = &case["expect"];
         let out = prune_json(msgs).unwrap();
         if Value::Array(out.messages.clone()) != exp["messages"] {
-            failures.push(format!("{}: messages {}", case["name"], Value::Array(out.messages.clone())));
+            failures.push(format!(
+                "{}: messages {}",
+                case["name"],
+                Value::Array(out.messages.clone())
+            ));
         }
         let pruned = serde_json::to_value(&out.pruned).unwrap();
         if pruned != exp["pruned"] {
             failures.push(format!("{}: pruned {pruned}", case["name"]));
         }
         if exp["dangling_results"].as_u64() != Some(out.dangling_results as u64) {
-            failures.push(format!("{}: dangling {}", case["name"], out.dangling_results));
+            failures.push(format!(
+                "{}: dangling {}",
+                case["name"], out.dangling_results
+            ));
         }
         if exp["reminder"].as_str() != Some(out.reminder.as_str()) {
             failures.push(format!("{}: reminder {:?}", case["name"], out.reminder));

@@ -44,7 +44,9 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         None => (None, None),
     };
 
-    let status = failure.status.or_else(|| provider.as_ref().and_then(|p| p.numeric_code));
+    let status = failure
+        .status
+        .or_else(|| provider.as_ref().and_then(|p| p.numeric_code));
     let error_type = match category {
         Category::Programming => short_class_name(failure.error_class.first().map(String::as_str))
             .unwrap_or_else(|| category.error_type().to_owned()),
@@ -65,8 +67,13 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
 }
 
 /// AWS names the error type in a header too (`x-amzn-errortype: ThrottlingException:http://...`).
-fn with_header_codes(provider: Option<body::ProviderError>, f: &Failure) -> Option<body::ProviderError> {
-    let Some(v) = f.headers.get("x-amzn-errortype") else { return provider };
+fn with_header_codes(
+    provider: Option<body::ProviderError>,
+    f: &Failure,
+) -> Option<body::ProviderError> {
+    let Some(v) = f.headers.get("x-amzn-errortype") else {
+        return provider;
+    };
     let mut p = provider.unwrap_or_default();
     body::push_code(&mut p, Some(&serde_json::Value::from(v)));
     p.has_error = true;
@@ -92,14 +99,20 @@ fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evi
     }
 
     // Lazily built lower-cased text of the message and the body's message (or raw body).
-    let hay = haystack(f, provider);
+    let hay = Hay::new(f, provider);
 
     // 2. (x-should-retry only flips `transient`; see classify_at.)
     // 3. The status, refined by the provider's code and the message.
-    let in_stream = matches!(f.transport, Some(Transport::StreamTransient | Transport::StreamParse));
+    let in_stream = matches!(
+        f.transport,
+        Some(Transport::StreamTransient | Transport::StreamParse)
+    );
     match f.status {
         Some(s) if (200..300).contains(&s) => {
-            if let Some(c) = provider.and_then(code_category).filter(|c| *c == Category::ContentFiltered) {
+            if let Some(c) = provider
+                .and_then(code_category)
+                .filter(|c| *c == Category::ContentFiltered)
+            {
                 return (c, Evidence::Body);
             }
             if let Some(c) = sse_category(provider) {
@@ -131,18 +144,23 @@ fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evi
     // 4. The exception class chain, wrappers looked through (the binding concatenates chains).
     if let Some((c, network_or_config)) = class_category(f) {
         if network_or_config {
-            return (network_or_configuration(&hay), Evidence::ErrorClass);
+            return (network_or_configuration(hay.get()), Evidence::ErrorClass);
         }
         // A generic client error class ("RubyLLM::BadRequestError" without a status) is
         // sharpened by the message like a 400 would be.
-        return (refine_by_phrase(c, first_phrase(&hay, tables::PERMANENT_PHRASES)), Evidence::ErrorClass);
+        return (
+            refine_by_phrase(c, text::permanent().first(hay.get())),
+            Evidence::ErrorClass,
+        );
     }
 
     // 5. The transport hint of a Rust client.
     match f.transport {
         Some(Transport::Timeout) => return (Category::Timeout, Evidence::Transport),
         Some(Transport::Connect) => return (Category::Connection, Evidence::Transport),
-        Some(Transport::StreamTransient) => return (Category::StreamInterrupted, Evidence::Transport),
+        Some(Transport::StreamTransient) => {
+            return (Category::StreamInterrupted, Evidence::Transport)
+        }
         Some(Transport::StreamParse | Transport::Json) => {
             return (Category::InvalidResponse, Evidence::Transport)
         }
@@ -150,10 +168,30 @@ fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evi
     }
 
     // 6. The message text, last.
-    if let Some(c) = message_category(&hay) {
+    if let Some(c) = message_category(f, hay.get()) {
         return (c, Evidence::Message);
     }
     (Category::Unknown, Evidence::Nothing)
+}
+
+/// The lower-cased message and body text, built only when a rule needs to read it.
+struct Hay<'a> {
+    f: &'a Failure,
+    provider: Option<&'a body::ProviderError>,
+    text: std::cell::OnceCell<String>,
+}
+
+impl<'a> Hay<'a> {
+    fn new(f: &'a Failure, provider: Option<&'a body::ProviderError>) -> Self {
+        Hay {
+            f,
+            provider,
+            text: std::cell::OnceCell::new(),
+        }
+    }
+    fn get(&self) -> &str {
+        self.text.get_or_init(|| haystack(self.f, self.provider))
+    }
 }
 
 fn haystack(f: &Failure, provider: Option<&body::ProviderError>) -> String {
@@ -207,17 +245,19 @@ fn code_category(p: &body::ProviderError) -> Option<Category> {
     generic
 }
 
-fn refine_status(status: u16, provider: Option<&body::ProviderError>, hay: &str) -> Category {
+fn refine_status(status: u16, provider: Option<&body::ProviderError>, hay: &Hay) -> Category {
     let base = status_category(status);
     let code = provider.and_then(code_category);
-    let phrase = first_phrase(hay, tables::PERMANENT_PHRASES);
     if base.is_transient() {
         // A transient status may be sharpened (500 + overloaded_error) or shown to be billing
         // (OpenAI's 429 `insufficient_quota`), never turned into another permanent error.
         // The provider's own code beats wording: Gemini's per-minute RESOURCE_EXHAUSTED says
         // "check your plan and billing details" yet clears in a minute.
         let specific = provider.and_then(specific_code_category);
-        if specific == Some(Category::PaymentRequired) || (specific.is_none() && phrase == Some(Category::PaymentRequired)) {
+        if specific == Some(Category::PaymentRequired)
+            || (specific.is_none()
+                && text::permanent().first(hay.get()) == Some(Category::PaymentRequired))
+        {
             return Category::PaymentRequired;
         }
         // Only a generic 5xx is sharpened (500 + overloaded_error, 504 + timeout_error);
@@ -226,7 +266,7 @@ fn refine_status(status: u16, provider: Option<&body::ProviderError>, hay: &str)
             Some(c) if c.is_transient() && base == Category::ServerError => c,
             _ => base,
         };
-        if sharper == Category::ServerError && text::contains_phrase(hay, "overloaded") {
+        if sharper == Category::ServerError && text::contains_phrase(hay.get(), "overloaded") {
             return Category::Overloaded;
         }
         return sharper;
@@ -237,7 +277,7 @@ fn refine_status(status: u16, provider: Option<&body::ProviderError>, hay: &str)
     let specific = provider
         .and_then(specific_code_category)
         .filter(|c| !c.is_transient() || *c == Category::RateLimited);
-    refine_by_phrase(specific.unwrap_or(base), phrase)
+    refine_by_phrase(specific.unwrap_or(base), text::permanent().first(hay.get()))
 }
 
 fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
@@ -272,38 +312,58 @@ fn normalized(name: &str) -> &str {
     name.strip_prefix("builtins.").unwrap_or(name)
 }
 
-fn class_matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_prefix('.') {
-        Some(suffix) => name == suffix || name.ends_with(pattern),
-        None => name == pattern,
+/// The class table as a map (exact names) plus the few module-agnostic suffix rows.
+struct ClassIndex {
+    exact: std::collections::HashMap<&'static str, ClassRule>,
+    suffixes: Vec<(&'static str, ClassRule)>,
+}
+
+fn class_index() -> &'static ClassIndex {
+    static I: std::sync::OnceLock<ClassIndex> = std::sync::OnceLock::new();
+    I.get_or_init(|| {
+        let mut exact = std::collections::HashMap::new();
+        let mut suffixes = Vec::new();
+        for (pattern, rule) in tables::CLASSES {
+            match pattern.strip_prefix('.') {
+                Some(suffix) => suffixes.push((suffix, *rule)),
+                None => {
+                    exact.entry(*pattern).or_insert(*rule);
+                }
+            }
+        }
+        ClassIndex { exact, suffixes }
+    })
+}
+
+fn class_rule(name: &str) -> Option<ClassRule> {
+    let idx = class_index();
+    let name = normalized(name);
+    if let Some(rule) = idx.exact.get(name) {
+        return Some(*rule);
     }
+    let last = name.rsplit('.').next().unwrap_or(name);
+    idx.suffixes
+        .iter()
+        .find(|(s, _)| *s == last)
+        .map(|(_, r)| *r)
 }
 
 /// The category of the most specific class in the chain that the table knows.
 /// Returns (category, needs-network-or-config-refinement).
 fn class_category(f: &Failure) -> Option<(Category, bool)> {
-    for name in &f.error_class {
-        let name = normalized(name);
-        for (pattern, rule) in tables::CLASSES {
-            if class_matches(pattern, name) {
-                match rule {
-                    ClassRule::Is(c) => return Some((*c, false)),
-                    ClassRule::NetworkOrConfig => return Some((Category::Connection, true)),
-                    ClassRule::ApiError => {}
-                }
-            }
-        }
-    }
-    None
+    f.error_class
+        .iter()
+        .find_map(|name| match class_rule(name)? {
+            ClassRule::Is(c) => Some((c, false)),
+            ClassRule::NetworkOrConfig => Some((Category::Connection, true)),
+            ClassRule::ApiError => None,
+        })
 }
 
 fn has_api_marker(chain: &[String]) -> bool {
-    chain.iter().any(|name| {
-        let name = normalized(name);
-        tables::CLASSES
-            .iter()
-            .any(|(p, rule)| *rule == ClassRule::ApiError && class_matches(p, name))
-    })
+    chain
+        .iter()
+        .any(|name| class_rule(name) == Some(ClassRule::ApiError))
 }
 
 /// TLS and DNS errors: a bad certificate or an unknown host is a set-up mistake; anything else
@@ -324,21 +384,17 @@ fn network_or_configuration(hay: &str) -> Category {
     }
 }
 
-fn first_phrase(hay: &str, table: &[(&str, Category)]) -> Option<Category> {
-    table.iter().find(|(p, _)| text::contains_phrase(hay, p)).map(|(_, c)| *c)
-}
-
-fn message_category(hay: &str) -> Option<Category> {
+fn message_category(f: &Failure, hay: &str) -> Option<Category> {
     if hay.is_empty() {
         return None;
     }
-    if let Some(c) = first_phrase(hay, tables::PERMANENT_PHRASES) {
+    if let Some(c) = text::permanent().first(hay) {
         return Some(c);
     }
     if let Some(status) = text::status_in_text(hay, tables::STATUS_INTRODUCERS) {
-        return Some(refine_status(status, None, hay));
+        return Some(refine_status(status, None, &Hay::new(f, None)));
     }
-    first_phrase(hay, tables::TRANSIENT_PHRASES)
+    text::transient().first(hay)
 }
 
 fn short_class_name(name: Option<&str>) -> Option<String> {

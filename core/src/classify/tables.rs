@@ -26,10 +26,18 @@ pub struct CodeRow {
 }
 
 const fn row(code: &'static str, category: Category) -> CodeRow {
-    CodeRow { code, category, generic: false }
+    CodeRow {
+        code,
+        category,
+        generic: false,
+    }
 }
 const fn generic(code: &'static str, category: Category) -> CodeRow {
-    CodeRow { code, category, generic: true }
+    CodeRow {
+        code,
+        category,
+        generic: true,
+    }
 }
 
 pub const CODES: &[CodeRow] = &[
@@ -211,7 +219,10 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("ConnectionError", Is(Connection)),
     ("json.decoder.JSONDecodeError", Is(InvalidResponse)),
     ("json.JSONDecodeError", Is(InvalidResponse)),
-    ("pydantic_core._pydantic_core.ValidationError", Is(Validation)),
+    (
+        "pydantic_core._pydantic_core.ValidationError",
+        Is(Validation),
+    ),
     ("pydantic.ValidationError", Is(Validation)),
     ("pydantic.error_wrappers.ValidationError", Is(Validation)),
     ("pydantic_core.ValidationError", Is(Validation)),
@@ -291,8 +302,8 @@ pub const PERMANENT_PHRASES: &[(&str, Category)] = &[
     ("did not have response messages", OrphanToolCalls),
     ("preceding message with 'tool_calls'", OrphanToolCalls),
     ("preceeding message with 'tool_calls'", OrphanToolCalls), // sic: OpenAI's spelling
-    ("function response turn", OrphanToolCalls),              // Gemini
-    ("toolresult blocks", OrphanToolCalls),                   // Bedrock Converse
+    ("function response turn", OrphanToolCalls),               // Gemini
+    ("toolresult blocks", OrphanToolCalls),                    // Bedrock Converse
     ("tool_call_id", OrphanToolCalls),
     ("tool_use_id", OrphanToolCalls),
     ("tool_result", OrphanToolCalls),
@@ -311,7 +322,10 @@ pub const PERMANENT_PHRASES: &[(&str, Category)] = &[
     ("input token count", ContextOverflow),
     // Billing
     ("insufficient_quota", PaymentRequired),
-    ("exceeded your current quota, please check your plan and billing details", PaymentRequired),
+    (
+        "exceeded your current quota, please check your plan and billing details",
+        PaymentRequired,
+    ),
     ("check your plan and billing details", PaymentRequired),
     ("credit balance is too low", PaymentRequired),
     ("insufficient credits", PaymentRequired),
@@ -421,9 +435,22 @@ pub const TRANSIENT_PHRASES: &[(&str, Category)] = &[
 
 /// Words that introduce a status code in free text ("Error code: 429 - ...", "HTTP 503").
 /// A bare number is never evidence: "max_tokens 1500" is not a 500.
-pub const STATUS_INTRODUCERS: &[&str] =
-    &["error code", "status code", "status", "http status", "http", "http/1.1", "http/2", "code"];
+pub const STATUS_INTRODUCERS: &[&str] = &[
+    "error code",
+    "status code",
+    "status",
+    "http status",
+    "http",
+    "http/1.1",
+    "http/2",
+    "code",
+];
 
 /// Categories a message phrase may refine a permanent HTTP status into.
-pub const PERMANENT_REFINEMENTS: &[Category] =
-    &[OrphanToolCalls, ContextOverflow, PaymentRequired, ContentFiltered, Unauthorized];
+pub const PERMANENT_REFINEMENTS: &[Category] = &[
+    OrphanToolCalls,
+    ContextOverflow,
+    PaymentRequired,
+    ContentFiltered,
+    Unauthorized,
+];

@@ -1,5 +1,55 @@
 //! Whole-word phrase matching over lower-cased text.
 
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
+use crate::category::Category;
+
+/// A phrase table compiled into one automaton: one pass over the text finds every phrase; the
+/// earliest row of the table that matches on word boundaries wins.
+pub struct PhraseSet {
+    ac: AhoCorasick,
+    rows: &'static [(&'static str, Category)],
+}
+
+impl PhraseSet {
+    pub fn new(rows: &'static [(&'static str, Category)]) -> Self {
+        let ac = AhoCorasick::new(rows.iter().map(|(p, _)| p)).expect("phrase table compiles");
+        PhraseSet { ac, rows }
+    }
+
+    /// The category of the highest-priority phrase present in `hay` (lower-case).
+    pub fn first(&self, hay: &str) -> Option<Category> {
+        let h = hay.as_bytes();
+        let mut best: Option<usize> = None;
+        for m in self.ac.find_overlapping_iter(hay) {
+            let row = m.pattern().as_usize();
+            if best.is_some_and(|b| b <= row) {
+                continue;
+            }
+            let p = self.rows[row].0.as_bytes();
+            let left_ok = !is_word(p[0]) || m.start() == 0 || !is_word(h[m.start() - 1]);
+            let right_ok = !is_word(p[p.len() - 1]) || m.end() == h.len() || !is_word(h[m.end()]);
+            if left_ok && right_ok {
+                best = Some(row);
+            }
+        }
+        best.map(|b| self.rows[b].1)
+    }
+}
+
+/// The compiled permanent and transient phrase tables.
+pub fn permanent() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| PhraseSet::new(super::tables::PERMANENT_PHRASES))
+}
+
+pub fn transient() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| PhraseSet::new(super::tables::TRANSIENT_PHRASES))
+}
+
 /// A byte that continues a word: letters, digits and `_` (so `max_tokens` is one word).
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
@@ -59,7 +109,9 @@ pub fn status_in_text(hay: &str, introducers: &[&str]) -> Option<u16> {
                 && h[i..i + 3].iter().all(u8::is_ascii_digit)
                 && (i + 3 == h.len() || !is_word(h[i + 3]))
             {
-                let n = (h[i] - b'0') as u16 * 100 + (h[i + 1] - b'0') as u16 * 10 + (h[i + 2] - b'0') as u16;
+                let n = (h[i] - b'0') as u16 * 100
+                    + (h[i + 1] - b'0') as u16 * 10
+                    + (h[i + 2] - b'0') as u16;
                 if (400..=599).contains(&n) {
                     return Some(n);
                 }
@@ -84,19 +136,53 @@ mod tests {
 
     #[test]
     fn phrases_match_whole_words_only() {
-        assert!(contains_phrase("connection refused by peer", "connection refused"));
+        assert!(contains_phrase(
+            "connection refused by peer",
+            "connection refused"
+        ));
         assert!(!contains_phrase("we connected fine", "connection"));
         assert!(!contains_phrase("max_tokens 1500", "500"));
         assert!(contains_phrase("error: timeout.", "timeout"));
         assert!(!contains_phrase("read_timeout_ms", "timeout"));
-        assert!(contains_phrase("ids were found without `tool_result` blocks", "without `tool_result`"));
+        assert!(contains_phrase(
+            "ids were found without `tool_result` blocks",
+            "without `tool_result`"
+        ));
+    }
+
+    #[test]
+    fn phrase_sets_agree_with_the_slow_scan() {
+        use crate::classify::tables::PERMANENT_PHRASES;
+        for hay in [
+            "invalid api key for connection",
+            "tool_use ids were found without `tool_result` blocks",
+            "prompt is too long",
+            "we connected",
+            "billing_details",
+            "nothing",
+        ] {
+            let slow = PERMANENT_PHRASES
+                .iter()
+                .find(|(p, _)| contains_phrase(hay, p))
+                .map(|(_, c)| *c);
+            assert_eq!(permanent().first(hay), slow, "{hay}");
+        }
     }
 
     #[test]
     fn status_needs_an_introducer() {
-        assert_eq!(status_in_text("error code: 429 - {...}", &["error code"]), Some(429));
-        assert_eq!(status_in_text("max_tokens: 1500", &["error code", "code"]), None);
-        assert_eq!(status_in_text("http 503 service unavailable", &["http"]), Some(503));
+        assert_eq!(
+            status_in_text("error code: 429 - {...}", &["error code"]),
+            Some(429)
+        );
+        assert_eq!(
+            status_in_text("max_tokens: 1500", &["error code", "code"]),
+            None
+        );
+        assert_eq!(
+            status_in_text("http 503 service unavailable", &["http"]),
+            Some(503)
+        );
         assert_eq!(status_in_text("status 5000", &["status"]), None);
         assert_eq!(status_in_text("status 200", &["status"]), None);
     }

@@ -56,7 +56,13 @@ static NO_EVENTS: NoEvents = NoEvents;
 
 impl<'a> Retry<'a> {
     pub fn new(policy: RetryPolicy) -> Self {
-        Retry { policy, seed: None, sleeper: &THREAD_SLEEPER, clock: None, sink: &NO_EVENTS }
+        Retry {
+            policy,
+            seed: None,
+            sleeper: &THREAD_SLEEPER,
+            clock: None,
+            sink: &NO_EVENTS,
+        }
     }
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
@@ -76,7 +82,10 @@ impl<'a> Retry<'a> {
     }
 
     /// Calls `f(attempt)` (1-based) until it succeeds or the policy gives up.
-    pub fn run<T, E: AsFailure>(self, f: impl FnMut(u32) -> Result<T, E>) -> Result<T, RetryError<E>> {
+    pub fn run<T, E: AsFailure>(
+        self,
+        f: impl FnMut(u32) -> Result<T, E>,
+    ) -> Result<T, RetryError<E>> {
         self.run_with(&mut NoRecovery, f)
     }
 
@@ -123,7 +132,13 @@ impl<'a> Retry<'a> {
                         self.sleeper.sleep(Duration::from_secs_f64(delay));
                     }
                 }
-                _ => return Err(RetryError { error, failure, decision }),
+                _ => {
+                    return Err(RetryError {
+                        error,
+                        failure: Box::new(failure),
+                        decision: Box::new(decision),
+                    })
+                }
             }
         }
     }

@@ -33,8 +33,9 @@ impl Clock for SystemClock {
 #[derive(Debug)]
 pub struct RetryError<E> {
     pub error: E,
-    pub failure: Failure,
-    pub decision: Decision,
+    // Boxed: the success path should not carry a 200-byte error variant around.
+    pub failure: Box<Failure>,
+    pub decision: Box<Decision>,
 }
 
 impl<E: std::fmt::Display> std::fmt::Display for RetryError<E> {

@@ -57,7 +57,13 @@ pub struct AsyncRetry<'a> {
 
 impl<'a> AsyncRetry<'a> {
     pub fn new(policy: RetryPolicy) -> Self {
-        AsyncRetry { policy, seed: None, sleeper: &TOKIO_SLEEPER, clock: None, sink: &NO_EVENTS }
+        AsyncRetry {
+            policy,
+            seed: None,
+            sleeper: &TOKIO_SLEEPER,
+            clock: None,
+            sink: &NO_EVENTS,
+        }
     }
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
@@ -88,7 +94,11 @@ impl<'a> AsyncRetry<'a> {
     }
 
     /// [`AsyncRetry::run`] with recovery hooks.
-    pub async fn run_with<T, E, F, Fut>(self, recovery: &mut dyn Recovery, mut f: F) -> Result<T, RetryError<E>>
+    pub async fn run_with<T, E, F, Fut>(
+        self,
+        recovery: &mut dyn Recovery,
+        mut f: F,
+    ) -> Result<T, RetryError<E>>
     where
         E: AsFailure,
         F: FnMut(u32) -> Fut,
@@ -131,7 +141,13 @@ impl<'a> AsyncRetry<'a> {
                         self.sleeper.sleep(Duration::from_secs_f64(delay)).await;
                     }
                 }
-                _ => return Err(RetryError { error, failure, decision }),
+                _ => {
+                    return Err(RetryError {
+                        error,
+                        failure: Box::new(failure),
+                        decision: Box::new(decision),
+                    })
+                }
             }
         }
     }
