@@ -25,8 +25,9 @@ pub fn classify(failure: &Failure) -> Classification {
 /// [`classify`] with an explicit "now" for date-valued headers.
 pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     let provider = with_header_codes(failure.body.as_deref().and_then(body::parse), failure);
-    let api_error = has_api_marker(&failure.error_class);
-    let (category, evidence) = decide(failure, provider.as_ref());
+    let classes = ClassFacts::of(&failure.error_class);
+    let api_error = classes.api_error;
+    let (category, evidence) = decide(failure, provider.as_ref(), &classes);
 
     let mut transient = category.is_transient();
     if category != Category::Cancelled {
@@ -92,9 +93,9 @@ fn should_retry_header(f: &Failure) -> Option<bool> {
     }
 }
 
-fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evidence) {
+fn decide(f: &Failure, provider: Option<&body::ProviderError>, classes: &ClassFacts) -> (Category, Evidence) {
     // 1. Cancellation wins over everything: it is re-raised untouched.
-    if let Some(Category::Cancelled) = class_category(f).map(|(c, _)| c) {
+    if let Some((Category::Cancelled, _)) = classes.category {
         return (Category::Cancelled, Evidence::Cancellation);
     }
 
@@ -142,7 +143,7 @@ fn decide(f: &Failure, provider: Option<&body::ProviderError>) -> (Category, Evi
     }
 
     // 4. The exception class chain, wrappers looked through (the binding concatenates chains).
-    if let Some((c, network_or_config)) = class_category(f) {
+    if let Some((c, network_or_config)) = classes.category {
         if network_or_config {
             return (network_or_configuration(hay.get()), Evidence::ErrorClass);
         }
@@ -312,16 +313,33 @@ fn normalized(name: &str) -> &str {
     name.strip_prefix("builtins.").unwrap_or(name)
 }
 
+/// FNV-1a: class names are short and trusted (our own table), so a DoS-resistant hash only costs.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
 /// The class table as a map (exact names) plus the few module-agnostic suffix rows.
 struct ClassIndex {
-    exact: std::collections::HashMap<&'static str, ClassRule>,
+    exact: std::collections::HashMap<&'static str, ClassRule, std::hash::BuildHasherDefault<Fnv>>,
     suffixes: Vec<(&'static str, ClassRule)>,
 }
 
 fn class_index() -> &'static ClassIndex {
     static I: std::sync::OnceLock<ClassIndex> = std::sync::OnceLock::new();
     I.get_or_init(|| {
-        let mut exact = std::collections::HashMap::new();
+        let mut exact = std::collections::HashMap::default();
         let mut suffixes = Vec::new();
         for (pattern, rule) in tables::CLASSES {
             match pattern.strip_prefix('.') {
@@ -348,22 +366,29 @@ fn class_rule(name: &str) -> Option<ClassRule> {
         .map(|(_, r)| *r)
 }
 
-/// The category of the most specific class in the chain that the table knows.
-/// Returns (category, needs-network-or-config-refinement).
-fn class_category(f: &Failure) -> Option<(Category, bool)> {
-    f.error_class
-        .iter()
-        .find_map(|name| match class_rule(name)? {
-            ClassRule::Is(c) => Some((c, false)),
-            ClassRule::NetworkOrConfig => Some((Category::Connection, true)),
-            ClassRule::ApiError => None,
-        })
+/// What the class chain says, read in one pass.
+struct ClassFacts {
+    /// The most specific known class's category (and whether it needs the TLS/DNS refinement).
+    category: Option<(Category, bool)>,
+    /// An LLM client's API-error base class is in the chain.
+    api_error: bool,
 }
 
-fn has_api_marker(chain: &[String]) -> bool {
-    chain
-        .iter()
-        .any(|name| class_rule(name) == Some(ClassRule::ApiError))
+impl ClassFacts {
+    fn of(chain: &[String]) -> Self {
+        let mut facts = ClassFacts { category: None, api_error: false };
+        for name in chain {
+            match class_rule(name) {
+                Some(ClassRule::Is(c)) if facts.category.is_none() => facts.category = Some((c, false)),
+                Some(ClassRule::NetworkOrConfig) if facts.category.is_none() => {
+                    facts.category = Some((Category::Connection, true))
+                }
+                Some(ClassRule::ApiError) => facts.api_error = true,
+                _ => {}
+            }
+        }
+        facts
+    }
 }
 
 /// TLS and DNS errors: a bad certificate or an unknown host is a set-up mistake; anything else
