@@ -1,0 +1,390 @@
+//! `RetryCore::Failure`: the failure record (core `failure.rs`), built from keyword arguments,
+//! from JSON, or from a live exception.
+
+use magnus::{
+    prelude::*, value::LazyId, Error, Integer, Module, RArray, RClass, RHash, RModule, RString,
+    Ruby, Symbol, Value,
+};
+use retry_core::{Failure, Headers, Transport};
+
+use crate::convert::{self, name_of, rstring_lossy, to_s};
+use crate::error::{guard, invalid_argument, to_ruby, type_error};
+
+/// One failure record. Immutable from Ruby.
+#[magnus::wrap(class = "RetryCore::Failure", free_immediately, size, frozen_shareable)]
+pub struct RbFailure(pub Failure);
+
+/// How many `#cause` links are followed (a cycle or a very deep chain stops there).
+const MAX_CAUSES: usize = 8;
+
+static ID_RESPONSE: LazyId = LazyId::new("response");
+static ID_STATUS: LazyId = LazyId::new("status");
+static ID_HEADERS: LazyId = LazyId::new("headers");
+static ID_BODY: LazyId = LazyId::new("body");
+static ID_MESSAGE: LazyId = LazyId::new("message");
+static ID_CAUSE: LazyId = LazyId::new("cause");
+static ID_ANCESTORS: LazyId = LazyId::new("ancestors");
+static ID_NAME: LazyId = LazyId::new("name");
+static ID_RESPONSE_STATUS: LazyId = LazyId::new("response_status");
+static ID_RESPONSE_BODY: LazyId = LazyId::new("response_body");
+static ID_RESPONSE_HEADERS: LazyId = LazyId::new("response_headers");
+static ID_STATUS_CODE: LazyId = LazyId::new("status_code");
+static ID_HTTP_STATUS: LazyId = LazyId::new("http_status");
+
+fn status_from(ruby: &Ruby, v: Value) -> Result<Option<u16>, Error> {
+    if v.is_nil() {
+        return Ok(None);
+    }
+    let Some(i) = Integer::from_value(v) else {
+        return Err(type_error(
+            ruby,
+            format!("status must be an Integer or nil, not {}", v.class()),
+        ));
+    };
+    match i.to_i64() {
+        Ok(n) if (100..=599).contains(&n) => Ok(Some(n as u16)),
+        _ => Err(invalid_argument(
+            ruby,
+            format!("status must be an HTTP status (100..599), got {}", to_s(v)),
+        )),
+    }
+}
+
+/// Header values: a String, a list of Strings (joined as HTTP joins repeated headers), or
+/// anything else by `to_s`.
+fn header_value(v: Value) -> Result<String, Error> {
+    if let Some(a) = RArray::from_value(v) {
+        let mut parts = Vec::with_capacity(a.len());
+        for i in 0..a.len() {
+            parts.push(to_s(a.entry::<Value>(i as isize)?));
+        }
+        return Ok(parts.join(", "));
+    }
+    Ok(to_s(v))
+}
+
+fn headers_from(ruby: &Ruby, v: Value, strict: bool) -> Result<Headers, Error> {
+    let mut headers = Headers::new();
+    if v.is_nil() {
+        return Ok(headers);
+    }
+    // Faraday::Utils::Headers and friends are Hash subclasses; other header objects convert
+    // with to_h.
+    let hash = match RHash::from_value(v) {
+        Some(h) => h,
+        None => match v.check_funcall::<_, _, RHash>("to_h", ()) {
+            Some(Ok(h)) => h,
+            _ if strict => {
+                return Err(type_error(
+                    ruby,
+                    format!("headers must be a Hash or nil, not {}", v.class()),
+                ))
+            }
+            _ => return Ok(headers),
+        },
+    };
+    let mut pairs = Vec::with_capacity(hash.len());
+    hash.foreach(|k: Value, val: Value| {
+        pairs.push((to_s(k), val));
+        Ok(magnus::r_hash::ForEach::Continue)
+    })?;
+    for (k, val) in pairs {
+        if !val.is_nil() {
+            headers.insert(&k, header_value(val)?);
+        }
+    }
+    Ok(headers)
+}
+
+/// A body: a String as it is, a parsed JSON body (Hash/Array, as Faraday's JSON middleware
+/// leaves it) back as JSON text, anything else by `to_s`.
+fn body_from(v: Value) -> Result<Option<String>, Error> {
+    if v.is_nil() {
+        return Ok(None);
+    }
+    if let Some(s) = RString::from_value(v) {
+        return Ok(Some(rstring_lossy(s)));
+    }
+    if RHash::from_value(v).is_some() || RArray::from_value(v).is_some() {
+        return Ok(Some(convert::to_json(v)?.to_string()));
+    }
+    Ok(Some(to_s(v)))
+}
+
+/// The names of a class and its superclasses (modules left out), most specific first.
+fn class_chain(class: RClass) -> Vec<String> {
+    let mut names = Vec::new();
+    let Ok(ancestors) = class.funcall::<_, _, RArray>(*ID_ANCESTORS, ()) else {
+        return names;
+    };
+    for i in 0..ancestors.len() {
+        let Ok(a) = ancestors.entry::<Value>(i as isize) else {
+            break;
+        };
+        if RClass::from_value(a).is_none() {
+            continue; // a module (Kernel, Comparable, ...)
+        }
+        if let Ok(Some(name)) = a.funcall::<_, _, Option<RString>>(*ID_NAME, ()) {
+            let name = rstring_lossy(name);
+            if name == "Object" || name == "BasicObject" {
+                break;
+            }
+            names.push(name);
+        }
+    }
+    names
+}
+
+fn error_class_from(ruby: &Ruby, v: Value) -> Result<Vec<String>, Error> {
+    if v.is_nil() {
+        return Ok(Vec::new());
+    }
+    if let Some(c) = RClass::from_value(v) {
+        return Ok(class_chain(c));
+    }
+    if let Some(n) = name_of(v) {
+        return Ok(vec![n]);
+    }
+    let Some(a) = RArray::from_value(v) else {
+        return Err(type_error(
+            ruby,
+            format!("error_class must be an Array of names, not {}", v.class()),
+        ));
+    };
+    let mut names = Vec::with_capacity(a.len());
+    for i in 0..a.len() {
+        let item = a.entry::<Value>(i as isize)?;
+        if let Some(n) = name_of(item) {
+            names.push(n);
+        } else if let Some(m) = RModule::from_value(item) {
+            let name: Option<RString> = m.funcall(*ID_NAME, ())?;
+            names.push(name.map(rstring_lossy).unwrap_or_default());
+        } else {
+            return Err(type_error(
+                ruby,
+                format!("error_class entries must be Strings, not {}", item.class()),
+            ));
+        }
+    }
+    Ok(names)
+}
+
+/// Calls `method` if the object responds to it; errors raised by it count as "no answer".
+fn probe(v: Value, method: &'static LazyId) -> Option<Value> {
+    match v.check_funcall::<_, _, Value>(**method, ()) {
+        Some(Ok(x)) if !x.is_nil() => Some(x),
+        _ => None,
+    }
+}
+
+/// What one exception in a cause chain says about the HTTP response.
+#[derive(Default)]
+struct Response {
+    status: Option<u16>,
+    headers: Headers,
+    body: Option<String>,
+}
+
+fn lenient_status(v: Option<Value>) -> Option<u16> {
+    let v = v?;
+    let n = match Integer::from_value(v) {
+        Some(i) => i.to_i64().ok()?,
+        None => name_of(v)?.trim().parse::<i64>().ok()?,
+    };
+    (100..=599).contains(&n).then_some(n as u16)
+}
+
+fn response_of(ruby: &Ruby, exc: Value) -> Response {
+    let mut r = Response::default();
+    // RubyLLM: error.response is a Faraday::Response; Faraday::Error: error.response is a Hash.
+    if let Some(resp) = probe(exc, &ID_RESPONSE) {
+        if let Some(h) = RHash::from_value(resp) {
+            r.status = lenient_status(convert::hash_get(ruby, h, "status"));
+            r.headers = convert::hash_get(ruby, h, "headers")
+                .and_then(|v| headers_from(ruby, v, false).ok())
+                .unwrap_or_default();
+            r.body = convert::hash_get(ruby, h, "body").and_then(|v| body_from(v).ok().flatten());
+        } else {
+            r.status = lenient_status(probe(resp, &ID_STATUS));
+            r.headers = probe(resp, &ID_HEADERS)
+                .and_then(|v| headers_from(ruby, v, false).ok())
+                .unwrap_or_default();
+            r.body = probe(resp, &ID_BODY).and_then(|v| body_from(v).ok().flatten());
+        }
+    }
+    if r.status.is_none() {
+        r.status = lenient_status(
+            probe(exc, &ID_RESPONSE_STATUS)
+                .or_else(|| probe(exc, &ID_STATUS_CODE))
+                .or_else(|| probe(exc, &ID_HTTP_STATUS))
+                .or_else(|| probe(exc, &ID_STATUS)),
+        );
+    }
+    if r.headers.is_empty() {
+        if let Some(h) = probe(exc, &ID_RESPONSE_HEADERS) {
+            r.headers = headers_from(ruby, h, false).unwrap_or_default();
+        }
+    }
+    if r.body.is_none() {
+        r.body = probe(exc, &ID_RESPONSE_BODY).and_then(|v| body_from(v).ok().flatten());
+    }
+    r
+}
+
+/// The failure record of a live exception: the class chains of the exception and its causes
+/// (concatenated, outermost first), the first status found along the chain with that
+/// exception's headers and body, and the outer exception's message.
+pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Failure {
+    let message = match exc.funcall::<_, _, Value>(*ID_MESSAGE, ()) {
+        Ok(m) => to_s(m),
+        Err(_) => String::new(),
+    };
+    let mut failure = Failure {
+        message,
+        ..Failure::default()
+    };
+    let mut current = exc;
+    let mut seen: Vec<Value> = Vec::new();
+    for _ in 0..MAX_CAUSES {
+        if seen.iter().any(|s| {
+            s.funcall::<_, _, bool>("equal?", (current,))
+                .unwrap_or(true)
+        }) {
+            break;
+        }
+        seen.push(current);
+        failure.error_class.extend(class_chain(current.class()));
+        if failure.status.is_none() {
+            let r = response_of(ruby, current);
+            if r.status.is_some() {
+                failure.status = r.status;
+                failure.headers = r.headers;
+                failure.body = r.body;
+            } else if failure.body.is_none() && r.body.is_some() {
+                failure.body = r.body;
+                failure.headers = r.headers;
+            }
+        }
+        match probe(current, &ID_CAUSE) {
+            Some(cause) => current = cause,
+            None => break,
+        }
+    }
+    failure
+}
+
+impl RbFailure {
+    fn new(
+        ruby: &Ruby,
+        status: Value,
+        headers: Value,
+        body: Value,
+        error_class: Value,
+        message: Value,
+        transport: Value,
+    ) -> Result<Self, Error> {
+        guard(ruby, || {
+            let transport = if transport.is_nil() {
+                None
+            } else {
+                let name = name_of(transport).ok_or_else(|| {
+                    type_error(ruby, "transport must be a String, a Symbol or nil")
+                })?;
+                Some(Transport::parse(&name).ok_or_else(|| {
+                    invalid_argument(
+                        ruby,
+                        format!(
+                            "unknown transport {name:?}; expected one of {}",
+                            Transport::ALL.map(Transport::as_str).join(", ")
+                        ),
+                    )
+                })?)
+            };
+            Ok(RbFailure(Failure {
+                status: status_from(ruby, status)?,
+                headers: headers_from(ruby, headers, true)?,
+                body: body_from(body)?,
+                error_class: error_class_from(ruby, error_class)?,
+                message: if message.is_nil() {
+                    String::new()
+                } else {
+                    to_s(message)
+                },
+                transport,
+            }))
+        })
+    }
+
+    fn from_exception(ruby: &Ruby, exc: Value) -> Result<Self, Error> {
+        guard(ruby, || {
+            if !exc.is_kind_of(ruby.exception_exception()) {
+                return Err(type_error(
+                    ruby,
+                    format!("expected an Exception, got {}", exc.class()),
+                ));
+            }
+            Ok(RbFailure(failure_from_exception(ruby, exc)))
+        })
+    }
+
+    fn from_json(ruby: &Ruby, json: RString) -> Result<Self, Error> {
+        guard(ruby, || {
+            Failure::from_json(&rstring_lossy(json))
+                .map(RbFailure)
+                .map_err(|e| to_ruby(ruby, e))
+        })
+    }
+
+    fn status(&self) -> Option<u16> {
+        self.0.status
+    }
+
+    fn headers(ruby: &Ruby, rb_self: &Self) -> Result<RHash, Error> {
+        let h = ruby.hash_new();
+        for (k, v) in rb_self.0.headers.iter() {
+            h.aset(k, v)?;
+        }
+        Ok(h)
+    }
+
+    fn body(&self) -> Option<String> {
+        self.0.body.clone()
+    }
+
+    fn error_class(&self) -> Vec<String> {
+        self.0.error_class.clone()
+    }
+
+    fn message(&self) -> String {
+        self.0.message.clone()
+    }
+
+    fn transport(ruby: &Ruby, rb_self: &Self) -> Option<Symbol> {
+        rb_self.0.transport.map(|t| ruby.to_symbol(t.as_str()))
+    }
+
+    fn to_json(ruby: &Ruby, rb_self: &Self) -> Result<String, Error> {
+        guard(ruby, || {
+            serde_json::to_string(&rb_self.0).map_err(|e| to_ruby(ruby, e.into()))
+        })
+    }
+}
+
+pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
+    let class = module.define_class("Failure", ruby.class_object())?;
+    class.undef_default_alloc_func();
+    class.define_singleton_method("_new", magnus::function!(RbFailure::new, 6))?;
+    class.define_singleton_method(
+        "_from_exception",
+        magnus::function!(RbFailure::from_exception, 1),
+    )?;
+    class.define_singleton_method("_from_json", magnus::function!(RbFailure::from_json, 1))?;
+    class.define_method("status", magnus::method!(RbFailure::status, 0))?;
+    class.define_method("headers", magnus::method!(RbFailure::headers, 0))?;
+    class.define_method("body", magnus::method!(RbFailure::body, 0))?;
+    class.define_method("error_class", magnus::method!(RbFailure::error_class, 0))?;
+    class.define_method("message", magnus::method!(RbFailure::message, 0))?;
+    class.define_method("transport", magnus::method!(RbFailure::transport, 0))?;
+    class.define_method("_to_json", magnus::method!(RbFailure::to_json, 0))?;
+    Ok(())
+}

@@ -1,0 +1,207 @@
+//! `RetryCore::Retrier` and `RetryCore::Decision` (core `machine.rs`): the sans-IO state
+//! machine. Ruby's loop feeds it failures and waits, through `Kernel#sleep`, as it says.
+
+use std::cell::RefCell;
+
+use magnus::{prelude::*, Error, RArray, RModule, Ruby, Symbol};
+use retry_core::events::REQUEST_FAILED;
+use retry_core::{Action, Decision, Failure, Retrier};
+
+use crate::category::RbClassification;
+use crate::error::{guard, invalid_argument};
+use crate::events;
+use crate::failure::RbFailure;
+use crate::policy::RbPolicy;
+
+/// The per-call state. One per logical call; not meant to be shared between threads.
+#[magnus::wrap(class = "RetryCore::Retrier", free_immediately, size)]
+pub struct RbRetrier {
+    inner: RefCell<Retrier>,
+    /// Name `llm_request_failed`'s `error_type` as SwarmSDK does (the SwarmSDK adapter).
+    swarm_names: bool,
+}
+
+/// One answer of the state machine.
+#[magnus::wrap(
+    class = "RetryCore::Decision",
+    free_immediately,
+    size,
+    frozen_shareable
+)]
+pub struct RbDecision(pub Decision);
+
+fn elapsed_ok(ruby: &Ruby, elapsed: f64) -> Result<f64, Error> {
+    if elapsed.is_finite() && elapsed >= 0.0 {
+        Ok(elapsed)
+    } else {
+        Err(invalid_argument(
+            ruby,
+            format!("elapsed must be a finite number of seconds >= 0, got {elapsed}"),
+        ))
+    }
+}
+
+impl RbRetrier {
+    fn new(
+        ruby: &Ruby,
+        policy: &RbPolicy,
+        seed: Option<u64>,
+        context_hook: bool,
+        swarm_names: bool,
+    ) -> Result<Self, Error> {
+        guard(ruby, || {
+            let mut r = Retrier::new(policy.0.clone()).with_context_hook(context_hook);
+            if let Some(seed) = seed {
+                r = r.with_seed(seed);
+            }
+            Ok(RbRetrier {
+                inner: RefCell::new(r),
+                swarm_names,
+            })
+        })
+    }
+
+    fn finish(&self, failure: &Failure, mut d: Decision) -> RbDecision {
+        if self.swarm_names {
+            for e in d.events.iter_mut().filter(|e| e.kind == REQUEST_FAILED) {
+                let name = retry_core::text::swarm_error_type(failure, &d.classification);
+                e.fields.insert("error_type".into(), name.into());
+            }
+        }
+        RbDecision(d)
+    }
+
+    fn with_inner<T>(&self, ruby: &Ruby, f: impl FnOnce(&mut Retrier) -> T) -> Result<T, Error> {
+        // No Ruby code runs while the state is borrowed, so a second borrow can only come from
+        // another thread calling at the same moment through the C API, which the GVL prevents.
+        let mut inner = self.inner.try_borrow_mut().map_err(|_| {
+            crate::error::to_ruby(
+                ruby,
+                retry_core::Error::invalid_state("the retrier is in use"),
+            )
+        })?;
+        Ok(f(&mut inner))
+    }
+
+    fn on_failure(
+        ruby: &Ruby,
+        rb_self: &Self,
+        failure: &RbFailure,
+        elapsed: f64,
+    ) -> Result<RbDecision, Error> {
+        guard(ruby, || {
+            let elapsed = elapsed_ok(ruby, elapsed)?;
+            let d = rb_self.with_inner(ruby, |r| r.on_failure(&failure.0, elapsed))?;
+            Ok(rb_self.finish(&failure.0, d))
+        })
+    }
+
+    fn on_orphans_pruned(
+        ruby: &Ruby,
+        rb_self: &Self,
+        pruned: usize,
+        failure: &RbFailure,
+        elapsed: f64,
+    ) -> Result<RbDecision, Error> {
+        guard(ruby, || {
+            let elapsed = elapsed_ok(ruby, elapsed)?;
+            let d =
+                rb_self.with_inner(ruby, |r| r.on_orphans_pruned(pruned, &failure.0, elapsed))?;
+            Ok(rb_self.finish(&failure.0, d))
+        })
+    }
+
+    fn on_context_compacted(
+        ruby: &Ruby,
+        rb_self: &Self,
+        compacted: bool,
+        failure: &RbFailure,
+        elapsed: f64,
+    ) -> Result<RbDecision, Error> {
+        guard(ruby, || {
+            let elapsed = elapsed_ok(ruby, elapsed)?;
+            let d = rb_self.with_inner(ruby, |r| {
+                r.on_context_compacted(compacted, &failure.0, elapsed)
+            })?;
+            Ok(rb_self.finish(&failure.0, d))
+        })
+    }
+
+    fn attempts(ruby: &Ruby, rb_self: &Self) -> Result<u32, Error> {
+        rb_self.with_inner(ruby, |r| r.attempts())
+    }
+}
+
+impl RbDecision {
+    fn action(ruby: &Ruby, rb_self: &Self) -> Symbol {
+        ruby.to_symbol(rb_self.0.action.name())
+    }
+
+    fn delay(&self) -> Option<f64> {
+        match self.0.action {
+            Action::Retry { delay } => Some(delay),
+            _ => None,
+        }
+    }
+
+    fn reason(ruby: &Ruby, rb_self: &Self) -> Option<Symbol> {
+        match rb_self.0.action {
+            Action::GiveUp { reason } => Some(ruby.to_symbol(reason.as_str())),
+            _ => None,
+        }
+    }
+
+    fn attempt(&self) -> u32 {
+        self.0.attempt
+    }
+
+    fn max_retries(&self) -> u32 {
+        self.0.max_retries
+    }
+
+    fn retry_after_used(&self) -> Option<f64> {
+        self.0.retry_after_used
+    }
+
+    fn classification(&self) -> RbClassification {
+        RbClassification(self.0.classification.clone())
+    }
+
+    fn events(ruby: &Ruby, rb_self: &Self) -> Result<RArray, Error> {
+        guard(ruby, || events::to_array(ruby, &rb_self.0.events))
+    }
+}
+
+pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
+    let class = module.define_class("Retrier", ruby.class_object())?;
+    class.undef_default_alloc_func();
+    class.define_singleton_method("_new", magnus::function!(RbRetrier::new, 4))?;
+    class.define_method("_on_failure", magnus::method!(RbRetrier::on_failure, 2))?;
+    class.define_method(
+        "_on_orphans_pruned",
+        magnus::method!(RbRetrier::on_orphans_pruned, 3),
+    )?;
+    class.define_method(
+        "_on_context_compacted",
+        magnus::method!(RbRetrier::on_context_compacted, 3),
+    )?;
+    class.define_method("attempts", magnus::method!(RbRetrier::attempts, 0))?;
+
+    let class = module.define_class("Decision", ruby.class_object())?;
+    class.undef_default_alloc_func();
+    class.define_method("action", magnus::method!(RbDecision::action, 0))?;
+    class.define_method("delay", magnus::method!(RbDecision::delay, 0))?;
+    class.define_method("reason", magnus::method!(RbDecision::reason, 0))?;
+    class.define_method("attempt", magnus::method!(RbDecision::attempt, 0))?;
+    class.define_method("max_retries", magnus::method!(RbDecision::max_retries, 0))?;
+    class.define_method(
+        "retry_after_used",
+        magnus::method!(RbDecision::retry_after_used, 0),
+    )?;
+    class.define_method(
+        "classification",
+        magnus::method!(RbDecision::classification, 0),
+    )?;
+    class.define_method("events", magnus::method!(RbDecision::events, 0))?;
+    Ok(())
+}

@@ -1,0 +1,31 @@
+//! `RetryCore._error_message` and `RetryCore._swarm_error_type` (core `text.rs`).
+
+use magnus::{prelude::*, Error, RModule, Ruby};
+
+use crate::category::RbClassification;
+use crate::error::guard;
+use crate::failure::RbFailure;
+
+/// SwarmSDK's error text for a failure it does not retry (secrets scrubbed).
+fn error_message(ruby: &Ruby, failure: &RbFailure, c: &RbClassification) -> Result<String, Error> {
+    guard(ruby, || {
+        Ok(retry_core::text::error_message(&failure.0, &c.0))
+    })
+}
+
+/// SwarmSDK's `error_type` name for a failure it does not retry.
+fn swarm_error_type(
+    ruby: &Ruby,
+    failure: &RbFailure,
+    c: &RbClassification,
+) -> Result<String, Error> {
+    guard(ruby, || {
+        Ok(retry_core::text::swarm_error_type(&failure.0, &c.0))
+    })
+}
+
+pub fn init(_ruby: &Ruby, module: RModule) -> Result<(), Error> {
+    module.define_singleton_method("_error_message", magnus::function!(error_message, 2))?;
+    module.define_singleton_method("_swarm_error_type", magnus::function!(swarm_error_type, 2))?;
+    Ok(())
+}
