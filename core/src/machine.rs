@@ -17,7 +17,10 @@ use serde_json::Value;
 
 use crate::category::{Category, Classification, RetryAfterSource};
 use crate::classify::classify;
+use std::sync::Arc;
+
 use crate::events::{self, Event};
+use crate::fleet::{Admit, Fleet};
 use crate::failure::Failure;
 use crate::policy::{Backoff, Jitter, OverCap, RetryPolicy};
 use crate::rng::SplitMix64;
@@ -35,6 +38,10 @@ pub enum GiveUpReason {
     RetryAfterTooLong,
     /// The next wait would end past the policy's deadline.
     Deadline,
+    /// The fleet's retry budget for this key is spent.
+    BudgetExhausted,
+    /// The key's circuit is open and will not close before the deadline.
+    CircuitOpen,
 }
 
 use serde::Serialize;
@@ -46,6 +53,8 @@ impl GiveUpReason {
             GiveUpReason::Exhausted => "exhausted",
             GiveUpReason::RetryAfterTooLong => "retry_after_too_long",
             GiveUpReason::Deadline => "deadline",
+            GiveUpReason::BudgetExhausted => "budget_exhausted",
+            GiveUpReason::CircuitOpen => "circuit_open",
         }
     }
 }
@@ -110,6 +119,20 @@ pub struct Retrier {
     context_tried: bool,
     context_hook: bool,
     pending: Option<(Pending, Classification)>,
+    fleet: Option<(Arc<Fleet>, String)>,
+    waited: f64,
+}
+
+/// What the fleet says before a call ([`Retrier::before_attempt`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gate {
+    /// Wait this many seconds, then ask again (a pause or an open circuit).
+    pub wait: Option<f64>,
+    /// A retry's wait would end past the deadline: stop and surface the last error.
+    pub reject: bool,
+    /// This call is the circuit's half-open probe.
+    pub probe: bool,
+    pub events: Vec<Event>,
 }
 
 impl Retrier {
@@ -123,7 +146,48 @@ impl Retrier {
             context_tried: false,
             context_hook: false,
             pending: None,
+            fleet: None,
+            waited: 0.0,
         }
+    }
+
+    /// Shares budget, breaker and pauses with every other call of `key` on `fleet`.
+    pub fn with_fleet(mut self, fleet: Arc<Fleet>, key: impl Into<String>) -> Self {
+        self.fleet = Some((fleet, key.into()));
+        self
+    }
+
+    /// Before each call (the first included): may it go now? Without a fleet, always.
+    /// `elapsed` is seconds since the first call began.
+    pub fn before_attempt(&mut self, elapsed: f64) -> Gate {
+        let Some((fleet, key)) = &self.fleet else {
+            return Gate { wait: None, reject: false, probe: false, events: vec![] };
+        };
+        let (admit, events) = fleet.admit(key);
+        match admit {
+            Admit::Go => Gate { wait: None, reject: false, probe: false, events },
+            Admit::Probe => Gate { wait: None, reject: false, probe: true, events },
+            Admit::WaitUntil(until) => {
+                let wait = (until - fleet.now()).max(0.0);
+                // The deadline bounds retrying: a first call waits its turn; a retry whose wait
+                // would overrun it stops and surfaces the last error.
+                let reject = self.failed > 0 && self.policy.deadline.is_some_and(|d| elapsed + wait > d);
+                if !reject {
+                    self.waited += wait;
+                }
+                Gate { wait: Some(wait), reject, probe: false, events }
+            }
+        }
+    }
+
+    /// The call succeeded: earn budget back, close a half-open circuit, count it.
+    pub fn on_success(&mut self) -> Vec<Event> {
+        let Some((fleet, key)) = &self.fleet else { return vec![] };
+        fleet.metrics().update(key, "success", |c| {
+            c.calls += 1;
+            c.successes += 1;
+        });
+        fleet.record_success(key, self.failed > 0)
     }
 
     /// Fixes the jitter seed (tests, shared vectors).
@@ -165,6 +229,24 @@ impl Retrier {
             return self.decision(Action::Reraise, c, None, vec![]);
         }
         self.failed = self.failed.saturating_add(1);
+        let fleet_events = match &self.fleet {
+            Some((fleet, key)) => {
+                fleet.metrics().update(key, c.category.as_str(), |m| {
+                    m.calls += 1;
+                    m.failures += 1;
+                });
+                fleet.record_failure(key, &c)
+            }
+            None => vec![],
+        };
+        let mut d = self.decide(failure, c, elapsed);
+        if !fleet_events.is_empty() {
+            d.events.splice(0..0, fleet_events);
+        }
+        d
+    }
+
+    fn decide(&mut self, failure: &Failure, c: Classification, elapsed: f64) -> Decision {
         if c.category == Category::OrphanToolCalls
             && self.policy.recover_orphans
             && !self.orphans_tried
@@ -252,8 +334,21 @@ impl Retrier {
             }
     }
 
+    /// Metrics of a sequence that failed in the end: its calls and waits were wasted.
+    fn count_give_up(&self, c: &Classification) {
+        if let Some((fleet, key)) = &self.fleet {
+            let (calls, waited) = (u64::from(self.failed), self.waited);
+            fleet.metrics().update(key, c.category.as_str(), |m| {
+                m.gave_up += 1;
+                m.wasted_calls += calls;
+                m.wasted_s += waited;
+            });
+        }
+    }
+
     fn retry_or_give_up(&mut self, failure: &Failure, c: Classification, elapsed: f64) -> Decision {
         if !self.retryable(&c) {
+            self.count_give_up(&c);
             let e = self
                 .base_event(events::REQUEST_FAILED, failure, &c)
                 .with("error_type", c.error_type.clone())
@@ -310,6 +405,21 @@ impl Retrier {
                 return self.give_up(GiveUpReason::Deadline, failure, c, used);
             }
         }
+        let mut pre = Vec::new();
+        if let Some((fleet, key)) = &self.fleet {
+            let (ok, ev) = fleet.try_retry(key, &c);
+            pre = ev;
+            if !ok {
+                let mut d = self.give_up(GiveUpReason::BudgetExhausted, failure, c, used);
+                d.events.splice(0..0, pre);
+                return d;
+            }
+            fleet.metrics().update(key, c.category.as_str(), |m| {
+                m.retries += 1;
+                m.waited_s += delay;
+            });
+        }
+        self.waited += delay;
         self.prev_delay = Some(delay);
         let e = self
             .base_event(events::RETRY_ATTEMPT, failure, &c)
@@ -317,7 +427,8 @@ impl Retrier {
             .with("max_retries", self.policy.reported_max())
             .with("retry_delay", delay)
             .with("retry_after", used.map_or(Value::Null, Value::from));
-        self.decision(Action::Retry { delay }, c, used, vec![e])
+        pre.push(e);
+        self.decision(Action::Retry { delay }, c, used, pre)
     }
 
     fn give_up(
@@ -327,6 +438,7 @@ impl Retrier {
         c: Classification,
         wait: Option<f64>,
     ) -> Decision {
+        self.count_give_up(&c);
         let mut e = self
             .base_event(events::RETRY_EXHAUSTED, failure, &c)
             .with("attempts", self.failed)

@@ -5,7 +5,10 @@ use std::time::Duration;
 use super::{Clock, RetryError, SystemClock};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
-use crate::machine::{Action, Retrier};
+use crate::machine::{Action, Decision, GiveUpReason, Retrier};
+use crate::failure::Failure;
+use crate::fleet::Fleet;
+use std::sync::Arc;
 use crate::policy::RetryPolicy;
 
 /// How the blocking driver waits.
@@ -49,6 +52,7 @@ pub struct Retry<'a> {
     sleeper: &'a dyn Sleeper,
     clock: Option<&'a dyn Clock>,
     sink: &'a dyn EventSink,
+    fleet: Option<(Arc<Fleet>, String)>,
 }
 
 static THREAD_SLEEPER: ThreadSleeper = ThreadSleeper;
@@ -62,6 +66,7 @@ impl<'a> Retry<'a> {
             sleeper: &THREAD_SLEEPER,
             clock: None,
             sink: &NO_EVENTS,
+            fleet: None,
         }
     }
     pub fn seed(mut self, seed: u64) -> Self {
@@ -78,6 +83,11 @@ impl<'a> Retry<'a> {
     }
     pub fn events(mut self, sink: &'a dyn EventSink) -> Self {
         self.sink = sink;
+        self
+    }
+    /// Shares budget, breaker and pauses with every other call of `key` on `fleet`.
+    pub fn fleet(mut self, fleet: Arc<Fleet>, key: impl Into<String>) -> Self {
+        self.fleet = Some((fleet, key.into()));
         self
     }
 
@@ -102,9 +112,34 @@ impl<'a> Retry<'a> {
         if let Some(seed) = self.seed {
             retrier = retrier.with_seed(seed);
         }
+        if let Some((fleet, key)) = self.fleet.clone() {
+            retrier = retrier.with_fleet(fleet, key);
+        }
+        let mut last: Option<(E, Failure, Decision)> = None;
         loop {
+            let gate = retrier.before_attempt(clock.now() - start);
+            for e in &gate.events {
+                self.sink.emit(e);
+            }
+            if gate.reject {
+                if let Some((error, failure, mut decision)) = last.take() {
+                    decision.action = Action::GiveUp { reason: GiveUpReason::CircuitOpen };
+                    return Err(RetryError { error, failure: Box::new(failure), decision: Box::new(decision) });
+                }
+            }
+            if let Some(w) = gate.wait {
+                if w > 0.0 {
+                    self.sleeper.sleep(Duration::from_secs_f64(w));
+                }
+                continue;
+            }
             let error = match f(retrier.attempts() + 1) {
-                Ok(v) => return Ok(v),
+                Ok(v) => {
+                    for e in &retrier.on_success() {
+                        self.sink.emit(e);
+                    }
+                    return Ok(v);
+                }
                 Err(e) => e,
             };
             let failure = error.as_failure();
@@ -128,6 +163,7 @@ impl<'a> Retry<'a> {
             }
             match decision.action {
                 Action::Retry { delay } => {
+                    last = Some((error, failure, decision.clone()));
                     if delay > 0.0 {
                         self.sleeper.sleep(Duration::from_secs_f64(delay));
                     }

@@ -10,7 +10,10 @@ use super::blocking::{NoRecovery, Recovery};
 use super::{Clock, RetryError};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
-use crate::machine::{Action, Retrier};
+use crate::machine::{Action, Decision, GiveUpReason, Retrier};
+use crate::failure::Failure;
+use crate::fleet::Fleet;
+use std::sync::Arc;
 use crate::policy::RetryPolicy;
 
 /// How the async driver waits.
@@ -53,6 +56,7 @@ pub struct AsyncRetry<'a> {
     sleeper: &'a dyn AsyncSleeper,
     clock: Option<&'a dyn Clock>,
     sink: &'a dyn EventSink,
+    fleet: Option<(Arc<Fleet>, String)>,
 }
 
 impl<'a> AsyncRetry<'a> {
@@ -63,6 +67,7 @@ impl<'a> AsyncRetry<'a> {
             sleeper: &TOKIO_SLEEPER,
             clock: None,
             sink: &NO_EVENTS,
+            fleet: None,
         }
     }
     pub fn seed(mut self, seed: u64) -> Self {
@@ -79,6 +84,11 @@ impl<'a> AsyncRetry<'a> {
     }
     pub fn events(mut self, sink: &'a dyn EventSink) -> Self {
         self.sink = sink;
+        self
+    }
+    /// Shares budget, breaker and pauses with every other call of `key` on `fleet`.
+    pub fn fleet(mut self, fleet: Arc<Fleet>, key: impl Into<String>) -> Self {
+        self.fleet = Some((fleet, key.into()));
         self
     }
 
@@ -111,9 +121,34 @@ impl<'a> AsyncRetry<'a> {
         if let Some(seed) = self.seed {
             retrier = retrier.with_seed(seed);
         }
+        if let Some((fleet, key)) = self.fleet.clone() {
+            retrier = retrier.with_fleet(fleet, key);
+        }
+        let mut last: Option<(E, Failure, Decision)> = None;
         loop {
+            let gate = retrier.before_attempt(clock.now() - start);
+            for e in &gate.events {
+                self.sink.emit(e);
+            }
+            if gate.reject {
+                if let Some((error, failure, mut decision)) = last.take() {
+                    decision.action = Action::GiveUp { reason: GiveUpReason::CircuitOpen };
+                    return Err(RetryError { error, failure: Box::new(failure), decision: Box::new(decision) });
+                }
+            }
+            if let Some(w) = gate.wait {
+                if w > 0.0 {
+                    self.sleeper.sleep(Duration::from_secs_f64(w)).await;
+                }
+                continue;
+            }
             let error = match f(retrier.attempts() + 1).await {
-                Ok(v) => return Ok(v),
+                Ok(v) => {
+                    for e in &retrier.on_success() {
+                        self.sink.emit(e);
+                    }
+                    return Ok(v);
+                }
                 Err(e) => e,
             };
             let failure = error.as_failure();
@@ -137,6 +172,7 @@ impl<'a> AsyncRetry<'a> {
             }
             match decision.action {
                 Action::Retry { delay } => {
+                    last = Some((error, failure, decision.clone()));
                     if delay > 0.0 {
                         self.sleeper.sleep(Duration::from_secs_f64(delay)).await;
                     }

@@ -1,0 +1,108 @@
+//! Where fleet state lives. One trait, two backends: [`InProcess`] (threads and tasks of one
+//! process) and, behind the `redis` feature, `RedisBackend` (processes on many machines).
+//! The decisions (breaker transitions, budget arithmetic) are the pure functions of
+//! [`super::breaker`] and [`super::budget`]; a backend only makes them atomic.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+use super::breaker::BreakerState;
+use super::budget::{self, BudgetConfig};
+
+/// A backend could not be reached; the fleet falls back to local state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BackendError(pub String);
+
+impl std::fmt::Display for BackendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+pub type BackendResult<T> = Result<T, BackendError>;
+
+pub trait FleetBackend: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// Applies `f` to `key`'s breaker atomically. `f` may run more than once (optimistic
+    /// backends retry on a concurrent change); only the last run's state is stored.
+    fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()>;
+    /// Spends `cost` tokens if there are enough; returns whether it did.
+    fn spend(&self, key: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool>;
+    /// Earns tokens back (never past capacity).
+    fn earn(&self, key: &str, amount: f64, cfg: &BudgetConfig) -> BackendResult<()>;
+    /// The tokens left (capacity when never touched).
+    fn tokens(&self, key: &str, cfg: &BudgetConfig) -> BackendResult<f64>;
+    /// Until when callers of `key` are paused (wall-clock seconds; 0 when not).
+    fn pause_until(&self, key: &str) -> BackendResult<f64>;
+    /// Pauses `key` until `until`, unless it already is for longer.
+    fn extend_pause(&self, key: &str, until: f64) -> BackendResult<()>;
+}
+
+#[derive(Default)]
+struct KeyState {
+    breaker: Mutex<BreakerState>,
+    tokens: Mutex<Option<f64>>,
+    pause_until: Mutex<f64>,
+}
+
+/// Fleet state shared by the threads and tasks of one process. The map is behind a read-write
+/// lock that is only written when a key is first seen; each key has its own small locks, so
+/// callers of different keys never contend and the success path takes no global lock.
+#[derive(Default)]
+pub struct InProcess {
+    keys: RwLock<HashMap<String, Arc<KeyState>>>,
+}
+
+impl InProcess {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn key(&self, key: &str) -> Arc<KeyState> {
+        if let Some(k) = self.keys.read().unwrap_or_else(|e| e.into_inner()).get(key) {
+            return Arc::clone(k);
+        }
+        let mut w = self.keys.write().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(w.entry(key.to_owned()).or_default())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // State updates are single assignments: a panic elsewhere cannot leave them half-done.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl FleetBackend for InProcess {
+    fn name(&self) -> &'static str {
+        "in_process"
+    }
+    fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
+        f(&mut lock(&self.key(key).breaker));
+        Ok(())
+    }
+    fn spend(&self, key: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool> {
+        let k = self.key(key);
+        let mut t = lock(&k.tokens);
+        let (ok, left) = budget::spend(*t, cost, cfg);
+        *t = Some(left);
+        Ok(ok)
+    }
+    fn earn(&self, key: &str, amount: f64, cfg: &BudgetConfig) -> BackendResult<()> {
+        let k = self.key(key);
+        let mut t = lock(&k.tokens);
+        *t = Some(budget::earn(*t, amount, cfg));
+        Ok(())
+    }
+    fn tokens(&self, key: &str, cfg: &BudgetConfig) -> BackendResult<f64> {
+        Ok(lock(&self.key(key).tokens).unwrap_or(cfg.capacity))
+    }
+    fn pause_until(&self, key: &str) -> BackendResult<f64> {
+        Ok(*lock(&self.key(key).pause_until))
+    }
+    fn extend_pause(&self, key: &str, until: f64) -> BackendResult<()> {
+        let k = self.key(key);
+        let mut p = lock(&k.pause_until);
+        *p = p.max(until);
+        Ok(())
+    }
+}

@@ -1,0 +1,208 @@
+//! The circuit breaker of one provider/model key, as a pure state machine: every backend
+//! (in-process, Redis) applies these transitions atomically, so they decide identically.
+
+use serde::{Deserialize, Serialize};
+
+/// Breaker settings.
+///
+/// # Default
+/// Opens after 5 consecutive transient failures, or when at least 20 calls in a 10 s window
+/// fail at a rate of 50 % or more; stays open 5 s, then lets one probe through (a probe that
+/// has not reported in 30 s is presumed lost and another is allowed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BreakerConfig {
+    pub consecutive_failures: u32,
+    pub failure_rate: f64,
+    pub min_calls: u32,
+    pub window_s: f64,
+    pub open_s: f64,
+    pub probe_timeout_s: f64,
+}
+
+impl Default for BreakerConfig {
+    fn default() -> Self {
+        BreakerConfig { consecutive_failures: 5, failure_rate: 0.5, min_calls: 20, window_s: 10.0, open_s: 5.0, probe_timeout_s: 30.0 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Closed,
+    Open,
+    HalfOpen,
+}
+
+/// The whole state of one key's breaker (what the Redis backend stores as JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreakerState {
+    pub phase: Phase,
+    pub consecutive: u32,
+    pub window_start: f64,
+    pub window_calls: u32,
+    pub window_failures: u32,
+    /// Open: when it may half-open. HalfOpen: when the probe in flight is presumed lost.
+    pub until: f64,
+    pub probe_in_flight: bool,
+}
+
+impl Default for BreakerState {
+    fn default() -> Self {
+        BreakerState { phase: Phase::Closed, consecutive: 0, window_start: 0.0, window_calls: 0, window_failures: 0, until: 0.0, probe_in_flight: false }
+    }
+}
+
+/// What the breaker says to a caller about to call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Admit {
+    /// Call.
+    Go,
+    /// Call: you are the half-open probe.
+    Probe,
+    /// Do not call before this time (wall-clock seconds).
+    WaitUntil(f64),
+}
+
+/// A change worth an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transition {
+    Opened { reason: &'static str, failures: u32, open_s: f64 },
+    Closed,
+}
+
+impl BreakerState {
+    fn roll_window(&mut self, cfg: &BreakerConfig, now: f64) {
+        if now - self.window_start >= cfg.window_s || now < self.window_start {
+            self.window_start = now;
+            self.window_calls = 0;
+            self.window_failures = 0;
+        }
+    }
+
+    fn open(&mut self, cfg: &BreakerConfig, now: f64, reason: &'static str) -> Transition {
+        self.phase = Phase::Open;
+        self.until = now + cfg.open_s;
+        self.probe_in_flight = false;
+        Transition::Opened { reason, failures: self.consecutive.max(self.window_failures), open_s: cfg.open_s }
+    }
+
+    fn close(&mut self, now: f64) -> Transition {
+        *self = BreakerState { window_start: now, ..BreakerState::default() };
+        Transition::Closed
+    }
+
+    /// A caller is about to call at `now`.
+    pub fn admit(&mut self, cfg: &BreakerConfig, now: f64) -> Admit {
+        match self.phase {
+            Phase::Closed => Admit::Go,
+            Phase::Open if now < self.until => Admit::WaitUntil(self.until),
+            Phase::Open => {
+                self.phase = Phase::HalfOpen;
+                self.probe_in_flight = true;
+                self.until = now + cfg.probe_timeout_s;
+                Admit::Probe
+            }
+            Phase::HalfOpen if !self.probe_in_flight || now >= self.until => {
+                self.probe_in_flight = true;
+                self.until = now + cfg.probe_timeout_s;
+                Admit::Probe
+            }
+            // Others wait a little and look again: the probe's answer may come any moment.
+            Phase::HalfOpen => Admit::WaitUntil(now + cfg.open_s.min(1.0)),
+        }
+    }
+
+    /// A call succeeded.
+    pub fn success(&mut self, cfg: &BreakerConfig, now: f64) -> Option<Transition> {
+        if self.phase != Phase::Closed {
+            return Some(self.close(now));
+        }
+        self.roll_window(cfg, now);
+        self.consecutive = 0;
+        self.window_calls += 1;
+        None
+    }
+
+    /// A call failed; `health` says whether the failure speaks about the provider's health
+    /// (5xx, overload, timeouts, resets; not a 401 or a 400).
+    pub fn failure(&mut self, cfg: &BreakerConfig, now: f64, health: bool) -> Option<Transition> {
+        if !health {
+            return None;
+        }
+        match self.phase {
+            Phase::HalfOpen => Some(self.open(cfg, now, "probe_failed")),
+            Phase::Open => None,
+            Phase::Closed => {
+                self.roll_window(cfg, now);
+                self.consecutive += 1;
+                self.window_calls += 1;
+                self.window_failures += 1;
+                if cfg.consecutive_failures > 0 && self.consecutive >= cfg.consecutive_failures {
+                    return Some(self.open(cfg, now, "consecutive_failures"));
+                }
+                let rate = f64::from(self.window_failures) / f64::from(self.window_calls.max(1));
+                if self.window_calls >= cfg.min_calls && rate >= cfg.failure_rate {
+                    return Some(self.open(cfg, now, "failure_rate"));
+                }
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_probes_and_closes() {
+        let cfg = BreakerConfig::default();
+        let mut b = BreakerState::default();
+        for i in 0..4 {
+            assert_eq!(b.failure(&cfg, i as f64, true), None);
+        }
+        assert!(matches!(b.failure(&cfg, 4.0, true), Some(Transition::Opened { reason: "consecutive_failures", .. })));
+        assert_eq!(b.admit(&cfg, 5.0), Admit::WaitUntil(9.0));
+        assert_eq!(b.admit(&cfg, 9.0), Admit::Probe);
+        assert_eq!(b.admit(&cfg, 9.1), Admit::WaitUntil(10.1), "one probe at a time");
+        assert!(matches!(b.failure(&cfg, 9.5, true), Some(Transition::Opened { reason: "probe_failed", .. })));
+        assert_eq!(b.admit(&cfg, 14.5), Admit::Probe);
+        assert_eq!(b.success(&cfg, 14.7), Some(Transition::Closed));
+        assert_eq!(b.admit(&cfg, 14.8), Admit::Go);
+    }
+
+    #[test]
+    fn permanent_errors_do_not_trip_it() {
+        let cfg = BreakerConfig::default();
+        let mut b = BreakerState::default();
+        for i in 0..50 {
+            assert_eq!(b.failure(&cfg, i as f64 * 0.01, false), None);
+        }
+        assert_eq!(b.admit(&cfg, 1.0), Admit::Go);
+    }
+
+    #[test]
+    fn failure_rate_over_a_window() {
+        let cfg = BreakerConfig { consecutive_failures: 0, ..BreakerConfig::default() };
+        let mut b = BreakerState::default();
+        let mut opened = None;
+        for i in 0..40 {
+            let t = i as f64 * 0.1;
+            let r = if i % 2 == 0 { b.success(&cfg, t) } else { b.failure(&cfg, t, true) };
+            if r.is_some() {
+                opened = Some(i);
+                break;
+            }
+        }
+        assert_eq!(opened, Some(19), "20 calls, 10 failures: 50 %");
+    }
+
+    #[test]
+    fn a_lost_probe_is_replaced() {
+        let cfg = BreakerConfig::default();
+        let mut b = BreakerState { phase: Phase::Open, until: 0.0, ..BreakerState::default() };
+        assert_eq!(b.admit(&cfg, 1.0), Admit::Probe);
+        assert_eq!(b.admit(&cfg, 31.0), Admit::Probe);
+    }
+}

@@ -1,0 +1,60 @@
+//! Counters of what retrying cost, by key and category: calls, retries, waits, and the calls
+//! and seconds wasted on sequences that failed in the end.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Counters {
+    pub calls: u64,
+    pub successes: u64,
+    pub failures: u64,
+    pub retries: u64,
+    pub waited_s: f64,
+    pub gave_up: u64,
+    pub wasted_calls: u64,
+    pub wasted_s: f64,
+}
+
+/// Counters by key, then by category (`success` holds the successes).
+#[derive(Debug, Default)]
+pub struct Metrics {
+    by: Mutex<BTreeMap<String, BTreeMap<String, Counters>>>,
+}
+
+impl Metrics {
+    pub fn update(&self, key: &str, category: &str, f: impl FnOnce(&mut Counters)) {
+        let mut by = self.by.lock().unwrap_or_else(|e| e.into_inner());
+        f(by.entry(key.to_owned()).or_default().entry(category.to_owned()).or_default());
+    }
+
+    /// A snapshot: `{key: {category: counters}}` plus `"total"` per key.
+    pub fn snapshot(&self) -> serde_json::Value {
+        let by = self.by.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = serde_json::Map::new();
+        for (key, cats) in by.iter() {
+            let mut total = Counters::default();
+            let mut m = serde_json::Map::new();
+            for (cat, c) in cats {
+                total.calls += c.calls;
+                total.successes += c.successes;
+                total.failures += c.failures;
+                total.retries += c.retries;
+                total.waited_s += c.waited_s;
+                total.gave_up += c.gave_up;
+                total.wasted_calls += c.wasted_calls;
+                total.wasted_s += c.wasted_s;
+                m.insert(cat.clone(), serde_json::to_value(c).expect("counters serialize"));
+            }
+            m.insert("total".into(), serde_json::to_value(&total).expect("counters serialize"));
+            out.insert(key.clone(), serde_json::Value::Object(m));
+        }
+        serde_json::Value::Object(out)
+    }
+
+    pub fn reset(&self) {
+        self.by.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}

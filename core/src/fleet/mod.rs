@@ -1,0 +1,284 @@
+//! Fleet resilience: what one agent's retries do to everyone else. A [`Fleet`] is shared by all
+//! the calls of a process (and, with the Redis backend, of many processes): a retry budget per
+//! key, a circuit breaker per key, and a shared pause when a provider says "retry after".
+//!
+//! ```
+//! use std::sync::Arc;
+//! use retry_core::fleet::{Fleet, FleetConfig};
+//! use retry_core::{Action, Failure, Retrier, RetryPolicy};
+//!
+//! let fleet = Arc::new(Fleet::in_process(FleetConfig::default()));
+//! let mut call = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "openai:gpt-4o");
+//! let d = call.on_failure(&Failure::http(429, "slow down").with_header("retry-after", "7"), 0.0);
+//! assert_eq!(d.action, Action::Retry { delay: 7.0 });
+//! // Every other caller of the key now waits too.
+//! let mut other = Retrier::new(RetryPolicy::recommended()).with_fleet(fleet, "openai:gpt-4o");
+//! assert!(matches!(other.before_attempt(0.0).wait, Some(w) if w > 6.9));
+//! ```
+
+pub mod backend;
+pub mod breaker;
+pub mod budget;
+pub mod metrics;
+#[cfg(feature = "redis")]
+pub mod redis;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::category::{Category, Classification, RetryAfterSource};
+use crate::error::{Error, Result};
+use crate::events::Event;
+pub use backend::{BackendError, FleetBackend, InProcess};
+pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
+pub use budget::BudgetConfig;
+pub use metrics::{Counters, Metrics};
+
+/// Fleet settings. `null` / absent sections switch a mechanism off.
+///
+/// # Default
+/// A budget and a breaker with their defaults, shared pauses on, pauses capped at 300 s.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FleetConfig {
+    pub budget: Option<BudgetConfig>,
+    pub breaker: Option<BreakerConfig>,
+    pub shared_pause: bool,
+    pub max_pause_s: f64,
+    /// `redis://host:port/db` to share state across processes (needs the `redis` feature).
+    pub redis_url: Option<String>,
+    /// Prefix of every Redis key.
+    pub namespace: String,
+}
+
+impl Default for FleetConfig {
+    fn default() -> Self {
+        FleetConfig {
+            budget: Some(BudgetConfig::default()),
+            breaker: Some(BreakerConfig::default()),
+            shared_pause: true,
+            max_pause_s: 300.0,
+            redis_url: None,
+            namespace: "retry-core".into(),
+        }
+    }
+}
+
+impl FleetConfig {
+    /// From JSON text (keyword arguments and config files of the bindings).
+    pub fn from_json(json: &str) -> Result<Self> {
+        let cfg: FleetConfig = serde_json::from_str(json)
+            .map_err(|e| Error::invalid_policy(format!("invalid fleet configuration: {e}")))?;
+        let bad = |x: f64| !(x.is_finite() && x >= 0.0);
+        if let Some(b) = &cfg.budget {
+            if [b.capacity, b.retry_cost, b.timeout_cost, b.success_refund].into_iter().any(bad) {
+                return Err(Error::invalid_policy("budget values must be finite and >= 0"));
+            }
+        }
+        if let Some(b) = &cfg.breaker {
+            if [b.failure_rate, b.window_s, b.open_s, b.probe_timeout_s].into_iter().any(bad) || b.failure_rate > 1.0 {
+                return Err(Error::invalid_policy("breaker values must be finite, >= 0, failure_rate <= 1"));
+            }
+        }
+        if bad(cfg.max_pause_s) {
+            return Err(Error::invalid_policy("max_pause_s must be finite and >= 0"));
+        }
+        Ok(cfg)
+    }
+}
+
+/// Wall-clock seconds (shared across machines), injectable for virtual time.
+pub type WallClock = Arc<dyn Fn() -> f64 + Send + Sync>;
+
+fn system_clock() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+/// Does this failure speak about the provider's health (for the breaker)?
+fn is_health_failure(c: &Classification) -> bool {
+    c.transient && c.category != Category::Cancelled
+}
+
+/// Shared state for many calls. Cheap to share behind an `Arc`.
+pub struct Fleet {
+    cfg: FleetConfig,
+    backend: Arc<dyn FleetBackend>,
+    local: InProcess,
+    degraded: AtomicBool,
+    clock: WallClock,
+    metrics: Metrics,
+}
+
+impl Fleet {
+    /// A fleet for one process.
+    pub fn in_process(cfg: FleetConfig) -> Self {
+        Self::with_backend(cfg, Arc::new(InProcess::new()))
+    }
+
+    pub fn with_backend(cfg: FleetConfig, backend: Arc<dyn FleetBackend>) -> Self {
+        Fleet { cfg, backend, local: InProcess::new(), degraded: AtomicBool::new(false), clock: Arc::new(system_clock), metrics: Metrics::default() }
+    }
+
+    /// The backend the configuration names: Redis when `redis_url` is set, else in-process.
+    pub fn from_config(cfg: FleetConfig) -> Result<Self> {
+        match cfg.redis_url.clone() {
+            None => Ok(Self::in_process(cfg)),
+            #[cfg(feature = "redis")]
+            Some(url) => {
+                let backend = redis::RedisBackend::new(&url, &cfg.namespace)?;
+                Ok(Self::with_backend(cfg, Arc::new(backend)))
+            }
+            #[cfg(not(feature = "redis"))]
+            Some(_) => Err(Error::invalid_policy("redis_url needs retry-core built with the `redis` feature")),
+        }
+    }
+
+    /// Replaces the wall clock (tests, simulations on virtual time).
+    pub fn with_clock(mut self, clock: WallClock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    pub fn config(&self) -> &FleetConfig {
+        &self.cfg
+    }
+
+    pub fn now(&self) -> f64 {
+        (self.clock)()
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    pub fn backend_name(&self) -> &'static str {
+        self.backend.name()
+    }
+
+    /// Runs `op` on the shared backend; if it is unreachable, on local state instead, with one
+    /// `fleet_backend_degraded` event (and `fleet_backend_recovered` when it answers again).
+    fn run<T>(&self, events: &mut Vec<Event>, mut op: impl FnMut(&dyn FleetBackend) -> std::result::Result<T, BackendError>) -> T {
+        match op(self.backend.as_ref()) {
+            Ok(v) => {
+                if self.degraded.swap(false, Ordering::Relaxed) {
+                    events.push(Event::new("fleet_backend_recovered").with("backend", self.backend.name()));
+                }
+                v
+            }
+            Err(e) => {
+                if !self.degraded.swap(true, Ordering::Relaxed) {
+                    events.push(
+                        Event::new("fleet_backend_degraded")
+                            .with("backend", self.backend.name())
+                            .with("error", crate::scrub::scrub(&e.0).into_owned())
+                            .with("fallback", "in_process"),
+                    );
+                }
+                op(&self.local).expect("the in-process backend cannot fail")
+            }
+        }
+    }
+
+    /// May a caller of `key` call now? Pauses first, then the breaker.
+    pub fn admit(&self, key: &str) -> (Admit, Vec<Event>) {
+        let mut events = Vec::new();
+        let now = self.now();
+        if self.cfg.shared_pause {
+            let until = self.run(&mut events, |b| b.pause_until(key));
+            if until > now {
+                return (Admit::WaitUntil(until), events);
+            }
+        }
+        let Some(bcfg) = &self.cfg.breaker else { return (Admit::Go, events) };
+        let mut admit = Admit::Go;
+        self.run(&mut events, |b| b.with_breaker(key, &mut |s| admit = s.admit(bcfg, now)));
+        (admit, events)
+    }
+
+    /// A call of `key` succeeded (`retried`: after at least one retry).
+    pub fn record_success(&self, key: &str, retried: bool) -> Vec<Event> {
+        let mut events = Vec::new();
+        if let Some(cfg) = &self.cfg.budget {
+            self.run(&mut events, |b| b.earn(key, cfg.refund(retried), cfg));
+        }
+        if let Some(bcfg) = &self.cfg.breaker {
+            let now = self.now();
+            let mut t = None;
+            self.run(&mut events, |b| b.with_breaker(key, &mut |s| t = s.success(bcfg, now)));
+            if let Some(t) = t {
+                events.push(transition_event(key, &t));
+            }
+        }
+        events
+    }
+
+    /// A call of `key` failed: feed the breaker, and pause everyone on a server-given wait.
+    pub fn record_failure(&self, key: &str, c: &Classification) -> Vec<Event> {
+        let mut events = Vec::new();
+        let now = self.now();
+        if let Some(bcfg) = &self.cfg.breaker {
+            let mut t = None;
+            let health = is_health_failure(c);
+            self.run(&mut events, |b| b.with_breaker(key, &mut |s| t = s.failure(bcfg, now, health)));
+            if let Some(t) = t {
+                events.push(transition_event(key, &t));
+            }
+        }
+        if self.cfg.shared_pause
+            && matches!(c.category, Category::RateLimited | Category::Overloaded)
+            && c.retry_after_source == Some(RetryAfterSource::Header)
+        {
+            if let Some(ra) = c.retry_after.filter(|ra| *ra > 0.0) {
+                let ra = ra.min(self.cfg.max_pause_s);
+                self.run(&mut events, |b| b.extend_pause(key, now + ra));
+                events.push(Event::new("rate_limit_pause").with("key", key).with("seconds", ra).with("category", c.category.as_str()));
+            }
+        }
+        events
+    }
+
+    /// May this failure be retried, budget-wise? Spends the retry's cost if so.
+    pub fn try_retry(&self, key: &str, c: &Classification) -> (bool, Vec<Event>) {
+        let mut events = Vec::new();
+        let Some(cfg) = &self.cfg.budget else { return (true, events) };
+        let cost = cfg.cost(c.category);
+        let ok = self.run(&mut events, |b| b.spend(key, cost, cfg));
+        if !ok {
+            let left = self.run(&mut events, |b| b.tokens(key, cfg));
+            events.push(
+                Event::new("retry_budget_exhausted")
+                    .with("key", key)
+                    .with("tokens", left)
+                    .with("cost", cost)
+                    .with("category", c.category.as_str()),
+            );
+        }
+        (ok, events)
+    }
+
+    /// The tokens left for `key`.
+    pub fn tokens(&self, key: &str) -> Option<f64> {
+        let cfg = self.cfg.budget.as_ref()?;
+        let mut ev = Vec::new();
+        Some(self.run(&mut ev, |b| b.tokens(key, cfg)))
+    }
+}
+
+impl std::fmt::Debug for Fleet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fleet").field("backend", &self.backend.name()).field("config", &self.cfg).finish()
+    }
+}
+
+fn transition_event(key: &str, t: &Transition) -> Event {
+    match t {
+        Transition::Opened { reason, failures, open_s } => Event::new("circuit_opened")
+            .with("key", key)
+            .with("reason", *reason)
+            .with("failures", *failures)
+            .with("open_s", *open_s),
+        Transition::Closed => Event::new("circuit_closed").with("key", key),
+    }
+}

@@ -1,0 +1,156 @@
+//! Fleet resilience in one process: shared pauses, the breaker, the budget, metrics, and many
+//! threads at once. Time is virtual (an injected wall clock).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use retry_core::fleet::{BudgetConfig, Fleet, FleetConfig};
+use retry_core::{Action, Failure, GiveUpReason, Retrier, RetryPolicy};
+
+/// A shared virtual wall clock in milliseconds.
+fn clock() -> (Arc<AtomicU64>, retry_core::fleet::WallClock) {
+    let t = Arc::new(AtomicU64::new(1_000_000));
+    let c = Arc::clone(&t);
+    (t, Arc::new(move || c.load(Ordering::SeqCst) as f64 / 1000.0))
+}
+
+fn advance(t: &AtomicU64, secs: f64) {
+    t.fetch_add((secs * 1000.0) as u64, Ordering::SeqCst);
+}
+
+fn kinds(events: &[retry_core::Event]) -> Vec<&'static str> {
+    events.iter().map(|e| e.kind).collect()
+}
+
+#[test]
+fn a_retry_after_pauses_every_caller_of_the_key() {
+    let (t, c) = clock();
+    let fleet = Arc::new(Fleet::in_process(FleetConfig::default()).with_clock(c));
+    let mut a = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "anthropic:sonnet");
+    let d = a.on_failure(&Failure::http(429, "slow down").with_header("retry-after", "7"), 0.0);
+    assert_eq!(d.action, Action::Retry { delay: 7.0 });
+    assert!(kinds(&d.events).contains(&"rate_limit_pause"));
+
+    let mut b = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "anthropic:sonnet");
+    let gate = b.before_attempt(0.0);
+    assert!((gate.wait.unwrap() - 7.0).abs() < 1e-6);
+    let mut other_key = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "openai:gpt-4o");
+    assert_eq!(other_key.before_attempt(0.0).wait, None, "other keys are not paused");
+    advance(&t, 7.0);
+    assert_eq!(b.before_attempt(7.0).wait, None);
+}
+
+#[test]
+fn the_breaker_opens_then_one_probe_closes_it() {
+    let (t, c) = clock();
+    let fleet = Arc::new(Fleet::in_process(FleetConfig::default()).with_clock(c));
+    let key = "p:m";
+    let mut opened = None;
+    for i in 0..5 {
+        let mut r = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), key);
+        assert_eq!(r.before_attempt(0.0).wait, None);
+        let d = r.on_failure(&Failure::http(503, "down"), 0.0);
+        if kinds(&d.events).contains(&"circuit_opened") {
+            opened = Some(i);
+        }
+    }
+    assert_eq!(opened, Some(4), "opens on the 5th consecutive failure");
+    let mut waiting = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), key);
+    assert!((waiting.before_attempt(0.0).wait.unwrap() - 5.0).abs() < 1e-6);
+    advance(&t, 5.0);
+    let mut probe = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), key);
+    let g = probe.before_attempt(0.0);
+    assert!(g.probe && g.wait.is_none());
+    assert!(waiting.before_attempt(5.0).wait.is_some(), "only one probe at a time");
+    let ev = probe.on_success();
+    assert_eq!(kinds(&ev), vec!["circuit_closed"]);
+    assert_eq!(waiting.before_attempt(5.0).wait, None);
+}
+
+#[test]
+fn permanent_errors_never_open_the_circuit() {
+    let (_t, c) = clock();
+    let fleet = Arc::new(Fleet::in_process(FleetConfig::default()).with_clock(c));
+    for _ in 0..50 {
+        let mut r = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "k");
+        let d = r.on_failure(&Failure::http(401, "bad key"), 0.0);
+        assert!(!kinds(&d.events).contains(&"circuit_opened"));
+    }
+    let mut r = Retrier::new(RetryPolicy::recommended()).with_fleet(fleet, "k");
+    assert_eq!(r.before_attempt(0.0).wait, None);
+}
+
+#[test]
+fn the_budget_caps_retries_across_callers_and_successes_earn_it_back() {
+    let (_t, c) = clock();
+    let cfg = FleetConfig {
+        budget: Some(BudgetConfig { capacity: 20.0, retry_cost: 5.0, timeout_cost: 10.0, success_refund: 1.0 }),
+        breaker: None,
+        ..FleetConfig::default()
+    };
+    let fleet = Arc::new(Fleet::in_process(cfg).with_clock(c));
+    let mut outcomes = Vec::new();
+    for _ in 0..6 {
+        let mut r = Retrier::new(RetryPolicy::recommended()).with_seed(1).with_fleet(Arc::clone(&fleet), "k");
+        outcomes.push(r.on_failure(&Failure::http(500, "boom"), 0.0));
+    }
+    let retried = outcomes.iter().filter(|d| matches!(d.action, Action::Retry { .. })).count();
+    assert_eq!(retried, 4, "20 tokens / 5 per retry");
+    let last = outcomes.last().unwrap();
+    assert_eq!(last.action, Action::GiveUp { reason: GiveUpReason::BudgetExhausted });
+    assert_eq!(kinds(&last.events), vec!["retry_budget_exhausted", "llm_retry_exhausted"]);
+    assert_eq!(fleet.tokens("k"), Some(0.0));
+    for _ in 0..5 {
+        Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "k").on_success();
+    }
+    assert_eq!(fleet.tokens("k"), Some(5.0));
+}
+
+#[test]
+fn metrics_count_calls_retries_waits_and_waste() {
+    let (_t, c) = clock();
+    let fleet = Arc::new(Fleet::in_process(FleetConfig::default()).with_clock(c));
+    let mut r = Retrier::new(RetryPolicy::forgeflare()).with_fleet(Arc::clone(&fleet), "k");
+    for _ in 0..5 {
+        r.on_failure(&Failure::http(400, "bad"), 0.0);
+    }
+    let mut r = Retrier::new(RetryPolicy::forgeflare()).with_fleet(Arc::clone(&fleet), "k");
+    r.on_failure(&Failure::http(503, "x"), 0.0);
+    r.on_success();
+    let snap = fleet.metrics().snapshot();
+    assert_eq!(snap["k"]["bad_request"]["calls"], 5);
+    assert_eq!(snap["k"]["bad_request"]["gave_up"], 5);
+    assert_eq!(snap["k"]["server_error"]["retries"], 1);
+    assert_eq!(snap["k"]["server_error"]["waited_s"], 2.0);
+    assert_eq!(snap["k"]["success"]["successes"], 1);
+    assert_eq!(snap["k"]["total"]["calls"], 7);
+}
+
+#[test]
+fn many_threads_share_one_fleet_safely() {
+    let fleet = Arc::new(Fleet::in_process(FleetConfig { breaker: None, ..FleetConfig::default() }));
+    let handles: Vec<_> = (0..16)
+        .map(|i| {
+            let fleet = Arc::clone(&fleet);
+            std::thread::spawn(move || {
+                let mut retried = 0;
+                for j in 0..500 {
+                    let mut r = Retrier::new(RetryPolicy::recommended()).with_seed(j).with_fleet(Arc::clone(&fleet), format!("k{}", i % 4));
+                    r.before_attempt(0.0);
+                    if matches!(r.on_failure(&Failure::http(503, "x"), 0.0).action, Action::Retry { .. }) {
+                        retried += 1;
+                    }
+                    r.on_success();
+                }
+                retried
+            })
+        })
+        .collect();
+    let total: u32 = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    // Each key: 500 tokens, each retry -5 then the success +5: the budget never runs dry.
+    assert_eq!(total, 16 * 500);
+    for k in 0..4 {
+        assert_eq!(fleet.tokens(&format!("k{k}")), Some(500.0));
+    }
+    assert_eq!(fleet.metrics().snapshot()["k0"]["total"]["calls"], 4 * 1000);
+}
