@@ -216,6 +216,9 @@ fn check_decision(p: &RetryPolicy, d: &Decision, counted: u32, elapsed: f64, fre
                 GiveUpReason::Exhausted => assert!(d.attempt >= max_for(p, c.category)),
                 GiveUpReason::RetryAfterTooLong => assert_eq!(p.over_cap, OverCap::GiveUp),
                 GiveUpReason::Deadline => assert!(p.deadline.is_some()),
+                GiveUpReason::BudgetExhausted | GiveUpReason::CircuitOpen => {
+                    panic!("{reason:?} without a fleet")
+                }
             }
         }
         Action::RecoverOrphans => {

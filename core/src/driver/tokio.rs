@@ -54,8 +54,8 @@ pub struct AsyncRetry<'a> {
     policy: RetryPolicy,
     seed: Option<u64>,
     sleeper: &'a dyn AsyncSleeper,
-    clock: Option<&'a dyn Clock>,
-    sink: &'a dyn EventSink,
+    clock: Option<&'a (dyn Clock + Sync)>,
+    sink: &'a (dyn EventSink + Sync),
     fleet: Option<(Arc<Fleet>, String)>,
 }
 
@@ -78,11 +78,11 @@ impl<'a> AsyncRetry<'a> {
         self.sleeper = s;
         self
     }
-    pub fn clock(mut self, c: &'a dyn Clock) -> Self {
+    pub fn clock(mut self, c: &'a (dyn Clock + Sync)) -> Self {
         self.clock = Some(c);
         self
     }
-    pub fn events(mut self, sink: &'a dyn EventSink) -> Self {
+    pub fn events(mut self, sink: &'a (dyn EventSink + Sync)) -> Self {
         self.sink = sink;
         self
     }
@@ -106,7 +106,7 @@ impl<'a> AsyncRetry<'a> {
     /// [`AsyncRetry::run`] with recovery hooks.
     pub async fn run_with<T, E, F, Fut>(
         self,
-        recovery: &mut dyn Recovery,
+        recovery: &mut (dyn Recovery + Send),
         mut f: F,
     ) -> Result<T, RetryError<E>>
     where
