@@ -28,6 +28,7 @@ pub mod driver;
 pub mod error;
 pub mod events;
 pub mod failure;
+pub mod fallback;
 pub mod fleet;
 pub mod machine;
 pub mod orphan;
