@@ -210,6 +210,8 @@ fn note(d: &Decision) -> String {
         Action::GiveUp { reason: GiveUpReason::Deadline } => {
             format!("gave up after {} {}: the next wait would pass the deadline", d.attempt, plural(d.attempt))
         }
+        // Reasons the core may add later read as their code.
+        Action::GiveUp { reason } => format!("gave up after {} {} ({})", d.attempt, plural(d.attempt), reason.as_str()),
         Action::Retry { delay } => format!("retrying in {} s", format_seconds(delay)),
         Action::RecoverOrphans => "recovering by pruning orphan tool calls".to_owned(),
         Action::RecoverContext => "recovering by compacting the context".to_owned(),

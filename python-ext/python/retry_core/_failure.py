@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import weakref
-from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 
@@ -31,7 +31,7 @@ def class_names(tp: type) -> Tuple[str, ...]:
     without ``BaseException`` and ``object``."""
     names = _NAMES.get(tp)
     if names is None:
-        out = []
+        out: List[str] = []
         for k in tp.__mro__:
             if k is BaseException or k is object:
                 continue
@@ -66,11 +66,12 @@ def _text(v: Any) -> Optional[str]:
     return None
 
 
-def _header_items(h: Any) -> Optional[list]:
+def _header_items(h: Any) -> Optional[List[Tuple[str, str]]]:
     """Header pairs from a mapping (httpx.Headers, requests' CaseInsensitiveDict, dict,
     email.message.Message) or an iterable of pairs."""
     if h is None:
         return None
+    out: List[Tuple[str, str]] = []
     try:
         if hasattr(h, "multi_items"):  # httpx: repeated headers stay separate
             items = h.multi_items()
@@ -78,12 +79,11 @@ def _header_items(h: Any) -> Optional[list]:
             items = h.items()
         else:
             items = h
-        out = []
         for k, v in items:
-            k = _text(k) if not isinstance(k, str) else k
-            v = _text(v) if not isinstance(v, str) else v
-            if k is not None and v is not None:
-                out.append((k, v))
+            name = k if isinstance(k, str) else _text(k)
+            value = v if isinstance(v, str) else _text(v)
+            if name is not None and value is not None:
+                out.append((name, value))
         return out
     except Exception:
         return None
@@ -111,8 +111,8 @@ def _message(exc: BaseException) -> str:
         return type(exc).__name__
 
 
-def _chain(exc: BaseException) -> list:
-    out = []
+def _chain(exc: BaseException) -> List[BaseException]:
+    out: List[BaseException] = []
     seen = set()
     cur: Optional[BaseException] = exc
     while cur is not None and len(out) < MAX_CHAIN and id(cur) not in seen:
@@ -146,10 +146,12 @@ def _body_of(e: BaseException, response: Any) -> Optional[str]:
     return None
 
 
-def _fields(exc: BaseException) -> tuple:
+def _fields(exc: BaseException) -> Tuple[Any, ...]:
     chain = _chain(exc)
-    status = headers = body = None
-    error_class: list = []
+    status: Optional[int] = None
+    headers: Optional[List[Tuple[str, str]]] = None
+    body: Optional[str] = None
+    error_class: List[str] = []
     message = _message(exc)
     for e in chain:
         error_class.extend(class_names(type(e)))
@@ -191,7 +193,7 @@ class Failure:
     __slots__ = ("status", "headers", "body", "error_class", "message", "transport", "_record")
 
     status: Optional[int]
-    headers: dict
+    headers: Dict[str, str]
     body: Optional[str]
     error_class: Tuple[str, ...]
     message: str
@@ -222,8 +224,8 @@ class Failure:
                     raise TypeError(f"header names must be str, not {type(k).__name__}")
                 if v is None:
                     continue
-                v = _text(v) if isinstance(v, (bytes, bytearray)) else str(v)
-                pairs.append((_utf8(k), _utf8(v)))
+                value = _text(v) if isinstance(v, (bytes, bytearray)) else str(v)
+                pairs.append((_utf8(k), _utf8(value or "")))
         if body is not None and not isinstance(body, str):
             text = _text(body)
             if text is None:
@@ -268,7 +270,7 @@ class Failure:
         status, headers, body, error_class, message = _fields(exc)
         return cls(status, headers, body, error_class, message)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> Dict[str, Any]:
         """The record in the shared vectors' shape."""
         return {
             "status": self.status,

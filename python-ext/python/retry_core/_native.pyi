@@ -2,6 +2,27 @@
 
 from typing import Dict, List, Optional, Tuple, final
 
+__all__ = [
+    "Classification",
+    "CATEGORIES",
+    "_classify",
+    "FailureRecord",
+    "TRANSPORTS",
+    "Retrier",
+    "Decision",
+    "_prune_orphans",
+    "_is_tool_pairing_error",
+    "RetryPolicy",
+    "PRESETS",
+    "_retry_after",
+    "_scrub",
+    "REDACTED",
+    "_error_message",
+    "_format_seconds",
+    "_panic",
+    "__version__",
+]
+
 __version__: str
 CATEGORIES: List[Tuple[str, bool, str]]
 PRESETS: List[str]
@@ -57,7 +78,7 @@ class Classification:
     @property
     def error_class(self) -> str: ...
     def to_dict(self) -> Dict[str, object]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -80,7 +101,7 @@ class RetryPolicy:
     def max_attempts(self) -> int: ...
     @property
     def max_retries(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class Decision:

@@ -9,6 +9,7 @@ import math
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from . import _native
+from ._errors import InvalidPolicyError
 
 __all__ = ["RetryPolicy", "PRESETS", "PolicyLike", "resolve_policy"]
 
@@ -31,22 +32,22 @@ class RetryPolicy:
     unknown failures not retried, orphan tool calls pruned once, a 120 s deadline.
     """
 
-    __slots__ = ("_native",)
+    __slots__ = ("_inner",)
 
-    _native: "_native.RetryPolicy"
+    _inner: "_native.RetryPolicy"
 
     def __init__(self, preset: str = "default", **config: Any) -> None:
         if not isinstance(preset, str):
             raise TypeError(f"preset must be a str, not {type(preset).__name__}")
         if config:
-            self._native = _from_config({"preset": preset, **config})
+            self._inner = _from_config({"preset": preset, **config})
         else:
-            self._native = _native.RetryPolicy._preset(preset)
+            self._inner = _native.RetryPolicy._preset(preset)
 
     @classmethod
     def _wrap(cls, native: "_native.RetryPolicy") -> "RetryPolicy":
         obj = cls.__new__(cls)
-        obj._native = native
+        obj._inner = native
         return obj
 
     @classmethod
@@ -91,33 +92,33 @@ class RetryPolicy:
     @property
     def name(self) -> str:
         """The preset it came from, or the ``name`` given in the configuration."""
-        return self._native.name
+        return self._inner.name
 
     @property
     def max_attempts(self) -> int:
         """Total calls allowed, the first included."""
-        return self._native.max_attempts
+        return self._inner.max_attempts
 
     @property
     def max_retries(self) -> int:
         """The limit as the policy's users count it (``max_retries`` in events)."""
-        return self._native.max_retries
+        return self._inner.max_retries
 
     def to_config(self) -> Dict[str, Any]:
         """The policy as a configuration map; ``RetryPolicy.from_config`` round-trips it."""
-        cfg: Dict[str, Any] = json.loads(self._native._to_config())
+        cfg: Dict[str, Any] = json.loads(self._inner._to_config())
         return cfg
 
     def backoff_delay(self, retry_index: int) -> float:
         """The backoff before retry ``retry_index`` (0-based), without jitter or
         ``retry-after``."""
         _check_count("retry_index", retry_index)
-        return self._native._backoff_delay(retry_index)
+        return self._inner._backoff_delay(retry_index)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RetryPolicy):
             return NotImplemented
-        return bool(self._native == other._native)
+        return bool(self._inner == other._inner)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -138,10 +139,10 @@ def _check_count(name: str, n: Any) -> None:
 def _seconds(name: str, x: Any) -> float:
     if not isinstance(x, (int, float)) or isinstance(x, bool):
         raise TypeError(f"{name} must be a number, not {type(x).__name__}")
-    x = float(x)
-    if not math.isfinite(x) or x < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {x}")
-    return x
+    value = float(x)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value}")
+    return value
 
 
 def _from_config(config: Union[Mapping[str, Any], str]) -> "_native.RetryPolicy":
@@ -150,8 +151,10 @@ def _from_config(config: Union[Mapping[str, Any], str]) -> "_native.RetryPolicy"
     elif isinstance(config, Mapping):
         try:
             text = json.dumps(dict(config), allow_nan=False)
-        except (TypeError, ValueError) as e:
+        except TypeError as e:
             raise TypeError(f"a policy configuration must be JSON-serialisable: {e}") from None
+        except ValueError as e:  # NaN or infinity
+            raise InvalidPolicyError(f"invalid policy configuration: {e}") from None
     else:
         raise TypeError(f"a policy configuration must be a dict or JSON text, not {type(config).__name__}")
     return _native.RetryPolicy._from_config(text)
@@ -178,7 +181,7 @@ def resolve_policy(policy: Optional[PolicyLike], max_retries: Any = 3, delay: An
     if policy is None:
         return _swarm_sdk(max_retries, delay)
     if isinstance(policy, RetryPolicy):
-        return policy._native
+        return policy._inner
     if isinstance(policy, str):
         return _native.RetryPolicy._preset(policy)
     if isinstance(policy, Mapping):

@@ -49,35 +49,35 @@ class Retrier:
     2.0
     """
 
-    __slots__ = ("_native",)
+    __slots__ = ("_inner",)
 
     def __init__(self, policy: Optional[PolicyLike] = None, *, seed: Optional[int] = None,
                  context_hook: bool = False) -> None:
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
             raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
-        self._native = _native.Retrier(resolve_policy("default" if policy is None else policy), seed,
+        self._inner = _native.Retrier(resolve_policy("default" if policy is None else policy), seed,
                                        bool(context_hook))
 
     def on_failure(self, failure: Union[BaseException, Failure], elapsed: float = 0.0) -> "_native.Decision":
         """A call failed; ``elapsed`` is seconds since the first call began."""
-        return self._native._on_failure(failure_of(failure)._record, float(elapsed))
+        return self._inner._on_failure(failure_of(failure)._record, float(elapsed))
 
     def on_orphans_pruned(self, pruned: int, failure: Union[BaseException, Failure],
                           elapsed: float = 0.0) -> "_native.Decision":
         """Report how many orphan tool calls were pruned after ``recover_orphans``."""
         if not isinstance(pruned, int) or isinstance(pruned, bool) or pruned < 0:
             raise ValueError(f"pruned must be an int >= 0, got {pruned!r}")
-        return self._native._on_orphans_pruned(pruned, failure_of(failure)._record, float(elapsed))
+        return self._inner._on_orphans_pruned(pruned, failure_of(failure)._record, float(elapsed))
 
     def on_context_compacted(self, compacted: bool, failure: Union[BaseException, Failure],
                              elapsed: float = 0.0) -> "_native.Decision":
         """Report whether the compaction hook changed the history after ``recover_context``."""
-        return self._native._on_context_compacted(bool(compacted), failure_of(failure)._record, float(elapsed))
+        return self._inner._on_context_compacted(bool(compacted), failure_of(failure)._record, float(elapsed))
 
     @property
     def attempts(self) -> int:
         """Failed calls counted so far (free recoveries do not count)."""
-        return self._native.attempts
+        return self._inner.attempts
 
 
 def _emit(on_event: Optional[EventHook], decision: "_native.Decision") -> None:
@@ -126,8 +126,8 @@ def _prune(messages: Optional[MutableSequence[Any]], on_orphans: Optional[Orphan
 
 def _count(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int):
-        n = 1 if n else 0
-    return max(n, 0)
+        return 1 if n else 0
+    return max(int(n), 0)
 
 
 def call_llm_with_retry(

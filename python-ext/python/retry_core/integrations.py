@@ -11,7 +11,7 @@ Both SDKs are optional: they are imported when a helper is called.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Dict, TypeVar
 
 __all__ = [
     "without_sdk_retries",
@@ -43,7 +43,7 @@ def without_sdk_retries(client: C) -> C:
     raise TypeError(f"{type(client).__name__} has no retry setting to turn off")
 
 
-def _no_retries(kwargs: dict) -> dict:
+def _no_retries(kwargs: Dict[str, Any]) -> Dict[str, Any]:
     n = kwargs.pop("max_retries", 0)
     if n not in (0, None):
         raise ValueError(

@@ -30,7 +30,7 @@ import time
 import traceback
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Set
 from uuid import uuid4
 
 from . import _native
@@ -162,10 +162,10 @@ class ShouldStopCallbackParameters:
     total_attempts: int
 
 
-def _validation_errors(exc: BaseException) -> List[Any]:
+def _validation_errors(exc: BaseException) -> List[BaseException]:
     """The pydantic ``ValidationError``s in ``exc``'s chain, outermost first."""
-    found = []
-    seen = set()
+    found: List[BaseException] = []
+    seen: Set[int] = set()
     cur: Optional[BaseException] = exc
     while cur is not None and id(cur) not in seen and len(seen) < 16:
         seen.add(id(cur))
@@ -207,12 +207,12 @@ def extract_validation_feedback(exc: BaseException) -> Optional[str]:
     errors = _validation_errors(exc)
     if not errors:
         return None
-    lines = []
+    lines: List[str] = []
     for err in errors:
         title = getattr(err, "title", None) or "the expected type"
         lines.append(f"Your previous response did not match the schema of {title}:")
         try:
-            details = err.errors()
+            details: List[Dict[str, Any]] = list(getattr(err, "errors")())
         except Exception:
             details = []
         for d in details[:20]:
@@ -287,7 +287,7 @@ class LLMExecutor:
         self.validation_feedback = None
         overall_start_time = time.perf_counter()
         # Built once per run; a bad RetryConfig fails here, before any call.
-        policy = self.retry_config.to_policy()._native if self.retry_config.max_retries > 0 else None
+        policy = self.retry_config.to_policy()._inner if self.retry_config.max_retries > 0 else None
 
         for index, llm_model in enumerate(self.llm_models):
             result = self._run_model(index, llm_model, execute_function, overall_start_time, policy)
