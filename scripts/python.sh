@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The Python side of retry-core: venv, test dependencies, `pip install .`, pytest, stubtest.
+# Idempotent and quick when already set up: dependencies are installed once (a stamp file
+# records the requirement list), and `pip install .` reuses cargo's incremental build.
+#
+#   scripts/python.sh            # everything
+#   scripts/python.sh --no-tests # set up and install only
+#   PYTHON=python3.12 scripts/python.sh
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+venv="$root/.venv"
+python="${PYTHON:-python3}"
+
+run_tests=1
+[[ "${1:-}" == "--no-tests" ]] && run_tests=0
+
+if [[ ! -x "$venv/bin/python" ]]; then
+    echo "python.sh: creating $venv"
+    "$python" -m venv "$venv"
+fi
+py="$venv/bin/python"
+# The maturin backend runs `maturin` from PATH.
+export PATH="$venv/bin:$PATH"
+
+# Test dependencies, with sensible major-version pins. Reinstalled only when this list changes.
+deps=(
+    "maturin>=1.9.4,<2"
+    "pytest>=8,<10"
+    "pytest-benchmark>=4,<6"
+    "openai>=1.40,<4"
+    "anthropic>=0.34,<3"
+    "httpx>=0.27,<1"
+    "pydantic>=2.5,<3"
+    "tenacity>=8,<10"
+    "mypy>=1.10,<3"
+)
+stamp="$venv/.retry-core-deps"
+want="$(printf '%s\n' "${deps[@]}")"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+    echo "python.sh: installing test dependencies"
+    "$py" -m pip install --quiet --upgrade pip
+    "$py" -m pip install --quiet "${deps[@]}"
+    printf '%s\n' "$want" > "$stamp"
+fi
+
+# `pip install .` through the maturin backend (an abi3 wheel for CPython 3.9+). Cargo's target
+# directory is shared with the workspace, so a rebuild after a small change is incremental.
+echo "python.sh: pip install ."
+CARGO_TARGET_DIR="$root/target" "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
+
+if (( run_tests )); then
+    echo "python.sh: pytest"
+    "$py" -m pytest tests/python -q
+    echo "python.sh: mypy --strict and stubtest"
+    "$py" -m mypy --config-file "$root/python-ext/mypy.ini" -p retry_core
+    "$py" -m mypy.stubtest retry_core --allowlist "$root/python-ext/stubtest-allowlist.txt" --mypy-config-file "$root/python-ext/mypy.ini"
+fi

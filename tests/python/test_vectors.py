@@ -1,0 +1,115 @@
+"""Every shared vector in tests/vectors/ through the Python binding: the three languages must
+decide identically on the same input."""
+
+from __future__ import annotations
+
+import json
+from email.utils import parsedate_to_datetime
+from typing import Any, Callable, Dict, List
+
+import pytest
+
+import retry_core
+from retry_core import Failure, Retrier, classify, prune_orphan_tool_calls
+
+from conftest import VECTORS, assert_matches
+
+
+def _failure(d: Dict[str, Any]) -> Failure:
+    return Failure(**d)
+
+
+def run_classify(case: Dict[str, Any], data: Dict[str, Any]) -> None:
+    c = classify(_failure(case["failure"]))
+    expect = case["expect"]
+    if "category" in expect:
+        assert c.category == expect["category"]
+    if "transient" in expect:
+        assert c.transient is expect["transient"]
+    if "retry_after" in expect:
+        assert_matches(c.retry_after, expect["retry_after"])
+    for key in ("error_type", "status"):
+        if key in expect:
+            assert getattr(c, key) == expect[key]
+
+
+def run_retry_after(case: Dict[str, Any], data: Dict[str, Any]) -> None:
+    now = parsedate_to_datetime(data["now"])
+    assert_matches(retry_core.retry_after(case["headers"], now=now), case["expect"])
+
+
+def run_policy(case: Dict[str, Any], data: Dict[str, Any]) -> None:
+    r = Retrier(case["policy"], seed=case.get("seed"), context_hook=bool(case.get("context_hook", False)))
+    last = None
+    for i, step in enumerate(case["steps"]):
+        elapsed = step.get("elapsed", 0.0)
+        if "failure" in step:
+            last = _failure(step["failure"])
+            d = r.on_failure(last, elapsed)
+        elif "pruned" in step:
+            d = r.on_orphans_pruned(step["pruned"], last, elapsed)
+        elif "compacted" in step:
+            d = r.on_context_compacted(step["compacted"], last, elapsed)
+        else:
+            raise AssertionError(f"step {i}: unknown step shape {sorted(step)}")
+        expect = step["expect"]
+        got = {
+            "action": d.action,
+            "delay": d.delay,
+            "reason": d.reason,
+            "attempt": d.attempt,
+            "category": d.classification.category,
+            "events": d.events,
+            "max_retries": d.max_retries,
+            "retry_after_used": d.retry_after_used,
+        }
+        for key, value in expect.items():
+            assert key in got, f"step {i}: no Python runner for expect key {key!r}"
+            assert_matches(got[key], value, f"step {i}.{key}")
+
+
+def run_orphans(case: Dict[str, Any], data: Dict[str, Any]) -> None:
+    result = prune_orphan_tool_calls(case["messages"])
+    got = {
+        "messages": result.messages,
+        "pruned": result.pruned,
+        "dangling_results": result.dangling_results,
+        "reminder": result.reminder,
+    }
+    for key, value in case["expect"].items():
+        assert key in got, f"no Python runner for expect key {key!r}"
+        assert_matches(got[key], value, key)
+
+
+RUNNERS: Dict[str, Callable[[Dict[str, Any], Dict[str, Any]], None]] = {
+    "classify.json": run_classify,
+    "should_retry.json": run_classify,
+    "retry_after.json": run_retry_after,
+    "policies.json": run_policy,
+    "orphans.json": run_orphans,
+}
+
+
+def _params() -> List[Any]:
+    params = []
+    for path in sorted(VECTORS.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        runner = RUNNERS.get(path.name)
+        if runner is None:
+            params.append(pytest.param(None, None, None, id=path.stem,
+                                       marks=pytest.mark.skip(reason=f"no Python runner for {path.name}")))
+            continue
+        for case in data.get("cases", []):
+            params.append(pytest.param(runner, case, data, id=f"{path.stem}:{case['name']}"))
+    return params
+
+
+def test_vectors_are_there() -> None:
+    files = sorted(p.name for p in VECTORS.glob("*.json"))
+    assert files, f"no shared vectors in {VECTORS}"
+    assert any(name in RUNNERS for name in files), f"no vector file this suite can replay: {files}"
+
+
+@pytest.mark.parametrize("runner,case,data", _params())
+def test_vector(runner: Any, case: Dict[str, Any], data: Dict[str, Any]) -> None:
+    runner(case, data)
