@@ -16,8 +16,10 @@ demo: setup
 test: setup test-rust test-python test-ruby
 
 test-rust:
-	$(CARGO) test --workspace --all-features
-	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
+	$(CARGO) test --workspace
+	$(CARGO) test -p retry-core --all-features
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p retry-core --all-targets --all-features -- -D warnings
 
 test-python:
 	@if [ -x scripts/python.sh ]; then scripts/python.sh; else echo "python: no suite yet"; fi
@@ -27,7 +29,8 @@ test-ruby:
 
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p retry-core --all-targets --all-features -- -D warnings
 
 ## Criterion benchmarks of the engine (classification, pruning) plus the bindings' scripts.
 bench:
