@@ -5,7 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use retry_core::orphan::{plan, prune_json, views_from_json};
+use retry_core::orphan::{plan, prune_json, prune_json_owned, views_from_json};
 use retry_core::{classify, Failure, Retrier, RetryPolicy};
 use serde_json::json;
 
@@ -70,8 +70,11 @@ fn bench(c: &mut Criterion) {
     let views = views_from_json(&h).unwrap();
     let mut g = c.benchmark_group("prune_10k");
     g.bench_function("plan_over_views", |b| b.iter(|| plan(black_box(&views))));
-    g.bench_function("json_views_plan_apply", |b| {
+    g.bench_function("json_views_plan_apply_borrowed", |b| {
         b.iter(|| prune_json(black_box(&h)).unwrap())
+    });
+    g.bench_function("json_views_plan_apply_owned", |b| {
+        b.iter_batched(|| h.clone(), |h| prune_json_owned(h).unwrap(), criterion::BatchSize::LargeInput)
     });
     g.finish();
 }

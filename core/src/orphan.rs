@@ -477,6 +477,11 @@ fn remove_slots(items: &mut Vec<Value>, slots: &[usize]) {
 /// assert!(out.reminder.contains("- Read(file_path: \"/important/file.rb\")"));
 /// ```
 pub fn prune_json(messages: &[Value]) -> Result<Pruned> {
+    prune_json_owned(messages.to_vec())
+}
+
+/// [`prune_json`] taking the history by value: kept messages are moved, not copied.
+pub fn prune_json_owned(messages: Vec<Value>) -> Result<Pruned> {
     let mut views = Vec::with_capacity(messages.len());
     let mut containers = Vec::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
@@ -485,13 +490,13 @@ pub fn prune_json(messages: &[Value]) -> Result<Pruned> {
         containers.push(c);
     }
     let plan = plan(&views);
+    drop(views);
     let mut out = Vec::with_capacity(messages.len());
-    for ((m, edit), container) in messages.iter().zip(&plan.edits).zip(&containers) {
+    for ((mut m, edit), container) in messages.into_iter().zip(&plan.edits).zip(&containers) {
         match edit {
-            Edit::Keep => out.push(m.clone()),
+            Edit::Keep => out.push(m),
             Edit::Remove => {}
             Edit::RemoveToolCalls { slots } => {
-                let mut m = m.clone();
                 let obj = m.as_object_mut().expect("views only come from objects");
                 match container {
                     Container::ToolCallsArray => {
@@ -525,7 +530,6 @@ pub fn prune_json(messages: &[Value]) -> Result<Pruned> {
                 out.push(m);
             }
             Edit::RemoveToolResults { slots } => {
-                let mut m = m.clone();
                 if let Some(Value::Array(blocks)) = m.get_mut("content") {
                     remove_slots(blocks, slots);
                 }
@@ -545,7 +549,7 @@ pub fn prune_json(messages: &[Value]) -> Result<Pruned> {
 /// [`prune_json`] over JSON text (an array of messages).
 pub fn prune_json_str(json: &str) -> Result<Pruned> {
     match serde_json::from_str::<Value>(json)? {
-        Value::Array(items) => prune_json(&items),
+        Value::Array(items) => prune_json_owned(items),
         _ => Err(Error::invalid_argument(
             "the history must be a JSON array of messages",
         )),
