@@ -132,11 +132,15 @@ pub fn may_retry(p: &RetryPolicy, c: &Classification) -> bool {
     if c.category == Category::Cancelled {
         return false;
     }
-    if p.retry_everything || c.transient {
+    if p.retry_everything {
         return true;
     }
+    // A per-category override is the user's explicit word: it beats the failure's nature.
     if let Some(r) = p.overrides.get(&c.category).and_then(|o| o.retry) {
         return r;
+    }
+    if c.transient {
+        return true;
     }
     c.category == Category::Unknown
         && if c.api_error {

@@ -585,10 +585,17 @@ pub fn sse(data: &[u8]) {
     } else {
         obj(vec![("type", input.kind.value()), ("message", message)])
     };
-    let payload = obj(vec![("type", input.outer.value()), ("error", Some(error))]).to_string();
+    // An SSE error event's own type is "error" (`Absent` writes that); other top-level types
+    // are read as codes by the shared envelope parser, so only "error" events get the R1 oracle.
+    let outer = match &input.outer {
+        Word::Absent => Some(Value::from("error")),
+        other => other.value(),
+    };
+    let real_event = outer.as_ref().and_then(Value::as_str) == Some("error");
+    let payload = obj(vec![("type", outer), ("error", Some(error))]).to_string();
     let cat = check_sse_payload(&payload);
     // Forgeflare R1: the nested type decides.
-    if !input.error_is_string {
+    if real_event && !input.error_is_string {
         let nested = match &input.kind {
             Word::Code(i) => Some(code(*i)),
             Word::Absent => None,
