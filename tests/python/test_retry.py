@@ -255,3 +255,22 @@ def test_retrier_shared_across_threads_does_not_crash():
         t.join()
     assert all(isinstance(e, RuntimeError) for e in errors)
     assert r.attempts > 0
+
+
+def test_unknown_keyword_is_a_type_error_on_first_failure(no_sleep):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'max_retires'"):
+        call_llm_with_retry(Flaky(TimeoutError()), max_retires=5)
+    with pytest.raises(TypeError, match="on_event must be callable"):
+        call_llm_with_retry(Flaky(TimeoutError()), on_event="log")
+
+
+def test_public_signature_is_keyword_only():
+    import inspect
+
+    sig = inspect.signature(call_llm_with_retry)
+    assert list(sig.parameters) == ["fn", "max_retries", "delay", "policy", "on_event", "messages",
+                                    "on_orphans", "on_context_overflow", "seed"]
+    assert sig.parameters["max_retries"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert sig.parameters["delay"].default == 15.0
+    assert "SwarmSDK" in call_llm_with_retry.__doc__
+    assert inspect.signature(retry_core.acall_llm_with_retry).parameters["max_retries"].default == 3

@@ -6,7 +6,7 @@ import datetime
 from typing import Optional, Tuple, Union
 
 from . import _native
-from ._failure import Failure, HeadersLike, failure_of
+from ._failure import Failure, HeadersLike, record_of
 
 __all__ = ["classify", "is_transient_error", "retry_after", "scrub", "format_error_message", "CATEGORIES"]
 
@@ -46,7 +46,7 @@ def classify(
     >>> classify(RuntimeError("max_tokens 1500 is too many for this model")).transient
     False
     """
-    return _native._classify(failure_of(exc_or_failure)._record, _epoch(now))
+    return _native._classify(record_of(exc_or_failure), _epoch(now))
 
 
 def is_transient_error(error: Union[BaseException, Failure]) -> bool:
@@ -93,5 +93,5 @@ def scrub(text: str) -> str:
 def format_error_message(exc_or_failure: Union[BaseException, Failure]) -> str:
     """SwarmSDK's user-facing text for a failure that will not be retried (secrets scrubbed,
     request bodies never included)."""
-    f = failure_of(exc_or_failure)
-    return _native._error_message(f._record, _native._classify(f._record, None))
+    record = record_of(exc_or_failure)
+    return _native._error_message(record, _native._classify(record, None))

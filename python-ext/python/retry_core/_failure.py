@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _native
 
-__all__ = ["Failure", "failure_of"]
+__all__ = ["Failure", "failure_of", "record_of"]
 
 #: How many wrapped exceptions are looked through at most.
 MAX_CHAIN = 16
@@ -73,6 +73,12 @@ def _header_items(h: Any) -> Optional[List[Tuple[str, str]]]:
         return None
     out: List[Tuple[str, str]] = []
     try:
+        raw = getattr(h, "raw", None)
+        if isinstance(raw, list):  # httpx / httpx2: (bytes, bytes) pairs as received
+            for k, v in raw:
+                if isinstance(k, bytes) and isinstance(v, bytes):
+                    out.append((k.decode("latin-1"), v.decode("latin-1")))
+            return out
         if hasattr(h, "multi_items"):  # httpx: repeated headers stay separate
             items = h.multi_items()
         elif hasattr(h, "items"):
@@ -83,7 +89,7 @@ def _header_items(h: Any) -> Optional[List[Tuple[str, str]]]:
             name = k if isinstance(k, str) else _text(k)
             value = v if isinstance(v, str) else _text(v)
             if name is not None and value is not None:
-                out.append((name, value))
+                out.append((_utf8(name), _utf8(value)))
         return out
     except Exception:
         return None
@@ -173,7 +179,20 @@ def _fields(exc: BaseException) -> Tuple[Any, ...]:
                 headers = _header_items(_attr(e, "headers"))
         if body is None:
             body = _body_of(e, response)
-    return status, headers, body, error_class, message
+    if body is not None:
+        body = _utf8(body)
+    return status, headers, body, error_class, _utf8(message)
+
+
+def record_of(obj: Any) -> "_native.FailureRecord":
+    """The native record of an exception or a :class:`Failure` (the fast path of ``classify``:
+    no Python ``Failure`` is built for an exception)."""
+    if isinstance(obj, BaseException):
+        status, headers, body, error_class, message = _fields(obj)
+        return _native.FailureRecord(status, headers, body, error_class, message, None)
+    if isinstance(obj, Failure):
+        return obj._record
+    raise TypeError(f"expected an exception or a retry_core.Failure, got {type(obj).__name__}")
 
 
 class Failure:

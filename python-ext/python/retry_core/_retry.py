@@ -14,10 +14,10 @@ import asyncio
 import inspect
 import logging
 import time
-from typing import Any, Awaitable, Callable, Dict, MutableSequence, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, MutableSequence, Optional, TypeVar, Union
 
 from . import _native
-from ._failure import Failure, failure_of
+from ._failure import Failure, record_of
 from ._orphan import PruneResult, prune_in_place
 from ._policy import PolicyLike, resolve_policy
 
@@ -60,19 +60,19 @@ class Retrier:
 
     def on_failure(self, failure: Union[BaseException, Failure], elapsed: float = 0.0) -> "_native.Decision":
         """A call failed; ``elapsed`` is seconds since the first call began."""
-        return self._inner._on_failure(failure_of(failure)._record, float(elapsed))
+        return self._inner._on_failure(record_of(failure), float(elapsed))
 
     def on_orphans_pruned(self, pruned: int, failure: Union[BaseException, Failure],
                           elapsed: float = 0.0) -> "_native.Decision":
         """Report how many orphan tool calls were pruned after ``recover_orphans``."""
         if not isinstance(pruned, int) or isinstance(pruned, bool) or pruned < 0:
             raise ValueError(f"pruned must be an int >= 0, got {pruned!r}")
-        return self._inner._on_orphans_pruned(pruned, failure_of(failure)._record, float(elapsed))
+        return self._inner._on_orphans_pruned(pruned, record_of(failure), float(elapsed))
 
     def on_context_compacted(self, compacted: bool, failure: Union[BaseException, Failure],
                              elapsed: float = 0.0) -> "_native.Decision":
         """Report whether the compaction hook changed the history after ``recover_context``."""
-        return self._inner._on_context_compacted(bool(compacted), failure_of(failure)._record, float(elapsed))
+        return self._inner._on_context_compacted(bool(compacted), record_of(failure), float(elapsed))
 
     @property
     def attempts(self) -> int:
@@ -130,19 +130,122 @@ def _count(n: Any) -> int:
     return max(int(n), 0)
 
 
-def call_llm_with_retry(
-    fn: Callable[[], T],
-    *,
-    max_retries: int = 3,
-    delay: float = 15.0,
-    policy: Optional[PolicyLike] = None,
-    on_event: Optional[EventHook] = None,
-    messages: Optional[MutableSequence[Any]] = None,
-    on_orphans: Optional[OrphanHook] = None,
-    on_context_overflow: Optional[CompactHook] = None,
-    seed: Optional[int] = None,
-) -> T:
-    """Call ``fn()`` and retry it as the engine decides; return its value or re-raise.
+_OPTIONS = ("max_retries", "delay", "policy", "on_event", "messages", "on_orphans", "on_context_overflow", "seed")
+_DEFAULTS: Dict[str, Any] = {"max_retries": 3, "delay": 15.0}
+
+
+class _Options:
+    """The keyword arguments of a call, checked on its first failure."""
+
+    __slots__ = _OPTIONS
+
+    def __init__(self, name: str, options: Dict[str, Any]) -> None:
+        for key in options:
+            if key not in _OPTIONS:
+                raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
+        for key in _OPTIONS:
+            setattr(self, key, options.get(key, _DEFAULTS.get(key)))
+        for key in ("on_event", "on_orphans", "on_context_overflow"):
+            hook = getattr(self, key)
+            if hook is not None and not callable(hook):
+                raise TypeError(f"{key} must be callable, not {type(hook).__name__}")
+
+    max_retries: Any
+    delay: Any
+    policy: Optional[PolicyLike]
+    on_event: Optional[EventHook]
+    messages: Optional[MutableSequence[Any]]
+    on_orphans: Optional[OrphanHook]
+    on_context_overflow: Optional[CompactHook]
+    seed: Optional[int]
+
+    def retrier(self) -> "_native.Retrier":
+        seed = self.seed
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
+            raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+        policy = resolve_policy(self.policy, self.max_retries, self.delay)
+        return _native.Retrier(policy, seed, self.on_context_overflow is not None)
+
+
+def _retry_sync(fn: Callable[[], T], exc: Exception, opts: _Options) -> T:
+    # The first call failed. Elapsed time (for a policy's deadline) counts from here: reading a
+    # clock before the first call would cost the success path.
+    t0 = _monotonic()
+    retrier = opts.retrier()
+    while True:
+        record = record_of(exc)
+        elapsed = _monotonic() - t0
+        decision = retrier._on_failure(record, elapsed)
+        while True:
+            _emit(opts.on_event, decision)
+            action = decision.action
+            if action == "retry":
+                wait = decision.delay
+                if wait:
+                    time.sleep(wait)
+                break
+            if action == "recover_orphans":
+                ret, n = _prune(opts.messages, opts.on_orphans)
+                if n is None:
+                    n = _count(ret)
+                decision = retrier._on_orphans_pruned(n, record, elapsed)
+                continue
+            if action == "recover_context":
+                hook = opts.on_context_overflow
+                compacted = bool(hook()) if hook is not None else False
+                decision = retrier._on_context_compacted(compacted, record, elapsed)
+                continue
+            if action == "reraise":
+                raise exc
+            raise _give_up(exc, decision)
+        try:
+            return fn()
+        except Exception as e:
+            exc = e
+
+
+async def _retry_async(fn: Callable[[], Awaitable[T]], exc: Exception, opts: _Options) -> T:
+    t0 = _monotonic()
+    retrier = opts.retrier()
+    while True:
+        record = record_of(exc)
+        elapsed = _monotonic() - t0
+        decision = retrier._on_failure(record, elapsed)
+        while True:
+            _emit(opts.on_event, decision)
+            action = decision.action
+            if action == "retry":
+                wait = decision.delay
+                if wait:
+                    await asyncio.sleep(wait)
+                break
+            if action == "recover_orphans":
+                ret, n = _prune(opts.messages, opts.on_orphans)
+                if inspect.isawaitable(ret):
+                    ret = await ret
+                if n is None:
+                    n = _count(ret)
+                decision = retrier._on_orphans_pruned(n, record, elapsed)
+                continue
+            if action == "recover_context":
+                compacted: Any = False
+                hook = opts.on_context_overflow
+                if hook is not None:
+                    compacted = hook()
+                    if inspect.isawaitable(compacted):
+                        compacted = await compacted
+                decision = retrier._on_context_compacted(bool(compacted), record, elapsed)
+                continue
+            if action == "reraise":
+                raise exc
+            raise _give_up(exc, decision)
+        try:
+            return await fn()
+        except Exception as e:
+            exc = e
+
+
+_DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its value or re-raise.
 
     Without ``policy`` this is SwarmSDK's ``call_llm_with_retry(max_retries: 3, delay: 15)``:
     ``max_retries`` counts every call, a fixed ``delay`` in seconds. ``policy`` may be a preset
@@ -156,102 +259,90 @@ def call_llm_with_retry(
       prune your history itself and return how many calls it removed.
     - ``on_context_overflow()``: compacts the history after a context overflow, returns whether it
       changed anything (offered once, when the policy allows it).
+    - ``seed``: fixes the jitter (tests).
 
     A permanent failure or exhaustion re-raises the original exception with the classification
-    attached (``exc.retry_classification``, and a note on 3.11+). Cancellation
-    (``KeyboardInterrupt``, ``PipelineStopRequested``, ...) is re-raised untouched. Arguments are
-    checked on the first failure, not before the first call.
+    attached (``exc.retry_classification``, ``exc.retry_decision``, and a note on 3.11+).
+    Cancellation (``KeyboardInterrupt``, ``PipelineStopRequested``, ...) is re-raised untouched.
+
+    The success path only calls ``fn()``: the keyword arguments are checked, the policy resolved
+    and the engine's retrier created on the first failure, and a policy's deadline counts from
+    that failure.
+
+    >>> from retry_core import call_llm_with_retry
+    >>> call_llm_with_retry(lambda: "ok", max_retries=5)
+    'ok'
     """
-    t0 = _monotonic()
-    try:
-        return fn()
-    except Exception as e:
-        exc = e
-    retrier = _native.Retrier(resolve_policy(policy, max_retries, delay), seed, on_context_overflow is not None)
-    while True:
-        record = Failure.from_exception(exc)._record
-        elapsed = _monotonic() - t0
-        decision = retrier._on_failure(record, elapsed)
-        while True:
-            _emit(on_event, decision)
-            action = decision.action
-            if action == "retry":
-                wait = decision.delay
-                if wait:
-                    time.sleep(wait)
-                break
-            if action == "recover_orphans":
-                ret, n = _prune(messages, on_orphans)
-                if n is None:
-                    n = _count(ret)
-                decision = retrier._on_orphans_pruned(n, record, elapsed)
-                continue
-            if action == "recover_context":
-                compacted = bool(on_context_overflow()) if on_context_overflow is not None else False
-                decision = retrier._on_context_compacted(compacted, record, elapsed)
-                continue
-            if action == "reraise":
-                raise exc
-            raise _give_up(exc, decision)
+
+_DOC_ASYNC = """The asyncio twin of :func:`call_llm_with_retry`: ``fn()`` returns an awaitable, waits go
+    through ``asyncio.sleep`` (cancelling the task cancels the wait at once), and the hooks may
+    be plain functions or coroutines. Same policy, same decisions."""
+
+
+if TYPE_CHECKING:
+
+    def call_llm_with_retry(
+        fn: Callable[[], T],
+        *,
+        max_retries: int = 3,
+        delay: float = 15.0,
+        policy: Optional[PolicyLike] = None,
+        on_event: Optional[EventHook] = None,
+        messages: Optional[MutableSequence[Any]] = None,
+        on_orphans: Optional[OrphanHook] = None,
+        on_context_overflow: Optional[CompactHook] = None,
+        seed: Optional[int] = None,
+    ) -> T: ...
+
+    async def acall_llm_with_retry(
+        fn: Callable[[], Awaitable[T]],
+        *,
+        max_retries: int = 3,
+        delay: float = 15.0,
+        policy: Optional[PolicyLike] = None,
+        on_event: Optional[EventHook] = None,
+        messages: Optional[MutableSequence[Any]] = None,
+        on_orphans: Optional[OrphanHook] = None,
+        on_context_overflow: Optional[CompactHook] = None,
+        seed: Optional[int] = None,
+    ) -> T: ...
+
+else:
+    # `**options` rather than eight keyword-only parameters: filling keyword-only defaults costs
+    # more than the whole rest of the success path. The signature above is what users and type
+    # checkers see (`__signature__` below).
+
+    def call_llm_with_retry(fn, **options):
         try:
             return fn()
         except Exception as e:
             exc = e
+        # Outside the except block: later attempts' exceptions must not chain to this one.
+        return _retry_sync(fn, exc, _Options("call_llm_with_retry", options))
 
-
-async def acall_llm_with_retry(
-    fn: Callable[[], Awaitable[T]],
-    *,
-    max_retries: int = 3,
-    delay: float = 15.0,
-    policy: Optional[PolicyLike] = None,
-    on_event: Optional[EventHook] = None,
-    messages: Optional[MutableSequence[Any]] = None,
-    on_orphans: Optional[OrphanHook] = None,
-    on_context_overflow: Optional[CompactHook] = None,
-    seed: Optional[int] = None,
-) -> T:
-    """The asyncio twin of :func:`call_llm_with_retry`: ``fn()`` returns an awaitable, waits go
-    through ``asyncio.sleep`` (cancelling the task cancels the wait at once), and the hooks may
-    be plain functions or coroutines. Same policy, same decisions."""
-    t0 = _monotonic()
-    try:
-        return await fn()
-    except Exception as e:
-        exc = e
-    retrier = _native.Retrier(resolve_policy(policy, max_retries, delay), seed, on_context_overflow is not None)
-    while True:
-        record = Failure.from_exception(exc)._record
-        elapsed = _monotonic() - t0
-        decision = retrier._on_failure(record, elapsed)
-        while True:
-            _emit(on_event, decision)
-            action = decision.action
-            if action == "retry":
-                wait = decision.delay
-                if wait:
-                    await asyncio.sleep(wait)
-                break
-            if action == "recover_orphans":
-                ret, n = _prune(messages, on_orphans)
-                if inspect.isawaitable(ret):
-                    ret = await ret
-                if n is None:
-                    n = _count(ret)
-                decision = retrier._on_orphans_pruned(n, record, elapsed)
-                continue
-            if action == "recover_context":
-                compacted: Any = False
-                if on_context_overflow is not None:
-                    compacted = on_context_overflow()
-                    if inspect.isawaitable(compacted):
-                        compacted = await compacted
-                decision = retrier._on_context_compacted(bool(compacted), record, elapsed)
-                continue
-            if action == "reraise":
-                raise exc
-            raise _give_up(exc, decision)
+    async def acall_llm_with_retry(fn, **options):
         try:
             return await fn()
         except Exception as e:
             exc = e
+        return await _retry_async(fn, exc, _Options("acall_llm_with_retry", options))
+
+    def _signature(async_: bool) -> inspect.Signature:
+        P = inspect.Parameter
+        kw = P.KEYWORD_ONLY
+        return inspect.Signature([
+            P("fn", P.POSITIONAL_OR_KEYWORD, annotation="Callable[[], Awaitable[T]]" if async_ else "Callable[[], T]"),
+            P("max_retries", kw, default=3, annotation="int"),
+            P("delay", kw, default=15.0, annotation="float"),
+            P("policy", kw, default=None, annotation="Optional[PolicyLike]"),
+            P("on_event", kw, default=None, annotation="Optional[EventHook]"),
+            P("messages", kw, default=None, annotation="Optional[MutableSequence[Any]]"),
+            P("on_orphans", kw, default=None, annotation="Optional[OrphanHook]"),
+            P("on_context_overflow", kw, default=None, annotation="Optional[CompactHook]"),
+            P("seed", kw, default=None, annotation="Optional[int]"),
+        ], return_annotation="T")
+
+    call_llm_with_retry.__doc__ = _DOC_SYNC
+    call_llm_with_retry.__signature__ = _signature(False)
+    acall_llm_with_retry.__doc__ = _DOC_ASYNC
+    acall_llm_with_retry.__signature__ = _signature(True)

@@ -36,7 +36,7 @@ from uuid import uuid4
 from . import _native
 from ._classify import is_transient_error
 from ._config import RetryConfig
-from ._failure import Failure
+from ._failure import record_of
 
 __all__ = [
     "LLMExecutor",
@@ -312,8 +312,8 @@ class LLMExecutor:
             exc = attempt.exception
             if exc is None:
                 return _FAILED
-            failure = Failure.from_exception(exc)
-            category = _native._classify(failure._record, None).category
+            record = record_of(exc)
+            category = _native._classify(record, None).category
             if category == "cancelled":
                 # A stop request of another module's class (or any other cancellation that is an
                 # Exception): never retried, never turned into "exhausted".
@@ -330,7 +330,7 @@ class LLMExecutor:
                 return _FAILED
             if retrier is None:
                 retrier = _native.Retrier(policy, None, False)
-            decision = retrier._on_failure(failure._record, time.monotonic() - model_start)
+            decision = retrier._on_failure(record, time.monotonic() - model_start)
             for event in decision.events:
                 if self.on_event is not None:
                     self.on_event(event)

@@ -1,0 +1,153 @@
+"""Success-path overhead of call_llm_with_retry vs a plain call and tenacity's @retry, and the
+cost of classify(exc) on real SDK exceptions. Prints a table; asserts nothing.
+
+    .venv/bin/python bench/python/bench_overhead.py            # after scripts/python.sh
+    .venv/bin/python bench/python/bench_overhead.py --quick    # fewer rounds
+
+Timings are the best of several rounds (min is the least noisy estimate of the cost on a shared
+machine), per call, in nanoseconds or microseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import threading
+import timeit
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import retry_core
+from retry_core import Failure, call_llm_with_retry, classify
+
+
+def best_ns(stmt, number, repeat):
+    timer = timeit.Timer(stmt)
+    return min(timer.repeat(repeat=repeat, number=number)) / number * 1e9
+
+
+def success_path(number, repeat):
+    import tenacity
+
+    def fn():
+        return 1
+
+    @tenacity.retry(stop=tenacity.stop_after_attempt(3), wait=tenacity.wait_fixed(15))
+    def fn_tenacity():
+        return 1
+
+    async_fn = None  # the async twin is measured separately below
+    del async_fn
+
+    rows = []
+    plain = best_ns(fn, number, repeat)
+    rows.append(("plain fn()", plain, 0.0))
+    ours = best_ns(lambda: call_llm_with_retry(fn), number, repeat)
+    lam = best_ns(lambda: fn(), number, repeat)  # the lambda wrapper timeit adds to ours
+    rows.append(("call_llm_with_retry(fn)", ours, ours - lam))
+    ours_kw = best_ns(lambda: call_llm_with_retry(fn, max_retries=5, delay=1.0, policy="default"), number, repeat)
+    rows.append(("call_llm_with_retry(fn, policy=...)", ours_kw, ours_kw - lam))
+    ten = best_ns(fn_tenacity, number, repeat)
+    rows.append(("tenacity @retry", ten, ten - plain))
+    return rows
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    replies = {
+        "/openai/v1/chat/completions": (429, {"retry-after": "7", "x-ratelimit-reset-tokens": "6m0s"},
+                                        {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                                                   "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}),
+        "/anthropic/v1/messages": (529, {}, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    }
+
+    def log_message(self, *a):
+        pass
+
+    def do_POST(self):
+        n = int(self.headers.get("content-length") or 0)
+        self.rfile.read(n)
+        status, headers, body = self.replies[self.path]
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def real_exceptions():
+    """Exceptions raised by the real SDKs from real HTTP responses on loopback."""
+    import anthropic
+    import httpx
+    import openai
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    out = {}
+    try:
+        try:
+            openai.OpenAI(api_key="sk-bench", base_url=url + "/openai/v1", max_retries=0).chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+        except openai.APIError as e:
+            out["openai 429 insufficient_quota"] = e
+
+            class LLMChatError(Exception):
+                pass
+
+            try:
+                raise LLMChatError(f"LLM chat failed: {e}") from e
+            except LLMChatError as w:
+                out["wrapped (PlanExe LLMChatError)"] = w
+        try:
+            anthropic.Anthropic(api_key="sk-ant-bench", base_url=url + "/anthropic", max_retries=0).messages.create(
+                model="claude-x", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+        except anthropic.APIError as e:
+            out["anthropic 529 overloaded"] = e
+        try:
+            httpx.Client(trust_env=False).get("http://127.0.0.1:9/")
+        except httpx.HTTPError as e:
+            out["httpx ConnectError"] = e
+    finally:
+        server.shutdown()
+        server.server_close()
+    return out
+
+
+def classification(number, repeat):
+    rows = []
+    for name, exc in real_exceptions().items():
+        c = classify(exc)
+        total = best_ns(lambda: classify(exc), number, repeat)
+        record = Failure.from_exception(exc)._record
+        native = best_ns(lambda: retry_core._native._classify(record, None), number, repeat)
+        rows.append((name, c.category, total, native))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    number, repeat = (20_000, 5) if args.quick else (200_000, 7)
+    print(f"retry-core {retry_core.__version__}, Python {platform.python_version()} ({sys.implementation.name}), {platform.machine()}")
+    print()
+    print("Success path (per call; overhead = extra over calling fn() directly):")
+    print(f"  {'':38} {'time':>10} {'overhead':>10}")
+    for name, t, over in success_path(number, repeat):
+        print(f"  {name:38} {t:8.0f} ns {over:8.0f} ns")
+    print()
+    n2 = max(number // 20, 1000)
+    print("classify(exc) on real SDK exceptions (per call):")
+    print(f"  {'':34} {'category':18} {'classify(exc)':>14} {'of which Rust':>14}")
+    for name, cat, total, native in classification(n2, repeat):
+        print(f"  {name:34} {cat:18} {total / 1000:11.2f} µs {native / 1000:11.2f} µs")
+
+
+if __name__ == "__main__":
+    main()
