@@ -52,12 +52,20 @@ pub fn check_classification(f: &Failure) -> Classification {
         "retry_after and its source disagree: {c:?}"
     );
     if c.retry_after_source == Some(RetryAfterSource::ResetHint) {
-        assert_eq!(c.category, Category::RateLimited, "a reset hint outside a rate limit: {c:?}");
+        assert_eq!(
+            c.category,
+            Category::RateLimited,
+            "a reset hint outside a rate limit: {c:?}"
+        );
     }
     match (c.category, should_retry_header(f)) {
         (Category::Cancelled, _) => assert!(!c.transient, "cancellation is never transient"),
         (_, Some(explicit)) => assert_eq!(c.transient, explicit, "x-should-retry ignored: {f:?}"),
-        (cat, None) => assert_eq!(c.transient, cat.is_transient(), "transient != nature: {c:?}"),
+        (cat, None) => assert_eq!(
+            c.transient,
+            cat.is_transient(),
+            "transient != nature: {c:?}"
+        ),
     }
     assert!(!c.error_type.is_empty(), "empty error_type for {f:?}");
     if let Some(s) = f.status.filter(|s| (500..=599).contains(s)) {
@@ -78,7 +86,10 @@ pub fn check_classification(f: &Failure) -> Classification {
 pub fn check_scrub(text: &str) {
     let once = scrub(text).into_owned();
     let twice = scrub(&once);
-    assert_eq!(once, twice, "scrub left something secret-shaped in {text:?}");
+    assert_eq!(
+        once, twice,
+        "scrub left something secret-shaped in {text:?}"
+    );
 }
 
 /// One failed call and what the caller does around it.
@@ -120,7 +131,7 @@ pub fn max_any(p: &RetryPolicy) -> u32 {
         .fold(p.max_attempts, u32::max)
 }
 
-fn backoff_for<'p>(p: &'p RetryPolicy, cat: Category) -> &'p Backoff {
+fn backoff_for(p: &RetryPolicy, cat: Category) -> &Backoff {
     p.overrides
         .get(&cat)
         .and_then(|o| o.backoff.as_ref())
@@ -172,23 +183,39 @@ fn check_decision(p: &RetryPolicy, d: &Decision, counted: u32, elapsed: f64, fre
     let events: Vec<Value> = d.events.iter().map(|e| e.to_json()).collect();
     for e in &events {
         serde_json::to_string(e).expect("events serialize");
-        assert!(e.get("type").and_then(Value::as_str).is_some(), "event without type: {e}");
+        assert!(
+            e.get("type").and_then(Value::as_str).is_some(),
+            "event without type: {e}"
+        );
     }
     match d.action {
         Action::Reraise => {
-            assert_eq!(c.category, Category::Cancelled, "only cancellation is re-raised");
+            assert_eq!(
+                c.category,
+                Category::Cancelled,
+                "only cancellation is re-raised"
+            );
             assert!(events.is_empty(), "a re-raise emits nothing: {events:?}");
         }
         Action::Retry { delay } => {
             assert!(c.category != Category::Cancelled, "cancellation retried");
-            assert!(delay.is_finite() && delay >= 0.0, "delay {delay} is not a wait");
+            assert!(
+                delay.is_finite() && delay >= 0.0,
+                "delay {delay} is not a wait"
+            );
             if free {
                 assert_eq!(delay, 0.0, "a free recovery retries at once");
                 return;
             }
-            assert!(may_retry(p, c), "retried a failure the policy does not retry: {c:?}");
+            assert!(
+                may_retry(p, c),
+                "retried a failure the policy does not retry: {c:?}"
+            );
             let bound = delay_bound(p, c);
-            assert!(delay <= bound + EPS, "delay {delay} over its bound {bound} ({c:?}, {p:?})");
+            assert!(
+                delay <= bound + EPS,
+                "delay {delay} over its bound {bound} ({c:?}, {p:?})"
+            );
             assert!(
                 d.attempt < max_for(p, c.category),
                 "retry after attempt {} of {}",
@@ -232,7 +259,10 @@ fn check_decision(p: &RetryPolicy, d: &Decision, counted: u32, elapsed: f64, fre
             assert!(p.recover_context && c.category == Category::ContextOverflow);
         }
     }
-    assert_eq!(d.attempt, counted, "the decision's attempt is the counted call");
+    assert_eq!(
+        d.attempt, counted,
+        "the decision's attempt is the counted call"
+    );
 }
 
 /// Drives a fresh retrier through `steps` the way a driver would, checking every decision:
@@ -280,7 +310,10 @@ pub fn run_retrier(p: &RetryPolicy, seed: u64, context_hook: bool, steps: &[Step
                 elapsed += delay;
                 if let Some(deadline) = p.deadline {
                     let waited: f64 = run.waits.iter().sum();
-                    assert!(waited <= deadline + EPS, "waits {waited} past deadline {deadline}");
+                    assert!(
+                        waited <= deadline + EPS,
+                        "waits {waited} past deadline {deadline}"
+                    );
                 }
             }
             _ => break,
@@ -361,7 +394,11 @@ pub fn check_paired(messages: &[Value]) {
         let ids = answered(&views, i);
         for call in &m.tool_calls {
             let ok = call.id.as_ref().is_some_and(|id| ids.contains(id));
-            assert!(ok, "message {i}: tool call {:?} has no result in {messages:?}", call.id);
+            assert!(
+                ok,
+                "message {i}: tool call {:?} has no result in {messages:?}",
+                call.id
+            );
         }
     }
     for (j, m) in views.iter().enumerate() {
@@ -374,7 +411,13 @@ pub fn check_paired(messages: &[Value]) {
             continue;
         }
         let calls: Vec<&String> = owner(&views, j)
-            .map(|k| views[k].tool_calls.iter().filter_map(|c| c.id.as_ref()).collect())
+            .map(|k| {
+                views[k]
+                    .tool_calls
+                    .iter()
+                    .filter_map(|c| c.id.as_ref())
+                    .collect()
+            })
             .unwrap_or_default();
         for id in results {
             assert!(

@@ -171,14 +171,42 @@ impl Word<'_> {
 #[derive(Arbitrary, Debug)]
 enum Body<'a> {
     Raw(&'a str),
-    OpenAi { kind: Word<'a>, code: Word<'a>, message: Text<'a> },
-    Anthropic { kind: Word<'a>, message: Text<'a> },
-    Gemini { status: Word<'a>, code: u16, message: Text<'a>, wrapped: bool },
-    Aws { kind: Word<'a>, message: Text<'a> },
-    Ollama { message: Text<'a> },
-    Vllm { kind: Word<'a>, code: u16, message: Text<'a> },
-    Safety { reason: Word<'a>, candidates: bool },
-    Azure { code: Word<'a>, inner: Word<'a>, message: Text<'a> },
+    OpenAi {
+        kind: Word<'a>,
+        code: Word<'a>,
+        message: Text<'a>,
+    },
+    Anthropic {
+        kind: Word<'a>,
+        message: Text<'a>,
+    },
+    Gemini {
+        status: Word<'a>,
+        code: u16,
+        message: Text<'a>,
+        wrapped: bool,
+    },
+    Aws {
+        kind: Word<'a>,
+        message: Text<'a>,
+    },
+    Ollama {
+        message: Text<'a>,
+    },
+    Vllm {
+        kind: Word<'a>,
+        code: u16,
+        message: Text<'a>,
+    },
+    Safety {
+        reason: Word<'a>,
+        candidates: bool,
+    },
+    Azure {
+        code: Word<'a>,
+        inner: Word<'a>,
+        message: Text<'a>,
+    },
 }
 
 fn obj(pairs: Vec<(&str, Option<Value>)>) -> Value {
@@ -195,7 +223,11 @@ impl Body<'_> {
     fn render(&self) -> String {
         let v = match self {
             Body::Raw(s) => return (*s).to_owned(),
-            Body::OpenAi { kind, code, message } => json!({"error": obj(vec![
+            Body::OpenAi {
+                kind,
+                code,
+                message,
+            } => json!({"error": obj(vec![
                 ("message", Some(message.render().into())),
                 ("type", kind.value()),
                 ("param", Some(Value::Null)),
@@ -205,7 +237,12 @@ impl Body<'_> {
                 ("type", kind.value()),
                 ("message", Some(message.render().into())),
             ])}),
-            Body::Gemini { status, code, message, wrapped } => {
+            Body::Gemini {
+                status,
+                code,
+                message,
+                wrapped,
+            } => {
                 let e = json!({"error": obj(vec![
                     ("code", Some((*code).into())),
                     ("message", Some(message.render().into())),
@@ -222,7 +259,11 @@ impl Body<'_> {
                 ("message", Some(message.render().into())),
             ]),
             Body::Ollama { message } => json!({"error": message.render()}),
-            Body::Vllm { kind, code, message } => obj(vec![
+            Body::Vllm {
+                kind,
+                code,
+                message,
+            } => obj(vec![
                 ("object", Some("error".into())),
                 ("message", Some(message.render().into())),
                 ("type", kind.value()),
@@ -235,7 +276,11 @@ impl Body<'_> {
                     json!({"promptFeedback": obj(vec![("blockReason", reason.value())])})
                 }
             }
-            Body::Azure { code, inner, message } => json!({"error": obj(vec![
+            Body::Azure {
+                code,
+                inner,
+                message,
+            } => json!({"error": obj(vec![
                 ("code", code.value()),
                 ("innererror", Some(obj(vec![("code", inner.value())]))),
                 ("message", Some(message.render().into())),
@@ -309,13 +354,19 @@ impl FailureIn<'_> {
                 let extra = [200, 500, 502, 503, 504, 520, 418, 409];
                 let all = tables::STATUS.len() + extra.len();
                 let i = usize::from(*i) % all;
-                tables::STATUS.get(i).map_or_else(|| extra[i - tables::STATUS.len()], |r| r.0)
+                tables::STATUS
+                    .get(i)
+                    .map_or_else(|| extra[i - tables::STATUS.len()], |r| r.0)
             }
             StatusIn::Any(n) => *n,
         });
         let mut f = Failure::new(self.message.render());
         f.status = status;
-        f.headers = self.headers.iter().map(HeaderIn::render).collect::<Headers>();
+        f.headers = self
+            .headers
+            .iter()
+            .map(HeaderIn::render)
+            .collect::<Headers>();
         f.body = self.body.as_ref().map(Body::render);
         f.error_class = self
             .classes
@@ -426,9 +477,17 @@ pub fn rfc3339_string(local: i64, frac: &str, offset_min: i64) -> String {
         "Z".to_owned()
     } else {
         let sign = if offset_min < 0 { '-' } else { '+' };
-        format!("{sign}{:02}:{:02}", offset_min.abs() / 60, offset_min.abs() % 60)
+        format!(
+            "{sign}{:02}:{:02}",
+            offset_min.abs() / 60,
+            offset_min.abs() % 60
+        )
     };
-    let frac = if frac.is_empty() { String::new() } else { format!(".{frac}") };
+    let frac = if frac.is_empty() {
+        String::new()
+    } else {
+        format!(".{frac}")
+    };
     format!(
         "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}{frac}{zone}",
         t / 3600,
@@ -468,7 +527,10 @@ fn check_value(v: &str, now: std::time::SystemTime) {
 
 fn check_headers(h: &Headers, now: std::time::SystemTime) {
     if let Some((secs, _)) = from_headers(h, now) {
-        assert!(secs.is_finite() && (0.0..=MAX_SECONDS).contains(&secs), "from_headers {secs}");
+        assert!(
+            secs.is_finite() && (0.0..=MAX_SECONDS).contains(&secs),
+            "from_headers {secs}"
+        );
     }
     for (_, v) in h.iter() {
         check_value(v, now);
@@ -519,7 +581,11 @@ pub fn retry_after(data: &[u8]) {
         let frac = &digits[..usize::from(input.frac_len % 10)];
         let text = rfc3339_string(local, frac, offset);
         let got = parse_rfc3339(&text).map(|t| t.duration_since(UNIX_EPOCH).unwrap());
-        let want_frac: f64 = if frac.is_empty() { 0.0 } else { format!("0.{frac}").parse().unwrap() };
+        let want_frac: f64 = if frac.is_empty() {
+            0.0
+        } else {
+            format!("0.{frac}").parse().unwrap()
+        };
         assert!(
             got.is_some_and(|g| g.as_secs() == utc
                 && (f64::from(g.subsec_nanos()) / 1e9 - want_frac).abs() < 1e-6),
@@ -530,7 +596,10 @@ pub fn retry_after(data: &[u8]) {
     // HTTP-dates (retry-after), read back relative to now.
     let at = UNIX_EPOCH + Duration::from_secs(input.http_date % (LAST + 1));
     let text = httpdate::fmt_http_date(at);
-    let want = at.duration_since(now).map_or(0.0, |d| d.as_secs_f64()).min(MAX_SECONDS);
+    let want = at
+        .duration_since(now)
+        .map_or(0.0, |d| d.as_secs_f64())
+        .min(MAX_SECONDS);
     let got = parse_retry_after(&text, now);
     assert!(
         got.is_some_and(|g| (g - want).abs() < 1e-6),
@@ -554,7 +623,11 @@ struct SseIn<'a> {
 /// for an error envelope, never a transient category other than `stream_interrupted`.
 pub fn check_sse_payload(payload: &str) -> Category {
     let cat = sse::classify_payload(payload);
-    assert_eq!(cat, sse::classify_payload(payload), "SSE classification not deterministic");
+    assert_eq!(
+        cat,
+        sse::classify_payload(payload),
+        "SSE classification not deterministic"
+    );
     let f = sse::failure_from_payload(payload);
     assert_eq!(f.status, Some(200));
     assert_eq!(f.body.as_deref(), Some(payload));
@@ -565,7 +638,10 @@ pub fn check_sse_payload(payload: &str) -> Category {
             cat == Category::StreamInterrupted || !cat.is_transient(),
             "SSE error payload classified {cat}: {payload}"
         );
-        assert!(cat != Category::BadRequest, "SSE error payload classified bad_request: {payload}");
+        assert!(
+            cat != Category::BadRequest,
+            "SSE error payload classified bad_request: {payload}"
+        );
     }
     cat
 }
@@ -668,7 +744,10 @@ impl ArgsIn<'_> {
                     ArgValue::Bool(b) => Value::from(*b),
                     ArgValue::Null => Value::Null,
                 };
-                m.insert(["file_path", "content", "command", "n", "pattern"][usize::from(k % 5)].into(), v);
+                m.insert(
+                    ["file_path", "content", "command", "n", "pattern"][usize::from(k % 5)].into(),
+                    v,
+                );
             }
             Value::Object(m)
         };
@@ -698,9 +777,17 @@ enum ContentIn<'a> {
 
 #[derive(Arbitrary, Debug)]
 enum MsgIn<'a> {
-    User { content: ContentIn<'a>, results: Vec<IdIn<'a>> },
-    Assistant { content: ContentIn<'a>, calls: Vec<CallIn<'a>> },
-    Tool { id: IdIn<'a> },
+    User {
+        content: ContentIn<'a>,
+        results: Vec<IdIn<'a>>,
+    },
+    Assistant {
+        content: ContentIn<'a>,
+        calls: Vec<CallIn<'a>>,
+    },
+    Tool {
+        id: IdIn<'a>,
+    },
     System,
 }
 
@@ -732,7 +819,9 @@ fn blocks_of(content: &ContentIn) -> Vec<Value> {
         ContentIn::None => vec![],
         ContentIn::Empty => vec![json!({"type": "text", "text": ""})],
         ContentIn::Text(s) => vec![json!({"type": "text", "text": s})],
-        ContentIn::Image => vec![json!({"type": "image", "source": {"type": "base64", "data": "AA"}})],
+        ContentIn::Image => {
+            vec![json!({"type": "image", "source": {"type": "base64", "data": "AA"}})]
+        }
     }
 }
 
@@ -944,40 +1033,106 @@ struct ConfigIn<'a> {
 }
 
 fn opt_num(v: &Option<Option<Num>>) -> Option<Value> {
-    v.as_ref().map(|n| n.as_ref().map_or(Value::Null, Num::value))
+    v.as_ref()
+        .map(|n| n.as_ref().map_or(Value::Null, Num::value))
 }
 
 impl ConfigIn<'_> {
     fn render(&self) -> String {
         let cats: Vec<Category> = Category::all().collect();
         let mut m = Map::new();
-        set(&mut m, "preset", self.preset.map(|i| {
-            let names = retry_core::policy::PRESETS;
-            names.get(usize::from(i) % (names.len() + 1)).map_or("nope".into(), |n| (*n).into())
-        }));
-        set(&mut m, "max_attempts", self.max_attempts.map(|n| (n % 40).into()));
-        set(&mut m, "max_retries", self.max_retries.map(|n| (n % 40).into()));
-        set(&mut m, "counting", self.counting.map(|a| if a { "attempts" } else { "retries" }.into()));
-        set(&mut m, "backoff", self.backoff.as_ref().map(BackoffIn::value));
-        set(&mut m, "jitter", self.jitter.map(|j| ["none", "full", "equal", "decorrelated", "wild"][usize::from(j % 5)].into()));
-        set(&mut m, "honor_retry_after", self.honor_retry_after.map(Value::from));
+        set(
+            &mut m,
+            "preset",
+            self.preset.map(|i| {
+                let names = retry_core::policy::PRESETS;
+                names
+                    .get(usize::from(i) % (names.len() + 1))
+                    .map_or("nope".into(), |n| (*n).into())
+            }),
+        );
+        set(
+            &mut m,
+            "max_attempts",
+            self.max_attempts.map(|n| (n % 40).into()),
+        );
+        set(
+            &mut m,
+            "max_retries",
+            self.max_retries.map(|n| (n % 40).into()),
+        );
+        set(
+            &mut m,
+            "counting",
+            self.counting
+                .map(|a| if a { "attempts" } else { "retries" }.into()),
+        );
+        set(
+            &mut m,
+            "backoff",
+            self.backoff.as_ref().map(BackoffIn::value),
+        );
+        set(
+            &mut m,
+            "jitter",
+            self.jitter.map(|j| {
+                ["none", "full", "equal", "decorrelated", "wild"][usize::from(j % 5)].into()
+            }),
+        );
+        set(
+            &mut m,
+            "honor_retry_after",
+            self.honor_retry_after.map(Value::from),
+        );
         set(&mut m, "retry_after_cap", opt_num(&self.retry_after_cap));
-        set(&mut m, "over_cap", self.over_cap.map(|g| if g { "give_up" } else { "clamp" }.into()));
-        set(&mut m, "honor_reset_hints", self.honor_reset_hints.map(Value::from));
+        set(
+            &mut m,
+            "over_cap",
+            self.over_cap
+                .map(|g| if g { "give_up" } else { "clamp" }.into()),
+        );
+        set(
+            &mut m,
+            "honor_reset_hints",
+            self.honor_reset_hints.map(Value::from),
+        );
         set(&mut m, "retry_unknown", self.retry_unknown.map(Value::from));
-        set(&mut m, "retry_unknown_api", self.retry_unknown_api.map(Value::from));
-        set(&mut m, "retry_everything", self.retry_everything.map(Value::from));
+        set(
+            &mut m,
+            "retry_unknown_api",
+            self.retry_unknown_api.map(Value::from),
+        );
+        set(
+            &mut m,
+            "retry_everything",
+            self.retry_everything.map(Value::from),
+        );
         set(&mut m, "deadline", opt_num(&self.deadline));
-        set(&mut m, "recover_orphans", self.recover_orphans.map(Value::from));
-        set(&mut m, "recover_context", self.recover_context.map(Value::from));
+        set(
+            &mut m,
+            "recover_orphans",
+            self.recover_orphans.map(Value::from),
+        );
+        set(
+            &mut m,
+            "recover_context",
+            self.recover_context.map(Value::from),
+        );
         if !self.overrides.is_empty() {
             let mut o = Map::new();
             for ov in &self.overrides {
                 let mut e = Map::new();
                 set(&mut e, "retry", ov.retry.map(Value::from));
-                set(&mut e, "max_attempts", ov.max_attempts.map(|n| (n % 12).into()));
+                set(
+                    &mut e,
+                    "max_attempts",
+                    ov.max_attempts.map(|n| (n % 12).into()),
+                );
                 set(&mut e, "backoff", ov.backoff.as_ref().map(BackoffIn::value));
-                o.insert(cats[usize::from(ov.category) % cats.len()].as_str().into(), Value::Object(e));
+                o.insert(
+                    cats[usize::from(ov.category) % cats.len()].as_str().into(),
+                    Value::Object(e),
+                );
             }
             m.insert("overrides".into(), Value::Object(o));
         }

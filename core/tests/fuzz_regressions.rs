@@ -1,0 +1,87 @@
+//! Every input a fuzz target ever crashed on, replayed on stable through the very code the
+//! target runs (`core/fuzz/src/targets.rs`, included by path): a fixed bug stays fixed.
+//! Add a crash as `core/fuzz/regressions/<target>/<what-it-broke>` (see `core/fuzz/README.md`).
+
+#![allow(dead_code)]
+
+#[path = "../fuzz/src/invariants.rs"]
+mod invariants;
+#[path = "../fuzz/src/targets.rs"]
+mod targets;
+
+use std::path::PathBuf;
+
+/// A fuzz target: its name and the function its `fuzz_target!` calls.
+type Target = (&'static str, fn(&[u8]));
+
+const TARGETS: [Target; 5] = [
+    ("classify", targets::classify),
+    ("retry_after", targets::retry_after),
+    ("sse", targets::sse),
+    ("orphan", targets::orphan),
+    ("policy", targets::policy),
+];
+
+fn replay(target: &str, run: fn(&[u8])) -> usize {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+        .collect();
+    files.sort();
+    for file in &files {
+        let data = std::fs::read(file).unwrap();
+        let outcome = std::panic::catch_unwind(|| run(&data));
+        assert!(outcome.is_ok(), "{target}: {} fails again", file.display());
+    }
+    files.len()
+}
+
+#[test]
+fn classify() {
+    replay(TARGETS[0].0, TARGETS[0].1);
+}
+
+#[test]
+fn retry_after() {
+    replay(TARGETS[1].0, TARGETS[1].1);
+}
+
+#[test]
+fn sse() {
+    replay(TARGETS[2].0, TARGETS[2].1);
+}
+
+#[test]
+fn orphan() {
+    replay(TARGETS[3].0, TARGETS[3].1);
+}
+
+#[test]
+fn policy() {
+    replay(TARGETS[4].0, TARGETS[4].1);
+}
+
+/// Each target has a regression folder, and each folder a replay test above.
+#[test]
+fn every_target_is_replayed() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/fuzz_targets");
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            e.unwrap()
+                .path()
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    found.sort();
+    let mut known: Vec<String> = TARGETS.iter().map(|(t, _)| (*t).to_owned()).collect();
+    known.sort();
+    assert_eq!(found, known, "a fuzz target without a regression replay");
+}
