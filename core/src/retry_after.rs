@@ -78,13 +78,17 @@ pub fn parse_go_duration(v: &str) -> Option<f64> {
         }
         let n: f64 = rest[..num_len].parse().ok()?;
         rest = &rest[num_len..];
-        let unit_len = rest.bytes().take_while(|b| b.is_ascii_alphabetic()).count();
+        // Go writes microseconds as "µs" (U+00B5) and also reads "μs" (U+03BC): not ASCII.
+        let unit_len = rest
+            .char_indices()
+            .find(|(_, c)| !c.is_alphabetic())
+            .map_or(rest.len(), |(i, _)| i);
         let factor = match &rest[..unit_len] {
             "h" => 3600.0,
             "m" => 60.0,
             "s" => 1.0,
             "ms" => 0.001,
-            "us" | "µs" => 0.000_001,
+            "us" | "µs" | "μs" => 0.000_001,
             "ns" => 0.000_000_001,
             _ => return None,
         };

@@ -85,3 +85,16 @@ fn every_target_is_replayed() {
     known.sort();
     assert_eq!(found, known, "a fuzz target without a regression replay");
 }
+
+/// Found by `retry_after`: Go prints microseconds as "µs" (U+00B5), which the unit scan (ASCII
+/// letters only) never reached, so OpenAI-style reset durations under a millisecond were lost.
+#[test]
+fn go_durations_in_microseconds() {
+    use retry_core::retry_after::parse_go_duration;
+    let close = |v: &str, want: f64| (parse_go_duration(v).unwrap() - want).abs() < 1e-12;
+    assert!(close("60.938\u{b5}s", 60.938e-6));
+    assert!(close("5\u{3bc}s", 5e-6)); // Go also reads the Greek mu
+    assert!(close("5us", 5e-6));
+    assert!(close("1m2.5s", 62.5));
+    assert_eq!(parse_go_duration("5\u{e9}s"), None);
+}
