@@ -166,7 +166,8 @@ pub fn plan(views: &[MessageView]) -> PrunePlan {
     let kept_by = |k: usize| &kept[spans[k].0 as usize..spans[k].1 as usize];
 
     let mut dangling = 0;
-    // The message that owns the tool results that follow it (the last non-tool message).
+    // The message that owns the tool results that follow it: the last user or assistant
+    // message, as `answered_ids` reads them (system and other messages do not end the window).
     let mut owner: Option<usize> = None;
     for (j, m) in views.iter().enumerate() {
         match m.role {
@@ -184,7 +185,7 @@ pub fn plan(views: &[MessageView]) -> PrunePlan {
                 continue;
             }
             _ if !m.tool_results.is_empty() => {
-                let owner_kept: &[&str] = match j.checked_sub(1) {
+                let owner_kept: &[&str] = match owner {
                     Some(k) if views[k].role == Role::Assistant => kept_by(k),
                     _ => &[],
                 };
@@ -205,7 +206,9 @@ pub fn plan(views: &[MessageView]) -> PrunePlan {
             }
             _ => {}
         }
-        owner = Some(j);
+        if matches!(m.role, Role::User | Role::Assistant) {
+            owner = Some(j);
+        }
     }
     PrunePlan {
         edits,

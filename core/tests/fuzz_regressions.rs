@@ -98,3 +98,30 @@ fn go_durations_in_microseconds() {
     assert!(close("1m2.5s", 62.5));
     assert_eq!(parse_go_duration("5\u{e9}s"), None);
 }
+
+/// Found by `orphan`: a call answered after a system message was kept (system messages do not
+/// end the window, CONTRACT §5) while its result was removed as dangling (its owner was taken
+/// to be the message just before it), leaving the orphan the pruning was meant to remove.
+#[test]
+fn a_result_after_a_system_message_keeps_its_call() {
+    use retry_core::orphan::prune_json;
+    use serde_json::json;
+    let anthropic = vec![
+        json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a"}}]}),
+        json!({"role": "system", "content": "be brief"}),
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "A"}]}),
+    ];
+    let openai = vec![
+        json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "Read", "arguments": "{}"}}]}),
+        json!({"role": "developer", "content": "be brief"}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "A"}),
+    ];
+    for history in [anthropic, openai] {
+        let out = prune_json(&history).unwrap();
+        assert_eq!(out.messages, history, "nothing to prune");
+        assert!(out.pruned.is_empty() && out.dangling_results == 0);
+        invariants::check_pruned(&history, &out);
+    }
+}
