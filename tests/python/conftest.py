@@ -90,14 +90,19 @@ class Loopback:
                     self.close_connection = True
                     return
                 data = reply.body.encode() if isinstance(reply.body, str) else reply.body
+                # `truncate`: promise more bytes than are sent, then close (a stream cut short).
+                length = len(data) + (1000 if reply.kind == "truncate" else 0)
                 try:
                     self.send_response(reply.status)
                     self.send_header("content-type", reply.content_type)
-                    self.send_header("content-length", str(len(data)))
+                    self.send_header("content-length", str(length))
                     for k, v in reply.headers.items():
                         self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(data)
+                    if reply.kind == "truncate":
+                        self.wfile.flush()
+                        self.close_connection = True
                 except OSError:
                     pass
 

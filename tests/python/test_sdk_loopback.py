@@ -286,3 +286,31 @@ def test_events_never_leak_keys(loopback, no_sleep):
     assert [e["type"] for e in events] == ["llm_request_failed"]
     assert events[0]["error_type"] == "Unauthorized" and events[0]["status_code"] == 401
     assert "abcdefghijklmnop" not in info.value.retry_decision.note
+
+
+def test_openai_stream_cut_short(loopback):
+    """A stream cut short: whatever the SDK version raises (openai 3.x wraps the transport error in
+    APIConnectionError; older versions let httpx's own exception through), it is a transient
+    connection failure."""
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "gpt-4o",
+             "choices": [{"index": 0, "delta": {"content": "hel"}, "finish_reason": None}]}
+    loopback.reply(Reply(200, f"data: {json.dumps(chunk)}\n\n", kind="truncate", content_type="text/event-stream"))
+    client = openai_client(api_key="sk-test-abcdefghijklmnop", base_url=loopback.url + "/v1")
+    with pytest.raises(Exception) as info:
+        for _ in client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}], stream=True):
+            pass
+    c = classify(info.value)
+    assert (c.category, c.transient) == ("connection", True)
+
+
+def test_httpx2_exceptions_are_classified_by_class(loopback):
+    httpx2 = pytest.importorskip("httpx2")  # what openai 3.x and anthropic 2.x are built on
+    with httpx2.Client(trust_env=False, timeout=2.0) as client:
+        with pytest.raises(httpx2.ConnectError) as info:
+            client.get(f"http://127.0.0.1:{_closed_port()}/")
+        c = classify(info.value)
+        assert (c.category, c.evidence) == ("connection", "error_class")
+        loopback.reply(Reply(200, "{}", hang=1.0))
+        with pytest.raises(httpx2.ReadTimeout) as info:
+            client.get(loopback.url + "/", timeout=0.2)
+        assert classify(info.value).category == "timeout"
