@@ -44,7 +44,10 @@ def test_insufficient_quota_429_is_not_transient():
 
 def test_connection_error_class_decides_whatever_the_text():
     openai = pytest.importorskip("openai")
-    import httpx2 as httpx_for_openai  # openai 3.x is built on httpx2
+    try:
+        import httpx2 as httpx_for_openai  # openai 3.x is built on httpx2
+    except ImportError:
+        import httpx as httpx_for_openai
 
     e = openai.APIConnectionError(message="Something went wrong.",
                                   request=httpx_for_openai.Request("POST", "http://127.0.0.1/v1/chat/completions"))
