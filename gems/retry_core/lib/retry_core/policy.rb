@@ -1,0 +1,88 @@
+# frozen_string_literal: true
+
+require "json"
+
+module RetryCore
+  # A retry policy (CONTRACT §3). Build one from a preset name, from a configuration Hash (the
+  # keys of the Rust crate's +RetryPolicy::from_config+: +preset+, +max_attempts+ or
+  # +max_retries+, +backoff+, +jitter+, +honor_retry_after+, +retry_after_cap+, +deadline+,
+  # +retry_unknown+, +overrides+, ...), or SwarmSDK's two numbers.
+  #
+  #   RetryCore::Policy.preset(:forgeflare)
+  #   RetryCore::Policy.new(preset: "default", max_attempts: 3, jitter: "equal")
+  #   RetryCore::Policy.swarm_sdk(max_retries: 3, delay: 15)
+  class Policy
+    # The preset names, the same in all three languages.
+    # PRESETS = ["default", "swarm_sdk", "swarm_sdk_legacy", "forgeflare", "llm_executor"] (native)
+
+    # @param config [Hash] a configuration map
+    # @raise [RetryCore::InvalidPolicyError]
+    def self.new(**config)
+      from_config(config)
+    end
+
+    # @param name [String, Symbol] one of {PRESETS}
+    # @raise [RetryCore::InvalidPolicyError] for an unknown name
+    def self.preset(name)
+      raise TypeError, "a preset name is a String or a Symbol, not #{name.class}" unless name.is_a?(String) || name.is_a?(Symbol)
+
+      _preset(name.to_s)
+    end
+
+    # @param config [Hash, String] a configuration map, or its JSON text
+    # @raise [RetryCore::InvalidPolicyError]
+    def self.from_config(config)
+      json = case config
+             when String then config
+             when Hash then JSON.generate(stringify(config))
+             else raise TypeError, "a policy configuration is a Hash or JSON text, not #{config.class}"
+             end
+      _from_config(json)
+    end
+
+    # SwarmSDK's +call_llm_with_retry(max_retries:, delay:)+: +max_retries+ counts every call
+    # (3 means 3 calls), a fixed +delay+ in seconds.
+    def self.swarm_sdk(max_retries: 3, delay: 15)
+      raise TypeError, "max_retries must be an Integer, not #{max_retries.class}" unless max_retries.is_a?(Integer)
+      raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric)
+
+      _swarm_sdk(max_retries, delay.to_f)
+    end
+
+    # A policy from any accepted form: a Policy, a preset name, or a configuration Hash.
+    # @api private
+    def self.coerce(value)
+      case value
+      when Policy then value
+      when String, Symbol then preset(value)
+      when Hash then from_config(value)
+      else raise TypeError, "policy: takes a preset name, a Hash or a RetryCore::Policy, not #{value.class}"
+      end
+    end
+
+    # Symbols (as values or keys) become strings, so `jitter: :full` works.
+    # @api private
+    def self.stringify(value)
+      case value
+      when Hash then value.to_h { |k, v| [k.to_s, stringify(v)] }
+      when Array then value.map { |v| stringify(v) }
+      when Symbol then value.to_s
+      else value
+      end
+    end
+    private_class_method :stringify
+
+    # @return [Hash] the full configuration (round-trips through {Policy.from_config})
+    def to_h
+      JSON.parse(to_config)
+    end
+
+    def ==(other)
+      other.is_a?(Policy) && _eq(other)
+    end
+
+    def inspect
+      "#<RetryCore::Policy #{name} max_attempts=#{max_attempts}>"
+    end
+  end
+end

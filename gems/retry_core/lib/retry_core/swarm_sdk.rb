@@ -1,0 +1,224 @@
+# frozen_string_literal: true
+
+module RetryCore
+  # A drop-in for SwarmSDK's +Agent::Chat#call_llm_with_retry+, decided by the engine.
+  #
+  #   require "retry_core"
+  #   RetryCore::SwarmSDK.install!    # prepends ChatRetry into SwarmSDK::Agent::Chat
+  #
+  # Observable behaviour is SwarmSDK's: the same events with the same keys through
+  # +SwarmSDK::LogStream.emit+ (plus the contract's +category+ and +status_code+), failures that
+  # are not retried come back as a +RubyLLM::Message+ with role +:assistant+ and SwarmSDK's error
+  # text, a 400 about orphan tool calls prunes +@llm_chat.messages+ once (through
+  # +replace_messages+, with a reminder through +add_ephemeral_reminder+) without counting an
+  # attempt, and exhaustion re-raises. Where the engine knows better than SwarmSDK's rescue
+  # clauses, the engine decides (see the README).
+  module SwarmSDK
+    # Global defaults, as SwarmSDK's decision record proposes.
+    class Configuration
+      # @return [Integer] calls per LLM request (SwarmSDK counts every call): 3
+      attr_accessor :default_max_retries
+      # @return [Numeric] seconds between calls: 15
+      attr_accessor :default_retry_delay
+      # @return [Policy, String, Symbol, Hash, nil] a policy to use instead of SwarmSDK's
+      #   fixed delay (per-agent +retry_config+ and explicit arguments then do not apply)
+      attr_accessor :policy
+      # @return [Boolean] leave RubyLLM's own retries on at install! (default: turn them off)
+      attr_accessor :keep_ruby_llm_retries
+
+      def initialize
+        @default_max_retries = 3
+        @default_retry_delay = 15
+        @policy = nil
+        @keep_ruby_llm_retries = false
+      end
+    end
+
+    # The order of SwarmSDK's keys in each event; the contract's extra keys follow.
+    EVENT_KEYS = {
+      "llm_retry_attempt" => %i[attempt max_retries error_class error_message error_backtrace retry_delay],
+      "llm_retry_exhausted" => %i[attempts error_class error_message error_backtrace],
+      "llm_request_failed" => %i[error_type error_class error_message status_code retryable],
+      "orphan_tool_calls_pruned" => %i[pruned_count original_error]
+    }.freeze
+
+    class << self
+      # @return [Configuration]
+      def configuration
+        @configuration ||= Configuration.new
+      end
+
+      # @yieldparam config [Configuration]
+      def configure
+        yield configuration
+        configuration
+      end
+
+      def reset_configuration!
+        @configuration = Configuration.new
+      end
+
+      # Prepends {ChatRetry} into +SwarmSDK::Agent::Chat+ (or +target+) and, unless told to keep
+      # them, turns RubyLLM's own retries off (+RubyLLM.config.max_retries = 0+) so that one
+      # layer owns retries: stacked layers multiply (3 SwarmSDK calls x 4 RubyLLM requests = 12
+      # requests). Says what it did in a +retry_layers_configured+ event. Idempotent.
+      #
+      # @param target [Module] the class to patch (default +SwarmSDK::Agent::Chat+)
+      # @param keep_ruby_llm_retries [Boolean]
+      # @param on_event [#call, nil] also receives the event
+      # @return [Hash] the event
+      def install!(target = nil, keep_ruby_llm_retries: configuration.keep_ruby_llm_retries, on_event: nil)
+        target ||= ::SwarmSDK::Agent::Chat
+        target.prepend(ChatRetry) unless target.ancestors.include?(ChatRetry)
+        event = configure_ruby_llm(keep_ruby_llm_retries)
+        ::SwarmSDK::LogStream.emit(**event) if defined?(::SwarmSDK::LogStream)
+        on_event&.call(event)
+        event
+      end
+
+      private
+
+      def configure_ruby_llm(keep)
+        config = ::RubyLLM.config if defined?(::RubyLLM) && ::RubyLLM.respond_to?(:config)
+        unless config.respond_to?(:max_retries) && config.respond_to?(:max_retries=)
+          return { type: "retry_layers_configured", ruby_llm_max_retries: nil, ruby_llm_retries: "absent",
+                   note: "RubyLLM has no retry setting here: retry-core is the only retry layer" }
+        end
+
+        before = config.max_retries
+        if keep || before.to_i.zero?
+          return { type: "retry_layers_configured", ruby_llm_max_retries: before,
+                   ruby_llm_retries: before.to_i.zero? ? "off" : "kept",
+                   note: "each SwarmSDK attempt makes up to #{before.to_i + 1} requests: the layers multiply" }
+        end
+
+        config.max_retries = 0
+        { type: "retry_layers_configured", ruby_llm_max_retries: 0, ruby_llm_retries: "disabled",
+          previous_ruby_llm_max_retries: before,
+          note: "RubyLLM's retries (#{before} per request) turned off so that retry-core owns retries; " \
+                "stacked, they multiply (#{configuration.default_max_retries} x #{before.to_i + 1} requests)" }
+      end
+    end
+
+    # Prepended into SwarmSDK's +Agent::Chat+. Expects what that class has: +@llm_chat+ (with
+    # +messages+), +@agent_name+, +@agent_context+ (+swarm_id+, +parent_swarm_id+), +model_id+,
+    # +replace_messages+, +add_ephemeral_reminder+ and +@context_manager+ (+clear_ephemeral+).
+    module ChatRetry
+      # Per-agent settings: +{ max_retries:, retry_delay: }+ (the agent definition's
+      # +retry_config+, read at construction).
+      attr_accessor :retry_config
+
+      def initialize(*args, **kwargs, &block)
+        super
+        definition = kwargs[:definition]
+        config = definition[:retry_config] || definition["retry_config"] if definition.respond_to?(:[])
+        @retry_config = config if config
+      end
+
+      private
+
+      # SwarmSDK's +call_llm_with_retry+: returns the block's value, a +RubyLLM::Message+ with
+      # the error text for a failure that is not retried, or re-raises when retries run out.
+      # +max_retries+ and +delay+ default to the agent's +retry_config+, then to
+      # {SwarmSDK.configuration}.
+      def call_llm_with_retry(max_retries: nil, delay: nil)
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        retrier = nil
+        while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
+          begin
+            return yield
+          rescue StandardError => e
+            unless retrier
+              policy, delay = retry_core_policy(max_retries, delay)
+              retrier = ::RetryCore::Retrier._new(policy, nil, false, true)
+            end
+            failure = ::RetryCore::Failure.from_exception(e)
+            elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+            decision = retrier._on_failure(failure, elapsed)
+            recovered = false
+            case decision.action
+            when :recover_orphans
+              decision = retrier._on_orphans_pruned(retry_core_prune_orphans, failure, elapsed)
+              recovered = decision.action == :retry
+            when :recover_context
+              decision = retrier._on_context_compacted(false, failure, elapsed)
+            end
+            retry_core_emit(decision, e, delay)
+            case decision.action
+            when :retry
+              # SwarmSDK retries at once after pruning, and sleeps before any other retry.
+              sleep(decision.delay) unless recovered
+            when :give_up
+              raise unless decision.reason == :permanent
+
+              return retry_core_error_message(failure, decision.classification)
+            else
+              raise
+            end
+          end
+        end
+      end
+
+      # @return [Array(Policy, Numeric)] the policy and the delay SwarmSDK would report
+      def retry_core_policy(max_retries, delay)
+        config = ::RetryCore::SwarmSDK.configuration
+        return [::RetryCore::Policy.coerce(config.policy), nil] if config.policy && max_retries.nil? && delay.nil?
+
+        agent = @retry_config || {}
+        max_retries ||= agent[:max_retries] || agent["max_retries"] || config.default_max_retries
+        delay ||= agent[:retry_delay] || agent["retry_delay"] || config.default_retry_delay
+        [::RetryCore::Policy.swarm_sdk(max_retries: max_retries, delay: delay), delay]
+      end
+
+      # Prunes orphan tool calls from the conversation, as SwarmSDK's recovery does: clears
+      # the failed call's ephemeral content, replaces the messages, adds the reminder.
+      # @return [Integer] calls and dangling results removed
+      def retry_core_prune_orphans
+        @context_manager&.clear_ephemeral if @context_manager.respond_to?(:clear_ephemeral)
+        messages = @llm_chat&.messages
+        return 0 unless messages.is_a?(Array) && !messages.empty?
+
+        result = ::RetryCore::Orphans.prune(messages)
+        return 0 unless result.changed?
+
+        replace_messages(result.messages)
+        add_ephemeral_reminder(result.reminder) unless result.reminder.empty?
+        result.count
+      end
+
+      def retry_core_emit(decision, error, delay)
+        return unless defined?(::SwarmSDK::LogStream)
+
+        decision.events.each do |event|
+          ::SwarmSDK::LogStream.emit(**retry_core_event(event, error, delay))
+        end
+      end
+
+      def retry_core_event(event, error, delay)
+        type = event.delete(:type)
+        data = { type: type, agent: @agent_name, swarm_id: @agent_context&.swarm_id,
+                 parent_swarm_id: @agent_context&.parent_swarm_id, model: retry_core_model_id }
+        if %w[llm_retry_attempt llm_retry_exhausted].include?(type)
+          event[:error_backtrace] = error.backtrace
+        end
+        # SwarmSDK reports the delay it was given (15, not 15.0).
+        event[:retry_delay] = delay if delay && event[:retry_delay] == delay
+        ::RetryCore::SwarmSDK::EVENT_KEYS.fetch(type, []).each { |key| data[key] = event.delete(key) if event.key?(key) }
+        data.merge!(event)
+      end
+
+      def retry_core_model_id
+        model_id
+      rescue StandardError
+        nil
+      end
+
+      def retry_core_error_message(failure, classification)
+        content = ::RetryCore._error_message(failure, classification)
+        return { role: :assistant, content: content } unless defined?(::RubyLLM::Message)
+
+        ::RubyLLM::Message.new(role: :assistant, content: content, model_id: retry_core_model_id)
+      end
+    end
+  end
+end
