@@ -1,0 +1,133 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+require "net/http"
+
+# From a live exception to the failure record, and bad input.
+class FailureTest < Minitest::Test
+  include TestHelpers
+  include GCStress
+
+  def test_ruby_llm_error_status_body_headers_and_chain
+    error = RubyLLM.error_for(429, "Rate limit reached", headers: { "Retry-After" => "7" })
+    f = RetryCore::Failure.from_exception(error)
+    assert_equal 429, f.status
+    assert_equal({ "retry-after" => "7" }, f.headers)
+    assert_equal({ "error" => { "message" => "Rate limit reached" } }, JSON.parse(f.body))
+    assert_equal %w[RubyLLM::RateLimitError RubyLLM::Error StandardError Exception], f.error_class
+    assert_equal "Rate limit reached", f.message
+    c = RetryCore.classify(error)
+    assert_equal :rate_limited, c.category
+    assert c.transient?
+    assert_equal 7.0, c.retry_after
+  end
+
+  def test_ruby_llm_error_without_response
+    error = RubyLLM::Error.new(nil, "something odd")
+    f = RetryCore::Failure.from_exception(error)
+    assert_nil f.status
+    c = RetryCore.classify(error)
+    assert_equal :unknown, c.category
+    assert c.api_error?
+    assert_equal "UnknownAPIError", c.error_type
+  end
+
+  def test_faraday_error_response_hash
+    error = Faraday::ServerError.new(nil, { status: 503, headers: { "retry-after" => "2" }, body: "<html>Service Unavailable</html>" })
+    f = RetryCore::Failure.from_exception(error)
+    assert_equal 503, f.status
+    assert_equal "<html>Service Unavailable</html>", f.body
+    assert_equal "2", f.headers["retry-after"]
+    assert_equal :server_error, RetryCore.classify(error).category
+  end
+
+  def test_network_errors
+    assert_equal :timeout, RetryCore.classify(Faraday::TimeoutError.new).category
+    assert_equal :connection, RetryCore.classify(Faraday::ConnectionFailed.new("Failed to open TCP connection")).category
+    assert_equal :connection, RetryCore.classify(Errno::ECONNRESET.new).category
+    assert_equal :timeout, RetryCore.classify(Net::ReadTimeout.new).category
+    assert_equal :configuration, RetryCore.classify(RubyLLM::ConfigurationError.new("openai provider is not configured")).category
+    assert_equal :programming, RetryCore.classify(NoMethodError.new("undefined method `x' for nil")).category
+  end
+
+  def test_cause_chain_is_looked_through
+    inner = RubyLLM.error_for(429, "Rate limit reached")
+    wrapper = Class.new(StandardError) { def self.name = "MyApp::LLMFailed" }
+    error = begin
+      begin
+        raise inner
+      rescue StandardError
+        raise wrapper, "the model call failed"
+      end
+    rescue StandardError => e
+      e
+    end
+    f = RetryCore::Failure.from_exception(error)
+    assert_equal 429, f.status
+    assert_equal "MyApp::LLMFailed", f.error_class.first
+    assert_includes f.error_class, "RubyLLM::RateLimitError"
+    assert_equal "the model call failed", f.message
+    assert_equal :rate_limited, RetryCore.classify(error).category
+  end
+
+  def test_anonymous_classes_and_odd_responses
+    odd = Class.new(StandardError) do
+      def response = Object.new
+      def status = "429"
+    end
+    f = RetryCore::Failure.from_exception(odd.new("Too Many Requests"))
+    assert_equal 429, f.status
+    raising = Class.new(StandardError) { def response = raise("boom") }
+    f = RetryCore::Failure.from_exception(raising.new("x"))
+    assert_nil f.status
+  end
+
+  def test_new_and_round_trips
+    f = RetryCore::Failure.new(status: 503, headers: { "X-Should-Retry" => "false", "Multi" => %w[a b] },
+                               body: { "error" => { "type" => "api_error" } }, error_class: RubyLLM::ServerError,
+                               message: "Service Unavailable", transport: :timeout)
+    assert_equal "false", f.headers["x-should-retry"]
+    assert_equal "a, b", f.headers["multi"]
+    assert_equal %w[RubyLLM::ServerError RubyLLM::Error StandardError Exception], f.error_class
+    assert_equal :timeout, f.transport
+    assert_equal f, RetryCore::Failure.from_json(f.to_json)
+    assert_equal f, RetryCore::Failure.from_h(f.to_h)
+    refute RetryCore.classify(f).transient?
+  end
+
+  def test_bad_input_raises_type_and_argument_errors
+    assert_raises(TypeError) { RetryCore::Failure.new(status: "429") }
+    assert_raises(TypeError) { RetryCore::Failure.new(headers: 3) }
+    assert_raises(TypeError) { RetryCore::Failure.new(error_class: [1]) }
+    e = assert_raises(ArgumentError) { RetryCore::Failure.new(status: 70_000) }
+    assert_kind_of RetryCore::Error, e
+    assert_equal "invalid_argument", e.code
+    assert_raises(RetryCore::InvalidArgumentError) { RetryCore::Failure.new(transport: :carrier_pigeon) }
+    e = assert_raises(RetryCore::Error) { RetryCore::Failure.from_json("{not json") }
+    assert_equal "invalid_json", e.code
+    assert_raises(RetryCore::InvalidJsonError) { RetryCore::Failure.from_json('{"message": "x", "bogus": 1}') }
+    assert_raises(TypeError) { RetryCore::Failure.from_exception("not an exception") }
+    assert_raises(TypeError) { RetryCore.classify(42) }
+    assert_raises(NoMethodError, TypeError) { RetryCore::Failure.allocate.status }
+  end
+
+  def test_secrets_are_scrubbed_from_texts
+    error = RubyLLM.error_for(401, "Incorrect API key provided: sk-proj-abcdefghijklmnop1234")
+    text = RetryCore.error_message(error)
+    refute_includes text, "abcdefghijklmnop1234"
+    assert_includes text, "[REDACTED]"
+    assert_includes text, "**Error Type:** UnauthorizedError"
+    assert_includes text, "**Status Code:** 401"
+    assert_equal "Bearer [REDACTED]", RetryCore.scrub("Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig")
+  end
+
+  def test_exception_classes
+    assert RetryCore::Error < StandardError
+    assert RetryCore::InternalError < RetryCore::Error
+    assert RetryCore::InvalidStateError < RetryCore::Error
+    assert RetryCore::InvalidPolicyError < ArgumentError
+    assert_kind_of RetryCore::Error, RetryCore::InvalidPolicyError.new("x")
+    assert RetryCore::Error === RetryCore::InvalidJsonError.new("x") # rubocop:disable Style/CaseEquality
+    assert_equal "internal", RetryCore::InternalError.new.code
+  end
+end

@@ -1,0 +1,174 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+
+# Orphan pruning for RubyLLM-like objects and for Hashes of both shapes.
+class OrphansTest < Minitest::Test
+  include TestHelpers
+  include GCStress
+
+  def msg(role, content = nil, tool_calls: nil, tool_call_id: nil, **tokens)
+    RubyLLM::Message.new(role: role, content: content, tool_calls: tool_calls, tool_call_id: tool_call_id,
+                         model_id: role == :assistant ? "claude-sonnet-4" : nil, **tokens)
+  end
+
+  def call(id, name = "Read", arguments = { "file_path" => "/important/file.rb" })
+    [id, RubyLLM::ToolCall.new(id: id, name: name, arguments: arguments)]
+  end
+
+  def test_ruby_llm_history_keeps_classes_tokens_and_identity
+    long = "Hello, this is a long text that goes on and on, far beyond fifty characters."
+    history = [
+      msg(:user, "read and write"),
+      msg(:assistant, "On it.", tool_calls: [call("c1"), call("c2", "Write", { "file_path" => "/output.txt", "content" => long })].to_h,
+                                input_tokens: 120, output_tokens: 30, cached_tokens: 7, cache_creation_tokens: 2),
+      msg(:tool, "file contents", tool_call_id: "c1"),
+      msg(:user, "and?"),
+      msg(:assistant, nil, tool_calls: [call("c3", "Bash", { "command" => "ls", "timeout" => 5 })].to_h),
+      msg(:user, "hello?")
+    ]
+    out = RetryCore.prune_orphan_tool_calls(history)
+    assert_equal 5, out.messages.size
+    assert_same history[0], out.messages[0]
+    assert_same history[2], out.messages[2]
+    rebuilt = out.messages[1]
+    assert_instance_of RubyLLM::Message, rebuilt
+    assert_equal ["c1"], rebuilt.tool_calls.keys
+    assert_same history[1].tool_calls["c1"], rebuilt.tool_calls["c1"]
+    assert_equal [120, 30, 7, 2, "claude-sonnet-4", "On it."],
+                 [rebuilt.input_tokens, rebuilt.output_tokens, rebuilt.cached_tokens, rebuilt.cache_creation_tokens,
+                  rebuilt.model_id, rebuilt.content]
+    assert_equal %w[c2 c3], out.pruned.map { |p| p[:id] }
+    assert_equal %w[Write Bash], out.pruned.map { |p| p[:name] }
+    assert_same history[4].tool_calls["c3"].arguments, out.pruned[1][:arguments]
+    assert_equal 0, out.dangling_results
+    assert_equal <<~TEXT.chomp, out.reminder
+      <system-reminder>
+      The following tool calls were interrupted and removed from conversation history:
+
+      - Write(file_path: "/output.txt", content: Hello, this is a long text that goes on and on,...)
+      - Bash(command: "ls", timeout: 5)
+
+      These tools were never executed. If you still need their results, please run them again.
+      </system-reminder>
+    TEXT
+    assert_equal SwarmSDKReference::Pruning.reminder(
+      [{ name: "Write", arguments: { "file_path" => "/output.txt", "content" => long } },
+       { name: "Bash", arguments: { "command" => "ls", "timeout" => 5 } }]
+    ), out.reminder
+  end
+
+  def test_same_decisions_as_swarm_sdk_on_a_mixed_history
+    history = build_history(GCStress.on? ? 20 : 300, seed: 7)
+    ours = RetryCore.prune_orphan_tool_calls(history)
+    theirs = SwarmSDKReference::Pruning.prune(history)
+    assert_equal theirs[:count], ours.pruned.size
+    assert_equal theirs[:messages].map { |m| [m.role, m.content, m.tool_calls&.keys, m.tool_call_id] },
+                 ours.messages.map { |m| [m.role, m.content, m.tool_calls&.keys, m.tool_call_id] }
+    assert_equal SwarmSDKReference::Pruning.reminder(theirs[:pruned_tools]), ours.reminder
+  end
+
+  def build_history(n, seed:)
+    rng = Random.new(seed)
+    history = []
+    id = 0
+    while history.size < n
+      history << msg(:user, "question #{history.size}")
+      calls = Array.new(rng.rand(0..3)) { call("call_#{id += 1}", %w[Read Write Bash].sample(random: rng), { "n" => id }) }
+      history << msg(:assistant, rng.rand < 0.5 ? "thinking" : nil, tool_calls: calls.empty? ? nil : calls.to_h)
+      calls.each { |(cid, _)| history << msg(:tool, "result", tool_call_id: cid) if rng.rand < 0.9 }
+      history << msg(:assistant, "answer")
+    end
+    history
+  end
+
+  def test_openai_hashes_with_symbol_keys
+    history = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: nil, tool_calls: [
+        { id: "a", type: "function", function: { name: "Read", arguments: '{"file_path": "/a"}' } },
+        { id: "b", type: "function", function: { name: "Read", arguments: '{"file_path": "/b"}' } }
+      ] },
+      { role: "tool", tool_call_id: "a", content: "A" },
+      { role: "tool", tool_call_id: "zzz", content: "?" },
+      { role: "user", content: "next" }
+    ]
+    out = RetryCore.prune_orphan_tool_calls(history)
+    assert_equal 4, out.messages.size
+    assert_equal ["a"], out.messages[1][:tool_calls].map { |c| c[:id] }
+    refute_same history[1], out.messages[1]
+    assert_equal 2, history[1][:tool_calls].size, "the input is not modified"
+    assert_equal 1, out.dangling_results
+    assert_equal [{ id: "b", name: "Read", arguments: '{"file_path": "/b"}' }], out.pruned
+    assert_includes out.reminder, '- Read(file_path: "/b")'
+  end
+
+  def test_anthropic_content_blocks
+    history = [
+      { "role" => "user", "content" => "go" },
+      { "role" => "assistant", "content" => [
+        { "type" => "text", "text" => "reading" },
+        { "type" => "tool_use", "id" => "toolu_1", "name" => "Read", "input" => { "file_path" => "/a" } },
+        { "type" => "tool_use", "id" => "toolu_2", "name" => "Read", "input" => { "file_path" => "/b" } }
+      ] },
+      { "role" => "user", "content" => [{ "type" => "tool_result", "tool_use_id" => "toolu_1", "content" => "A" },
+                                        { "type" => "tool_result", "tool_use_id" => "toolu_9", "content" => "?" }] }
+    ]
+    out = RetryCore.prune_orphan_tool_calls(history)
+    assert_equal 2, out.messages[1]["content"].size
+    assert_equal 1, out.messages[2]["content"].size
+    assert_equal ["toolu_2"], out.pruned.map { |p| p[:id] }
+    assert_equal({ "file_path" => "/b" }, out.pruned.first[:arguments])
+    assert_equal 1, out.dangling_results
+  end
+
+  def test_clean_and_empty_histories
+    clean = [msg(:user, "hi"), msg(:assistant, "hello")]
+    out = RetryCore.prune_orphan_tool_calls(clean)
+    assert_equal clean, out.messages
+    refute out.changed?
+    assert_equal "", out.reminder
+    assert_equal 0, RetryCore.prune_orphan_tool_calls([]).count
+  end
+
+  # Message classes built with keywords, or without to_h, are rebuilt too.
+  KeywordMessage = Struct.new(:role, :content, :tool_calls, :tool_call_id, :input_tokens, keyword_init: true)
+
+  class PlainMessage
+    attr_reader :role, :content, :tool_calls, :tool_call_id
+
+    def initialize(role, content, tool_calls = nil)
+      @role = role
+      @content = content
+      @tool_calls = tool_calls
+    end
+  end
+
+  def test_other_message_classes
+    kw = [KeywordMessage.new(role: :assistant, content: "x", tool_calls: [call("k1")].to_h, input_tokens: 9),
+          KeywordMessage.new(role: :user, content: "y")]
+    out = RetryCore.prune_orphan_tool_calls(kw)
+    assert_instance_of KeywordMessage, out.messages.first
+    assert_nil out.messages.first.tool_calls
+    assert_equal 9, out.messages.first.input_tokens
+
+    plain = [PlainMessage.new("assistant", "text", [call("p1")].to_h), PlainMessage.new("user", "ok")]
+    out = RetryCore.prune_orphan_tool_calls(plain)
+    assert_instance_of PlainMessage, out.messages.first
+    assert_nil out.messages.first.tool_calls
+    assert_equal "text", out.messages.first.content
+  end
+
+  def test_bad_input
+    assert_raises(TypeError) { RetryCore.prune_orphan_tool_calls("nope") }
+    assert_raises(ArgumentError) { RetryCore.prune_orphan_tool_calls([nil]) }
+    assert_raises(TypeError) { RetryCore.prune_orphan_tool_calls([42]) }
+    e = assert_raises(RetryCore::InvalidArgumentError) { RetryCore.prune_orphan_tool_calls([{ "role" => "assistant", "tool_calls" => [3] }]) }
+    assert_match(/message 0|tool call/, e.message)
+  end
+
+  def test_reminder_helper
+    assert_equal "", RetryCore.orphan_reminder([])
+    assert_includes RetryCore.orphan_reminder([{ name: "Read", arguments: { path: "/x" } }]), '- Read(path: "/x")'
+  end
+end

@@ -1,0 +1,116 @@
+# frozen_string_literal: true
+
+# Loads retry_core either from the source tree (gems/retry_core/lib, after `rake compile`) or,
+# with RETRY_CORE_FROM=gem, from the installed gem only (scripts/ruby.sh sets GEM_HOME/GEM_PATH).
+
+ROOT = File.expand_path("../..", __dir__)
+VECTORS_DIR = File.join(ROOT, "tests", "vectors")
+
+if ENV["RETRY_CORE_FROM"] == "gem"
+  gem "retry_core"
+else
+  $LOAD_PATH.unshift(File.join(ROOT, "gems", "retry_core", "lib"))
+end
+require "retry_core"
+
+native = $LOADED_FEATURES.grep(%r{retry_core(/retry_core)?\.#{RbConfig::CONFIG["DLEXT"]}\z}).first
+if ENV["RETRY_CORE_FROM"] == "gem" && native&.start_with?(File.join(ROOT, "gems"))
+  abort "RETRY_CORE_FROM=gem but the extension came from the source tree: #{native}"
+end
+warn "retry_core #{RetryCore::VERSION}: #{native}" if ENV["RETRY_CORE_VERBOSE"]
+
+require "json"
+require "time"
+require "minitest/autorun"
+
+require_relative "support/ruby_llm_double"
+require_relative "support/swarm_sdk_double"
+
+# Under RETRY_CORE_GC_STRESS=1 (rake test:stress) the binding-heavy tests run with GC.stress on:
+# every allocation then runs a full GC, which finds any Ruby object the Rust side reads after
+# it could have been collected. Whole tests (GCStress included in a test class) or just the
+# binding calls (TestHelpers#native) are stressed, and vector files are sampled, so that the
+# run stays within a few minutes.
+module GCStress
+  def self.on?
+    ENV["RETRY_CORE_GC_STRESS"] == "1"
+  end
+
+  def setup
+    super
+    GC.stress = true if GCStress.on?
+  end
+
+  def teardown
+    GC.stress = false if GCStress.on?
+    super
+  end
+end
+
+module TestHelpers
+  FLOAT_TOLERANCE = 1e-9
+
+  # Runs the block (a call into the binding) under GC.stress when stressing.
+  def native
+    return yield unless GCStress.on?
+
+    begin
+      GC.stress = true
+      yield
+    ensure
+      GC.stress = false
+    end
+  end
+
+  def load_vectors(name)
+    JSON.parse(File.read(File.join(VECTORS_DIR, name)))
+  end
+
+  # All cases, or a sample of them under GC.stress.
+  def sample(cases)
+    return cases unless GCStress.on?
+
+    limit = Integer(ENV.fetch("RETRY_CORE_STRESS_CASES", "6"))
+    step = [cases.size / limit, 1].max
+    cases.each_slice(step).map(&:first).first(limit)
+  end
+
+  # Deep equality with a tolerance for floats; Symbols compare as Strings.
+  def same?(expected, actual)
+    case expected
+    when Hash
+      actual.is_a?(Hash) && expected.size == actual.size &&
+        expected.all? { |k, v| actual.key?(k.to_s) || actual.key?(k.to_sym) ? same?(v, actual.key?(k.to_s) ? actual[k.to_s] : actual[k.to_sym]) : false }
+    when Array
+      actual.is_a?(Array) && expected.size == actual.size && expected.zip(actual).all? { |e, a| same?(e, a) }
+    when Float, Integer
+      actual.is_a?(Numeric) && (expected - actual).abs <= FLOAT_TOLERANCE
+    when Symbol, String
+      (actual.is_a?(String) || actual.is_a?(Symbol)) && expected.to_s == actual.to_s
+    else
+      expected == actual
+    end
+  end
+
+  def assert_same_data(expected, actual, message = nil)
+    assert same?(expected, actual), message || "expected #{expected.inspect}\n     got #{actual.inspect}"
+  end
+
+  # Replaces Kernel#sleep on one object (a chat, or RetryCore itself) with a recorder.
+  def record_sleeps(object)
+    sleeps = []
+    object.define_singleton_method(:sleep) { |seconds| sleeps << seconds; seconds.round }
+    sleeps
+  ensure
+    @stubbed_sleep ||= []
+    @stubbed_sleep << object
+  end
+
+  def unstub_sleeps
+    (@stubbed_sleep || []).each do |object|
+      object.singleton_class.send(:remove_method, :sleep) if object.singleton_class.method_defined?(:sleep, false) ||
+                                                             object.singleton_class.private_method_defined?(:sleep, false)
+    end
+    @stubbed_sleep = []
+  end
+end
