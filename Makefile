@@ -36,6 +36,12 @@ lint:
 bench:
 	$(CARGO) bench -p retry-core --bench engine
 
+## Every fuzz target for 5 s from its seed corpus, on stable (installs cargo-fuzz if missing;
+## core/fuzz/README.md says how to run them for longer).
+.PHONY: fuzz-smoke
+fuzz-smoke:
+	@core/fuzz/smoke.sh
+
 clean:
 	$(CARGO) clean
 	rm -rf .venv tmp
