@@ -1,0 +1,219 @@
+//! Load amplification on virtual time: N agents, each making one call, thinking, and calling
+//! again; the provider goes down for a while. Offered load during the outage divided by the
+//! load the same agents offer when the provider is healthy.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use retry_core::rng::SplitMix64;
+
+use crate::client::{ClientSpec, Gate, Next, Stack, VirtualClock};
+use crate::scenario::{Fault, Latency};
+
+/// The fleet experiment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FleetParams {
+    pub agents: usize,
+    /// Seconds the provider is down (503 on every call), from t = 0.
+    pub outage: f64,
+    /// Seconds an agent thinks between two logical calls (after a success or a give-up).
+    pub think: f64,
+    pub latency: Latency,
+    /// Independent repetitions (agents' phases and jitter seeds differ).
+    pub reps: u64,
+    pub seed: u64,
+}
+
+impl FleetParams {
+    /// 60 s outage, 5 s think time, default latencies, enough repetitions for ~200 agent runs.
+    pub fn new(agents: usize) -> Self {
+        FleetParams {
+            agents,
+            outage: 60.0,
+            think: 5.0,
+            latency: Latency::default(),
+            reps: (200 / agents.max(1) as u64).max(1),
+            seed: 1,
+        }
+    }
+}
+
+/// What the fleet did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FleetResult {
+    /// Calls per second arriving while the provider was down.
+    pub offered: f64,
+    /// Calls per second the same agents make over the same window when it is healthy.
+    pub base: f64,
+}
+
+impl FleetResult {
+    pub fn amplification(&self) -> f64 {
+        self.offered / self.base
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+struct Ev {
+    t: f64,
+    agent: usize,
+}
+impl Eq for Ev {}
+impl Ord for Ev {
+    // Min-heap on time; ties by agent so every run is reproducible.
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.t.total_cmp(&self.t).then(o.agent.cmp(&self.agent))
+    }
+}
+impl PartialOrd for Ev {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+enum State {
+    /// The next logical call starts at the event.
+    Idle,
+    /// A call (the first or a retry) is due at the event, once the gate lets it through.
+    Due,
+    /// A call arrived earlier and its answer comes at the event.
+    InFlight { ok: bool },
+}
+
+/// Counts the calls arriving in `[0, window)`; the provider is down in `[0, outage)`.
+fn simulate(client: &ClientSpec, p: &FleetParams, outage: f64, rep: u64) -> u64 {
+    let window = p.outage;
+    let cycle = p.latency.ok + p.think;
+    // Agents enter well before the window, at uniformly spread phases: by t = 0 the healthy
+    // fleet is in its steady state.
+    let warmup = (4.0 * cycle).max(20.0);
+    let mut rng = SplitMix64::new(p.seed ^ rep.wrapping_mul(0x9E37_79B9));
+    let clock = VirtualClock::default();
+    let fleet = client.fleet(clock.wall());
+    let mut stacks: Vec<Stack> = (0..p.agents)
+        .map(|i| client.build(rng.next_u64() ^ i as u64, fleet.as_ref()))
+        .collect();
+    let mut states: Vec<State> = (0..p.agents).map(|_| State::Idle).collect();
+    let mut heap = BinaryHeap::new();
+    for agent in 0..p.agents {
+        heap.push(Ev {
+            t: -warmup + rng.next_f64() * cycle,
+            agent,
+        });
+    }
+    let failure = Fault::Unavailable.failure();
+    let mut counted = 0u64;
+    while let Some(Ev { t, agent }) = heap.pop() {
+        if t >= window {
+            break;
+        }
+        clock.set(t);
+        let stack = &mut stacks[agent];
+        if let State::Idle = states[agent] {
+            stack.begin(t);
+            states[agent] = State::Due;
+        }
+        match states[agent] {
+            State::Idle => unreachable!("started above"),
+            State::Due => match stack.gate(t) {
+                Gate::Go => {
+                    stack.calling();
+                    if (0.0..window).contains(&t) {
+                        counted += 1;
+                    }
+                    let ok = !(0.0..outage).contains(&t);
+                    states[agent] = State::InFlight { ok };
+                    heap.push(Ev {
+                        t: t + if ok { p.latency.ok } else { p.latency.err },
+                        agent,
+                    });
+                }
+                Gate::Wait(w) => heap.push(Ev { t: t + w, agent }),
+                Gate::Reject => {
+                    states[agent] = State::Idle;
+                    heap.push(Ev {
+                        t: t + p.think,
+                        agent,
+                    });
+                }
+            },
+            State::InFlight { ok: true } => {
+                stack.on_success();
+                states[agent] = State::Idle;
+                heap.push(Ev {
+                    t: t + p.think,
+                    agent,
+                });
+            }
+            State::InFlight { ok: false } => match stack.on_failure(t, &failure, &mut || 0) {
+                Next::Wait(d) => {
+                    states[agent] = State::Due;
+                    heap.push(Ev { t: t + d, agent });
+                }
+                Next::GaveUp => {
+                    states[agent] = State::Idle;
+                    heap.push(Ev {
+                        t: t + p.think,
+                        agent,
+                    });
+                }
+            },
+        }
+    }
+    counted
+}
+
+/// Runs the fleet with and without the outage (same agents, same phases, same seeds).
+pub fn amplification(client: &ClientSpec, p: &FleetParams) -> FleetResult {
+    let (mut down, mut up) = (0u64, 0u64);
+    for rep in 0..p.reps.max(1) {
+        down += simulate(client, p, p.outage, rep);
+        up += simulate(client, p, 0.0, rep);
+    }
+    let secs = p.outage * p.reps.max(1) as f64;
+    FleetResult {
+        offered: down as f64 / secs,
+        base: up as f64 / secs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_retry_is_exactly_one_when_errors_take_as_long_as_answers() {
+        let mut p = FleetParams::new(100);
+        p.latency = Latency { ok: 0.5, err: 0.5 };
+        let r = amplification(&ClientSpec::no_retry(), &p);
+        assert_eq!(r.amplification(), 1.0);
+        // Base load: 100 agents, one call every 5.5 s.
+        assert!((r.base - 100.0 / 5.5).abs() < 0.5, "{}", r.base);
+    }
+
+    #[test]
+    fn no_retry_with_fast_errors_only_gains_the_latency_difference() {
+        let r = amplification(&ClientSpec::no_retry(), &FleetParams::new(1000));
+        // One call per 5.2 s when down against one per 5.5 s when healthy.
+        assert!(
+            (r.amplification() - 5.5 / 5.2).abs() < 0.01,
+            "{}",
+            r.amplification()
+        );
+    }
+
+    #[test]
+    fn legacy_fixed_delays_by_hand() {
+        // 10 calls 10 s apart: within the 60 s outage an agent makes a call every 10.2 s
+        // (about 5.9 per 60 s) against 60 / 5.5 = 10.9 when healthy: about 0.54x.
+        let r = amplification(
+            &ClientSpec::preset("swarm_sdk_legacy"),
+            &FleetParams::new(100),
+        );
+        assert!(
+            (r.amplification() - 5.5 / 10.2).abs() < 0.03,
+            "{}",
+            r.amplification()
+        );
+    }
+}

@@ -1,0 +1,43 @@
+//! The fleet against the real retry-lab over loopback: 10 agents, every duration divided by 50
+//! (a 60 s outage becomes 1.2 s), two policies side by side. About 2.5 s.
+
+use retry_sim::client::ClientSpec;
+use retry_sim::fleet::amplification;
+use retry_sim::live::{run_all, LiveParams};
+
+#[test]
+fn ten_agents_against_the_lab_agree_with_virtual_time() {
+    let mut p = LiveParams::new(10, 50.0);
+    p.healthy = 1.0;
+    p.parallel = 2;
+    assert!(p.duration() < 3.0, "{}", p.duration());
+    let clients = [ClientSpec::no_retry(), ClientSpec::preset("default")];
+    let started = std::time::Instant::now();
+    let live = run_all(&clients, p);
+    assert!(started.elapsed().as_secs_f64() < 8.0, "bounded in time");
+
+    let cycle = (p.fleet.latency.ok + p.fleet.think) / p.scale;
+    for r in &live {
+        // Every call the agents made reached the lab, and the lab logged nothing else.
+        assert_eq!(r.lab_requests as u64, r.agent_calls, "{}", r.client);
+        // Healthy: 10 agents, one call per (latency + think) / 50 seconds.
+        let expected = 10.0 / cycle;
+        assert!(
+            (r.base - expected).abs() / expected < 0.3,
+            "{}: base {} vs {expected}",
+            r.client,
+            r.base
+        );
+    }
+    let none = live[0].amplification();
+    let default = live[1].amplification();
+    assert!((0.8..1.4).contains(&none), "no retry: {none}");
+    // The virtual-time figure for the same fleet; the live one must tell the same story.
+    let virt = amplification(&clients[1], &p.fleet).amplification();
+    assert!(virt > 1.5, "virtual default amplification {virt}");
+    assert!(default > 1.3 * none, "default {default} vs no retry {none}");
+    assert!(
+        (default - virt).abs() / virt < 0.35,
+        "live {default} vs virtual {virt}"
+    );
+}
