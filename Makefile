@@ -36,6 +36,11 @@ lint:
 bench:
 	$(CARGO) bench -p retry-core --bench engine
 
+## The measured report: bench/results/REPORT.md and its charts (simulator, live lab, criterion, bindings).
+.PHONY: bench-report
+bench-report:
+	@bench/run.sh
+
 ## Every fuzz target for 5 s from its seed corpus, on stable (installs cargo-fuzz if missing;
 ## core/fuzz/README.md says how to run them for longer).
 .PHONY: fuzz-smoke
