@@ -19,9 +19,10 @@ fn patterns() -> &'static [(Regex, &'static str)] {
             // Authorization: Bearer <token> (any case), and bare "Bearer <token>".
             (r(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]{6,}"), "$1 [REDACTED]"),
             // x-api-key / api-key / api_key / apikey / authorization followed by a value, in headers,
-            // JSON, Python reprs or query strings.
+            // JSON (also escaped inside a JSON string: `\"x-api-key\": \"...\"`), Python reprs
+            // (also bytes: `b'...'`) or query strings.
             (
-                r(r#"(?i)\b(x-api-key|x-goog-api-key|api[-_]?key|authorization)(["']?\s*(?:=>|[:=])\s*["']?)([^\s"',;&}]{4,})"#),
+                r(r#"(?i)\b(x-api-key|x-goog-api-key|api[-_]?key|authorization)((?:\\*["'])?\s*(?:=>|[:=])\s*(?:b?\\*["'])?)([^\s"',;&}\\]{4,})"#),
                 "$1$2[REDACTED]",
             ),
             // AWS access key ids.

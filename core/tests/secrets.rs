@@ -58,7 +58,8 @@ const SECRETS: [&Secret; 7] = [
 ];
 
 /// Three ways each secret turns up in real error texts: provider messages, echoed request
-/// headers (HTTP, Python and Ruby reprs), query strings, JSON and SDK configuration dumps.
+/// headers (HTTP, Python and Ruby reprs, Python bytes), query strings, JSON, JSON escaped inside
+/// a JSON string (a serialized body quoted in an exception message) and SDK configuration dumps.
 fn planted(variant: usize) -> String {
     let (op, ol, an, jwt, key, aws, g) = (
         OPENAI_PROJECT.whole,
@@ -73,16 +74,19 @@ fn planted(variant: usize) -> String {
         0 => format!(
             "Incorrect API key provided: {op}. Retried with {ol}; \
              x-api-key: {an}; Authorization: Bearer {jwt}; x-api-key: {key}; \
-             aws_access_key_id={aws}; https://example.invalid/v1/models?key={g}&alt=sse"
+             aws_access_key_id={aws}; https://example.invalid/v1/models?key={g}&alt=sse \
+             {{\"x-api-key\": \"{key}\"}}"
         ),
         1 => format!(
             "request headers {{'authorization': 'Bearer {jwt}', 'x-api-key': '{key}', \
              'api-key': '{ol}'}} body {{\"api_key\": \"{op}\", \"anthropic_api_key\": \"{an}\"}} \
-             Credential={aws}/20261122/us-east-1/bedrock/aws4_request x-goog-api-key={g}"
+             Credential={aws}/20261122/us-east-1/bedrock/aws4_request x-goog-api-key={g} \
+             {{b'x-api-key': b'{key}'}}"
         ),
         _ => format!(
             "{{\"X-Api-Key\" => \"{key}\", \"Authorization\" => \"bearer {jwt}\"}} \
-             (key: {an}) [{op}] <{ol}> AccessKeyId:{aws}, key='{g}'\nBearer\t{jwt}"
+             (key: {an}) [{op}] <{ol}> AccessKeyId:{aws}, key='{g}'\nBearer\t{jwt} \
+             {{\"detail\": \"{{\\\"api_key\\\":\\\"{key}\\\"}}\"}}"
         ),
     }
 }
