@@ -114,8 +114,9 @@ fi
 if ((${#rb_benches[@]})); then
     for f in "${rb_benches[@]}"; do
         if command -v ruby >/dev/null 2>&1; then
-            args=()
-            ((quick)) && args=(--quick)
+            # --json: the script's figures as JSON too (and it expects the option to be given).
+            args=(--json "$work/$(basename "$f" .rb).json")
+            ((quick)) && args+=(--quick)
             run_binding_bench ruby "$f" ruby -I gems/retry_core/lib "$f" "${args[@]}"
         else
             printf '### `%s`\n\n**Skipped**: no `ruby` on this machine.\n\n' "$f" >>"$work/bindings.md"
