@@ -40,6 +40,14 @@ fn should_retry_header(f: &Failure) -> Option<bool> {
 /// Classification is total and deterministic, and its fields agree with each other.
 pub fn check_classification(f: &Failure) -> Classification {
     let c = classify_at(f, fixed_now());
+    check_classified(f, &c);
+    let again = classify_at(f, fixed_now());
+    assert_eq!(c, again, "classification is not deterministic for {f:?}");
+    c
+}
+
+/// The fields of `f`'s classification `c` agree with each other and with the contract.
+pub fn check_classified(f: &Failure, c: &Classification) {
     if let Some(ra) = c.retry_after {
         assert!(
             ra.is_finite() && (0.0..=MAX_SECONDS).contains(&ra),
@@ -77,9 +85,6 @@ pub fn check_classification(f: &Failure) -> Classification {
             );
         }
     }
-    let again = classify_at(f, fixed_now());
-    assert_eq!(c, again, "classification is not deterministic for {f:?}");
-    c
 }
 
 /// Scrubbing is idempotent: nothing left in a scrubbed text still looks like a secret.
@@ -263,6 +268,21 @@ fn check_decision(p: &RetryPolicy, d: &Decision, counted: u32, elapsed: f64, fre
         d.attempt, counted,
         "the decision's attempt is the counted call"
     );
+}
+
+/// One decision of a fresh retrier on a failure already classified as `c` (and the decision
+/// after a successful recovery, when it asks for one), checked like every decision of a run.
+pub fn check_first_decision(p: &RetryPolicy, f: &Failure, c: &Classification) {
+    let mut r = Retrier::new(p.clone()).with_seed(7).with_context_hook(true);
+    let d = r.on_classified(f, c.clone(), 0.0);
+    let counted = u32::from(d.action != Action::Reraise);
+    check_decision(p, &d, counted, 0.0, false);
+    let after = match d.action {
+        Action::RecoverOrphans => r.on_orphans_pruned(1, f, 0.0),
+        Action::RecoverContext => r.on_context_compacted(true, f, 0.0),
+        _ => return,
+    };
+    check_decision(p, &after, 0, 0.0, true);
 }
 
 /// Drives a fresh retrier through `steps` the way a driver would, checking every decision:

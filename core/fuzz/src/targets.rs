@@ -15,7 +15,7 @@ use retry_core::text::{error_message, swarm_error_type};
 use retry_core::{sse, Action, Category, Failure, Headers, RetryPolicy, Transport};
 use serde_json::{json, Map, Value};
 
-use crate::invariants::{self, check_classification, check_pruned, check_scrub, fixed_now, Step};
+use crate::invariants::{self, check_classification, check_pruned, check_scrub, fixed_now};
 
 // ---------------------------------------------------------------------------------------------
 // Words
@@ -396,20 +396,10 @@ pub fn check_failure(f: &Failure) {
     let _ = swarm_error_type(f, &c);
     check_scrub(&f.message);
     // Every policy shape is the `policy` target's job; here one decision of the recommended
-    // policy and of SwarmSDK's (which retries unknown failures) per record.
+    // policy and of SwarmSDK's (which retries unknown failures) on the classification above.
     for name in ["default", "swarm_sdk"] {
         let p = RetryPolicy::preset(name).expect("presets exist");
-        invariants::run_retrier(
-            &p,
-            7,
-            true,
-            &[Step {
-                failure: f.clone(),
-                call_secs: 0.0,
-                pruned: 1,
-                compacted: true,
-            }],
-        );
+        invariants::check_first_decision(&p, f, &c);
     }
 }
 
@@ -625,15 +615,17 @@ struct SseIn<'a> {
 /// for an error envelope, never a transient category other than `stream_interrupted`.
 pub fn check_sse_payload(payload: &str) -> Category {
     let cat = sse::classify_payload(payload);
-    assert_eq!(
-        cat,
-        sse::classify_payload(payload),
-        "SSE classification not deterministic"
-    );
     let f = sse::failure_from_payload(payload);
     assert_eq!(f.status, Some(200));
     assert_eq!(f.body.as_deref(), Some(payload));
-    check_classification(&f);
+    // Two classifications by two entry points: the same answer (determinism, and
+    // `classify_payload` is `classify` of `failure_from_payload`).
+    let c = retry_core::classify::classify_at(&f, fixed_now());
+    assert_eq!(
+        cat, c.category,
+        "SSE classification not deterministic: {payload}"
+    );
+    invariants::check_classified(&f, &c);
     let envelope = retry_core::classify::body::parse(payload).is_some_and(|p| p.has_error);
     if envelope {
         assert!(
@@ -1172,10 +1164,10 @@ pub fn check_policy(config: &str, run: Option<RunIn>) {
     let Some(run) = run else {
         return;
     };
-    let steps: Vec<Step> = run
+    let steps: Vec<invariants::Step> = run
         .steps
         .iter()
-        .map(|s| Step {
+        .map(|s| invariants::Step {
             failure: s.failure.build(),
             call_secs: f64::from(s.call_secs) / 8.0,
             pruned: usize::from(s.pruned % 3),
