@@ -15,7 +15,11 @@ const MAX_DEPTH: usize = 64;
 /// A Ruby String as UTF-8 (invalid bytes replaced).
 pub fn rstring_lossy(s: RString) -> String {
     // SAFETY: the bytes are copied before any Ruby code can run again.
-    unsafe { String::from_utf8_lossy(s.as_slice()).into_owned() }
+    let bytes = unsafe { s.as_slice() };
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 /// A Symbol's or String's text; `None` for anything else.

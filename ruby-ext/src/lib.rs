@@ -27,6 +27,12 @@ mod text;
 
 use magnus::{Error, Module, Ruby};
 
+/// Rust's allocations in this extension (not Ruby's). Pruning a long history allocates many
+/// small strings and frees them at once; glibc then trims its heap and the next call faults the
+/// pages back in, which cost more than the pruning itself. mimalloc keeps them.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[magnus::init(name = "retry_core")]
 fn init(ruby: &Ruby) -> Result<(), Error> {
     let module = ruby.define_module("RetryCore")?;

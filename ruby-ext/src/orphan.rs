@@ -10,22 +10,48 @@
 //!   and arguments are read only for the calls that get pruned.
 
 use magnus::{
-    prelude::*, value::LazyId, Error, RArray, RHash, RModule, RString, Ruby, Symbol, Value,
+    prelude::*,
+    rb_sys::{AsRawId, AsRawValue, FromRawValue},
+    value::{Id, LazyId},
+    Error, RArray, RHash, RModule, RString, Ruby, Symbol, Value,
 };
+use std::cell::Cell;
+
 use retry_core::orphan::{self, Edit, MessageView, PrunedCall, Role, ToolCallView};
 use serde_json::Value as Json;
 
 use crate::convert::{self, from_json, hash_get, name_of, rstring_lossy};
 use crate::error::{guard, invalid_argument, to_ruby};
 
-static ID_ROLE: LazyId = LazyId::new("role");
-static ID_CONTENT: LazyId = LazyId::new("content");
 static ID_TOOL_CALLS: LazyId = LazyId::new("tool_calls");
-static ID_TOOL_CALL_ID: LazyId = LazyId::new("tool_call_id");
 static ID_ID: LazyId = LazyId::new("id");
 static ID_NAME: LazyId = LazyId::new("name");
 static ID_ARGUMENTS: LazyId = LazyId::new("arguments");
 static ID_EMPTY_P: LazyId = LazyId::new("empty?");
+
+thread_local! {
+    static SCRATCH: Cell<Vec<MessageView>> = const { Cell::new(Vec::new()) };
+}
+
+/// Gives the views' buffer back to `SCRATCH` when dropped (emptied, and only if not huge).
+struct Recycle(Vec<MessageView>);
+
+impl std::ops::Deref for Recycle {
+    type Target = Vec<MessageView>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Drop for Recycle {
+    fn drop(&mut self) {
+        let mut views = std::mem::take(&mut self.0);
+        if views.capacity() <= 1 << 20 {
+            views.clear();
+            SCRATCH.with(|s| s.set(views));
+        }
+    }
+}
 
 /// How a message was read, so that its edits can be applied and its pruned calls found.
 #[derive(Clone, Copy, PartialEq)]
@@ -38,6 +64,29 @@ enum Shape {
     ObjectCallsArray,
     /// An object without tool calls.
     Object,
+}
+
+/// The roles as the Symbols RubyLLM uses, compared by identity before any text is read.
+struct RoleSymbols([(Value, Role); 4]);
+
+impl RoleSymbols {
+    fn new(ruby: &Ruby) -> Self {
+        let sym = |name: &str| ruby.to_symbol(name).as_value();
+        RoleSymbols([
+            (sym("user"), Role::User),
+            (sym("assistant"), Role::Assistant),
+            (sym("tool"), Role::Tool),
+            (sym("system"), Role::System),
+        ])
+    }
+
+    fn role_of(&self, v: Value) -> Role {
+        let raw = v.as_raw();
+        match self.0.iter().find(|(s, _)| s.as_raw() == raw) {
+            Some((_, role)) => *role,
+            None => role_of(v),
+        }
+    }
 }
 
 fn role_of(v: Value) -> Role {
@@ -83,7 +132,10 @@ fn id_string(v: Value) -> Option<String> {
     if v.is_nil() {
         return None;
     }
-    let s = convert::to_s(v);
+    let s = match RString::from_value(v) {
+        Some(s) => rstring_lossy(s),
+        None => convert::to_s(v),
+    };
     (!s.is_empty()).then_some(s)
 }
 
@@ -98,9 +150,79 @@ fn call_id(ruby: &Ruby, c: Value) -> Result<Option<String>, Error> {
     })
 }
 
-fn object_view(ruby: &Ruby, index: usize, m: Value) -> Result<(MessageView, Shape), Error> {
-    let role = match m.check_funcall::<_, _, Value>(*ID_ROLE, ()) {
-        Some(role) => role_of(role?),
+/// The four attributes pairing reads, and how to read each of a message class's: a plain
+/// `attr_reader` is read as its instance variable (no method call, nothing that can raise: an
+/// order of magnitude cheaper than a protected call), anything else by calling the method.
+struct Attr {
+    method: Id,
+    ivar: Id,
+    bit: u8,
+}
+
+struct Reader {
+    role: Attr,
+    content: Attr,
+    tool_calls: Attr,
+    tool_call_id: Attr,
+    /// The class last asked about and its `attr_reader` bits (`Orphans.reader_mask`).
+    class: Option<Value>,
+    mask: u8,
+    roles: RoleSymbols,
+}
+
+impl Reader {
+    fn new(ruby: &Ruby) -> Self {
+        let attr = |name: &str, bit| Attr {
+            method: ruby.intern(name),
+            ivar: ruby.intern(&format!("@{name}")),
+            bit,
+        };
+        Reader {
+            role: attr("role", 1),
+            content: attr("content", 2),
+            tool_calls: attr("tool_calls", 4),
+            tool_call_id: attr("tool_call_id", 8),
+            class: None,
+            mask: 0,
+            roles: RoleSymbols::new(ruby),
+        }
+    }
+
+    /// Looks up, once per class met, which attributes are plain readers.
+    fn learn(&mut self, ruby: &Ruby, m: Value) -> Result<(), Error> {
+        let class = m.class().as_value();
+        if self.class.is_some_and(|c| c.as_raw() == class.as_raw()) {
+            return Ok(());
+        }
+        let orphans: RModule = ruby
+            .class_object()
+            .const_get::<_, RModule>("RetryCore")?
+            .const_get("Orphans")?;
+        self.mask = orphans.funcall::<_, _, u8>("reader_mask", (class,))?;
+        self.class = Some(class);
+        Ok(())
+    }
+
+    /// The attribute's value; `None` when the message has no such method.
+    fn read(&self, m: Value, attr: &Attr) -> Result<Option<Value>, Error> {
+        if self.mask & attr.bit != 0 {
+            // SAFETY: rb_ivar_get only reads (nil when unset) and never raises.
+            let raw = unsafe { rb_sys::rb_ivar_get(m.as_raw(), attr.ivar.as_raw()) };
+            return Ok(Some(unsafe { Value::from_raw(raw) }));
+        }
+        m.check_funcall::<_, _, Value>(attr.method, ()).transpose()
+    }
+}
+
+fn object_view(
+    ruby: &Ruby,
+    reader: &mut Reader,
+    index: usize,
+    m: Value,
+) -> Result<(MessageView, Shape), Error> {
+    reader.learn(ruby, m)?;
+    let role = match reader.read(m, &reader.role)? {
+        Some(role) => reader.roles.role_of(role),
         None => {
             return Err(crate::error::type_error(
                 ruby,
@@ -121,16 +243,12 @@ fn object_view(ruby: &Ruby, index: usize, m: Value) -> Result<(MessageView, Shap
     let mut shape = Shape::Object;
     match role {
         Role::Tool => {
-            view.tool_call_id = match m.check_funcall::<_, _, Value>(*ID_TOOL_CALL_ID, ()) {
-                Some(v) => id_string(v?),
-                None => None,
-            };
+            view.tool_call_id = reader.read(m, &reader.tool_call_id)?.and_then(id_string);
         }
         Role::Assistant => {
-            let calls = match m.check_funcall::<_, _, Value>(*ID_TOOL_CALLS, ()) {
-                Some(v) => v?,
-                None => ruby.qnil().as_value(),
-            };
+            let calls = reader
+                .read(m, &reader.tool_calls)?
+                .unwrap_or_else(|| ruby.qnil().as_value());
             if let Some(h) = RHash::from_value(calls) {
                 if !h.is_empty() {
                     shape = Shape::ObjectCallsHash;
@@ -162,7 +280,10 @@ fn object_view(ruby: &Ruby, index: usize, m: Value) -> Result<(MessageView, Shap
                 }
             }
             if !view.tool_calls.is_empty() {
-                view.has_content = object_has_content(call(m, &ID_CONTENT)?);
+                let content = reader
+                    .read(m, &reader.content)?
+                    .unwrap_or_else(|| ruby.qnil().as_value());
+                view.has_content = object_has_content(content);
             }
         }
         _ => {}
@@ -240,8 +361,13 @@ fn object_call(ruby: &Ruby, m: Value, shape: Shape, slot: usize) -> Result<(Valu
 fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
     guard(ruby, || {
         let n = messages.len();
-        let mut views = Vec::with_capacity(n);
+        // The views' buffer is kept between calls: a long history's is large enough for the
+        // allocator to map and unmap it on every call otherwise.
+        let mut views = SCRATCH.with(Cell::take);
+        views.clear();
+        views.reserve(n);
         let mut shapes = Vec::with_capacity(n);
+        let mut reader = Reader::new(ruby);
         for i in 0..n {
             let m = messages.entry::<Value>(i as isize)?;
             if RHash::from_value(m).is_some() {
@@ -250,7 +376,7 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
             } else if m.is_nil() {
                 return Err(invalid_argument(ruby, format!("message {i} is nil")));
             } else {
-                let (v, s) = object_view(ruby, i, m)?;
+                let (v, s) = object_view(ruby, &mut reader, i, m)?;
                 views.push(v);
                 shapes.push(s);
             }
@@ -262,6 +388,7 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
             ));
         }
         let plan = orphan::plan(&views);
+        let views = Recycle(views);
 
         let edits = ruby.ary_new();
         let mut located: Vec<(usize, usize)> = Vec::with_capacity(plan.pruned.len());
@@ -314,6 +441,11 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
             ));
         }
 
+        let (key_id, key_name, key_arguments) = (
+            ruby.to_symbol("id"),
+            ruby.to_symbol("name"),
+            ruby.to_symbol("arguments"),
+        );
         let pruned = ruby.ary_new_capa(located.len());
         let mut for_reminder = Vec::with_capacity(located.len());
         for ((i, slot), core_call) in located.into_iter().zip(plan.pruned) {
@@ -322,19 +454,16 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
                 Some(id) => ruby.str_new(id).as_value(),
                 None => ruby.qnil().as_value(),
             };
-            h.aset(ruby.to_symbol("id"), id)?;
+            h.aset(key_id, id)?;
             if shapes[i] == Shape::Hash {
-                h.aset(ruby.to_symbol("name"), core_call.name.as_str())?;
-                h.aset(
-                    ruby.to_symbol("arguments"),
-                    from_json(ruby, &core_call.arguments, false)?,
-                )?;
+                h.aset(key_name, core_call.name.as_str())?;
+                h.aset(key_arguments, from_json(ruby, &core_call.arguments, false)?)?;
                 for_reminder.push(core_call);
             } else {
                 let m = messages.entry::<Value>(i as isize)?;
                 let (name, args) = object_call(ruby, m, shapes[i], slot)?;
-                h.aset(ruby.to_symbol("name"), name)?;
-                h.aset(ruby.to_symbol("arguments"), args)?;
+                h.aset(key_name, name)?;
+                h.aset(key_arguments, args)?;
                 for_reminder.push(PrunedCall {
                     id: core_call.id,
                     name: if name.is_nil() {

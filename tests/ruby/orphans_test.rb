@@ -159,6 +159,38 @@ class OrphansTest < Minitest::Test
     assert_equal "text", out.messages.first.content
   end
 
+  # Plain attr_readers are read as instance variables; anything else is called.
+  class ComputedRole
+    attr_reader :content, :tool_calls
+
+    def initialize(kind, content, tool_calls = nil, answer_to = nil)
+      @kind = kind
+      @content = content
+      @tool_calls = tool_calls
+      @answer_to = answer_to
+    end
+
+    def role
+      @kind == "bot" ? :assistant : @kind.to_sym
+    end
+
+    def tool_call_id
+      @answer_to&.upcase
+    end
+  end
+
+  def test_reader_mask_and_computed_attributes
+    assert_equal 15, RetryCore::Orphans.reader_mask(RubyLLM::Message)
+    assert_equal 0, RetryCore::Orphans.reader_mask(KeywordMessage)
+    assert_equal 6, RetryCore::Orphans.reader_mask(ComputedRole)
+    assert_equal 0, RetryCore::Orphans.reader_mask(Object)
+    history = [ComputedRole.new("user", "go"), ComputedRole.new("bot", "", [call("C1"), call("C2")].to_h),
+               ComputedRole.new("tool", "done", nil, "c1"), ComputedRole.new("user", "next")]
+    out = RetryCore.prune_orphan_tool_calls(history)
+    assert_equal ["C2"], out.pruned.map { |p| p[:id] }
+    assert_equal ["C1"], out.messages[1].tool_calls.keys
+  end
+
   def test_bad_input
     assert_raises(TypeError) { RetryCore.prune_orphan_tool_calls("nope") }
     assert_raises(ArgumentError) { RetryCore.prune_orphan_tool_calls([nil]) }
