@@ -37,9 +37,6 @@ def success_path(number, repeat):
     def fn_tenacity():
         return 1
 
-    async_fn = None  # the async twin is measured separately below
-    del async_fn
-
     rows = []
     plain = best_ns(fn, number, repeat)
     rows.append(("plain fn()", plain, 0.0))
