@@ -117,8 +117,8 @@ pub fn all() -> Vec<Candidate> {
     vec![
         Candidate {
             id: "cand_longer",
-            summary: "today's backoff (1 s ×2 ≤ 30 s, full jitter), 12 calls, 180 s deadline",
-            config: r#"{"name": "cand_longer", "max_attempts": 12, "deadline": 180}"#,
+            summary: "the original default's backoff (1 s ×2 ≤ 30 s, full jitter), 12 calls, 180 s deadline",
+            config: r#"{"name": "cand_longer", "backoff": {"kind": "exponential", "base": 1, "multiplier": 2, "cap": 30}, "jitter": "full", "max_attempts": 12, "deadline": 180}"#,
         },
         Candidate {
             id: "cand_x2_cap10",
