@@ -191,23 +191,27 @@ impl RetryPolicy {
     /// The `default` preset: the project's recommended policy (reasons in the README).
     ///
     /// # Default
-    /// - 5 calls in all (`max_attempts`), counted as attempts;
-    /// - exponential backoff 1 s, x2, capped at 30 s, with full jitter (AWS's advice for fleets);
+    /// - up to 30 calls (`max_attempts`), counted as attempts, within a 180 s deadline;
+    /// - exponential backoff 1 s, x1.25, capped at 30 s, with equal jitter: each wait is at most a
+    ///   quarter of the time already spent, so recovery is noticed within ~1.25x of the oracle
+    ///   (bench/results/REPORT.md, "Candidate defaults");
     /// - `retry-after` honoured up to 60 s; a longer requested wait gives up at once and reports it;
     /// - reset headers of a 429 used as a lower bound;
-    /// - unknown failures not retried; orphan tool calls pruned once;
-    /// - a 120 s deadline on the whole call.
+    /// - unknown failures not retried; orphan tool calls pruned once.
+    ///
+    /// Many agents polling an outage this patiently would multiply its load: share a
+    /// [`crate::fleet::Fleet`] between them (budget, breaker, pauses) and the load falls instead.
     pub fn recommended() -> Self {
         RetryPolicy {
             name: "default".into(),
-            max_attempts: 5,
+            max_attempts: 30,
             counting: Counting::Attempts,
             backoff: Backoff::Exponential {
                 base: 1.0,
-                multiplier: 2.0,
+                multiplier: 1.25,
                 cap: 30.0,
             },
-            jitter: Jitter::Full,
+            jitter: Jitter::Equal,
             honor_retry_after: true,
             retry_after_cap: Some(60.0),
             over_cap: OverCap::GiveUp,
@@ -215,7 +219,7 @@ impl RetryPolicy {
             retry_unknown: false,
             retry_unknown_api: false,
             retry_everything: false,
-            deadline: Some(120.0),
+            deadline: Some(180.0),
             recover_orphans: true,
             recover_context: true,
             overrides: BTreeMap::new(),

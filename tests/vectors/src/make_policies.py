@@ -152,26 +152,31 @@ case("llm_executor_insufficient_quota_not_retried", le, [
     step(INSUFF, give_up("permanent", 1, "payment_required", [failed_ev(INSUFF, "payment_required", 429, "PaymentRequired")])),
 ])
 
-# --- default: jitter from an independent SplitMix64
+# --- default: 30 calls, 1 s x1.25 capped at 30 s, equal jitter, 180 s deadline
 rng = SplitMix64(42)
-d1 = rng.between(0.0, 1.0)
-d2 = rng.between(0.0, 2.0)
-d3 = rng.between(0.0, 4.0)
-d4 = rng.between(0.0, 8.0)
+DEF_MAX = 30
+def equal(n):  # d/2 + U(0, d/2), d = min(1 * 1.25^n, 30)
+    d = min(1.0 * 1.25 ** n, 30.0)
+    return d / 2 + rng.between(0.0, d / 2)
+ds = [equal(n) for n in range(4)]
 dflt = {"preset": "default"}
-case("default_full_jitter_seed_42", dflt,
-     [step(S503, retry(d, i + 1, "server_error", [attempt_ev(S503, "server_error", 503, i + 1, 5, d)]))
-      for i, d in enumerate([d1, d2, d3, d4])] +
-     [step(S503, give_up("exhausted", 5, "server_error", [exhausted_ev(S503, "server_error", 503, 5, "exhausted")]))],
-     seed=42, note="full jitter: uniform in [0, min(1 * 2^n, 30))")
+case("default_equal_jitter_seed_42", dflt,
+     [step(S503, retry(d, i + 1, "server_error", [attempt_ev(S503, "server_error", 503, i + 1, DEF_MAX, d)]))
+      for i, d in enumerate(ds)],
+     seed=42, note="equal jitter: d/2 + uniform in [0, d/2), d = min(1 * 1.25^n, 30)")
+case("default_exhausted_after_30_calls", {"preset": "default", "jitter": "none", "deadline": None},
+     [step(S503, retry(min(1.25 ** i, 30.0), i + 1, "server_error", [attempt_ev(S503, "server_error", 503, i + 1, DEF_MAX, min(1.25 ** i, 30.0))]))
+      for i in range(29)] +
+     [step(S503, give_up("exhausted", 30, "server_error", [exhausted_ev(S503, "server_error", 503, 30, "exhausted")]))],
+     note="without jitter the waits are exactly min(1.25^n, 30)")
 case("default_retry_after_honoured_then_too_long", dflt, [
-    step(R429("7"), retry(7, 1, "rate_limited", [attempt_ev(R429("7"), "rate_limited", 429, 1, 5, 7, 7.0)])),
+    step(R429("7"), retry(7, 1, "rate_limited", [attempt_ev(R429("7"), "rate_limited", 429, 1, DEF_MAX, 7, 7.0)])),
     step(R429("90"), give_up("retry_after_too_long", 2, "rate_limited",
         [exhausted_ev(R429("90"), "rate_limited", 429, 2, "retry_after_too_long", 90)])),
 ], seed=1)
 case("default_deadline", dflt, [
-    step(R429("5"), give_up("deadline", 1, "rate_limited", [dict(exhausted_ev(R429("5"), "rate_limited", 429, 1, "deadline", 5))]), elapsed=118.0),
-], seed=1, note="a wait that would end past 120 s is not started")
+    step(R429("5"), give_up("deadline", 1, "rate_limited", [dict(exhausted_ev(R429("5"), "rate_limited", 429, 1, "deadline", 5))]), elapsed=178.0),
+], seed=1, note="a wait that would end past 180 s is not started")
 case("default_context_overflow_compacted_once", dflt, [
     step(OVERFLOW, {"action": "recover_context", "attempt": 1, "category": "context_overflow", "events": []}),
     {"compacted": True, "elapsed": 0.0, "expect": retry(0, 0, "context_overflow", [{"type": "context_compacted", "original_error": OVERFLOW["message"]}])},
@@ -188,24 +193,24 @@ case("default_x_should_retry_false_wins", dflt, [
 # --- custom policies: overrides, equal and decorrelated jitter
 VALID = F(None, "1 validation error for Plan\nname\n  Field required", error_class=["pydantic_core._pydantic_core.ValidationError", "ValueError", "Exception"])
 case("override_validation_retried_twice", {"preset": "default", "jitter": "none", "overrides": {"validation": {"retry": True, "max_attempts": 2, "backoff": {"kind": "fixed", "delay": 0}}}}, [
-    step(VALID, retry(0, 1, "validation", [attempt_ev(VALID, "validation", None, 1, 5, 0)])),
+    step(VALID, retry(0, 1, "validation", [attempt_ev(VALID, "validation", None, 1, DEF_MAX, 0)])),
     step(VALID, give_up("exhausted", 2, "validation", [exhausted_ev(VALID, "validation", None, 2, "exhausted")])),
 ])
 rng = SplitMix64(7)
 e1 = 1.0 + rng.between(0.0, 1.0)       # equal: d/2 + U(0, d/2), d = 2
 e2 = 2.0 + rng.between(0.0, 2.0)       # d = 4
 case("equal_jitter_seed_7", {"preset": "default", "jitter": "equal", "backoff": {"kind": "exponential", "base": 2, "multiplier": 2, "cap": 30}}, [
-    step(S503, retry(e1, 1, "server_error", [attempt_ev(S503, "server_error", 503, 1, 5, e1)])),
-    step(S503, retry(e2, 2, "server_error", [attempt_ev(S503, "server_error", 503, 2, 5, e2)])),
+    step(S503, retry(e1, 1, "server_error", [attempt_ev(S503, "server_error", 503, 1, DEF_MAX, e1)])),
+    step(S503, retry(e2, 2, "server_error", [attempt_ev(S503, "server_error", 503, 2, DEF_MAX, e2)])),
 ], seed=7)
 rng = SplitMix64(9)
 x1 = min(rng.between(1.0, 3.0), 10.0)          # floor 1, prev = floor
 x2 = min(rng.between(1.0, x1 * 3.0), 10.0)
 x3 = min(rng.between(1.0, x2 * 3.0), 10.0)
 case("decorrelated_jitter_seed_9", {"preset": "default", "jitter": "decorrelated", "deadline": None, "backoff": {"kind": "exponential", "base": 1, "multiplier": 2, "cap": 10}}, [
-    step(S503, retry(x1, 1, "server_error", [attempt_ev(S503, "server_error", 503, 1, 5, x1)])),
-    step(S503, retry(x2, 2, "server_error", [attempt_ev(S503, "server_error", 503, 2, 5, x2)])),
-    step(S503, retry(x3, 3, "server_error", [attempt_ev(S503, "server_error", 503, 3, 5, x3)])),
+    step(S503, retry(x1, 1, "server_error", [attempt_ev(S503, "server_error", 503, 1, DEF_MAX, x1)])),
+    step(S503, retry(x2, 2, "server_error", [attempt_ev(S503, "server_error", 503, 2, DEF_MAX, x2)])),
+    step(S503, retry(x3, 3, "server_error", [attempt_ev(S503, "server_error", 503, 3, DEF_MAX, x3)])),
 ], seed=9)
 
 out = {"description": "Decision sequences per policy. Each step feeds a failure (or reports a recovery) to a fresh Retrier built from `policy` with jitter seed `seed`; `expect` holds the action, delay, reason, 1-based attempt, category and the exact events.", "cases": cases}
