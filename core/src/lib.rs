@@ -49,3 +49,11 @@ pub use events::{Event, EventSink};
 pub use failure::{Failure, Headers, Transport};
 pub use machine::{Action, Decision, GiveUpReason, Retrier};
 pub use policy::{Backoff, Counting, Jitter, OverCap, RetryPolicy};
+
+/// Panics on purpose. The bindings expose it (`retry_core._native._debug_panic`,
+/// `RetryCore::Native._debug_panic`) so their tests can prove that a panic inside the core
+/// arrives in Python and Ruby as an exception, never as an abort.
+#[doc(hidden)]
+pub fn debug_panic(message: &str) -> ! {
+    panic!("retry-core debug panic: {message}")
+}
