@@ -185,6 +185,7 @@ def test_on_event_errors_propagate(no_sleep):
     "kwargs,error",
     [
         ({"max_retries": -1}, ValueError),
+        ({"max_retries": 10**12}, ValueError),
         ({"max_retries": 2.5}, TypeError),
         ({"max_retries": True}, TypeError),
         ({"delay": -1}, ValueError),

@@ -27,9 +27,9 @@ class RetryPolicy:
         RetryPolicy.from_config({"preset": "default", "deadline": None})
 
     # Default
-    ``RetryPolicy()`` is the ``default`` preset: 5 calls, exponential backoff 1 s x2 capped at
-    30 s with full jitter, ``retry-after`` honoured up to 60 s (a longer wait gives up at once),
-    unknown failures not retried, orphan tool calls pruned once, a 120 s deadline.
+    ``RetryPolicy()`` is the ``default`` preset, the project's recommended policy. Its values live
+    in one place, the engine (``core/src/policy.rs``, reasons in the project README);
+    ``RetryPolicy().to_config()`` shows them.
     """
 
     __slots__ = ("_inner",)
@@ -132,8 +132,8 @@ PolicyLike = Union[str, Mapping[str, Any], RetryPolicy]
 def _check_count(name: str, n: Any) -> None:
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"{name} must be an int, not {type(n).__name__}")
-    if n < 0:
-        raise ValueError(f"{name} must be >= 0, got {n}")
+    if not 0 <= n < 2**32:
+        raise ValueError(f"{name} must be between 0 and 2**32 - 1, got {n}")
 
 
 def _seconds(name: str, x: Any) -> float:

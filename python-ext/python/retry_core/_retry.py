@@ -127,7 +127,7 @@ def _prune(messages: Optional[MutableSequence[Any]], on_orphans: Optional[Orphan
 def _count(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int):
         return 1 if n else 0
-    return max(int(n), 0)
+    return min(max(int(n), 0), 2**31)
 
 
 _OPTIONS = ("max_retries", "delay", "policy", "on_event", "messages", "on_orphans", "on_context_overflow", "seed")
