@@ -265,6 +265,11 @@ def test_unknown_keyword_is_a_type_error_on_first_failure(no_sleep):
         call_llm_with_retry(Flaky(TimeoutError()), on_event="log")
 
 
+def test_policy_and_max_retries_together_is_a_type_error(no_sleep):
+    with pytest.raises(TypeError, match="not both"):
+        call_llm_with_retry(Flaky(TimeoutError()), policy="forgeflare", max_retries=2)
+
+
 def test_public_signature_is_keyword_only():
     import inspect
 

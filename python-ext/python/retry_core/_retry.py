@@ -143,6 +143,9 @@ class _Options:
         for key in options:
             if key not in _OPTIONS:
                 raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
+        if options.get("policy") is not None and ("max_retries" in options or "delay" in options):
+            raise TypeError(f"{name}() takes max_retries / delay or a policy, not both "
+                            "(put them in the policy: {'max_retries': ..., 'backoff': ...})")
         for key in _OPTIONS:
             setattr(self, key, options.get(key, _DEFAULTS.get(key)))
         for key in ("on_event", "on_orphans", "on_context_overflow"):
@@ -249,7 +252,8 @@ _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its valu
 
     Without ``policy`` this is SwarmSDK's ``call_llm_with_retry(max_retries: 3, delay: 15)``:
     ``max_retries`` counts every call, a fixed ``delay`` in seconds. ``policy`` may be a preset
-    name, a configuration dict or a :class:`RetryPolicy`.
+    name, a configuration dict or a :class:`RetryPolicy` (then without ``max_retries`` /
+    ``delay``: a policy carries its own).
 
     - ``on_event(dict)`` receives each event (``llm_retry_attempt``, ``llm_retry_exhausted``,
       ``llm_request_failed``, ``orphan_tool_calls_pruned``, ...), ``type`` first.
