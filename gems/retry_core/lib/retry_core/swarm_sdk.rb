@@ -68,7 +68,12 @@ module RetryCore
       # @param on_event [#call, nil] also receives the event
       # @return [Hash] the event
       def install!(target = nil, keep_ruby_llm_retries: configuration.keep_ruby_llm_retries, on_event: nil)
-        target ||= ::SwarmSDK::Agent::Chat
+        target ||= begin
+          ::SwarmSDK::Agent::Chat
+        rescue NameError
+          raise NameError, "SwarmSDK::Agent::Chat is not loaded: require \"swarm_sdk\" before " \
+                           "RetryCore::SwarmSDK.install!, or pass the class to patch"
+        end
         target.prepend(ChatRetry) unless target.ancestors.include?(ChatRetry)
         event = configure_ruby_llm(keep_ruby_llm_retries)
         ::SwarmSDK::LogStream.emit(**event) if defined?(::SwarmSDK::LogStream)
