@@ -120,6 +120,8 @@ class RetryTest < Minitest::Test
     assert_raises(TypeError) { RetryCore.call_llm_with_retry(max_retries: "3") { 1 } }
     assert_raises(TypeError) { RetryCore.call_llm_with_retry(delay: "15") { 1 } }
     assert_raises(RetryCore::InvalidPolicyError) { RetryCore.call_llm_with_retry(policy: :nope) { raise "x" } }
+    assert_raises(ArgumentError) { RetryCore.call_llm_with_retry(policy: :forgeflare, max_retries: 5) { 1 } }
+    assert_raises(ArgumentError) { RetryCore.call_llm_with_retry(policy: :forgeflare, delay: 2) { 1 } }
   end
 
   # --- waits go through Kernel#sleep: interruptible, GVL released ---

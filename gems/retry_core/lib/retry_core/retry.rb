@@ -52,7 +52,8 @@ module RetryCore
     # With no +policy+, this is SwarmSDK's +call_llm_with_retry(max_retries: 3, delay: 15)+:
     # +max_retries+ counts every call, the delay is fixed. +policy+ takes a preset name
     # (+:default+, +:swarm_sdk+, +:swarm_sdk_legacy+, +:forgeflare+, +:llm_executor+), a
-    # configuration Hash or a {Policy}; then +max_retries+ and +delay+ are ignored.
+    # configuration Hash or a {Policy}, which carries its own limits: giving +max_retries+ or
+    # +delay+ as well is an +ArgumentError+.
     #
     # Waits go through +Kernel#sleep+, so Ctrl-C, +Thread#raise+, +Timeout.timeout+ and Fiber
     # schedulers work in the middle of a wait, and other threads run during it.
@@ -66,6 +67,8 @@ module RetryCore
       if policy.nil?
         raise TypeError, "max_retries must be an Integer, not #{max_retries.class}" unless max_retries.is_a?(Integer)
         raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric)
+      elsif max_retries != 3 || delay != 15
+        raise ArgumentError, "give max_retries: and delay: or a policy:, not both (a policy carries its own)"
       end
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       retrier = nil
