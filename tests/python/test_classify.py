@@ -100,3 +100,18 @@ def test_categories_presets_scrub_and_error_text():
     assert "**Status Code:** 401" in text and "sk-proj" not in text and "credentials" in text
     assert retry_core.retry_after({"retry-after": "garbage"}) is None
     assert retry_core.is_tool_pairing_error("tool_use ids were found without tool_result blocks")
+
+
+@pytest.mark.parametrize(
+    "text,category",
+    [
+        ("503 Service Temporarily Unavailable", "server_error"),
+        ("The engine is currently over capacity. Please try again later.", "overloaded"),
+        ("Something went wrong, please try again later", "server_error"),
+        ("Invalid API key. Please try again later", "unauthorized"),
+    ],
+)
+def test_texts_planexe_retried_still_transient_where_they_should_be(text, category):
+    c = classify(RuntimeError(text))
+    assert c.category == category
+    assert c.transient is (category != "unauthorized")
