@@ -135,9 +135,9 @@ def main():
     print(f"retry-core {retry_core.__version__}, Python {platform.python_version()} ({sys.implementation.name}), {platform.machine()}")
     print()
     print("Success path (per call; overhead = extra over calling fn() directly):")
-    print(f"  {'':38} {'time':>10} {'overhead':>10}")
+    print(f"  {'':44} {'time':>10} {'overhead':>10}")
     for name, t, over in success_path(number, repeat):
-        print(f"  {name:38} {t:8.0f} ns {over:8.0f} ns")
+        print(f"  {name:44} {t:8.0f} ns {over:8.0f} ns")
     print()
     n2 = max(number // 20, 1000)
     print("classify(exc) on real SDK exceptions (per call):")
