@@ -74,7 +74,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| prune_json(black_box(&h)).unwrap())
     });
     g.bench_function("json_views_plan_apply_owned", |b| {
-        b.iter_batched(|| h.clone(), |h| prune_json_owned(h).unwrap(), criterion::BatchSize::LargeInput)
+        b.iter_batched(
+            || h.clone(),
+            |h| prune_json_owned(h).unwrap(),
+            criterion::BatchSize::LargeInput,
+        )
     });
     g.finish();
 }

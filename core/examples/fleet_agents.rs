@@ -14,11 +14,18 @@ use retry_core::reqwest_support::failure_from_response;
 use retry_core::{Event, Failure, RetryPolicy};
 
 fn arg(args: &[String], name: &str, default: &str) -> String {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned().unwrap_or_else(|| default.to_owned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| default.to_owned())
 }
 
 fn wall() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
 }
 
 async fn call(client: &reqwest::Client, url: &str, key: &str) -> Result<(), Failure> {
@@ -49,19 +56,35 @@ async fn main() {
 
     let cfg = FleetConfig {
         redis_url: (!redis.is_empty()).then_some(redis),
-        breaker: Some(BreakerConfig { open_s: 0.5, ..BreakerConfig::default() }),
+        breaker: Some(BreakerConfig {
+            open_s: 0.5,
+            ..BreakerConfig::default()
+        }),
         ..FleetConfig::default()
     };
     let fleet = Arc::new(Fleet::from_config(cfg).expect("fleet config"));
     // Delays scaled down 10x from `default` (0.1 s base, 1 s cap) so the run fits a test.
-    let policy = RetryPolicy::from_config(r#"{"backoff": {"kind": "exponential", "base": 0.1, "multiplier": 2, "cap": 1}}"#).unwrap();
-    let client = reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(5)).build().unwrap();
+    let policy = RetryPolicy::from_config(
+        r#"{"backoff": {"kind": "exponential", "base": 0.1, "multiplier": 2, "cap": 1}}"#,
+    )
+    .unwrap();
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
     let events = Arc::new(Mutex::new(Vec::<String>::new()));
     let started = Instant::now();
 
     let mut tasks = Vec::new();
     for a in 0..agents {
-        let (fleet, client, url, policy, events) = (Arc::clone(&fleet), client.clone(), url.clone(), policy.clone(), Arc::clone(&events));
+        let (fleet, client, url, policy, events) = (
+            Arc::clone(&fleet),
+            client.clone(),
+            url.clone(),
+            policy.clone(),
+            Arc::clone(&events),
+        );
         let key = format!("sk-agent-{proc_id}-{a:04}-secret");
         tasks.push(tokio::spawn(async move {
             let (mut calls, mut ok, mut failed) = (0u32, 0u32, 0u32);
@@ -89,11 +112,16 @@ async fn main() {
     let mut out = Vec::new();
     for t in tasks {
         let (calls, ok, failed, successes) = t.await.expect("agent task");
-        out.push(serde_json::json!({"calls": calls, "ok": ok, "failed": failed, "successes": successes}));
+        out.push(
+            serde_json::json!({"calls": calls, "ok": ok, "failed": failed, "successes": successes}),
+        );
     }
     let mut kinds = std::collections::BTreeMap::<String, u32>::new();
     for k in events.lock().unwrap().iter() {
         *kinds.entry(k.clone()).or_default() += 1;
     }
-    println!("{}", serde_json::json!({"id": proc_id, "backend": fleet.backend_name(), "agents": out, "events": kinds}));
+    println!(
+        "{}",
+        serde_json::json!({"id": proc_id, "backend": fleet.backend_name(), "agents": out, "events": kinds})
+    );
 }

@@ -28,7 +28,10 @@ pub struct ModelSpec {
 
 impl ModelSpec {
     pub fn new(name: impl Into<String>) -> Self {
-        ModelSpec { name: name.into(), context_window: None }
+        ModelSpec {
+            name: name.into(),
+            context_window: None,
+        }
     }
     pub fn with_context_window(mut self, tokens: u64) -> Self {
         self.context_window = Some(tokens);
@@ -50,7 +53,10 @@ const STOP: &[Category] = &[Category::Cancelled, Category::Programming];
 
 impl ModelChain {
     pub fn new(models: Vec<ModelSpec>) -> Self {
-        ModelChain { models, larger_window_on_overflow: false }
+        ModelChain {
+            models,
+            larger_window_on_overflow: false,
+        }
     }
 
     pub fn prefer_larger_window_on_overflow(mut self, yes: bool) -> Self {
@@ -68,7 +74,8 @@ impl ModelChain {
         }
         if c.category == Category::ContextOverflow && self.larger_window_on_overflow {
             let here = self.models.get(current)?.context_window.unwrap_or(0);
-            return (current + 1..self.models.len()).find(|&i| self.models[i].context_window.unwrap_or(0) > here);
+            return (current + 1..self.models.len())
+                .find(|&i| self.models[i].context_window.unwrap_or(0) > here);
         }
         (current + 1 < self.models.len()).then_some(current + 1)
     }
@@ -101,7 +108,10 @@ mod tests {
 
     #[test]
     fn overflow_skips_to_a_larger_window() {
-        let overflow = classify(&Failure::http(400, "prompt is too long: 9000 tokens > 8000 maximum"));
+        let overflow = classify(&Failure::http(
+            400,
+            "prompt is too long: 9000 tokens > 8000 maximum",
+        ));
         assert_eq!(chain().next(0, &overflow, GiveUpReason::Permanent), Some(1));
         let c = chain().prefer_larger_window_on_overflow(true);
         assert_eq!(c.next(0, &overflow, GiveUpReason::Permanent), Some(2));

@@ -20,8 +20,8 @@ use crate::classify::classify;
 use std::sync::Arc;
 
 use crate::events::{self, Event};
-use crate::fleet::{Admit, Fleet};
 use crate::failure::Failure;
+use crate::fleet::{Admit, Fleet};
 use crate::policy::{Backoff, Jitter, OverCap, RetryPolicy};
 use crate::rng::SplitMix64;
 use crate::scrub::scrub;
@@ -161,28 +161,51 @@ impl Retrier {
     /// `elapsed` is seconds since the first call began.
     pub fn before_attempt(&mut self, elapsed: f64) -> Gate {
         let Some((fleet, key)) = &self.fleet else {
-            return Gate { wait: None, reject: false, probe: false, events: vec![] };
+            return Gate {
+                wait: None,
+                reject: false,
+                probe: false,
+                events: vec![],
+            };
         };
         let (admit, events) = fleet.admit(key);
         match admit {
-            Admit::Go => Gate { wait: None, reject: false, probe: false, events },
-            Admit::Probe => Gate { wait: None, reject: false, probe: true, events },
+            Admit::Go => Gate {
+                wait: None,
+                reject: false,
+                probe: false,
+                events,
+            },
+            Admit::Probe => Gate {
+                wait: None,
+                reject: false,
+                probe: true,
+                events,
+            },
             Admit::WaitUntil(until) => {
                 let wait = (until - fleet.now()).max(0.0);
                 // The deadline bounds retrying: a first call waits its turn; a retry whose wait
                 // would overrun it stops and surfaces the last error.
-                let reject = self.failed > 0 && self.policy.deadline.is_some_and(|d| elapsed + wait > d);
+                let reject =
+                    self.failed > 0 && self.policy.deadline.is_some_and(|d| elapsed + wait > d);
                 if !reject {
                     self.waited += wait;
                 }
-                Gate { wait: Some(wait), reject, probe: false, events }
+                Gate {
+                    wait: Some(wait),
+                    reject,
+                    probe: false,
+                    events,
+                }
             }
         }
     }
 
     /// The call succeeded: earn budget back, close a half-open circuit, count it.
     pub fn on_success(&mut self) -> Vec<Event> {
-        let Some((fleet, key)) = &self.fleet else { return vec![] };
+        let Some((fleet, key)) = &self.fleet else {
+            return vec![];
+        };
         fleet.metrics().update(key, "success", |c| {
             c.calls += 1;
             c.successes += 1;

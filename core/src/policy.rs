@@ -53,7 +53,11 @@ impl Backoff {
         match self {
             Backoff::Fixed { delay } => *delay,
             Backoff::Exponential { base, cap, .. } => base.min(*cap),
-            Backoff::Schedule { delays } => delays.iter().copied().fold(f64::INFINITY, f64::min).clamp(0.0, 1e9),
+            Backoff::Schedule { delays } => delays
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min)
+                .clamp(0.0, 1e9),
         }
     }
 

@@ -90,8 +90,14 @@ fn blocking_and_async_decide_identically() {
     assert_eq!(blocking_waits.len(), 3);
     assert_eq!(blocking_waits[1], 3.0, "retry-after replaces the backoff");
     // Equal jitter: between half and all of min(1.25^n, 30).
-    assert!((0.5..1.0).contains(&blocking_waits[0]), "{blocking_waits:?}");
-    assert!((1.5625 / 2.0..1.5625).contains(&blocking_waits[2]), "{blocking_waits:?}");
+    assert!(
+        (0.5..1.0).contains(&blocking_waits[0]),
+        "{blocking_waits:?}"
+    );
+    assert!(
+        (1.5625 / 2.0..1.5625).contains(&blocking_waits[2]),
+        "{blocking_waits:?}"
+    );
     let total: f64 = blocking_waits.iter().sum();
     assert!(
         // tokio's timer wheel rounds each sleep up to the next millisecond.

@@ -11,7 +11,10 @@ use retry_core::{Action, Failure, GiveUpReason, Retrier, RetryPolicy};
 fn clock() -> (Arc<AtomicU64>, retry_core::fleet::WallClock) {
     let t = Arc::new(AtomicU64::new(1_000_000));
     let c = Arc::clone(&t);
-    (t, Arc::new(move || c.load(Ordering::SeqCst) as f64 / 1000.0))
+    (
+        t,
+        Arc::new(move || c.load(Ordering::SeqCst) as f64 / 1000.0),
+    )
 }
 
 fn advance(t: &AtomicU64, secs: f64) {
@@ -26,16 +29,26 @@ fn kinds(events: &[retry_core::Event]) -> Vec<&'static str> {
 fn a_retry_after_pauses_every_caller_of_the_key() {
     let (t, c) = clock();
     let fleet = Arc::new(Fleet::in_process(FleetConfig::default()).with_clock(c));
-    let mut a = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "anthropic:sonnet");
-    let d = a.on_failure(&Failure::http(429, "slow down").with_header("retry-after", "7"), 0.0);
+    let mut a =
+        Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "anthropic:sonnet");
+    let d = a.on_failure(
+        &Failure::http(429, "slow down").with_header("retry-after", "7"),
+        0.0,
+    );
     assert_eq!(d.action, Action::Retry { delay: 7.0 });
     assert!(kinds(&d.events).contains(&"rate_limit_pause"));
 
-    let mut b = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "anthropic:sonnet");
+    let mut b =
+        Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "anthropic:sonnet");
     let gate = b.before_attempt(0.0);
     assert!((gate.wait.unwrap() - 7.0).abs() < 1e-6);
-    let mut other_key = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "openai:gpt-4o");
-    assert_eq!(other_key.before_attempt(0.0).wait, None, "other keys are not paused");
+    let mut other_key =
+        Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "openai:gpt-4o");
+    assert_eq!(
+        other_key.before_attempt(0.0).wait,
+        None,
+        "other keys are not paused"
+    );
     advance(&t, 7.0);
     assert_eq!(b.before_attempt(7.0).wait, None);
 }
@@ -61,7 +74,10 @@ fn the_breaker_opens_then_one_probe_closes_it() {
     let mut probe = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), key);
     let g = probe.before_attempt(0.0);
     assert!(g.probe && g.wait.is_none());
-    assert!(waiting.before_attempt(5.0).wait.is_some(), "only one probe at a time");
+    assert!(
+        waiting.before_attempt(5.0).wait.is_some(),
+        "only one probe at a time"
+    );
     let ev = probe.on_success();
     assert_eq!(kinds(&ev), vec!["circuit_closed"]);
     assert_eq!(waiting.before_attempt(5.0).wait, None);
@@ -84,24 +100,44 @@ fn permanent_errors_never_open_the_circuit() {
 fn the_budget_caps_retries_across_callers_and_successes_earn_it_back() {
     let (_t, c) = clock();
     let cfg = FleetConfig {
-        budget: Some(BudgetConfig { capacity: 20.0, retry_cost: 5.0, timeout_cost: 10.0, success_refund: 1.0 }),
+        budget: Some(BudgetConfig {
+            capacity: 20.0,
+            retry_cost: 5.0,
+            timeout_cost: 10.0,
+            success_refund: 1.0,
+        }),
         breaker: None,
         ..FleetConfig::default()
     };
     let fleet = Arc::new(Fleet::in_process(cfg).with_clock(c));
     let mut outcomes = Vec::new();
     for _ in 0..6 {
-        let mut r = Retrier::new(RetryPolicy::recommended()).with_seed(1).with_fleet(Arc::clone(&fleet), "k");
+        let mut r = Retrier::new(RetryPolicy::recommended())
+            .with_seed(1)
+            .with_fleet(Arc::clone(&fleet), "k");
         outcomes.push(r.on_failure(&Failure::http(500, "boom"), 0.0));
     }
-    let retried = outcomes.iter().filter(|d| matches!(d.action, Action::Retry { .. })).count();
+    let retried = outcomes
+        .iter()
+        .filter(|d| matches!(d.action, Action::Retry { .. }))
+        .count();
     assert_eq!(retried, 4, "20 tokens / 5 per retry");
     let last = outcomes.last().unwrap();
-    assert_eq!(last.action, Action::GiveUp { reason: GiveUpReason::BudgetExhausted });
-    assert_eq!(kinds(&last.events), vec!["retry_budget_exhausted", "llm_retry_exhausted"]);
+    assert_eq!(
+        last.action,
+        Action::GiveUp {
+            reason: GiveUpReason::BudgetExhausted
+        }
+    );
+    assert_eq!(
+        kinds(&last.events),
+        vec!["retry_budget_exhausted", "llm_retry_exhausted"]
+    );
     assert_eq!(fleet.tokens("k"), Some(0.0));
     for _ in 0..5 {
-        Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "k").on_success();
+        Retrier::new(RetryPolicy::recommended())
+            .with_fleet(Arc::clone(&fleet), "k")
+            .on_success();
     }
     assert_eq!(fleet.tokens("k"), Some(5.0));
 }
@@ -128,16 +164,24 @@ fn metrics_count_calls_retries_waits_and_waste() {
 
 #[test]
 fn many_threads_share_one_fleet_safely() {
-    let fleet = Arc::new(Fleet::in_process(FleetConfig { breaker: None, ..FleetConfig::default() }));
+    let fleet = Arc::new(Fleet::in_process(FleetConfig {
+        breaker: None,
+        ..FleetConfig::default()
+    }));
     let handles: Vec<_> = (0..16)
         .map(|i| {
             let fleet = Arc::clone(&fleet);
             std::thread::spawn(move || {
                 let mut retried = 0;
                 for j in 0..500 {
-                    let mut r = Retrier::new(RetryPolicy::recommended()).with_seed(j).with_fleet(Arc::clone(&fleet), format!("k{}", i % 4));
+                    let mut r = Retrier::new(RetryPolicy::recommended())
+                        .with_seed(j)
+                        .with_fleet(Arc::clone(&fleet), format!("k{}", i % 4));
                     r.before_attempt(0.0);
-                    if matches!(r.on_failure(&Failure::http(503, "x"), 0.0).action, Action::Retry { .. }) {
+                    if matches!(
+                        r.on_failure(&Failure::http(503, "x"), 0.0).action,
+                        Action::Retry { .. }
+                    ) {
                         retried += 1;
                     }
                     r.on_success();

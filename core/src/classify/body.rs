@@ -115,7 +115,9 @@ mod typed {
     use std::borrow::Cow;
     use std::fmt;
 
-    use serde::de::{self, value::MapAccessDeserializer, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde::de::{
+        self, value::MapAccessDeserializer, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+    };
     use serde::Deserialize;
 
     use super::ProviderError;
@@ -307,7 +309,10 @@ mod typed {
 
     pub fn parse(body: &str) -> Option<ProviderError> {
         let env: Envelope = if body.starts_with('[') {
-            serde_json::from_str::<Vec<Envelope>>(body).ok()?.into_iter().next()?
+            serde_json::from_str::<Vec<Envelope>>(body)
+                .ok()?
+                .into_iter()
+                .next()?
         } else {
             serde_json::from_str(body).ok()?
         };
@@ -335,7 +340,9 @@ mod typed {
             Scalar::Str(k) if k == "error" => out.has_error = true,
             other => push(&mut out, other),
         }
-        if matches!(&env.object, Scalar::Str(o) if o == "error") || matches!(env.aws_type, Scalar::Str(_)) {
+        if matches!(&env.object, Scalar::Str(o) if o == "error")
+            || matches!(env.aws_type, Scalar::Str(_))
+        {
             out.has_error = true;
         }
         if let Some(f) = &env.prompt_feedback {

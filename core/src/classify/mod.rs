@@ -93,7 +93,11 @@ fn should_retry_header(f: &Failure) -> Option<bool> {
     }
 }
 
-fn decide(f: &Failure, provider: Option<&body::ProviderError>, classes: &ClassFacts) -> (Category, Evidence) {
+fn decide(
+    f: &Failure,
+    provider: Option<&body::ProviderError>,
+    classes: &ClassFacts,
+) -> (Category, Evidence) {
     // 1. Cancellation wins over everything: it is re-raised untouched.
     if let Some((Category::Cancelled, _)) = classes.category {
         return (Category::Cancelled, Evidence::Cancellation);
@@ -322,7 +326,11 @@ impl std::hash::Hasher for Fnv {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
         for b in bytes {
             h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
         }
@@ -376,10 +384,15 @@ struct ClassFacts {
 
 impl ClassFacts {
     fn of(chain: &[String]) -> Self {
-        let mut facts = ClassFacts { category: None, api_error: false };
+        let mut facts = ClassFacts {
+            category: None,
+            api_error: false,
+        };
         for name in chain {
             match class_rule(name) {
-                Some(ClassRule::Is(c)) if facts.category.is_none() => facts.category = Some((c, false)),
+                Some(ClassRule::Is(c)) if facts.category.is_none() => {
+                    facts.category = Some((c, false))
+                }
                 Some(ClassRule::NetworkOrConfig) if facts.category.is_none() => {
                     facts.category = Some((Category::Connection, true))
                 }

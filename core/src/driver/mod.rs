@@ -5,8 +5,10 @@ pub mod blocking;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
+use crate::events::EventSink;
 use crate::failure::Failure;
-use crate::machine::Decision;
+use crate::machine::{Action, Decision, GiveUpReason, Retrier};
+use blocking::Recovery;
 
 /// A monotonic clock in seconds; injectable so tests run on virtual time.
 pub trait Clock {
@@ -49,3 +51,67 @@ impl<E: std::fmt::Display> std::fmt::Display for RetryError<E> {
 }
 
 impl<E: std::fmt::Debug + std::fmt::Display> std::error::Error for RetryError<E> {}
+
+/// What a driver does before a call, after asking the fleet ([`Retrier::before_attempt`]).
+pub(crate) enum Next {
+    Call,
+    Wait(f64),
+    /// A retry would wait past the deadline: stop with the last error.
+    Stop,
+}
+
+/// The twins' shared gate step: emits the gate's events and says what to do.
+pub(crate) fn gate(retrier: &mut Retrier, elapsed: f64, sink: &dyn EventSink) -> Next {
+    let g = retrier.before_attempt(elapsed);
+    for e in &g.events {
+        sink.emit(e);
+    }
+    match g.wait {
+        _ if g.reject => Next::Stop,
+        Some(w) => Next::Wait(w),
+        None => Next::Call,
+    }
+}
+
+/// The twins' shared failure step: runs the free recoveries (they are synchronous hooks),
+/// emits the decision's events and returns it.
+pub(crate) fn after_failure<R: Recovery + ?Sized>(
+    retrier: &mut Retrier,
+    recovery: &mut R,
+    failure: &Failure,
+    elapsed: f64,
+    sink: &dyn EventSink,
+) -> Decision {
+    let mut decision = retrier.on_failure(failure, elapsed);
+    loop {
+        decision = match decision.action {
+            Action::RecoverOrphans => {
+                retrier.on_orphans_pruned(recovery.prune_orphans(), failure, elapsed)
+            }
+            Action::RecoverContext => {
+                retrier.on_context_compacted(recovery.compact_context(), failure, elapsed)
+            }
+            _ => break,
+        };
+    }
+    for e in &decision.events {
+        sink.emit(e);
+    }
+    decision
+}
+
+/// Stopping at the gate: the last retried error, its decision turned into `circuit_open`.
+pub(crate) fn stopped_at_gate<E>(
+    error: E,
+    failure: Failure,
+    mut decision: Decision,
+) -> RetryError<E> {
+    decision.action = Action::GiveUp {
+        reason: GiveUpReason::CircuitOpen,
+    };
+    RetryError {
+        error,
+        failure: Box::new(failure),
+        decision: Box::new(decision),
+    }
+}

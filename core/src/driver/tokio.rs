@@ -7,14 +7,14 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use super::blocking::{NoRecovery, Recovery};
-use super::{Clock, RetryError};
+use super::{after_failure, gate, stopped_at_gate, Clock, Next, RetryError};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
-use crate::machine::{Action, Decision, GiveUpReason, Retrier};
 use crate::failure::Failure;
 use crate::fleet::Fleet;
-use std::sync::Arc;
+use crate::machine::{Action, Decision, Retrier};
 use crate::policy::RetryPolicy;
+use std::sync::Arc;
 
 /// How the async driver waits.
 pub trait AsyncSleeper: Send + Sync {
@@ -126,21 +126,18 @@ impl<'a> AsyncRetry<'a> {
         }
         let mut last: Option<(E, Failure, Decision)> = None;
         loop {
-            let gate = retrier.before_attempt(clock.now() - start);
-            for e in &gate.events {
-                self.sink.emit(e);
-            }
-            if gate.reject {
-                if let Some((error, failure, mut decision)) = last.take() {
-                    decision.action = Action::GiveUp { reason: GiveUpReason::CircuitOpen };
-                    return Err(RetryError { error, failure: Box::new(failure), decision: Box::new(decision) });
+            match gate(&mut retrier, clock.now() - start, self.sink) {
+                Next::Stop if last.is_some() => {
+                    let (error, failure, decision) = last.take().expect("checked above");
+                    return Err(stopped_at_gate(error, failure, decision));
                 }
-            }
-            if let Some(w) = gate.wait {
-                if w > 0.0 {
-                    self.sleeper.sleep(Duration::from_secs_f64(w)).await;
+                Next::Wait(w) => {
+                    if w > 0.0 {
+                        self.sleeper.sleep(Duration::from_secs_f64(w)).await;
+                    }
+                    continue;
                 }
-                continue;
+                Next::Stop | Next::Call => {}
             }
             let error = match f(retrier.attempts() + 1).await {
                 Ok(v) => {
@@ -152,27 +149,16 @@ impl<'a> AsyncRetry<'a> {
                 Err(e) => e,
             };
             let failure = error.as_failure();
-            let elapsed = clock.now() - start;
-            let mut decision = retrier.on_failure(&failure, elapsed);
-            loop {
-                match decision.action {
-                    Action::RecoverOrphans => {
-                        let n = recovery.prune_orphans();
-                        decision = retrier.on_orphans_pruned(n, &failure, elapsed);
-                    }
-                    Action::RecoverContext => {
-                        let ok = recovery.compact_context();
-                        decision = retrier.on_context_compacted(ok, &failure, elapsed);
-                    }
-                    _ => break,
-                }
-            }
-            for e in &decision.events {
-                self.sink.emit(e);
-            }
+            let decision = after_failure(
+                &mut retrier,
+                recovery,
+                &failure,
+                clock.now() - start,
+                self.sink,
+            );
             match decision.action {
                 Action::Retry { delay } => {
-                    last = Some((error, failure, decision.clone()));
+                    last = Some((error, failure, decision));
                     if delay > 0.0 {
                         self.sleeper.sleep(Duration::from_secs_f64(delay)).await;
                     }

@@ -22,7 +22,14 @@ pub struct BreakerConfig {
 
 impl Default for BreakerConfig {
     fn default() -> Self {
-        BreakerConfig { consecutive_failures: 5, failure_rate: 0.5, min_calls: 20, window_s: 10.0, open_s: 5.0, probe_timeout_s: 30.0 }
+        BreakerConfig {
+            consecutive_failures: 5,
+            failure_rate: 0.5,
+            min_calls: 20,
+            window_s: 10.0,
+            open_s: 5.0,
+            probe_timeout_s: 30.0,
+        }
     }
 }
 
@@ -49,7 +56,15 @@ pub struct BreakerState {
 
 impl Default for BreakerState {
     fn default() -> Self {
-        BreakerState { phase: Phase::Closed, consecutive: 0, window_start: 0.0, window_calls: 0, window_failures: 0, until: 0.0, probe_in_flight: false }
+        BreakerState {
+            phase: Phase::Closed,
+            consecutive: 0,
+            window_start: 0.0,
+            window_calls: 0,
+            window_failures: 0,
+            until: 0.0,
+            probe_in_flight: false,
+        }
     }
 }
 
@@ -67,7 +82,11 @@ pub enum Admit {
 /// A change worth an event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Transition {
-    Opened { reason: &'static str, failures: u32, open_s: f64 },
+    Opened {
+        reason: &'static str,
+        failures: u32,
+        open_s: f64,
+    },
     Closed,
 }
 
@@ -84,11 +103,18 @@ impl BreakerState {
         self.phase = Phase::Open;
         self.until = now + cfg.open_s;
         self.probe_in_flight = false;
-        Transition::Opened { reason, failures: self.consecutive.max(self.window_failures), open_s: cfg.open_s }
+        Transition::Opened {
+            reason,
+            failures: self.consecutive.max(self.window_failures),
+            open_s: cfg.open_s,
+        }
     }
 
     fn close(&mut self, now: f64) -> Transition {
-        *self = BreakerState { window_start: now, ..BreakerState::default() };
+        *self = BreakerState {
+            window_start: now,
+            ..BreakerState::default()
+        };
         Transition::Closed
     }
 
@@ -162,11 +188,27 @@ mod tests {
         for i in 0..4 {
             assert_eq!(b.failure(&cfg, i as f64, true), None);
         }
-        assert!(matches!(b.failure(&cfg, 4.0, true), Some(Transition::Opened { reason: "consecutive_failures", .. })));
+        assert!(matches!(
+            b.failure(&cfg, 4.0, true),
+            Some(Transition::Opened {
+                reason: "consecutive_failures",
+                ..
+            })
+        ));
         assert_eq!(b.admit(&cfg, 5.0), Admit::WaitUntil(9.0));
         assert_eq!(b.admit(&cfg, 9.0), Admit::Probe);
-        assert_eq!(b.admit(&cfg, 9.1), Admit::WaitUntil(10.1), "one probe at a time");
-        assert!(matches!(b.failure(&cfg, 9.5, true), Some(Transition::Opened { reason: "probe_failed", .. })));
+        assert_eq!(
+            b.admit(&cfg, 9.1),
+            Admit::WaitUntil(10.1),
+            "one probe at a time"
+        );
+        assert!(matches!(
+            b.failure(&cfg, 9.5, true),
+            Some(Transition::Opened {
+                reason: "probe_failed",
+                ..
+            })
+        ));
         assert_eq!(b.admit(&cfg, 14.5), Admit::Probe);
         assert_eq!(b.success(&cfg, 14.7), Some(Transition::Closed));
         assert_eq!(b.admit(&cfg, 14.8), Admit::Go);
@@ -184,12 +226,19 @@ mod tests {
 
     #[test]
     fn failure_rate_over_a_window() {
-        let cfg = BreakerConfig { consecutive_failures: 0, ..BreakerConfig::default() };
+        let cfg = BreakerConfig {
+            consecutive_failures: 0,
+            ..BreakerConfig::default()
+        };
         let mut b = BreakerState::default();
         let mut opened = None;
         for i in 0..40 {
             let t = i as f64 * 0.1;
-            let r = if i % 2 == 0 { b.success(&cfg, t) } else { b.failure(&cfg, t, true) };
+            let r = if i % 2 == 0 {
+                b.success(&cfg, t)
+            } else {
+                b.failure(&cfg, t, true)
+            };
             if r.is_some() {
                 opened = Some(i);
                 break;
@@ -201,7 +250,11 @@ mod tests {
     #[test]
     fn a_lost_probe_is_replaced() {
         let cfg = BreakerConfig::default();
-        let mut b = BreakerState { phase: Phase::Open, until: 0.0, ..BreakerState::default() };
+        let mut b = BreakerState {
+            phase: Phase::Open,
+            until: 0.0,
+            ..BreakerState::default()
+        };
         assert_eq!(b.admit(&cfg, 1.0), Admit::Probe);
         assert_eq!(b.admit(&cfg, 31.0), Admit::Probe);
     }

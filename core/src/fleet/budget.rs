@@ -22,7 +22,12 @@ pub struct BudgetConfig {
 
 impl Default for BudgetConfig {
     fn default() -> Self {
-        BudgetConfig { capacity: 500.0, retry_cost: 5.0, timeout_cost: 10.0, success_refund: 1.0 }
+        BudgetConfig {
+            capacity: 500.0,
+            retry_cost: 5.0,
+            timeout_cost: 10.0,
+            success_refund: 1.0,
+        }
     }
 }
 

@@ -27,7 +27,10 @@ pub struct Metrics {
 impl Metrics {
     pub fn update(&self, key: &str, category: &str, f: impl FnOnce(&mut Counters)) {
         let mut by = self.by.lock().unwrap_or_else(|e| e.into_inner());
-        f(by.entry(key.to_owned()).or_default().entry(category.to_owned()).or_default());
+        f(by.entry(key.to_owned())
+            .or_default()
+            .entry(category.to_owned())
+            .or_default());
     }
 
     /// A snapshot: `{key: {category: counters}}` plus `"total"` per key.
@@ -46,9 +49,15 @@ impl Metrics {
                 total.gave_up += c.gave_up;
                 total.wasted_calls += c.wasted_calls;
                 total.wasted_s += c.wasted_s;
-                m.insert(cat.clone(), serde_json::to_value(c).expect("counters serialize"));
+                m.insert(
+                    cat.clone(),
+                    serde_json::to_value(c).expect("counters serialize"),
+                );
             }
-            m.insert("total".into(), serde_json::to_value(&total).expect("counters serialize"));
+            m.insert(
+                "total".into(),
+                serde_json::to_value(&total).expect("counters serialize"),
+            );
             out.insert(key.clone(), serde_json::Value::Object(m));
         }
         serde_json::Value::Object(out)

@@ -73,13 +73,24 @@ impl FleetConfig {
             .map_err(|e| Error::invalid_policy(format!("invalid fleet configuration: {e}")))?;
         let bad = |x: f64| !(x.is_finite() && x >= 0.0);
         if let Some(b) = &cfg.budget {
-            if [b.capacity, b.retry_cost, b.timeout_cost, b.success_refund].into_iter().any(bad) {
-                return Err(Error::invalid_policy("budget values must be finite and >= 0"));
+            if [b.capacity, b.retry_cost, b.timeout_cost, b.success_refund]
+                .into_iter()
+                .any(bad)
+            {
+                return Err(Error::invalid_policy(
+                    "budget values must be finite and >= 0",
+                ));
             }
         }
         if let Some(b) = &cfg.breaker {
-            if [b.failure_rate, b.window_s, b.open_s, b.probe_timeout_s].into_iter().any(bad) || b.failure_rate > 1.0 {
-                return Err(Error::invalid_policy("breaker values must be finite, >= 0, failure_rate <= 1"));
+            if [b.failure_rate, b.window_s, b.open_s, b.probe_timeout_s]
+                .into_iter()
+                .any(bad)
+                || b.failure_rate > 1.0
+            {
+                return Err(Error::invalid_policy(
+                    "breaker values must be finite, >= 0, failure_rate <= 1",
+                ));
             }
         }
         if bad(cfg.max_pause_s) {
@@ -93,7 +104,10 @@ impl FleetConfig {
 pub type WallClock = Arc<dyn Fn() -> f64 + Send + Sync>;
 
 fn system_clock() -> f64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 /// Does this failure speak about the provider's health (for the breaker)?
@@ -118,7 +132,14 @@ impl Fleet {
     }
 
     pub fn with_backend(cfg: FleetConfig, backend: Arc<dyn FleetBackend>) -> Self {
-        Fleet { cfg, backend, local: InProcess::new(), degraded: AtomicBool::new(false), clock: Arc::new(system_clock), metrics: Metrics::default() }
+        Fleet {
+            cfg,
+            backend,
+            local: InProcess::new(),
+            degraded: AtomicBool::new(false),
+            clock: Arc::new(system_clock),
+            metrics: Metrics::default(),
+        }
     }
 
     /// The backend the configuration names: Redis when `redis_url` is set, else in-process.
@@ -131,7 +152,9 @@ impl Fleet {
                 Ok(Self::with_backend(cfg, Arc::new(backend)))
             }
             #[cfg(not(feature = "redis"))]
-            Some(_) => Err(Error::invalid_policy("redis_url needs retry-core built with the `redis` feature")),
+            Some(_) => Err(Error::invalid_policy(
+                "redis_url needs retry-core built with the `redis` feature",
+            )),
         }
     }
 
@@ -159,11 +182,17 @@ impl Fleet {
 
     /// Runs `op` on the shared backend; if it is unreachable, on local state instead, with one
     /// `fleet_backend_degraded` event (and `fleet_backend_recovered` when it answers again).
-    fn run<T>(&self, events: &mut Vec<Event>, mut op: impl FnMut(&dyn FleetBackend) -> std::result::Result<T, BackendError>) -> T {
+    fn run<T>(
+        &self,
+        events: &mut Vec<Event>,
+        mut op: impl FnMut(&dyn FleetBackend) -> std::result::Result<T, BackendError>,
+    ) -> T {
         match op(self.backend.as_ref()) {
             Ok(v) => {
                 if self.degraded.swap(false, Ordering::Relaxed) {
-                    events.push(Event::new("fleet_backend_recovered").with("backend", self.backend.name()));
+                    events.push(
+                        Event::new("fleet_backend_recovered").with("backend", self.backend.name()),
+                    );
                 }
                 v
             }
@@ -191,9 +220,13 @@ impl Fleet {
                 return (Admit::WaitUntil(until), events);
             }
         }
-        let Some(bcfg) = &self.cfg.breaker else { return (Admit::Go, events) };
+        let Some(bcfg) = &self.cfg.breaker else {
+            return (Admit::Go, events);
+        };
         let mut admit = Admit::Go;
-        self.run(&mut events, |b| b.with_breaker(key, &mut |s| admit = s.admit(bcfg, now)));
+        self.run(&mut events, |b| {
+            b.with_breaker(key, &mut |s| admit = s.admit(bcfg, now))
+        });
         (admit, events)
     }
 
@@ -206,7 +239,9 @@ impl Fleet {
         if let Some(bcfg) = &self.cfg.breaker {
             let now = self.now();
             let mut t = None;
-            self.run(&mut events, |b| b.with_breaker(key, &mut |s| t = s.success(bcfg, now)));
+            self.run(&mut events, |b| {
+                b.with_breaker(key, &mut |s| t = s.success(bcfg, now))
+            });
             if let Some(t) = t {
                 events.push(transition_event(key, &t));
             }
@@ -221,7 +256,9 @@ impl Fleet {
         if let Some(bcfg) = &self.cfg.breaker {
             let mut t = None;
             let health = is_health_failure(c);
-            self.run(&mut events, |b| b.with_breaker(key, &mut |s| t = s.failure(bcfg, now, health)));
+            self.run(&mut events, |b| {
+                b.with_breaker(key, &mut |s| t = s.failure(bcfg, now, health))
+            });
             if let Some(t) = t {
                 events.push(transition_event(key, &t));
             }
@@ -233,7 +270,12 @@ impl Fleet {
             if let Some(ra) = c.retry_after.filter(|ra| *ra > 0.0) {
                 let ra = ra.min(self.cfg.max_pause_s);
                 self.run(&mut events, |b| b.extend_pause(key, now + ra));
-                events.push(Event::new("rate_limit_pause").with("key", key).with("seconds", ra).with("category", c.category.as_str()));
+                events.push(
+                    Event::new("rate_limit_pause")
+                        .with("key", key)
+                        .with("seconds", ra)
+                        .with("category", c.category.as_str()),
+                );
             }
         }
         events
@@ -242,7 +284,9 @@ impl Fleet {
     /// May this failure be retried, budget-wise? Spends the retry's cost if so.
     pub fn try_retry(&self, key: &str, c: &Classification) -> (bool, Vec<Event>) {
         let mut events = Vec::new();
-        let Some(cfg) = &self.cfg.budget else { return (true, events) };
+        let Some(cfg) = &self.cfg.budget else {
+            return (true, events);
+        };
         let cost = cfg.cost(c.category);
         let ok = self.run(&mut events, |b| b.spend(key, cost, cfg));
         if !ok {
@@ -268,13 +312,20 @@ impl Fleet {
 
 impl std::fmt::Debug for Fleet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Fleet").field("backend", &self.backend.name()).field("config", &self.cfg).finish()
+        f.debug_struct("Fleet")
+            .field("backend", &self.backend.name())
+            .field("config", &self.cfg)
+            .finish()
     }
 }
 
 fn transition_event(key: &str, t: &Transition) -> Event {
     match t {
-        Transition::Opened { reason, failures, open_s } => Event::new("circuit_opened")
+        Transition::Opened {
+            reason,
+            failures,
+            open_s,
+        } => Event::new("circuit_opened")
             .with("key", key)
             .with("reason", *reason)
             .with("failures", *failures)

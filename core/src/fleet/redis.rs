@@ -69,11 +69,15 @@ impl RedisBackend {
     /// A backend for `url` (`redis://127.0.0.1:6379/0`). Does not connect yet: a Redis that is
     /// down at start is the same as one that goes down later.
     pub fn new(url: &str, namespace: &str) -> Result<Self> {
-        let client = redis::Client::open(url).map_err(|e| Error::invalid_policy(format!("invalid redis_url: {e}")))?;
+        let client = redis::Client::open(url)
+            .map_err(|e| Error::invalid_policy(format!("invalid redis_url: {e}")))?;
         Ok(RedisBackend {
             client,
             namespace: namespace.to_owned(),
-            conn: Mutex::new(Conn { conn: None, down_until: None }),
+            conn: Mutex::new(Conn {
+                conn: None,
+                down_until: None,
+            }),
             spend: redis::Script::new(SPEND),
             earn: redis::Script::new(EARN),
             extend_pause: redis::Script::new(EXTEND_PAUSE),
@@ -86,11 +90,16 @@ impl RedisBackend {
     }
 
     /// Runs `f` on a live connection, or fails at once while Redis is presumed down.
-    fn with_conn<T>(&self, f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>) -> BackendResult<T> {
+    fn with_conn<T>(
+        &self,
+        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+    ) -> BackendResult<T> {
         let mut c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(until) = c.down_until {
             if Instant::now() < until {
-                return Err(BackendError("redis unavailable (waiting before reconnecting)".into()));
+                return Err(BackendError(
+                    "redis unavailable (waiting before reconnecting)".into(),
+                ));
             }
         }
         if c.conn.is_none() {
@@ -135,27 +144,53 @@ impl FleetBackend for RedisBackend {
         // Optimistic: read, apply the pure transition, store only if nobody changed it meanwhile.
         for _ in 0..16 {
             let old: Option<String> = self.with_conn(|c| redis::cmd("GET").arg(&k).query(c))?;
-            let mut state = old.as_deref().and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
+            let mut state = old
+                .as_deref()
+                .and_then(|s| serde_json::from_str(s).ok())
+                .unwrap_or_default();
             f(&mut state);
             let new = serde_json::to_string(&state).expect("breaker state serializes");
             let expected = old.unwrap_or_default();
-            let stored: i32 = self.with_conn(|c| self.cas.key(&k).arg(&expected).arg(&new).arg(TTL_S).invoke(c))?;
+            let stored: i32 = self.with_conn(|c| {
+                self.cas
+                    .key(&k)
+                    .arg(&expected)
+                    .arg(&new)
+                    .arg(TTL_S)
+                    .invoke(c)
+            })?;
             if stored == 1 {
                 return Ok(());
             }
         }
-        Err(BackendError("redis: breaker update kept conflicting".into()))
+        Err(BackendError(
+            "redis: breaker update kept conflicting".into(),
+        ))
     }
 
     fn spend(&self, key: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool> {
         let k = self.k(key, "tokens");
-        let ok: i32 = self.with_conn(|c| self.spend.key(&k).arg(cost).arg(cfg.capacity).arg(TTL_S).invoke(c))?;
+        let ok: i32 = self.with_conn(|c| {
+            self.spend
+                .key(&k)
+                .arg(cost)
+                .arg(cfg.capacity)
+                .arg(TTL_S)
+                .invoke(c)
+        })?;
         Ok(ok == 1)
     }
 
     fn earn(&self, key: &str, amount: f64, cfg: &BudgetConfig) -> BackendResult<()> {
         let k = self.k(key, "tokens");
-        let _: String = self.with_conn(|c| self.earn.key(&k).arg(amount).arg(cfg.capacity).arg(TTL_S).invoke(c))?;
+        let _: String = self.with_conn(|c| {
+            self.earn
+                .key(&k)
+                .arg(amount)
+                .arg(cfg.capacity)
+                .arg(TTL_S)
+                .invoke(c)
+        })?;
         Ok(())
     }
 
@@ -173,7 +208,8 @@ impl FleetBackend for RedisBackend {
 
     fn extend_pause(&self, key: &str, until: f64) -> BackendResult<()> {
         let k = self.k(key, "pause");
-        let _: i32 = self.with_conn(|c| self.extend_pause.key(&k).arg(until).arg(TTL_S).invoke(c))?;
+        let _: i32 =
+            self.with_conn(|c| self.extend_pause.key(&k).arg(until).arg(TTL_S).invoke(c))?;
         Ok(())
     }
 }
