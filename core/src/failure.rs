@@ -56,9 +56,10 @@ impl Headers {
 
     /// The first value of `name` (case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
+        // Names are stored lower-cased, and the engine asks in lower case: compare bytes first.
         self.0
             .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .find(|(k, _)| k == name || k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
 

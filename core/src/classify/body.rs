@@ -8,25 +8,32 @@ pub const MAX_JSON_BODY: usize = 1 << 20;
 
 /// What a provider's error body says.
 #[derive(Debug, Default)]
-pub struct ProviderError {
+pub struct ProviderError<'a> {
     /// Codes and type names in order of specificity (e.g. `innererror.code`, `code`, `type`).
     pub codes: Vec<String>,
     /// A numeric code inside the body (Gemini `error.code`, OpenRouter, vLLM), used as a status
     /// when the failure carried none.
     pub numeric_code: Option<u16>,
-    pub message: Option<String>,
+    pub message: Option<std::borrow::Cow<'a, str>>,
     /// The body had an error envelope at all (an SSE `error` event, `{"error": ...}`).
     pub has_error: bool,
 }
 
-pub fn push_code(out: &mut ProviderError, v: Option<&Value>) {
+/// A code as the tables spell it: lower case, without AWS's namespace ("com.amazon#X") or
+/// documentation suffix ("X:http://internal.amazon.com/...").
+fn normalize_code(s: &str) -> String {
+    let b = s.as_bytes();
+    let end = b.iter().position(|c| *c == b':').unwrap_or(b.len());
+    let start = b[..end]
+        .iter()
+        .rposition(|c| *c == b'#')
+        .map_or(0, |i| i + 1);
+    s[start..end].to_ascii_lowercase()
+}
+
+pub fn push_code(out: &mut ProviderError<'_>, v: Option<&Value>) {
     match v {
-        Some(Value::String(s)) if !s.is_empty() => {
-            // AWS: "ThrottlingException:http://internal.amazon.com/coral/..." or "com.amazon#X".
-            let s = s.split(':').next().unwrap_or(s);
-            let s = s.rsplit('#').next().unwrap_or(s);
-            out.codes.push(s.to_ascii_lowercase());
-        }
+        Some(Value::String(s)) if !s.is_empty() => out.codes.push(normalize_code(s)),
         Some(Value::Number(n)) => {
             if let Some(n) = n.as_u64().filter(|n| (100..=599).contains(n)) {
                 out.numeric_code.get_or_insert(n as u16);
@@ -36,12 +43,13 @@ pub fn push_code(out: &mut ProviderError, v: Option<&Value>) {
     }
 }
 
-fn message_of(v: Option<&Value>) -> Option<String> {
-    v.and_then(Value::as_str).map(str::to_owned)
+fn message_of(v: Option<&Value>) -> Option<std::borrow::Cow<'static, str>> {
+    v.and_then(Value::as_str)
+        .map(|s| std::borrow::Cow::Owned(s.to_owned()))
 }
 
 /// Parses `body` if it is a JSON error envelope. Returns `None` for non-JSON bodies.
-pub fn parse(body: &str) -> Option<ProviderError> {
+pub fn parse(body: &str) -> Option<ProviderError<'_>> {
     let trimmed = body.trim_start();
     if body.len() > MAX_JSON_BODY || !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         return None;
@@ -54,7 +62,7 @@ pub fn parse(body: &str) -> Option<ProviderError> {
     parse_value(trimmed)
 }
 
-fn parse_value(trimmed: &str) -> Option<ProviderError> {
+fn parse_value(trimmed: &str) -> Option<ProviderError<'static>> {
     let mut v: Value = serde_json::from_str(trimmed).ok()?;
     // Gemini sometimes wraps the envelope in a one-element array.
     if let Value::Array(items) = &mut v {
@@ -76,7 +84,7 @@ fn parse_value(trimmed: &str) -> Option<ProviderError> {
         // Ollama: {"error": "model 'x' not found"}
         Some(Value::String(s)) => {
             out.has_error = true;
-            out.message = Some(s.clone());
+            out.message = Some(std::borrow::Cow::Owned(s.clone()));
         }
         _ => {}
     }
@@ -120,7 +128,7 @@ mod typed {
     };
     use serde::Deserialize;
 
-    use super::ProviderError;
+    use super::{normalize_code, ProviderError};
 
     /// A string or a number; any other shape is skipped.
     #[derive(Default)]
@@ -286,13 +294,9 @@ mod typed {
         candidates: Option<Vec<Candidate<'a>>>,
     }
 
-    fn push(out: &mut ProviderError, s: &Scalar) {
+    fn push(out: &mut ProviderError<'_>, s: &Scalar) {
         match s {
-            Scalar::Str(v) if !v.is_empty() => {
-                let v = v.split(':').next().unwrap_or(v);
-                let v = v.rsplit('#').next().unwrap_or(v);
-                out.codes.push(v.to_ascii_lowercase());
-            }
+            Scalar::Str(v) if !v.is_empty() => out.codes.push(normalize_code(v)),
             Scalar::Num(n) if (100..=599).contains(n) => {
                 out.numeric_code.get_or_insert(*n as u16);
             }
@@ -300,14 +304,14 @@ mod typed {
         }
     }
 
-    fn text(s: &Scalar) -> Option<String> {
+    fn text<'a>(s: &Scalar<'a>) -> Option<Cow<'a, str>> {
         match s {
-            Scalar::Str(v) => Some(v.clone().into_owned()),
+            Scalar::Str(v) => Some(v.clone()),
             _ => None,
         }
     }
 
-    pub fn parse(body: &str) -> Option<ProviderError> {
+    pub fn parse(body: &str) -> Option<ProviderError<'_>> {
         let env: Envelope = if body.starts_with('[') {
             serde_json::from_str::<Vec<Envelope>>(body)
                 .ok()?
@@ -330,7 +334,7 @@ mod typed {
             }
             Some(ErrorField::Str(s)) => {
                 out.has_error = true;
-                out.message = Some(s.clone().into_owned());
+                out.message = Some(s.clone());
             }
             _ => {}
         }

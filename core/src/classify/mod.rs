@@ -68,10 +68,10 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
 }
 
 /// AWS names the error type in a header too (`x-amzn-errortype: ThrottlingException:http://...`).
-fn with_header_codes(
-    provider: Option<body::ProviderError>,
+fn with_header_codes<'a>(
+    provider: Option<body::ProviderError<'a>>,
     f: &Failure,
-) -> Option<body::ProviderError> {
+) -> Option<body::ProviderError<'a>> {
     let Some(v) = f.headers.get("x-amzn-errortype") else {
         return provider;
     };
@@ -95,7 +95,7 @@ fn should_retry_header(f: &Failure) -> Option<bool> {
 
 fn decide(
     f: &Failure,
-    provider: Option<&body::ProviderError>,
+    provider: Option<&body::ProviderError<'_>>,
     classes: &ClassFacts,
 ) -> (Category, Evidence) {
     // 1. Cancellation wins over everything: it is re-raised untouched.
@@ -182,12 +182,12 @@ fn decide(
 /// The lower-cased message and body text, built only when a rule needs to read it.
 struct Hay<'a> {
     f: &'a Failure,
-    provider: Option<&'a body::ProviderError>,
+    provider: Option<&'a body::ProviderError<'a>>,
     text: std::cell::OnceCell<String>,
 }
 
 impl<'a> Hay<'a> {
-    fn new(f: &'a Failure, provider: Option<&'a body::ProviderError>) -> Self {
+    fn new(f: &'a Failure, provider: Option<&'a body::ProviderError<'a>>) -> Self {
         Hay {
             f,
             provider,
@@ -199,7 +199,7 @@ impl<'a> Hay<'a> {
     }
 }
 
-fn haystack(f: &Failure, provider: Option<&body::ProviderError>) -> String {
+fn haystack(f: &Failure, provider: Option<&body::ProviderError<'_>>) -> String {
     let mut hay = text::lower_bounded(&f.message, MAX_SCAN);
     let extra = match provider {
         Some(p) => p.message.as_deref(),
@@ -229,7 +229,7 @@ fn status_category(status: u16) -> Category {
 }
 
 /// The category of the first non-generic code, if any.
-fn specific_code_category(p: &body::ProviderError) -> Option<Category> {
+fn specific_code_category(p: &body::ProviderError<'_>) -> Option<Category> {
     p.codes
         .iter()
         .find_map(|code| tables::CODES.iter().find(|r| !r.generic && r.code == code))
@@ -237,7 +237,7 @@ fn specific_code_category(p: &body::ProviderError) -> Option<Category> {
 }
 
 /// The most specific category named by the provider's codes.
-fn code_category(p: &body::ProviderError) -> Option<Category> {
+fn code_category(p: &body::ProviderError<'_>) -> Option<Category> {
     let mut generic = None;
     for code in &p.codes {
         if let Some(row) = tables::CODES.iter().find(|r| r.code == code) {
@@ -250,7 +250,7 @@ fn code_category(p: &body::ProviderError) -> Option<Category> {
     generic
 }
 
-fn refine_status(status: u16, provider: Option<&body::ProviderError>, hay: &Hay) -> Category {
+fn refine_status(status: u16, provider: Option<&body::ProviderError<'_>>, hay: &Hay) -> Category {
     let base = status_category(status);
     let code = provider.and_then(code_category);
     if base.is_transient() {
@@ -301,7 +301,7 @@ fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
 }
 
 /// SSE `error` event inside a stream: its `error.type` decides (Forgeflare R1).
-fn sse_category(provider: Option<&body::ProviderError>) -> Option<Category> {
+fn sse_category(provider: Option<&body::ProviderError<'_>>) -> Option<Category> {
     let p = provider.filter(|p| p.has_error)?;
     if p.codes.iter().any(|c| c == "invalid_request_error") {
         return Some(Category::InvalidResponse);
@@ -367,10 +367,14 @@ fn class_rule(name: &str) -> Option<ClassRule> {
     if let Some(rule) = idx.exact.get(name) {
         return Some(*rule);
     }
-    let last = name.rsplit('.').next().unwrap_or(name);
+    // `.Name` rows match `Name` in any module: the name ends with it after a dot (or is it).
     idx.suffixes
         .iter()
-        .find(|(s, _)| *s == last)
+        .find(|(s, _)| {
+            name.len() >= s.len()
+                && name.ends_with(s)
+                && (name.len() == s.len() || name.as_bytes()[name.len() - s.len() - 1] == b'.')
+        })
         .map(|(_, r)| *r)
 }
 
