@@ -8,6 +8,7 @@ __all__ = [
     "_classify",
     "FailureRecord",
     "TRANSPORTS",
+    "MAX_CHAIN",
     "Retrier",
     "Decision",
     "_prune_orphans",
@@ -27,6 +28,7 @@ __version__: str
 CATEGORIES: List[Tuple[str, bool, str]]
 PRESETS: List[str]
 TRANSPORTS: List[str]
+MAX_CHAIN: int
 REDACTED: str
 
 @final
@@ -41,6 +43,8 @@ class FailureRecord:
         transport: Optional[str],
         /,
     ) -> "FailureRecord": ...
+    @staticmethod
+    def _from_exception(exc: BaseException, /) -> "FailureRecord": ...
     @property
     def status(self) -> Optional[int]: ...
     @property
