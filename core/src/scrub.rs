@@ -25,8 +25,10 @@ fn patterns() -> &'static [(Regex, &'static str)] {
                 r(r#"(?i)\b(x-api-key|x-goog-api-key|api[-_]?key|authorization)((?:\\*["'])?\s*(?:=>|[:=])\s*(?:b?\\*["'])?)([^\s"',;&}\\]{4,})"#),
                 "$1$2[REDACTED]",
             ),
-            // AWS access key ids.
-            (r(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
+            // AWS access key ids, wherever they sit: `\b` anchors let `key_AKIA...` (or a key glued
+            // to another one) through, and the regex crate has no lookaround to say "not inside a
+            // longer token".
+            (r(r"(?:AKIA|ASIA)[0-9A-Z]{16}"), REDACTED),
             // Google API keys.
             (r(r"AIza[0-9A-Za-z_\-]{35}"), REDACTED),
         ]
