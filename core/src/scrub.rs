@@ -18,6 +18,9 @@ fn patterns() -> &'static [(Regex, &'static str)] {
             (r(r"sk-[A-Za-z0-9_\-]{8,}"), REDACTED),
             // Authorization: Bearer <token> (any case), and bare "Bearer <token>".
             (r(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]{6,}"), "$1 [REDACTED]"),
+            // JSON Web Tokens wherever they are (header.payload.signature, both JSON objects, so
+            // "eyJ"): after "Bearer" a greedy token can swallow the next "Bearer" keyword.
+            (r(r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"), REDACTED),
             // x-api-key / api-key / api_key / apikey / authorization followed by a value, in headers,
             // JSON (also escaped inside a JSON string: `\"x-api-key\": \"...\"`), Python reprs
             // (also bytes: `b'...'`) or query strings.

@@ -81,7 +81,8 @@ fn planted(variant: usize) -> String {
             "request headers {{'authorization': 'Bearer {jwt}', 'x-api-key': '{key}', \
              'api-key': '{ol}'}} body {{\"api_key\": \"{op}\", \"anthropic_api_key\": \"{an}\"}} \
              Credential={aws}/20261122/us-east-1/bedrock/aws4_request x-goog-api-key={g} \
-             {{b'x-api-key': b'{key}'}} {g}{aws} key_{aws}_old"
+             {{b'x-api-key': b'{key}'}} {g}{aws} key_{aws}_old Bearer {jwt}_Bearer {jwt} \
+             invalid token: {jwt}"
         ),
         _ => format!(
             "{{\"X-Api-Key\" => \"{key}\", \"Authorization\" => \"bearer {jwt}\"}} \
