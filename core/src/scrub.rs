@@ -17,15 +17,16 @@ fn patterns() -> &'static [(Regex, &'static str)] {
             // OpenAI (sk-..., sk-proj-...) and Anthropic (sk-ant-...) keys.
             (r(r"sk-[A-Za-z0-9_\-]{8,}"), REDACTED),
             // Authorization: Bearer <token> (any case), and bare "Bearer <token>".
-            (r(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=\-]{6,}"), "$1 [REDACTED]"),
+            (r(r"(?i)(bearer)\s+[A-Za-z0-9._~+/=\-]{6,}"), "$1 [REDACTED]"),
             // JSON Web Tokens wherever they are (header.payload.signature, both JSON objects, so
             // "eyJ"): after "Bearer" a greedy token can swallow the next "Bearer" keyword.
             (r(r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"), REDACTED),
-            // x-api-key / api-key / api_key / apikey / authorization followed by a value, in headers,
+            // x-api-key / api-key / api_key / apikey / authorization followed by a value (also at the
+            // end of a longer name: MISTRAL_API_KEY=..., so no `\b` before it), in headers,
             // JSON (also escaped inside a JSON string: `\"x-api-key\": \"...\"`), Python reprs
             // (also bytes: `b'...'`) or query strings.
             (
-                r(r#"(?i)\b(x-api-key|x-goog-api-key|api[-_]?key|authorization)((?:\\*["'])?\s*(?:=>|[:=])\s*(?:b?\\*["'])?)([^\s"',;&}\\]{4,})"#),
+                r(r#"(?i)(x-api-key|x-goog-api-key|api[-_]?key|authorization)((?:\\*["'])?\s*(?:=>|[:=])\s*(?:b?\\*["'])?)([^\s"',;&}\\]{4,})"#),
                 "$1$2[REDACTED]",
             ),
             // AWS access key ids, wherever they sit: `\b` anchors let `key_AKIA...` (or a key glued

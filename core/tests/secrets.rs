@@ -82,7 +82,7 @@ fn planted(variant: usize) -> String {
              'api-key': '{ol}'}} body {{\"api_key\": \"{op}\", \"anthropic_api_key\": \"{an}\"}} \
              Credential={aws}/20261122/us-east-1/bedrock/aws4_request x-goog-api-key={g} \
              {{b'x-api-key': b'{key}'}} {g}{aws} key_{aws}_old Bearer {jwt}_Bearer {jwt} \
-             invalid token: {jwt}"
+             invalid token: {jwt} set MISTRAL_API_KEY={key} or {aws}Bearer {jwt}"
         ),
         _ => format!(
             "{{\"X-Api-Key\" => \"{key}\", \"Authorization\" => \"bearer {jwt}\"}} \
