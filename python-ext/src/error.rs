@@ -82,8 +82,11 @@ pub fn guard<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> 
     }
 }
 
-/// `_native._panic()`: proves in the test suite that a panic surfaces as `InternalError`.
+/// `_native._debug_panic(message)`: the core's `debug_panic`, run with the GIL released as
+/// every Redis call is, so that the test suite proves a panic inside the core surfaces as
+/// `InternalError` (unwinding through the released GIL) and the interpreter lives on.
 #[pyfunction]
-pub fn _panic(py: Python<'_>) -> PyResult<()> {
-    guard(py, || panic!("deliberate panic from retry_core._native._panic"))
+#[pyo3(signature = (message, /))]
+pub fn _debug_panic(py: Python<'_>, message: String) -> PyResult<()> {
+    guard(py, || py.detach(move || retry_core::debug_panic(&message)))
 }

@@ -31,7 +31,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     retry_after::register(m)?;
     scrub::register(m)?;
     text::register(m)?;
-    m.add_function(wrap_pyfunction!(error::_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -165,10 +165,32 @@ def test_classify_rejects_non_exceptions():
 
 
 def test_a_rust_panic_is_an_internal_error_not_an_abort():
+    """retry_core::debug_panic (a panic inside the core, with the GIL released, as around every
+    Redis call) arrives as retry_core.InternalError, which `except Exception` catches, and the
+    interpreter and the engine live on."""
     with pytest.raises(retry_core.InternalError) as info:
-        retry_core._native._panic()
-    assert isinstance(info.value, RuntimeError)
-    assert "deliberate panic" in str(info.value)
+        retry_core._native._debug_panic("deliberate panic")
+    assert isinstance(info.value, RuntimeError) and isinstance(info.value, retry_core.RetryCoreError)
+    assert info.value.code == "internal"
+    assert "retry-core bug (please report)" in str(info.value) and "deliberate panic" in str(info.value)
+    assert classify(TimeoutError("read timed out")).category == "timeout"
+
+    import subprocess
+    import sys
+
+    script = (
+        "import retry_core\n"
+        "caught = 0\n"
+        "for i in range(50):\n"
+        "    try:\n"
+        "        retry_core._native._debug_panic(f'panic {i}')\n"
+        "    except Exception:\n"
+        "        caught += 1\n"
+        "print(caught, retry_core.classify(ConnectionResetError()).category)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["50", "connection"]
 
 
 def test_huge_and_binary_inputs_do_not_crash():
