@@ -35,6 +35,7 @@ deps=(
     "pydantic>=2.5,<3"
     "tenacity>=8,<10"
     "mypy>=1.10,<3"
+    "pyyaml>=6,<7"
 )
 stamp="$venv/.retry-core-deps"
 want="$(printf '%s\n' "${deps[@]}")"
@@ -51,6 +52,11 @@ echo "python.sh: pip install ."
 CARGO_TARGET_DIR="$root/target" "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .
 
 if (( run_tests )); then
+    # The fault lab the integration tests start (tests/python/test_lab.py); incremental.
+    echo "python.sh: cargo build -p retry-lab"
+    cargo build -q -p retry-lab
+    # redis-server for the fleet's Redis tests: they fail (not skip) without it.
+    command -v redis-server >/dev/null || echo "python.sh: redis-server is missing; run scripts/setup.sh as root (apt-get install -y redis-server)" >&2
     echo "python.sh: pytest"
     "$py" -m pytest tests/python -q
     echo "python.sh: mypy --strict and stubtest"

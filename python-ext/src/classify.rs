@@ -10,7 +10,7 @@ use crate::failure::PyFailureRecord;
 
 /// Bodies above this size are classified with the GIL released: the scan is then long enough
 /// for other Python threads to matter, and the record is already an owned Rust value.
-const DETACH_ABOVE: usize = 64 * 1024;
+pub(crate) const DETACH_ABOVE: usize = 64 * 1024;
 
 /// Seconds since the epoch -> `SystemTime` (for date-valued headers in tests and vectors).
 pub fn epoch(py: Python<'_>, now: f64) -> PyResult<SystemTime> {

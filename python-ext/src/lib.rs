@@ -10,6 +10,7 @@ mod classify;
 mod error;
 mod events;
 mod failure;
+mod fleet;
 mod machine;
 mod orphan;
 mod policy;
@@ -25,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     category::register(m)?;
     classify::register(m)?;
     failure::register(m)?;
+    fleet::register(m)?;
     machine::register(m)?;
     orphan::register(m)?;
     policy::register(m)?;

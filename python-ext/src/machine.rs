@@ -1,22 +1,65 @@
 //! `retry_core::machine`: the sans-IO retrier and its decisions. The loop that calls and sleeps
 //! is Python's (`retry_core/_retry.py`), so that waits go through `time.sleep` / `asyncio.sleep`.
+//!
+//! A retrier attached to a fleet asks it before every call (`_before_attempt`) and tells it
+//! about every outcome (`_on_success`, `_on_failure`); with a Redis fleet those calls run with
+//! the GIL released (the record is a frozen, immutable native value the caller keeps alive, and
+//! the retrier is exclusively borrowed for the call).
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use retry_core::machine::GiveUpReason;
+use retry_core::machine::{Gate, GiveUpReason};
 use retry_core::text::format_seconds;
-use retry_core::{Action, Decision, Retrier};
+use retry_core::{Action, Decision, Event, Failure, Retrier};
 
 use crate::category::PyClassification;
 use crate::error::{guard, invalid_argument};
 use crate::events::event_to_dict;
 use crate::failure::PyFailureRecord;
+use crate::fleet::PyFleet;
 use crate::policy::PyRetryPolicy;
 
 /// One retrier per logical call.
 #[pyclass(name = "Retrier", module = "retry_core._native")]
 pub struct PyRetrier {
     inner: Retrier,
+    /// The fleet does I/O (Redis): release the GIL around every call that may reach it.
+    remote: bool,
+}
+
+impl PyRetrier {
+    /// Runs `f` on the retrier, with the GIL released when its fleet does I/O.
+    fn run<T: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut Retrier) -> T + Send) -> T {
+        let inner = &mut self.inner;
+        if self.remote {
+            py.detach(|| f(inner))
+        } else {
+            f(inner)
+        }
+    }
+
+    /// Failed calls go through here: classification and the fleet's bookkeeping.
+    fn decide(
+        &mut self,
+        py: Python<'_>,
+        record: &Bound<'_, PyFailureRecord>,
+        f: impl FnOnce(&mut Retrier, &Failure) -> Decision + Send,
+    ) -> PyDecision {
+        let failure: &Failure = &record.get().inner;
+        let big = failure.body.as_ref().is_some_and(|b| b.len() > crate::classify::DETACH_ABOVE)
+            || failure.message.len() > crate::classify::DETACH_ABOVE;
+        let inner = &mut self.inner;
+        let d = if self.remote || big { py.detach(|| f(inner, failure)) } else { f(inner, failure) };
+        PyDecision::new(d)
+    }
+}
+
+fn events_list<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for e in events {
+        list.append(event_to_dict(py, e)?)?;
+    }
+    Ok(list)
 }
 
 fn check_elapsed(py: Python<'_>, elapsed: f64) -> PyResult<f64> {
@@ -29,16 +72,60 @@ fn check_elapsed(py: Python<'_>, elapsed: f64) -> PyResult<f64> {
 
 #[pymethods]
 impl PyRetrier {
-    /// `Retrier(policy, seed, context_hook)`, all positional. `seed=None` seeds from entropy.
+    /// `Retrier(policy, seed, context_hook, fleet=None, key=None)`, all positional.
+    /// `seed=None` seeds from entropy; `fleet` and `key` come together.
     #[new]
-    #[pyo3(signature = (policy, seed, context_hook, /))]
-    fn new(py: Python<'_>, policy: &Bound<'_, PyRetryPolicy>, seed: Option<u64>, context_hook: bool) -> PyResult<Self> {
+    #[pyo3(signature = (policy, seed, context_hook, fleet=None, key=None, /))]
+    fn new(
+        py: Python<'_>,
+        policy: &Bound<'_, PyRetryPolicy>,
+        seed: Option<u64>,
+        context_hook: bool,
+        fleet: Option<&Bound<'_, PyFleet>>,
+        key: Option<String>,
+    ) -> PyResult<Self> {
         guard(py, || {
             let mut r = Retrier::new(policy.get().inner.clone()).with_context_hook(context_hook);
             if let Some(seed) = seed {
                 r = r.with_seed(seed);
             }
-            Ok(PyRetrier { inner: r })
+            let mut remote = false;
+            match (fleet, key) {
+                (None, None) => {}
+                (Some(fleet), Some(key)) => {
+                    let fleet = fleet.get();
+                    remote = fleet.remote;
+                    r = r.with_fleet(std::sync::Arc::clone(&fleet.inner), key);
+                }
+                _ => return Err(invalid_argument(py, "a fleet needs a key, and a key a fleet")),
+            }
+            Ok(PyRetrier { inner: r, remote })
+        })
+    }
+
+    /// Before each call (the first included): `None` when the call may go at once and there is
+    /// nothing to report, else a `Gate`. `elapsed` is seconds since the first call failed.
+    #[pyo3(signature = (elapsed, /))]
+    fn _before_attempt(&mut self, py: Python<'_>, elapsed: f64) -> PyResult<Option<PyGate>> {
+        guard(py, || {
+            let elapsed = check_elapsed(py, elapsed)?;
+            let gate = self.run(py, |r| r.before_attempt(elapsed));
+            if gate.wait.is_none() && !gate.reject && !gate.probe && gate.events.is_empty() {
+                return Ok(None);
+            }
+            Ok(Some(PyGate { inner: gate }))
+        })
+    }
+
+    /// The call succeeded: the fleet's events (`circuit_closed`, `fleet_backend_recovered`), or
+    /// `None` when there are none.
+    fn _on_success<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
+        guard(py, || {
+            let events = self.run(py, |r| r.on_success());
+            if events.is_empty() {
+                return Ok(None);
+            }
+            Ok(Some(events_list(py, &events)?))
         })
     }
 
@@ -47,7 +134,7 @@ impl PyRetrier {
     fn _on_failure(&mut self, py: Python<'_>, record: &Bound<'_, PyFailureRecord>, elapsed: f64) -> PyResult<PyDecision> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
-            Ok(PyDecision::new(self.inner.on_failure(&record.get().inner, elapsed)))
+            Ok(self.decide(py, record, move |r, f| r.on_failure(f, elapsed)))
         })
     }
 
@@ -62,7 +149,7 @@ impl PyRetrier {
     ) -> PyResult<PyDecision> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
-            Ok(PyDecision::new(self.inner.on_orphans_pruned(pruned, &record.get().inner, elapsed)))
+            Ok(self.decide(py, record, move |r, f| r.on_orphans_pruned(pruned, f, elapsed)))
         })
     }
 
@@ -77,7 +164,7 @@ impl PyRetrier {
     ) -> PyResult<PyDecision> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
-            Ok(PyDecision::new(self.inner.on_context_compacted(compacted, &record.get().inner, elapsed)))
+            Ok(self.decide(py, record, move |r, f| r.on_context_compacted(compacted, f, elapsed)))
         })
     }
 
@@ -90,6 +177,44 @@ impl PyRetrier {
     #[getter]
     fn policy(&self) -> PyRetryPolicy {
         PyRetryPolicy { inner: self.inner.policy().clone() }
+    }
+}
+
+/// What the fleet says before a call.
+#[pyclass(frozen, name = "Gate", module = "retry_core")]
+pub struct PyGate {
+    inner: Gate,
+}
+
+#[pymethods]
+impl PyGate {
+    /// Seconds to wait before asking again (a shared pause or an open circuit), or None: call.
+    #[getter]
+    fn wait(&self) -> Option<f64> {
+        self.inner.wait
+    }
+
+    /// A retry's wait would end past the policy's deadline: stop and surface the last error.
+    #[getter]
+    fn reject(&self) -> bool {
+        self.inner.reject
+    }
+
+    /// This call is the circuit's half-open probe.
+    #[getter]
+    fn probe(&self) -> bool {
+        self.inner.probe
+    }
+
+    /// The fleet's events (`fleet_backend_degraded`, ...), dicts with `type` first.
+    #[getter]
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        guard(py, || events_list(py, &self.inner.events))
+    }
+
+    fn __repr__(&self) -> String {
+        let wait = self.inner.wait.map_or_else(|| "None".to_owned(), format_seconds);
+        format!("Gate(wait={wait}, reject={}, probe={})", self.inner.reject, self.inner.probe)
     }
 }
 
@@ -157,13 +282,17 @@ impl PyDecision {
     /// The events to emit, in order: dicts with `type` first (CONTRACT §4).
     #[getter]
     fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        guard(py, || {
-            let list = PyList::empty(py);
-            for e in &self.inner.events {
-                list.append(event_to_dict(py, e)?)?;
-            }
-            Ok(list)
-        })
+        guard(py, || events_list(py, &self.inner.events))
+    }
+
+    /// This decision turned into giving up at the fleet's gate (`circuit_open`: a retry's wait
+    /// for an open circuit or a shared pause would end past the deadline), without events: they
+    /// were emitted when the decision was made. What the core's drivers return in that case.
+    fn _stopped_at_gate(&self) -> PyDecision {
+        let mut inner = self.inner.clone();
+        inner.action = Action::GiveUp { reason: GiveUpReason::CircuitOpen };
+        inner.events.clear();
+        PyDecision { inner }
     }
 
     /// The note attached to an exception re-raised after this decision.
@@ -197,6 +326,7 @@ fn note(d: &Decision) -> String {
     }
     head.push(')');
     let plural = |n: u32| if n == 1 { "attempt" } else { "attempts" };
+    // Exhaustive on purpose: a new core reason must get its sentence here.
     let tail = match d.action {
         Action::GiveUp { reason: GiveUpReason::Permanent } => "not retried".to_owned(),
         Action::GiveUp { reason: GiveUpReason::Exhausted } => {
@@ -210,8 +340,14 @@ fn note(d: &Decision) -> String {
         Action::GiveUp { reason: GiveUpReason::Deadline } => {
             format!("gave up after {} {}: the next wait would pass the deadline", d.attempt, plural(d.attempt))
         }
-        // Reasons the core may add later read as their code.
-        Action::GiveUp { reason } => format!("gave up after {} {} ({})", d.attempt, plural(d.attempt), reason.as_str()),
+        Action::GiveUp { reason: GiveUpReason::BudgetExhausted } => {
+            format!("gave up after {} {}: the fleet's retry budget for this key is spent", d.attempt, plural(d.attempt))
+        }
+        Action::GiveUp { reason: GiveUpReason::CircuitOpen } => format!(
+            "gave up after {} {}: the fleet holds this key back (open circuit or shared pause) past the deadline",
+            d.attempt,
+            plural(d.attempt)
+        ),
         Action::Retry { delay } => format!("retrying in {} s", format_seconds(delay)),
         Action::RecoverOrphans => "recovering by pruning orphan tool calls".to_owned(),
         Action::RecoverContext => "recovering by compacting the context".to_owned(),
@@ -223,5 +359,6 @@ fn note(d: &Decision) -> String {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRetrier>()?;
     m.add_class::<PyDecision>()?;
+    m.add_class::<PyGate>()?;
     Ok(())
 }

@@ -24,8 +24,9 @@ from ._errors import (
     RetryCoreError,
 )
 from . import _native
-from ._native import Classification, Decision
+from ._native import Classification, Decision, Gate
 from ._failure import Failure
+from ._fleet import Fleet
 from ._policy import PRESETS, RetryPolicy
 from ._classify import CATEGORIES, classify, format_error_message, is_transient_error, retry_after, scrub
 from ._orphan import PruneResult, is_tool_pairing_error, prune_orphan_tool_calls
@@ -40,6 +41,8 @@ __all__ = [
     "Classification",
     "Decision",
     "Failure",
+    "Fleet",
+    "Gate",
     "InternalError",
     "InvalidArgumentError",
     "InvalidJsonError",

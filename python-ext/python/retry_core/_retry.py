@@ -5,7 +5,9 @@ so Ctrl-C interrupts a sync wait at once (``time.sleep`` releases the GIL and wa
 signals), task cancellation interrupts an async one, and tests can patch either.
 
 The success path does nothing but call ``fn()``: the policy is resolved and the native retrier
-created only when a call has failed.
+created only when a call has failed. With a fleet (``fleet=``, ``key=``), the retrier exists from
+the start: the fleet is asked before every call (a shared pause or an open circuit is waited out)
+and told about the success; that is two native calls on the success path.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import asyncio
 import inspect
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, MutableSequence, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, MutableSequence, Optional, TypeVar, Union
 
 from . import _native
 from ._failure import Failure, record_of
+from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
 from ._policy import PolicyLike, resolve_policy
 
@@ -31,6 +34,7 @@ OrphanHook = Callable[[Optional[PruneResult]], Any]
 CompactHook = Callable[[], Any]
 
 Decision = _native.Decision
+Gate = _native.Gate
 
 _monotonic = time.monotonic
 
@@ -43,6 +47,10 @@ class Retrier:
     :meth:`on_orphans_pruned` / :meth:`on_context_compacted`), ``give_up``, or ``reraise``.
     It never sleeps. ``seed`` fixes the jitter (tests, shared vectors).
 
+    With ``fleet=`` and ``key=``, the call shares the fleet's budget, breaker and pauses: ask
+    :meth:`before_attempt` before every call (the first included) and report a success with
+    :meth:`on_success`.
+
     >>> from retry_core import Retrier, Failure
     >>> r = Retrier("forgeflare")
     >>> r.on_failure(Failure(status=503, message="busy")).delay
@@ -52,11 +60,26 @@ class Retrier:
     __slots__ = ("_inner",)
 
     def __init__(self, policy: Optional[PolicyLike] = None, *, seed: Optional[int] = None,
-                 context_hook: bool = False) -> None:
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
-            raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
-        self._inner = _native.Retrier(resolve_policy("default" if policy is None else policy), seed,
-                                       bool(context_hook))
+                 context_hook: bool = False, fleet: Optional[Fleet] = None, key: Optional[str] = None) -> None:
+        _check_seed(seed)
+        native = resolve_policy("default" if policy is None else policy)
+        if fleet is None and key is None:
+            self._inner = _native.Retrier(native, seed, bool(context_hook))
+        else:
+            _check_fleet(fleet, key)
+            assert fleet is not None
+            self._inner = _native.Retrier(native, seed, bool(context_hook), fleet._inner, key)
+
+    def before_attempt(self, elapsed: float = 0.0) -> Optional["_native.Gate"]:
+        """Before each call: None when it may go at once, else a :class:`Gate` (wait
+        ``gate.wait`` seconds and ask again; ``gate.reject``: stop with the last error; its
+        ``events`` are the fleet's). Without a fleet, always None."""
+        return self._inner._before_attempt(float(elapsed))
+
+    def on_success(self) -> List[Dict[str, Any]]:
+        """The call succeeded: the fleet earns budget back, a half-open circuit closes. Returns the
+        fleet's events (``circuit_closed``, ...)."""
+        return self._inner._on_success() or []
 
     def on_failure(self, failure: Union[BaseException, Failure], elapsed: float = 0.0) -> "_native.Decision":
         """A call failed; ``elapsed`` is seconds since the first call began."""
@@ -81,7 +104,11 @@ class Retrier:
 
 
 def _emit(on_event: Optional[EventHook], decision: "_native.Decision") -> None:
-    events = decision.events
+    _emit_events(on_event, decision.events, decision)
+
+
+def _emit_events(on_event: Optional[EventHook], events: List[Dict[str, Any]],
+                 decision: Optional["_native.Decision"] = None) -> None:
     for event in events:
         if on_event is not None:
             on_event(event)
@@ -91,7 +118,11 @@ def _emit(on_event: Optional[EventHook], decision: "_native.Decision") -> None:
                         event.get("category"), event.get("error_class"), event.get("attempt"),
                         event.get("max_retries"), event.get("retry_delay"))
         elif kind in ("llm_retry_exhausted", "llm_request_failed"):
-            logger.warning("retry-core: %s", decision.note)
+            logger.warning("retry-core: %s", decision.note if decision is not None else kind)
+        elif kind in ("circuit_opened", "retry_budget_exhausted", "fleet_backend_degraded"):
+            logger.warning("retry-core: %s %s", kind, {k: v for k, v in event.items() if k != "type"})
+        elif kind in ("circuit_closed", "rate_limit_pause", "fleet_backend_recovered"):
+            logger.info("retry-core: %s %s", kind, {k: v for k, v in event.items() if k != "type"})
 
 
 def _give_up(exc: BaseException, decision: "_native.Decision") -> BaseException:
@@ -130,7 +161,8 @@ def _count(n: Any) -> int:
     return min(max(int(n), 0), 2**31)
 
 
-_OPTIONS = ("max_retries", "delay", "policy", "on_event", "messages", "on_orphans", "on_context_overflow", "seed")
+_OPTIONS = ("max_retries", "delay", "policy", "on_event", "messages", "on_orphans", "on_context_overflow", "seed",
+            "fleet", "key")
 _DEFAULTS: Dict[str, Any] = {"max_retries": 3, "delay": 15.0}
 
 
@@ -152,6 +184,8 @@ class _Options:
             hook = getattr(self, key)
             if hook is not None and not callable(hook):
                 raise TypeError(f"{key} must be callable, not {type(hook).__name__}")
+        if self.fleet is not None or self.key is not None:
+            _check_fleet(self.fleet, self.key)
 
     max_retries: Any
     delay: Any
@@ -161,13 +195,99 @@ class _Options:
     on_orphans: Optional[OrphanHook]
     on_context_overflow: Optional[CompactHook]
     seed: Optional[int]
+    fleet: Optional[Fleet]
+    key: Optional[str]
 
     def retrier(self) -> "_native.Retrier":
         seed = self.seed
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
-            raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+        _check_seed(seed)
         policy = resolve_policy(self.policy, self.max_retries, self.delay)
-        return _native.Retrier(policy, seed, self.on_context_overflow is not None)
+        if self.fleet is None:
+            return _native.Retrier(policy, seed, self.on_context_overflow is not None)
+        return _native.Retrier(policy, seed, self.on_context_overflow is not None, self.fleet._inner, self.key)
+
+
+def _check_seed(seed: Any) -> None:
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
+        raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+
+
+def _check_fleet(fleet: Any, key: Any) -> None:
+    if not isinstance(fleet, Fleet):
+        if fleet is None:
+            raise TypeError("key= needs fleet= (a retry_core.Fleet)")
+        raise TypeError(f"fleet must be a retry_core.Fleet, not {type(fleet).__name__}")
+    if not isinstance(key, str):
+        if key is None:
+            raise TypeError("fleet= needs key=: the provider and model whose budget, breaker and pauses "
+                            "the call shares, e.g. 'openai:gpt-4o'")
+        raise TypeError(f"key must be a str, not {type(key).__name__}")
+    if not key:
+        raise ValueError("key must not be empty")
+
+
+def _after_failure_sync(retrier: "_native.Retrier", exc: Exception, opts: _Options,
+                        elapsed: float) -> "_native.Decision":
+    """One failure: the engine's decision, its events, the free recoveries, and the wait before
+    the next call. Returns the retry decision, or raises (give up, cancellation)."""
+    record = record_of(exc)
+    decision = retrier._on_failure(record, elapsed)
+    while True:
+        _emit(opts.on_event, decision)
+        action = decision.action
+        if action == "retry":
+            wait = decision.delay
+            if wait:
+                time.sleep(wait)
+            return decision
+        if action == "recover_orphans":
+            ret, n = _prune(opts.messages, opts.on_orphans)
+            if n is None:
+                n = _count(ret)
+            decision = retrier._on_orphans_pruned(n, record, elapsed)
+            continue
+        if action == "recover_context":
+            hook = opts.on_context_overflow
+            compacted = bool(hook()) if hook is not None else False
+            decision = retrier._on_context_compacted(compacted, record, elapsed)
+            continue
+        if action == "reraise":
+            raise exc
+        raise _give_up(exc, decision)
+
+
+async def _after_failure_async(retrier: "_native.Retrier", exc: Exception, opts: _Options,
+                               elapsed: float) -> "_native.Decision":
+    record = record_of(exc)
+    decision = retrier._on_failure(record, elapsed)
+    while True:
+        _emit(opts.on_event, decision)
+        action = decision.action
+        if action == "retry":
+            wait = decision.delay
+            if wait:
+                await asyncio.sleep(wait)
+            return decision
+        if action == "recover_orphans":
+            ret, n = _prune(opts.messages, opts.on_orphans)
+            if inspect.isawaitable(ret):
+                ret = await ret
+            if n is None:
+                n = _count(ret)
+            decision = retrier._on_orphans_pruned(n, record, elapsed)
+            continue
+        if action == "recover_context":
+            compacted: Any = False
+            hook = opts.on_context_overflow
+            if hook is not None:
+                compacted = hook()
+                if inspect.isawaitable(compacted):
+                    compacted = await compacted
+            decision = retrier._on_context_compacted(bool(compacted), record, elapsed)
+            continue
+        if action == "reraise":
+            raise exc
+        raise _give_up(exc, decision)
 
 
 def _retry_sync(fn: Callable[[], T], exc: Exception, opts: _Options) -> T:
@@ -176,31 +296,7 @@ def _retry_sync(fn: Callable[[], T], exc: Exception, opts: _Options) -> T:
     t0 = _monotonic()
     retrier = opts.retrier()
     while True:
-        record = record_of(exc)
-        elapsed = _monotonic() - t0
-        decision = retrier._on_failure(record, elapsed)
-        while True:
-            _emit(opts.on_event, decision)
-            action = decision.action
-            if action == "retry":
-                wait = decision.delay
-                if wait:
-                    time.sleep(wait)
-                break
-            if action == "recover_orphans":
-                ret, n = _prune(opts.messages, opts.on_orphans)
-                if n is None:
-                    n = _count(ret)
-                decision = retrier._on_orphans_pruned(n, record, elapsed)
-                continue
-            if action == "recover_context":
-                hook = opts.on_context_overflow
-                compacted = bool(hook()) if hook is not None else False
-                decision = retrier._on_context_compacted(compacted, record, elapsed)
-                continue
-            if action == "reraise":
-                raise exc
-            raise _give_up(exc, decision)
+        _after_failure_sync(retrier, exc, opts, _monotonic() - t0)
         try:
             return fn()
         except Exception as e:
@@ -211,41 +307,73 @@ async def _retry_async(fn: Callable[[], Awaitable[T]], exc: Exception, opts: _Op
     t0 = _monotonic()
     retrier = opts.retrier()
     while True:
-        record = record_of(exc)
-        elapsed = _monotonic() - t0
-        decision = retrier._on_failure(record, elapsed)
-        while True:
-            _emit(opts.on_event, decision)
-            action = decision.action
-            if action == "retry":
-                wait = decision.delay
-                if wait:
-                    await asyncio.sleep(wait)
-                break
-            if action == "recover_orphans":
-                ret, n = _prune(opts.messages, opts.on_orphans)
-                if inspect.isawaitable(ret):
-                    ret = await ret
-                if n is None:
-                    n = _count(ret)
-                decision = retrier._on_orphans_pruned(n, record, elapsed)
-                continue
-            if action == "recover_context":
-                compacted: Any = False
-                hook = opts.on_context_overflow
-                if hook is not None:
-                    compacted = hook()
-                    if inspect.isawaitable(compacted):
-                        compacted = await compacted
-                decision = retrier._on_context_compacted(bool(compacted), record, elapsed)
-                continue
-            if action == "reraise":
-                raise exc
-            raise _give_up(exc, decision)
+        await _after_failure_async(retrier, exc, opts, _monotonic() - t0)
         try:
             return await fn()
         except Exception as e:
             exc = e
+
+
+def _fleet_sync(fn: Callable[[], T], opts: _Options) -> T:
+    """The loop with a fleet: ask before every call, wait out pauses and open circuits, report
+    the success. Elapsed time counts from the first failure, as without a fleet."""
+    retrier = opts.retrier()
+    t0 = 0.0
+    exc: Optional[Exception] = None
+    last: Optional["_native.Decision"] = None
+    while True:
+        gate = retrier._before_attempt(0.0 if exc is None else _monotonic() - t0)
+        if gate is not None:
+            _emit_events(opts.on_event, gate.events)
+            if gate.reject and exc is not None and last is not None:
+                raise _give_up(exc, last._stopped_at_gate())
+            wait = gate.wait
+            if wait is not None:
+                if wait > 0:
+                    time.sleep(wait)
+                continue
+        try:
+            value = fn()
+        except Exception as e:
+            if exc is None:
+                t0 = _monotonic()
+            exc = e
+        else:
+            events = retrier._on_success()
+            if events:
+                _emit_events(opts.on_event, events)
+            return value
+        last = _after_failure_sync(retrier, exc, opts, _monotonic() - t0)
+
+
+async def _fleet_async(fn: Callable[[], Awaitable[T]], opts: _Options) -> T:
+    retrier = opts.retrier()
+    t0 = 0.0
+    exc: Optional[Exception] = None
+    last: Optional["_native.Decision"] = None
+    while True:
+        gate = retrier._before_attempt(0.0 if exc is None else _monotonic() - t0)
+        if gate is not None:
+            _emit_events(opts.on_event, gate.events)
+            if gate.reject and exc is not None and last is not None:
+                raise _give_up(exc, last._stopped_at_gate())
+            wait = gate.wait
+            if wait is not None:
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                continue
+        try:
+            value = await fn()
+        except Exception as e:
+            if exc is None:
+                t0 = _monotonic()
+            exc = e
+        else:
+            events = retrier._on_success()
+            if events:
+                _emit_events(opts.on_event, events)
+            return value
+        last = await _after_failure_async(retrier, exc, opts, _monotonic() - t0)
 
 
 _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its value or re-raise.
@@ -264,6 +392,12 @@ _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its valu
     - ``on_context_overflow()``: compacts the history after a context overflow, returns whether it
       changed anything (offered once, when the policy allows it).
     - ``seed``: fixes the jitter (tests).
+    - ``fleet``, ``key``: share a :class:`Fleet`'s retry budget, circuit breaker and pauses
+      with every other call of ``key`` (the provider and model, e.g. ``"openai:gpt-4o"``):
+      a shared pause or an open circuit is waited out before a call (through ``time.sleep``),
+      a retry the budget cannot pay for gives up, and the fleet's events (``circuit_opened``,
+      ``circuit_closed``, ``retry_budget_exhausted``, ``rate_limit_pause``,
+      ``fleet_backend_degraded``, ``fleet_backend_recovered``) go to ``on_event`` too.
 
     A permanent failure or exhaustion re-raises the original exception with the classification
     attached (``exc.retry_classification``, ``exc.retry_decision``, and a note on 3.11+).
@@ -296,6 +430,8 @@ if TYPE_CHECKING:
         on_orphans: Optional[OrphanHook] = None,
         on_context_overflow: Optional[CompactHook] = None,
         seed: Optional[int] = None,
+        fleet: Optional[Fleet] = None,
+        key: Optional[str] = None,
     ) -> T: ...
 
     async def acall_llm_with_retry(
@@ -309,14 +445,18 @@ if TYPE_CHECKING:
         on_orphans: Optional[OrphanHook] = None,
         on_context_overflow: Optional[CompactHook] = None,
         seed: Optional[int] = None,
+        fleet: Optional[Fleet] = None,
+        key: Optional[str] = None,
     ) -> T: ...
 
 else:
-    # `**options` rather than eight keyword-only parameters: filling keyword-only defaults costs
+    # `**options` rather than ten keyword-only parameters: filling keyword-only defaults costs
     # more than the whole rest of the success path. The signature above is what users and type
     # checkers see (`__signature__` below).
 
     def call_llm_with_retry(fn, **options):
+        if options and options.get("fleet") is not None:
+            return _fleet_sync(fn, _Options("call_llm_with_retry", options))
         try:
             return fn()
         except Exception as e:
@@ -325,6 +465,8 @@ else:
         return _retry_sync(fn, exc, _Options("call_llm_with_retry", options))
 
     async def acall_llm_with_retry(fn, **options):
+        if options and options.get("fleet") is not None:
+            return await _fleet_async(fn, _Options("acall_llm_with_retry", options))
         try:
             return await fn()
         except Exception as e:
@@ -344,6 +486,8 @@ else:
             P("on_orphans", kw, default=None, annotation="Optional[OrphanHook]"),
             P("on_context_overflow", kw, default=None, annotation="Optional[CompactHook]"),
             P("seed", kw, default=None, annotation="Optional[int]"),
+            P("fleet", kw, default=None, annotation="Optional[Fleet]"),
+            P("key", kw, default=None, annotation="Optional[str]"),
         ], return_annotation="T")
 
     call_llm_with_retry.__doc__ = _DOC_SYNC

@@ -14,7 +14,8 @@ a 429 ``insufficient_quota`` moves on to the next model instead of being retried
 
 Also: ``max_validation_retries`` retries the same model when its output failed pydantic
 validation, with ``executor.validation_feedback`` set to a short description of what was wrong,
-for the caller to put into its next prompt.
+for the caller to put into its next prompt. And ``fleet=`` shares a :class:`retry_core.Fleet`'s
+budget, breaker and pauses per model with every other executor and call of the process.
 
 llama-index is optional. When it is installed, ``execute_function``'s parameter hint is checked
 against llama-index's ``LLM`` class as PlanExe does, and each call runs inside its
@@ -30,13 +31,14 @@ import time
 import traceback
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from uuid import uuid4
 
 from . import _native
 from ._classify import is_transient_error
 from ._config import RetryConfig
 from ._failure import record_of
+from ._fleet import Fleet
 
 __all__ = [
     "LLMExecutor",
@@ -50,6 +52,8 @@ __all__ = [
     "is_transient_error",
     "extract_validation_feedback",
     "get_llm",
+    "ModelUnavailable",
+    "fleet_key_of",
 ]
 
 logger = logging.getLogger(__name__)
@@ -96,6 +100,12 @@ def get_llm(name: str) -> Any:
 class PipelineStopRequested(RuntimeError):
     """Raised (by ``should_stop_callback``) to stop the pipeline, e.g. after Ctrl-C or when the
     user closed the browser tab. Never retried: it passes through ``run`` at once."""
+
+
+class ModelUnavailable(Exception):
+    """The fleet held a model back: its circuit is open, or its calls are paused, for longer than
+    the executor waits (``RetryConfig.max_delay``; nothing without a ``retry_config``). The
+    executor moved on to the next model without calling this one."""
 
 
 class LLMModelBase:
@@ -230,6 +240,26 @@ def extract_validation_feedback(exc: BaseException) -> Optional[str]:
     return _native._scrub("\n".join(lines))
 
 
+def fleet_key_of(llm_model: "LLMModelBase") -> str:
+    """The fleet key of a model, when ``LLMExecutor`` is given no ``fleet_key``: the name of an
+    :class:`LLMModelFromName`; the ``model`` / ``model_name`` of an :class:`LLMModelWithInstance`'s
+    LLM (llama-index and most clients have one); else the class of the model or its LLM."""
+    name = getattr(llm_model, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    llm = getattr(llm_model, "llm", None)
+    if llm is not None:
+        for attr in ("model", "model_name"):
+            try:
+                value = getattr(llm, attr, None)
+            except Exception:
+                value = None
+            if isinstance(value, str) and value:
+                return value
+        return f"{type(llm).__module__}.{type(llm).__qualname__}"
+    return f"{type(llm_model).__module__}.{type(llm_model).__qualname__}"
+
+
 class _Failed:
     """Marks a model whose attempts all failed."""
 
@@ -246,6 +276,14 @@ class LLMExecutor:
     nothing is retried, as in PlanExe. With ``max_validation_retries``, output that failed
     pydantic validation is retried on the same model, with :attr:`validation_feedback` set.
     ``on_event`` (an addition) receives the engine's events as dicts.
+
+    ``fleet`` (an addition): a :class:`retry_core.Fleet` shared with every other executor and
+    call of the process (or, with Redis, of many). Each model is a key (``fleet_key(llm_model)``,
+    by default :func:`fleet_key_of`: the model's name). Before every attempt the fleet is asked:
+    a shared pause or an open circuit up to ``retry_config.max_delay`` is waited out, a longer one
+    (or any, without a ``retry_config``) moves on to the next model at once, recorded as a failed
+    attempt of stage ``fleet`` with a :class:`ModelUnavailable`. Retries spend the key's budget,
+    and the fleet's events go to ``on_event``.
     """
 
     def __init__(
@@ -256,6 +294,8 @@ class LLMExecutor:
         max_validation_retries: int = 0,
         *,
         on_event: Optional[Callable[[Dict[str, Any]], Any]] = None,
+        fleet: Optional[Fleet] = None,
+        fleet_key: Optional[Callable[[LLMModelBase], str]] = None,
     ):
         if not llm_models:
             raise ValueError("No LLMs provided")
@@ -267,11 +307,17 @@ class LLMExecutor:
             raise ValueError(f"max_validation_retries must be an int >= 0, got {max_validation_retries!r}")
         if on_event is not None and not callable(on_event):
             raise TypeError("on_event must be callable")
+        if fleet is not None and not isinstance(fleet, Fleet):
+            raise TypeError(f"fleet must be a retry_core.Fleet, not {type(fleet).__name__}")
+        if fleet_key is not None and not callable(fleet_key):
+            raise TypeError("fleet_key must be a function of the model that returns its key")
         self.llm_models = llm_models
         self.should_stop_callback = should_stop_callback
         self.retry_config = retry_config or RetryConfig(max_retries=0)
         self.max_validation_retries = max_validation_retries
         self.on_event = on_event
+        self.fleet = fleet
+        self.fleet_key = fleet_key or fleet_key_of
         self.attempts: List[LLMAttempt] = []
         #: Set before a validation retry: what was wrong with the last output, for the prompt.
         self.validation_feedback: Optional[str] = None
@@ -286,8 +332,10 @@ class LLMExecutor:
         self.attempts = []
         self.validation_feedback = None
         overall_start_time = time.perf_counter()
-        # Built once per run; a bad RetryConfig fails here, before any call.
-        policy = self.retry_config.to_policy()._inner if self.retry_config.max_retries > 0 else None
+        # Built once per run; a bad RetryConfig fails here, before any call. A fleet needs a
+        # retrier even when nothing is retried (it is asked before every call).
+        retries = self.retry_config.max_retries > 0
+        policy = self.retry_config.to_policy()._inner if retries or self.fleet is not None else None
 
         for index, llm_model in enumerate(self.llm_models):
             result = self._run_model(index, llm_model, execute_function, overall_start_time, policy)
@@ -296,16 +344,53 @@ class LLMExecutor:
 
         self._raise_final_exception()
 
+    def _emit(self, events: List[Dict[str, Any]]) -> None:
+        if self.on_event is not None:
+            for event in events:
+                self.on_event(event)
+
+    def _fleet_retrier(self, llm_model: LLMModelBase, policy: Any) -> Tuple[Any, str]:
+        key = self.fleet_key(llm_model)
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"fleet_key({llm_model!r}) must return a non-empty str, not {key!r}")
+        assert self.fleet is not None
+        return _native.Retrier(policy, None, False, self.fleet._inner, key), key
+
     def _run_model(self, index: int, llm_model: LLMModelBase, execute_function: Callable[[Any], Any],
                    overall_start_time: float, policy: Any) -> Any:
-        retrier = None
+        retrier: Any = None
+        key = None
+        if self.fleet is not None:
+            retrier, key = self._fleet_retrier(llm_model, policy)
+        retries = self.retry_config.max_retries > 0
         validation_left = self.max_validation_retries
         self.validation_feedback = None
         model_start = time.monotonic()
         custom_delay = type(self.retry_config).delay_for_retry is not RetryConfig.delay_for_retry
         while True:
+            if key is not None:
+                gate = retrier._before_attempt(time.monotonic() - model_start)
+                if gate is not None:
+                    self._emit(gate.events)
+                    wait = gate.wait
+                    if wait is not None:
+                        if gate.reject or not retries or wait > self.retry_config.max_delay:
+                            # Held back longer than this executor waits: the next model, at once.
+                            attempt = LLMAttempt(stage="fleet", llm_model=llm_model, success=False, duration=0.0,
+                                                 exception=ModelUnavailable(
+                                                     f"the fleet holds {key!r} back for {wait:.1f}s "
+                                                     "(open circuit or shared pause); moved on"))
+                            logger.info(f"LLMExecutor: {llm_model!r} held back by the fleet for {wait:.1f}s, moving on")
+                            self.attempts.append(attempt)
+                            self._check_stop_callback(attempt, overall_start_time, index)
+                            return _FAILED
+                        if wait > 0:
+                            time.sleep(wait)
+                        continue
             attempt = self._try_one_attempt(llm_model, execute_function)
             self.attempts.append(attempt)
+            if attempt.success and key is not None:
+                self._emit(retrier._on_success() or [])
             self._check_stop_callback(attempt, overall_start_time, index)
             if attempt.success:
                 return attempt.result
@@ -319,6 +404,9 @@ class LLMExecutor:
                 # Exception): never retried, never turned into "exhausted".
                 raise exc
             if category == "validation" and validation_left > 0:
+                if key is not None:
+                    # The provider answered: for the fleet's breaker and budget, a success.
+                    self._emit(retrier._on_success() or [])
                 validation_left -= 1
                 self.validation_feedback = extract_validation_feedback(exc) or _native._scrub(str(exc))[:2000]
                 logger.info(
@@ -331,9 +419,7 @@ class LLMExecutor:
             if retrier is None:
                 retrier = _native.Retrier(policy, None, False)
             decision = retrier._on_failure(record, time.monotonic() - model_start)
-            for event in decision.events:
-                if self.on_event is not None:
-                    self.on_event(event)
+            self._emit(decision.events)
             if decision.action != "retry":
                 if decision.action == "reraise":
                     raise exc

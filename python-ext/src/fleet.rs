@@ -1,0 +1,99 @@
+//! `retry_core::fleet`: one shared [`Fleet`] (budget, breaker, shared pauses, metrics) per Python
+//! object. Python's `retry_core.Fleet` (`retry_core/_fleet.py`) adds keyword arguments and
+//! config files; calls attach to it through the retrier (`machine.rs`).
+//!
+//! Every method that may talk to Redis runs with the GIL released: a Redis that is slow or gone
+//! costs the calling thread up to the backend's I/O timeout, never every other Python thread.
+//! Inputs are copied into owned Rust values before the GIL is released.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use retry_core::fleet::{Fleet, FleetConfig};
+
+use crate::error::{guard, OrRaise};
+use crate::events::json_to_py;
+
+/// A fleet shared by every call that names it. Immutable from Python; its state lives behind
+/// the core's own locks (or in Redis), so any number of threads may use one object.
+#[pyclass(frozen, name = "Fleet", module = "retry_core._native")]
+pub struct PyFleet {
+    pub inner: Arc<Fleet>,
+    /// Whether the backend does I/O (Redis): then calls release the GIL.
+    pub remote: bool,
+}
+
+impl PyFleet {
+    /// Runs `f` on the fleet, with the GIL released when the backend does I/O.
+    pub fn run<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Fleet) -> T + Send) -> T {
+        let fleet: &Fleet = &self.inner;
+        if self.remote {
+            py.detach(|| f(fleet))
+        } else {
+            f(fleet)
+        }
+    }
+}
+
+#[pymethods]
+impl PyFleet {
+    /// `Fleet._from_json(json)`: keys as in `core/src/fleet/mod.rs` (`FleetConfig`). A Redis
+    /// backend does not connect here: a Redis that is down at start is the same as one that goes
+    /// down later (calls fall back to local state).
+    #[staticmethod]
+    #[pyo3(signature = (json, /))]
+    fn _from_json(py: Python<'_>, json: &str) -> PyResult<Self> {
+        guard(py, || {
+            let cfg = FleetConfig::from_json(json).or_raise(py)?;
+            let fleet = Fleet::from_config(cfg).or_raise(py)?;
+            let remote = fleet.backend_name() != "in_process";
+            Ok(PyFleet { inner: Arc::new(fleet), remote })
+        })
+    }
+
+    /// `in_process` or `redis`.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.inner.backend_name()
+    }
+
+    /// The configuration, as JSON text (the Python wrapper parses it).
+    fn _config_json(&self, py: Python<'_>) -> PyResult<String> {
+        guard(py, || Ok(serde_json::to_string(self.inner.config()).unwrap_or_else(|_| "{}".to_owned())))
+    }
+
+    /// `{key: {category: counters, ..., "total": counters}}` as plain dicts.
+    fn _metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guard(py, || {
+            let snapshot = self.inner.metrics().snapshot();
+            match json_to_py(py, &snapshot)? {
+                d if d.is_instance_of::<PyDict>() => Ok(d),
+                _ => Ok(PyDict::new(py).into_any()),
+            }
+        })
+    }
+
+    /// Forgets every counter.
+    fn _reset_metrics(&self, py: Python<'_>) -> PyResult<()> {
+        guard(py, || {
+            self.inner.metrics().reset();
+            Ok(())
+        })
+    }
+
+    /// The retry-budget tokens left for `key` (None without a budget).
+    #[pyo3(signature = (key, /))]
+    fn _tokens(&self, py: Python<'_>, key: String) -> PyResult<Option<f64>> {
+        guard(py, || Ok(self.run(py, move |f| f.tokens(&key))))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Fleet(backend={:?})", self.inner.backend_name())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyFleet>()?;
+    Ok(())
+}
