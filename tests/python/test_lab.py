@@ -426,3 +426,19 @@ def test_the_lab_fixture_is_bounded_and_the_keys_are_masked(lab):
     OpenAIChat(lab).complete()
     assert lab.log()[0]["key_last4"] == "aaaa"
     assert retry_core.classify(TimeoutError()).category == "timeout"
+
+
+def test_the_demo_runs():
+    """`make demo`'s Python part (scripts/demo-python.sh runs this example): both runs succeed,
+    with the decisions the script's faults call for. About 6 s of real waits."""
+    import sys
+
+    out = subprocess.run([sys.executable, str(ROOT / "python-ext" / "examples" / "planexe_demo.py"), "--lab", str(LAB_BIN)],
+                         capture_output=True, text=True, timeout=60, env=dict(os.environ, NO_PROXY="127.0.0.1,localhost"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    text = out.stdout
+    assert text.count("run succeeded") == 2
+    for needle in ("rate_limit_pause", "the server's retry-after (1 s)", "payment_required", "overloaded",
+                   "unauthorized", "timeout", "the lab saw 5 requests", "the lab saw 3 requests"):
+        assert needle in text, needle
+    assert "Traceback" not in out.stderr
