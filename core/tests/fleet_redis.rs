@@ -78,7 +78,12 @@ struct Run {
     loaded_at: f64,
 }
 
+/// The two runs must not overlap: each is 200 agents on 2 cores, and the recovery target is
+/// about time.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 async fn run(kill_redis_at: Option<f64>) -> Run {
+    let _turn = ONE_AT_A_TIME.lock().await;
     let bin = example_binary();
     assert!(
         bin.exists(),
