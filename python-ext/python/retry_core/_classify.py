@@ -6,7 +6,7 @@ import datetime
 from typing import Optional, Tuple, Union
 
 from . import _native
-from ._failure import Failure, HeadersLike, record_of
+from ._failure import Failure, HeadersLike, _utf8, record_of
 
 __all__ = ["classify", "is_transient_error", "retry_after", "scrub", "format_error_message", "CATEGORIES"]
 
@@ -87,7 +87,7 @@ def scrub(text: str) -> str:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
-    return _native._scrub(text)
+    return _native._scrub(_utf8(text))
 
 
 def format_error_message(exc_or_failure: Union[BaseException, Failure]) -> str:

@@ -14,6 +14,7 @@ import json
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
+from ._errors import InvalidArgumentError
 
 __all__ = ["Failure", "failure_of", "record_of"]
 
@@ -87,6 +88,9 @@ class Failure:
     ) -> None:
         if status is not None and (not isinstance(status, int) or isinstance(status, bool)):
             raise TypeError(f"status must be an int or None, not {type(status).__name__}")
+        if status is not None and not 100 <= status <= 999:
+            # Checked here too: an int too large for the native side would be an OverflowError.
+            raise InvalidArgumentError(f"status must be an HTTP status (100-999), got {status}")
         pairs = []
         if headers is not None:
             if isinstance(headers, (str, bytes)):
@@ -110,6 +114,8 @@ class Failure:
                     text = json.dumps(body)
                 except (TypeError, ValueError) as e:
                     raise TypeError(f"body must be str, bytes or JSON-serialisable: {e}") from None
+                except RecursionError:
+                    raise ValueError("body is nested too deeply to serialise") from None
             body = text
         if body is not None:
             body = _utf8(body)

@@ -64,6 +64,8 @@ class Fleet:
             text = json.dumps(config, allow_nan=False)
         except (TypeError, ValueError) as e:
             raise TypeError(f"a fleet configuration must be JSON-serialisable without NaN: {e}") from None
+        except RecursionError:
+            raise ValueError("a fleet configuration nested too deeply") from None
         self._inner = _native.Fleet._from_json(text)
 
     @classmethod

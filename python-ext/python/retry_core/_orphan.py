@@ -7,6 +7,7 @@ import json
 from typing import Any, Dict, List, MutableSequence, NamedTuple, Sequence
 
 from . import _native
+from ._failure import _utf8
 
 __all__ = ["PruneResult", "prune_orphan_tool_calls", "is_tool_pairing_error"]
 
@@ -64,9 +65,14 @@ def prune_orphan_tool_calls(messages: Sequence[Any]) -> PruneResult:
         raise TypeError(f"messages must be a list of messages, not {type(messages).__name__}")
     plain = [_plain(m) for m in messages]
     try:
-        text = json.dumps(plain, default=str)
+        text = json.dumps(plain, default=str, ensure_ascii=False)
     except (TypeError, ValueError) as e:
         raise TypeError(f"messages must be JSON-serialisable: {e}") from None
+    except RecursionError:
+        raise ValueError("messages are nested too deeply to serialise") from None
+    # Lone surrogates cannot cross into Rust: replaced (as "?") in the JSON the engine reads.
+    # Messages pruning leaves alone are the caller's own objects, surrogates and all.
+    text = _utf8(text)
     sources, pruned_json, dangling, reminder = _native._prune_orphans(text)
     out = [messages[i] if new is None else json.loads(new) for i, new in sources]
     return PruneResult(out, json.loads(pruned_json), dangling, reminder)
@@ -84,4 +90,4 @@ def is_tool_pairing_error(message: str) -> bool:
     """Whether an error message says a tool call has no matching result."""
     if not isinstance(message, str):
         raise TypeError(f"message must be a str, not {type(message).__name__}")
-    return _native._is_tool_pairing_error(message)
+    return _native._is_tool_pairing_error(_utf8(message))

@@ -155,6 +155,8 @@ def _from_config(config: Union[Mapping[str, Any], str]) -> "_native.RetryPolicy"
             raise TypeError(f"a policy configuration must be JSON-serialisable: {e}") from None
         except ValueError as e:  # NaN or infinity
             raise InvalidPolicyError(f"invalid policy configuration: {e}") from None
+        except RecursionError:
+            raise InvalidPolicyError("invalid policy configuration: nested too deeply") from None
     else:
         raise TypeError(f"a policy configuration must be a dict or JSON text, not {type(config).__name__}")
     return _native.RetryPolicy._from_config(text)

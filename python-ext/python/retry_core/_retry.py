@@ -16,7 +16,8 @@ import asyncio
 import inspect
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, MutableSequence, Optional, TypeVar, Union
+from collections.abc import MutableSequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, TypeVar, Union
 
 from . import _native
 from ._failure import Failure, record_of
@@ -186,6 +187,9 @@ class _Options:
                 raise TypeError(f"{key} must be callable, not {type(hook).__name__}")
         if self.fleet is not None or self.key is not None:
             _check_fleet(self.fleet, self.key)
+        messages = self.messages
+        if messages is not None and (isinstance(messages, (str, bytes)) or not isinstance(messages, MutableSequence)):
+            raise TypeError(f"messages must be a list of messages (pruned in place), not {type(messages).__name__}")
 
     max_retries: Any
     delay: Any
