@@ -43,11 +43,14 @@ pub fn load(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
-/// The Python exception for a core error.
+/// The Python exception for a core error. Its text is scrubbed of keys and tokens: core errors
+/// quote the offending value ("invalid type: string \"sk-...\"", "unknown preset ..."), and a
+/// key pasted into the wrong configuration field must not end up in a log (CONTRACT §4).
 pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
+    let message = retry_core::scrub::scrub(&err.message).into_owned();
     match CLASSES.get(py) {
-        Some(classes) => PyErr::from_type(classes[index(err.code)].bind(py).clone(), err.message),
-        None => PyRuntimeError::new_err(err.to_string()),
+        Some(classes) => PyErr::from_type(classes[index(err.code)].bind(py).clone(), message),
+        None => PyRuntimeError::new_err(format!("{}: {message}", err.code.as_str())),
     }
 }
 

@@ -37,7 +37,7 @@ from uuid import uuid4
 from . import _native
 from ._classify import is_transient_error
 from ._config import RetryConfig
-from ._failure import record_of
+from ._failure import _utf8, record_of
 from ._fleet import Fleet
 
 __all__ = [
@@ -260,6 +260,11 @@ def fleet_key_of(llm_model: "LLMModelBase") -> str:
     return f"{type(llm_model).__module__}.{type(llm_model).__qualname__}"
 
 
+def _log_text(text: str) -> str:
+    """PlanExe's log lines (the exception and its traceback), scrubbed of keys and tokens."""
+    return _native._scrub(_utf8(text))
+
+
 class _Failed:
     """Marks a model whose attempts all failed."""
 
@@ -352,7 +357,7 @@ class LLMExecutor:
     def _fleet_retrier(self, llm_model: LLMModelBase, policy: Any) -> Tuple[Any, str]:
         key = self.fleet_key(llm_model)
         if not isinstance(key, str) or not key:
-            raise TypeError(f"fleet_key({llm_model!r}) must return a non-empty str, not {key!r}")
+            raise TypeError(f"fleet_key({llm_model!r}) must return a non-empty str, not {type(key).__name__}")
         assert self.fleet is not None
         return _native.Retrier(policy, None, False, self.fleet._inner, key), key
 
@@ -465,7 +470,7 @@ class LLMExecutor:
             llm = llm_model.create_llm()
         except Exception as e:
             duration = time.perf_counter() - attempt_start_time
-            logger.error(f"LLMExecutor: Error creating LLM {llm_model!r}: {e!r} traceback: {traceback.format_exc()}")
+            logger.error(_log_text(f"LLMExecutor: Error creating LLM {llm_model!r}: {e!r} traceback: {traceback.format_exc()}"))
             _record_metrics(len(self.attempts), getattr(llm_model, "name", llm_model.__class__.__name__),
                             duration, False, e, None)
             return LLMAttempt(stage="create", llm_model=llm_model, success=False, duration=duration, exception=e)
@@ -485,7 +490,7 @@ class LLMExecutor:
             raise
         except Exception as e:
             duration = time.perf_counter() - attempt_start_time
-            logger.error(f"LLMExecutor: error when invoking execute_function. LLM {llm_model!r} and llm_executor_uuid: {llm_executor_uuid!r}: {e!r} traceback: {traceback.format_exc()}")
+            logger.error(_log_text(f"LLMExecutor: error when invoking execute_function. LLM {llm_model!r} and llm_executor_uuid: {llm_executor_uuid!r}: {e!r} traceback: {traceback.format_exc()}"))
             _record_metrics(len(self.attempts), model_name, duration, False, e, None)
             return LLMAttempt(stage="execute", llm_model=llm_model, success=False, duration=duration, exception=e)
 
@@ -512,7 +517,9 @@ class LLMExecutor:
         for attempt_index, attempt in enumerate(self.attempts):
             status = "success" if attempt.success else "failed"
             rows.append(f" - Attempt {attempt_index} with {attempt.llm_model!r} {status} during '{attempt.stage}' stage: {attempt.exception!r}")
-        error_summary = "\n".join(rows)
+        # PlanExe's text, scrubbed: providers quote keys in their messages ("Incorrect API key
+        # provided: sk-..."), and this text goes to logs and users (CONTRACT §4).
+        error_summary = _log_text("\n".join(rows))
         raise Exception(f"Failed to run. Exhausted all LLMs. Failure summary:\n{error_summary}")
 
 
