@@ -12,14 +12,31 @@ use serde_json::{Map, Number, Value as Json};
 /// Nesting deeper than this is cut off (a self-referencing Hash must not recurse forever).
 const MAX_DEPTH: usize = 64;
 
-/// A Ruby String as UTF-8 (invalid bytes replaced).
+/// A Ruby String as UTF-8 (invalid bytes replaced). A String in another encoding (UTF-16,
+/// ISO-8859-1, Shift_JIS, ...) is transcoded first, so that its text is read rather than its
+/// bytes; UTF-8, US-ASCII and binary Strings are read as they are.
 pub fn rstring_lossy(s: RString) -> String {
+    let s = as_utf8(s);
     // SAFETY: the bytes are copied before any Ruby code can run again.
     let bytes = unsafe { s.as_slice() };
     match std::str::from_utf8(bytes) {
         Ok(text) => text.to_owned(),
         Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
+}
+
+fn as_utf8(s: RString) -> RString {
+    let ruby = Ruby::get_with(s);
+    let index = s.enc_get();
+    if index == ruby.utf8_encindex()
+        || index == ruby.usascii_encindex()
+        || index == ruby.ascii8bit_encindex()
+    {
+        return s;
+    }
+    // rb_str_conv_enc gives the String back unchanged when it cannot convert it (broken bytes):
+    // the lossy read below then replaces what is not UTF-8.
+    s.conv_enc(ruby.utf8_encoding()).unwrap_or(s)
 }
 
 /// A Symbol's or String's text; `None` for anything else.
@@ -33,10 +50,17 @@ pub fn name_of(v: Value) -> Option<String> {
     None
 }
 
-/// `v.to_s` as a Rust String, never failing (falls back to `inspect`).
+/// `v.to_s` as a Rust String, never failing (falls back to `inspect`). Hashes and Arrays are
+/// written as JSON (nesting cut at `MAX_DEPTH`) rather than by Ruby's `inspect`, which takes
+/// time quadratic in their depth (minutes for 100 000 levels).
 pub fn to_s(v: Value) -> String {
     if let Some(n) = name_of(v) {
         return n;
+    }
+    if RHash::from_value(v).is_some() || RArray::from_value(v).is_some() {
+        if let Ok(j) = to_json(v) {
+            return j.to_string();
+        }
     }
     match v.funcall::<_, _, RString>("to_s", ()) {
         Ok(s) => rstring_lossy(s),

@@ -7,8 +7,11 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use magnus::{prelude::*, value::Lazy, Error, ExceptionClass, RModule, Ruby};
+use magnus::{prelude::*, value::Lazy, Error, ExceptionClass, RModule, RString, Ruby};
+use retry_core::scrub::scrub;
 use retry_core::{Error as CoreError, ErrorCode};
+
+use crate::convert::rstring_lossy;
 
 fn lookup(ruby: &Ruby, name: &str) -> Result<ExceptionClass, Error> {
     let module: RModule = ruby.class_object().const_get("RetryCore")?;
@@ -65,9 +68,10 @@ fn class_for(ruby: &Ruby, code: ErrorCode) -> ExceptionClass {
     ruby.get_inner(lazy)
 }
 
-/// A core error as the matching `RetryCore::*Error`.
+/// A core error as the matching `RetryCore::*Error`. Its text may quote the input (a serde
+/// message names an unknown key, a bad value): it is scrubbed like every other text.
 pub fn to_ruby(ruby: &Ruby, e: CoreError) -> Error {
-    Error::new(class_for(ruby, e.code), e.message)
+    Error::new(class_for(ruby, e.code), scrub(&e.message).into_owned())
 }
 
 /// `RetryCore::InvalidArgumentError` (an `ArgumentError`) with `message`.
@@ -89,10 +93,37 @@ pub fn guard<T>(ruby: &Ruby, f: impl FnOnce() -> Result<T, Error>) -> Result<T, 
             class_for(ruby, ErrorCode::Internal),
             format!(
                 "retry-core panicked (a bug, please report it): {}",
-                panic_text(&payload)
+                scrub(&panic_text(&payload))
             ),
         )),
     }
+}
+
+/// Panics print one scrubbed line (and a backtrace when `RUST_BACKTRACE` asks for one) instead
+/// of the default hook's raw message: a panic text can quote the input, and stderr ends up in
+/// logs. The hook belongs to this extension's copy of the Rust runtime only.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let text = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let backtrace = std::backtrace::Backtrace::capture();
+        let backtrace = match backtrace.status() {
+            std::backtrace::BacktraceStatus::Captured => format!("\n{backtrace}"),
+            _ => String::new(),
+        };
+        eprintln!(
+            "retry-core (Ruby extension) panicked{at}: {}; raised as RetryCore::InternalError{backtrace}",
+            scrub(&text)
+        );
+    }));
 }
 
 fn panic_text(payload: &Box<dyn Any + Send>) -> String {
@@ -103,4 +134,11 @@ fn panic_text(payload: &Box<dyn Any + Send>) -> String {
     } else {
         "unknown panic".to_owned()
     }
+}
+
+/// `RetryCore::Native._debug_panic(message)`: a panic inside the core, on purpose, so that the
+/// suite can prove it arrives as `RetryCore::InternalError` and the process lives on.
+pub fn debug_panic(ruby: &Ruby, message: RString) -> Result<(), Error> {
+    let message = rstring_lossy(message);
+    guard(ruby, || retry_core::debug_panic(&message))
 }

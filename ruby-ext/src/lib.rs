@@ -10,6 +10,8 @@
 //! - no Rust panic crosses into Ruby: every entry point runs inside [`error::guard`];
 //! - no Ruby object is kept past a call: inputs are copied into owned Rust values, so no
 //!   wrapped type needs marking and `GC.stress` finds nothing to break;
+//! - work that may wait on the network (a Redis-backed fleet) runs without the GVL and touches
+//!   no Ruby object meanwhile (`nogvl.rs`);
 //! - errors raise the classes of `lib/retry_core/error.rb`, mapped in `error.rs` only.
 
 mod category;
@@ -18,14 +20,16 @@ mod convert;
 mod error;
 mod events;
 mod failure;
+mod fleet;
 mod machine;
+mod nogvl;
 mod orphan;
 mod policy;
 mod retry_after;
 mod scrub;
 mod text;
 
-use magnus::{Error, Module, Ruby};
+use magnus::{prelude::*, Error, Ruby};
 
 /// Rust's allocations in this extension (not Ruby's). Pruning a long history allocates many
 /// small strings and frees them at once; glibc then trims its heap and the next call faults the
@@ -37,15 +41,36 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn init(ruby: &Ruby) -> Result<(), Error> {
     let module = ruby.define_module("RetryCore")?;
     error::init(ruby)?;
+    error::install_panic_hook();
     failure::init(ruby, module)?;
     category::init(ruby, module)?;
     classify::init(ruby, module)?;
     policy::init(ruby, module)?;
+    fleet::init(ruby, module)?;
     machine::init(ruby, module)?;
     orphan::init(ruby, module)?;
     retry_after::init(ruby, module)?;
     scrub::init(ruby, module)?;
     text::init(ruby, module)?;
+    resolve_classes(ruby);
     module.const_set("NATIVE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    // Hidden entry points for the suite, never for users.
+    let native = module.define_module("Native")?;
+    native.define_singleton_method("_debug_panic", magnus::function!(error::debug_panic, 1))?;
     Ok(())
+}
+
+/// Each wrapped type finds its Ruby class lazily, through a once-lock whose first initialisation
+/// calls into Ruby (`const_get`), and a call into Ruby may switch threads. A second thread that
+/// then needs the same class blocks on that lock while holding the GVL, and the first can never
+/// get the GVL back to finish: the process hangs (seen with two threads' first failures at
+/// once). Resolved here, while `require` runs on one thread, no lock is ever initialised later.
+fn resolve_classes(ruby: &Ruby) {
+    use magnus::TypedData;
+    category::RbClassification::class(ruby);
+    failure::RbFailure::class(ruby);
+    fleet::RbFleet::class(ruby);
+    machine::RbRetrier::class(ruby);
+    machine::RbDecision::class(ruby);
+    policy::RbPolicy::class(ruby);
 }

@@ -96,10 +96,20 @@ module TestHelpers
     assert same?(expected, actual), message || "expected #{expected.inspect}\n     got #{actual.inspect}"
   end
 
-  # Replaces Kernel#sleep on one object (a chat, or RetryCore itself) with a recorder.
-  def record_sleeps(object)
+  # Replaces Kernel#sleep on one object (a chat, or RetryCore itself) with a recorder. With
+  # `real: true` it also sleeps (a fleet's clock is the wall clock: a wait that does not pass
+  # would be asked for again) and records `[Thread.current[:name], seconds]`.
+  def record_sleeps(object, real: false)
     sleeps = []
-    object.define_singleton_method(:sleep) { |seconds| sleeps << seconds; seconds.round }
+    lock = Mutex.new
+    if real
+      object.define_singleton_method(:sleep) do |seconds|
+        lock.synchronize { sleeps << [Thread.current[:name], seconds] }
+        Kernel.sleep(seconds)
+      end
+    else
+      object.define_singleton_method(:sleep) { |seconds| lock.synchronize { sleeps << seconds }; seconds.round }
+    end
     sleeps
   ensure
     @stubbed_sleep ||= []

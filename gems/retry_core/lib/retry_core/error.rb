@@ -10,6 +10,19 @@ module RetryCore
   class Error < StandardError
     CODE = "error"
 
+    # Messages can quote the input (an unknown key, a bad value): secrets are scrubbed from
+    # every one, as from every other text the engine produces.
+    def initialize(message = nil)
+      super(RetryCore::Error.scrubbed(message))
+    end
+
+    # @api private
+    def self.scrubbed(message)
+      return message unless message.is_a?(String) && RetryCore.respond_to?(:_scrub)
+
+      RetryCore._scrub(message)
+    end
+
     # @return [String] the stable error code (+invalid_policy+, +internal+, ...)
     def code
       self.class::CODE
@@ -24,6 +37,10 @@ module RetryCore
   # Mixed into the bad-input errors: they subclass +ArgumentError+ and still count as
   # {RetryCore::Error}.
   module BadInput
+    def initialize(message = nil)
+      super(RetryCore::Error.scrubbed(message))
+    end
+
     def is_a?(klass)
       klass.equal?(RetryCore::Error) || super
     end

@@ -34,7 +34,7 @@ module RetryCore
     def self.from_config(config)
       json = case config
              when String then config
-             when Hash then JSON.generate(stringify(config))
+             when Hash then Config.generate(config)
              else raise TypeError, "a policy configuration is a Hash or JSON text, not #{config.class}"
              end
       _from_config(json)
@@ -44,7 +44,8 @@ module RetryCore
     # (3 means 3 calls), a fixed +delay+ in seconds.
     def self.swarm_sdk(max_retries: 3, delay: 15)
       raise TypeError, "max_retries must be an Integer, not #{max_retries.class}" unless max_retries.is_a?(Integer)
-      raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric)
+      raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric) && delay.real?
+      raise InvalidArgumentError, "max_retries must be between 0 and 10000, got #{max_retries}" unless (0..10_000).cover?(max_retries)
 
       _swarm_sdk(max_retries, delay.to_f)
     end
@@ -60,18 +61,6 @@ module RetryCore
       end
     end
 
-    # Symbols (as values or keys) become strings, so `jitter: :full` works.
-    # @api private
-    def self.stringify(value)
-      case value
-      when Hash then value.to_h { |k, v| [k.to_s, stringify(v)] }
-      when Array then value.map { |v| stringify(v) }
-      when Symbol then value.to_s
-      else value
-      end
-    end
-    private_class_method :stringify
-
     # @return [Hash] the full configuration (round-trips through {Policy.from_config})
     def to_h
       JSON.parse(to_config)
@@ -83,6 +72,47 @@ module RetryCore
 
     def inspect
       "#<RetryCore::Policy #{name} max_attempts=#{max_attempts}>"
+    end
+  end
+
+  # Configuration Hashes (of a policy, of a fleet) as the JSON text the engine reads.
+  # @api private
+  module Config
+    # No configuration is nested deeper than this; deeper input is refused before it is walked.
+    MAX_DEPTH = 32
+
+    module_function
+
+    # Symbols (as values or keys) become Strings, so that +jitter: :full+ works. Input that
+    # cannot be a configuration (nested deeper than {MAX_DEPTH}, text that is not UTF-8, NaN)
+    # is an InvalidPolicyError, not a JSON or stack error; a value JSON has no type for (an
+    # Object, a Proc, a Rational) is a TypeError.
+    def generate(config)
+      JSON.generate(stringify(config, 0))
+    rescue JSON::JSONError, EncodingError => e
+      raise InvalidPolicyError, "not a valid configuration: #{RetryCore.scrub(e.message.lines.first.to_s.strip)}"
+    end
+
+    def stringify(value, depth)
+      if depth > MAX_DEPTH && (value.is_a?(Hash) || value.is_a?(Array))
+        raise InvalidPolicyError, "a configuration is never nested deeper than #{MAX_DEPTH} levels"
+      end
+
+      case value
+      when Hash then value.to_h { |k, v| [key(k), stringify(v, depth + 1)] }
+      when Array then value.map { |v| stringify(v, depth + 1) }
+      when Symbol then value.to_s
+      when String, Integer, Float, true, false, nil then value
+      else raise TypeError, "a configuration value is a String, a number, true/false, nil, an Array or a Hash, not #{value.class}"
+      end
+    end
+
+    def key(name)
+      case name
+      when String then name
+      when Symbol then name.to_s
+      else raise TypeError, "a configuration key is a String or a Symbol, not #{name.class}"
+      end
     end
   end
 end

@@ -35,7 +35,7 @@ module RetryCore
 
     # A text with API keys and bearer tokens replaced by +[REDACTED]+.
     def scrub(text)
-      _scrub(text.to_s)
+      _scrub(text)
     end
 
     # SwarmSDK's error text for a failure that is not retried (secrets scrubbed).
@@ -55,21 +55,40 @@ module RetryCore
     # configuration Hash or a {Policy}, which carries its own limits: giving +max_retries+ or
     # +delay+ as well is an +ArgumentError+.
     #
+    # With a +fleet+ (and the +key+ of the provider and model called), every call first asks
+    # the fleet whether it may go: it waits out a shared pause or an open circuit, stops
+    # retrying when the fleet's budget is spent, and reports successes so that the budget
+    # refills and a half-open circuit closes. See {Fleet}.
+    #
     # Waits go through +Kernel#sleep+, so Ctrl-C, +Thread#raise+, +Timeout.timeout+ and Fiber
     # schedulers work in the middle of a wait, and other threads run during it.
     #
     # @param on_event [#call, nil] receives each event as a Hash with Symbol keys (+type:+ first)
+    # @param fleet [Fleet, nil] shared budget, breaker and pauses
+    # @param key [String, nil] the fleet's key for this call, e.g. +"anthropic:claude-sonnet-4"+
     # @yieldreturn [Object] the call's result
     # @return [Object] the block's value
-    def call_llm_with_retry(max_retries: 3, delay: 15, policy: nil, on_event: nil)
-      raise ArgumentError, "call_llm_with_retry needs a block" unless block_given?
+    def call_llm_with_retry(max_retries: 3, delay: 15, policy: nil, on_event: nil, fleet: nil, key: nil, &block)
+      raise ArgumentError, "call_llm_with_retry needs a block" unless block
 
       if policy.nil?
         raise TypeError, "max_retries must be an Integer, not #{max_retries.class}" unless max_retries.is_a?(Integer)
-        raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric)
+        raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric) && delay.real?
       elsif max_retries != 3 || delay != 15
         raise ArgumentError, "give max_retries: and delay: or a policy:, not both (a policy carries its own)"
       end
+      raise TypeError, "on_event must respond to #call, not #{on_event.class}" unless on_event.nil? || on_event.respond_to?(:call)
+
+      if fleet || key
+        raise TypeError, "fleet: takes a RetryCore::Fleet, not #{fleet.class}" unless fleet.is_a?(Fleet)
+        raise ArgumentError, "fleet: needs key: (the provider and model called, e.g. \"openai:gpt-4o\")" if key.nil?
+
+        policy = policy.nil? ? Policy.swarm_sdk(max_retries: max_retries, delay: delay) : Policy.coerce(policy)
+        retrier = Retrier._new(policy, nil, false, false, fleet, Fleet.key!(key))
+        emit = on_event && ->(events, _error) { events.each { |event| on_event.call(event) } }
+        return Retry.with_fleet(retrier, emit, self, &block)
+      end
+
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       retrier = nil
       while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
@@ -78,7 +97,7 @@ module RetryCore
         rescue StandardError => e
           retrier ||= Retrier._new(
             policy.nil? ? Policy.swarm_sdk(max_retries: max_retries, delay: delay) : Policy.coerce(policy),
-            nil, false, false
+            nil, false, false, nil, nil
           )
           failure = Failure.from_exception(e)
           elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
@@ -118,8 +137,68 @@ module RetryCore
     def unix_time(now)
       case now
       when Time then now.to_r.to_f
-      when Numeric then now.to_f
+      when Numeric
+        raise TypeError, "now must be a Time or a Unix time, not #{now.class}" unless now.real?
+
+        now.to_f
       else raise TypeError, "now must be a Time or a Unix time, not #{now.class}"
+      end
+    end
+  end
+
+  # The retry loop with a fleet (core +driver/blocking.rs+ is the reference): ask the fleet
+  # before every call, wait as it says, report successes.
+  # @api private
+  module Retry
+    # Calls the block through +retrier+ (which has a fleet). +emit+ takes each batch of events
+    # and the error they are about (nil for the fleet's own); +sleeper+ is the object whose
+    # +sleep+ waits (the caller's, so that tests and schedulers that replace it are honoured).
+    # With +recover+, a +:recover_orphans+ decision calls it for the number of calls pruned;
+    # +on_give_up+ turns a permanent failure into a value (SwarmSDK returns a message).
+    def self.with_fleet(retrier, emit, sleeper, recover: nil, on_give_up: nil)
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      last = nil
+      while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
+        wait, reject, _probe, events = retrier._before_attempt(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started)
+        emit.call(events, nil) if emit && !events.empty?
+        # A retry whose wait would overrun the policy's deadline: surface the last error.
+        raise last if reject && last
+
+        if wait
+          sleeper.__send__(:sleep, wait) if wait.positive?
+          next
+        end
+        begin
+          value = yield
+        rescue StandardError => e
+          failure = Failure.from_exception(e)
+          elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+          decision = retrier._on_failure(failure, elapsed)
+          recovered = false
+          case decision.action
+          when :recover_orphans
+            decision = retrier._on_orphans_pruned(recover ? recover.call : 0, failure, elapsed)
+            recovered = decision.action == :retry
+          when :recover_context
+            decision = retrier._on_context_compacted(false, failure, elapsed)
+          end
+          emit&.call(decision.events, e)
+          case decision.action
+          when :retry
+            last = e
+            sleeper.__send__(:sleep, decision.delay) unless recovered
+            next
+          when :give_up
+            raise unless on_give_up && decision.reason == :permanent
+
+            return on_give_up.call(failure, decision)
+          else
+            raise
+          end
+        end
+        events = retrier._on_success
+        emit.call(events, nil) if emit && !events.empty?
+        return value
       end
     end
   end

@@ -25,12 +25,20 @@ module RetryCore
       attr_accessor :policy
       # @return [Boolean] leave RubyLLM's own retries on at install! (default: turn them off)
       attr_accessor :keep_ruby_llm_retries
+      # @return [Fleet, Hash, nil] the fleet every agent's calls share unless its +retry_config+
+      #   names another (or +fleet: false+); a Hash is a configuration ({Fleet.shared})
+      attr_accessor :fleet
+      # @return [String, nil] the fleet key of every agent that names none (default: the
+      #   agent's provider and model, +"anthropic:claude-sonnet-4"+, or its model alone)
+      attr_accessor :fleet_key
 
       def initialize
         @default_max_retries = 3
         @default_retry_delay = 15
         @policy = nil
         @keep_ruby_llm_retries = false
+        @fleet = nil
+        @fleet_key = nil
       end
     end
 
@@ -109,8 +117,10 @@ module RetryCore
     # +messages+), +@agent_name+, +@agent_context+ (+swarm_id+, +parent_swarm_id+), +model_id+,
     # +replace_messages+, +add_ephemeral_reminder+ and +@context_manager+ (+clear_ephemeral+).
     module ChatRetry
-      # Per-agent settings: +{ max_retries:, retry_delay: }+ (the agent definition's
-      # +retry_config+, read at construction).
+      # Per-agent settings: +{ max_retries:, retry_delay:, fleet:, key: }+ (the agent
+      # definition's +retry_config+, read at construction). +fleet+ is a {Fleet}, a fleet
+      # configuration Hash ({Fleet.shared}: equal configurations share one fleet) or +false+
+      # (no fleet for this agent, whatever the global default); +key+ the fleet key.
       attr_accessor :retry_config
 
       def initialize(*args, **kwargs, &block)
@@ -127,6 +137,9 @@ module RetryCore
       # +max_retries+ and +delay+ default to the agent's +retry_config+, then to
       # {SwarmSDK.configuration}.
       def call_llm_with_retry(max_retries: nil, delay: nil)
+        fleet = retry_core_fleet
+        return retry_core_call_with_fleet(fleet, max_retries, delay) { yield } if fleet
+
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         retrier = nil
         while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
@@ -135,7 +148,7 @@ module RetryCore
           rescue StandardError => e
             unless retrier
               policy, delay = retry_core_policy(max_retries, delay)
-              retrier = ::RetryCore::Retrier._new(policy, nil, false, true)
+              retrier = ::RetryCore::Retrier._new(policy, nil, false, true, nil, nil)
             end
             failure = ::RetryCore::Failure.from_exception(e)
             elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
@@ -148,7 +161,7 @@ module RetryCore
             when :recover_context
               decision = retrier._on_context_compacted(false, failure, elapsed)
             end
-            retry_core_emit(decision, e, delay)
+            retry_core_emit(decision.events, e, delay)
             case decision.action
             when :retry
               # SwarmSDK retries at once after pruning, and sleeps before any other retry.
@@ -169,10 +182,19 @@ module RetryCore
         config = ::RetryCore::SwarmSDK.configuration
         return [::RetryCore::Policy.coerce(config.policy), nil] if config.policy && max_retries.nil? && delay.nil?
 
-        agent = @retry_config || {}
+        agent = retry_core_agent_config
         max_retries ||= agent[:max_retries] || agent["max_retries"] || config.default_max_retries
         delay ||= agent[:retry_delay] || agent["retry_delay"] || config.default_retry_delay
         [::RetryCore::Policy.swarm_sdk(max_retries: max_retries, delay: delay), delay]
+      end
+
+      # The agent's +retry_config+ (a Hash, or nothing).
+      def retry_core_agent_config
+        config = @retry_config
+        return {} if config.nil?
+        raise TypeError, "retry_config must be a Hash, not #{config.class}" unless config.is_a?(Hash)
+
+        config
       end
 
       # Prunes orphan tool calls from the conversation, as SwarmSDK's recovery does: clears
@@ -191,10 +213,54 @@ module RetryCore
         result.count
       end
 
-      def retry_core_emit(decision, error, delay)
+      # The same loop with a fleet: asked before every call (shared pauses, an open circuit),
+      # told of each success. Its events go to LogStream like the others.
+      def retry_core_call_with_fleet(fleet, max_retries, delay, &block)
+        policy, delay = retry_core_policy(max_retries, delay)
+        retrier = ::RetryCore::Retrier._new(policy, nil, false, true, fleet[0], fleet[1])
+        ::RetryCore::Retry.with_fleet(
+          retrier, ->(events, error) { retry_core_emit(events, error, delay) }, self,
+          recover: -> { retry_core_prune_orphans },
+          on_give_up: ->(failure, decision) { retry_core_error_message(failure, decision.classification) },
+          &block
+        )
+      end
+
+      # @return [Array(Fleet, String), nil] the agent's fleet and key, or nil (the usual case,
+      #   decided with two reads)
+      def retry_core_fleet
+        agent = @retry_config
+        global = ::RetryCore::SwarmSDK.configuration.fleet
+        return nil if global.nil? && !(agent.is_a?(Hash) && (agent.key?(:fleet) || agent.key?("fleet")))
+
+        agent = retry_core_agent_config
+        fleet = if agent.key?(:fleet) then agent[:fleet]
+                elsif agent.key?("fleet") then agent["fleet"]
+                else global
+                end
+        return nil if fleet.nil? || fleet == false
+
+        fleet = ::RetryCore::Fleet.shared(fleet) if fleet.is_a?(Hash)
+        raise TypeError, "retry_config fleet: takes a RetryCore::Fleet or a Hash, not #{fleet.class}" unless fleet.is_a?(::RetryCore::Fleet)
+
+        key = agent[:key] || agent["key"] || ::RetryCore::SwarmSDK.configuration.fleet_key || retry_core_fleet_key
+        [fleet, ::RetryCore::Fleet.key!(key)]
+      end
+
+      # The agent's provider and model (+"anthropic:claude-sonnet-4"+), or its model alone.
+      def retry_core_fleet_key
+        model = @llm_chat.model if @llm_chat.respond_to?(:model)
+        provider = model.provider if model.respond_to?(:provider)
+        id = retry_core_model_id || "default"
+        provider ? "#{provider}:#{id}" : id.to_s
+      rescue StandardError
+        retry_core_model_id.to_s
+      end
+
+      def retry_core_emit(events, error, delay)
         return unless defined?(::SwarmSDK::LogStream)
 
-        decision.events.each do |event|
+        events.each do |event|
           ::SwarmSDK::LogStream.emit(**retry_core_event(event, error, delay))
         end
       end
@@ -203,7 +269,7 @@ module RetryCore
         type = event.delete(:type)
         data = { type: type, agent: @agent_name, swarm_id: @agent_context&.swarm_id,
                  parent_swarm_id: @agent_context&.parent_swarm_id, model: retry_core_model_id }
-        if %w[llm_retry_attempt llm_retry_exhausted].include?(type)
+        if error && %w[llm_retry_attempt llm_retry_exhausted].include?(type)
           event[:error_backtrace] = error.backtrace
         end
         # SwarmSDK reports the delay it was given (15, not 15.0).

@@ -1,0 +1,104 @@
+//! `RetryCore::Fleet` (core `fleet/`): one retry budget, one circuit breaker and one shared
+//! pause per key (provider and model) for every call that names the fleet, in this process or,
+//! with `redis_url`, in every process that shares the Redis.
+
+use std::sync::Arc;
+
+use magnus::{prelude::*, Error, RHash, RModule, RString, Ruby};
+use retry_core::fleet::{Fleet, FleetConfig};
+use serde_json::Value as Json;
+
+use crate::convert::{from_json, rstring_lossy};
+use crate::error::{guard, to_ruby};
+use crate::nogvl::without_gvl;
+
+/// A fleet. Thread-safe: one is meant to be shared by every thread of a process.
+#[magnus::wrap(class = "RetryCore::Fleet", free_immediately, size)]
+pub struct RbFleet(pub Arc<Fleet>);
+
+impl RbFleet {
+    /// Whether the fleet's state lives in another process (its calls may block on I/O, so the
+    /// binding releases the GVL around them).
+    pub fn remote(&self) -> bool {
+        self.0.backend_name() != "in_process"
+    }
+
+    /// From the JSON text of a `FleetConfig` (the Ruby side builds it from keywords or a file).
+    fn new(ruby: &Ruby, json: RString) -> Result<Self, Error> {
+        let json = rstring_lossy(json);
+        guard(ruby, || {
+            let cfg = FleetConfig::from_json(&json).map_err(|e| to_ruby(ruby, e))?;
+            Fleet::from_config(cfg)
+                .map(|f| RbFleet(Arc::new(f)))
+                .map_err(|e| to_ruby(ruby, e))
+        })
+    }
+
+    /// `"in_process"` or `"redis"`.
+    fn backend(&self) -> &'static str {
+        self.0.backend_name()
+    }
+
+    /// The configuration, as JSON text (every default filled in).
+    fn config_json(ruby: &Ruby, rb_self: &Self) -> Result<String, Error> {
+        guard(ruby, || {
+            serde_json::to_string(rb_self.0.config()).map_err(|e| {
+                to_ruby(
+                    ruby,
+                    retry_core::Error::new(retry_core::ErrorCode::Internal, e.to_string()),
+                )
+            })
+        })
+    }
+
+    /// `{key => {category => {calls:, successes:, failures:, retries:, waited_s:, gave_up:,
+    /// wasted_calls:, wasted_s:}}}` with a `"total"` per key: keys and categories are data
+    /// (Strings), the counters' names are fixed (Symbols).
+    fn metrics(ruby: &Ruby, rb_self: &Self) -> Result<RHash, Error> {
+        guard(ruby, || {
+            let snapshot = rb_self.0.metrics().snapshot();
+            let out = ruby.hash_new();
+            if let Json::Object(keys) = &snapshot {
+                for (key, categories) in keys {
+                    let h = ruby.hash_new();
+                    if let Json::Object(categories) = categories {
+                        for (category, counters) in categories {
+                            h.aset(ruby.str_new(category), from_json(ruby, counters, true)?)?;
+                        }
+                    }
+                    out.aset(ruby.str_new(key), h)?;
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn reset_metrics(&self) {
+        self.0.metrics().reset();
+    }
+
+    /// The retry budget's tokens left for `key` (nil without a budget).
+    fn tokens(ruby: &Ruby, rb_self: &Self, key: RString) -> Result<Option<f64>, Error> {
+        let key = rstring_lossy(key);
+        guard(ruby, || {
+            let fleet = &rb_self.0;
+            Ok(if rb_self.remote() {
+                without_gvl(|| fleet.tokens(&key))
+            } else {
+                fleet.tokens(&key)
+            })
+        })
+    }
+}
+
+pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
+    let class = module.define_class("Fleet", ruby.class_object())?;
+    class.undef_default_alloc_func();
+    class.define_singleton_method("_new", magnus::function!(RbFleet::new, 1))?;
+    class.define_method("backend", magnus::method!(RbFleet::backend, 0))?;
+    class.define_method("_config_json", magnus::method!(RbFleet::config_json, 0))?;
+    class.define_method("metrics", magnus::method!(RbFleet::metrics, 0))?;
+    class.define_method("reset_metrics", magnus::method!(RbFleet::reset_metrics, 0))?;
+    class.define_method("_tokens", magnus::method!(RbFleet::tokens, 1))?;
+    Ok(())
+}
