@@ -7,6 +7,7 @@
 # install RetryCore::SwarmSDK::ChatRetry, and ReferenceChat, which keeps SwarmSDK's own
 # pure-Ruby call_llm_with_retry (bench/ruby/swarm_sdk_reference.rb).
 
+require "time" # Time#iso8601, as SwarmSDK stamps its entries
 require_relative "../../../bench/ruby/swarm_sdk_reference"
 
 module SwarmSDK
