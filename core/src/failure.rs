@@ -93,19 +93,45 @@ impl Serialize for Headers {
     }
 }
 
+/// From a JSON object (or null), every entry in document order, duplicates included: the same
+/// headers, and so the same first value per name, as the record that was serialized.
 impl<'de> Deserialize<'de> for Headers {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let map: Option<std::collections::BTreeMap<String, serde_json::Value>> =
-            Option::deserialize(d)?;
-        let mut h = Headers::new();
-        for (k, v) in map.unwrap_or_default() {
-            match v {
-                serde_json::Value::String(s) => h.insert(&k, s),
-                serde_json::Value::Null => {}
-                other => h.insert(&k, other.to_string()),
+        struct Entries;
+
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = Headers;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of header names to values, or null")
+            }
+
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Headers, E> {
+                Ok(Headers::new())
+            }
+
+            fn visit_none<E: serde::de::Error>(self) -> Result<Headers, E> {
+                Ok(Headers::new())
+            }
+
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Headers, D::Error> {
+                d.deserialize_map(Entries)
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Headers, A::Error> {
+                let mut h = Headers::new();
+                while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+                    match v {
+                        serde_json::Value::String(s) => h.insert(&k, s),
+                        serde_json::Value::Null => {}
+                        other => h.insert(&k, other.to_string()),
+                    }
+                }
+                Ok(h)
             }
         }
-        Ok(h)
+
+        d.deserialize_option(Entries)
     }
 }
 
@@ -195,5 +221,31 @@ pub trait AsFailure {
 impl AsFailure for Failure {
     fn as_failure(&self) -> Failure {
         self.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_survive_a_json_round_trip_with_duplicates_and_order() {
+        let mut f = Failure::http(429, "slow down");
+        f.headers.insert("Retry-After", "7");
+        f.headers.insert("retry-after", "30");
+        f.headers.insert("x-b", "1");
+        let json = serde_json::to_string(&f).unwrap();
+        let back: Failure = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.headers, f.headers);
+        assert_eq!(back.headers.get("retry-after"), Some("7"), "the first value, as before the trip");
+    }
+
+    #[test]
+    fn headers_from_json_keep_document_order_and_skip_nulls() {
+        let h: Headers = serde_json::from_str(r#"{"Retry-After": "9", "retry-after": "1", "x": null, "n": 5}"#).unwrap();
+        assert_eq!(h.iter().collect::<Vec<_>>(), [("retry-after", "9"), ("retry-after", "1"), ("n", "5")]);
+        let none: Headers = serde_json::from_str("null").unwrap();
+        assert!(none.is_empty());
+        assert!(serde_json::from_str::<Headers>("[1]").is_err());
     }
 }

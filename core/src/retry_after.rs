@@ -111,12 +111,22 @@ pub fn parse_rfc3339(v: &str) -> Option<SystemTime> {
     {
         return None;
     }
+    // Digits only: `str::parse` would also take a sign ("+1").
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        std::str::from_utf8(&b[r]).ok()?.parse::<i64>().ok()
+        let digits = b.get(r)?;
+        digits
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| digits.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
     };
     let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (hour, min, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || min > 59 || sec > 60 {
+    if !(1..=12).contains(&month)
+        || !(1..=days_in_month(year, month)).contains(&day)
+        || hour > 23
+        || min > 59
+        || sec > 60
+    {
         return None;
     }
     let mut i = 19;
@@ -152,6 +162,16 @@ pub fn parse_rfc3339(v: &str) -> Option<SystemTime> {
         return None;
     }
     Some(UNIX_EPOCH + Duration::from_secs(secs as u64) + Duration::from_secs_f64(frac))
+}
+
+/// Days in `month` (1-12) of the proleptic Gregorian `year`: "2026-02-31" is no date.
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// Provider reset headers. When a `remaining` header says which limit is exhausted, its reset
@@ -232,6 +252,21 @@ mod tests {
         assert_eq!(t.duration_since(UNIX_EPOCH).unwrap().as_secs(), 0);
         assert!(parse_rfc3339("2026-13-01T00:00:00Z").is_none());
         assert!(parse_rfc3339("yesterday").is_none());
+        // Days that do not exist, and signs where digits belong.
+        for bad in [
+            "2026-02-29T00:00:00Z",
+            "2026-02-31T00:00:00Z",
+            "2026-04-31T00:00:00Z",
+            "1900-02-29T00:00:00Z",
+            "+026-01-01T00:00:00Z",
+            "2026-+1-01T00:00:00Z",
+            "2026-01-01T+1:00:00Z",
+        ] {
+            assert!(parse_rfc3339(bad).is_none(), "{bad}");
+        }
+        for good in ["2024-02-29T00:00:00Z", "2000-02-29T00:00:00Z", "2026-12-31T23:59:59Z"] {
+            assert!(parse_rfc3339(good).is_some(), "{good}");
+        }
     }
 
     #[test]
