@@ -8,6 +8,7 @@
 //! the engine's own work. The handle is then reused for classification and every decision.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use pyo3::exceptions::{PyAttributeError, PyException};
@@ -124,19 +125,75 @@ impl PyFailureRecord {
 /// How many wrapped exceptions are looked through at most.
 const MAX_CHAIN: usize = 16;
 
-/// Class names are cached per class; past this many classes (a program creating exception
-/// classes on the fly) the cache starts over.
-const NAMES_LIMIT: usize = 4096;
+/// What is learned about a class is cached per class; past this many classes (a program
+/// creating exception classes on the fly) a cache starts over.
+const CACHE_LIMIT: usize = 4096;
 
-/// `type -> class names`. Each entry holds a strong reference to its type, so that an address
-/// is never reused while it is a key. Filled without the lock held (reading `__module__` may run
-/// Python code, which may switch threads); types are dropped after the lock is released.
-type NameCache = HashMap<usize, (Py<PyType>, Arc<[String]>)>;
-static NAMES: LazyLock<Mutex<NameCache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+/// `type -> V`. Each entry holds a strong reference to its type, so that an address is never
+/// reused while it is a key. Values are computed without the lock held (reading `__module__`
+/// may run Python code, which may switch threads), and evicted types are dropped after the
+/// lock is released (dropping a type may run Python code too).
+type Entries<V> = HashMap<usize, (Py<PyType>, V)>;
 
-fn names_lock() -> std::sync::MutexGuard<'static, NameCache> {
-    // The map is only ever replaced or extended whole: a panic elsewhere leaves it usable.
-    NAMES.lock().unwrap_or_else(|e| e.into_inner())
+struct TypeCache<V: Clone> {
+    map: LazyLock<Mutex<Entries<V>>>,
+}
+
+impl<V: Clone> TypeCache<V> {
+    const fn new() -> Self {
+        TypeCache { map: LazyLock::new(|| Mutex::new(HashMap::new())) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries<V>> {
+        // Entries are inserted whole: a panic elsewhere leaves the map usable.
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn get_or_try_insert(&self, tp: &Bound<'_, PyType>, make: impl FnOnce() -> PyResult<V>) -> PyResult<V> {
+        let addr = tp.as_ptr() as usize;
+        if let Some((_, v)) = self.lock().get(&addr) {
+            return Ok(v.clone());
+        }
+        let v = make()?;
+        let evicted = {
+            let mut map = self.lock();
+            let evicted = if map.len() >= CACHE_LIMIT { std::mem::take(&mut *map) } else { HashMap::new() };
+            map.insert(addr, (tp.clone().unbind(), v.clone()));
+            evicted
+        };
+        drop(evicted);
+        Ok(v)
+    }
+}
+
+/// What the reader knows about an exception class: its class names, and which of the
+/// attributes it reads its instances had last time ([`Present`]).
+struct ClassInfo {
+    names: Box<[String]>,
+    present: Present,
+}
+
+static CLASSES: TypeCache<Arc<ClassInfo>> = TypeCache::new();
+
+/// The same guesses for the classes of responses (`e.response`).
+static RESPONSES: TypeCache<Arc<Present>> = TypeCache::new();
+
+/// Which of the attributes the reader looks at an object of a class had last time, one bit
+/// each, so that those are asked for the cheap way ([`attr_guessed`]).
+#[derive(Default)]
+struct Present(AtomicU8);
+
+const RESPONSE: u8 = 1;
+const STATUS_CODE: u8 = 2;
+const STATUS: u8 = 4;
+const HEADERS: u8 = 8;
+const BODY: u8 = 16;
+const TEXT: u8 = 32;
+const CONTENT: u8 = 64;
+
+/// The guesses for a response object's class.
+fn response_present(r: &Bound<'_, PyAny>) -> PyResult<Arc<Present>> {
+    RESPONSES.get_or_try_insert(&r.get_type(), || Ok(Arc::new(Present::default())))
 }
 
 /// Whether `err` is an `Exception` (Python's `except Exception:` catches it); other
@@ -154,19 +211,66 @@ fn or_absent<T>(py: Python<'_>, r: PyResult<T>) -> PyResult<Option<T>> {
     }
 }
 
+/// Python's own `getattr` and `hasattr`, looked up once. Called with a default, `getattr` asks
+/// the type not to raise for a missing attribute (`_PyObject_LookupAttr`), where the C API
+/// open to an abi3 module (`PyObject_GetAttr`) would build an AttributeError and its message
+/// only to have it dropped: 2 µs per miss, and an exception chain misses a dozen times.
+fn builtin<'py>(py: Python<'py>, which: usize) -> PyResult<&'py Bound<'py, PyAny>> {
+    static FUNCS: PyOnceLock<[Py<PyAny>; 2]> = PyOnceLock::new();
+    let funcs = FUNCS.get_or_try_init(py, || -> PyResult<[Py<PyAny>; 2]> {
+        let b = py.import("builtins")?;
+        Ok([b.getattr("getattr")?.unbind(), b.getattr("hasattr")?.unbind()])
+    })?;
+    Ok(funcs[which].bind(py))
+}
+
+/// `getattr(obj, name, None)`: a missing attribute is `None`; any other exception propagates.
+fn lookup<'py>(obj: &Bound<'py, PyAny>, name: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    builtin(py, 0)?.call1((obj, name, py.None()))
+}
+
+/// `hasattr(obj, name)`.
+fn has(obj: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<bool> {
+    builtin(obj.py(), 1)?.call1((obj, name))?.is_truthy()
+}
+
 /// `_attr(obj, name)`: `getattr(obj, name, None)`, any `Exception` read as absent (properties
-/// of some clients raise on access). `None` values are absent too.
-fn attr<'py>(obj: &Bound<'py, PyAny>, name: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
-    Ok(or_absent(obj.py(), obj.getattr(name))?.filter(|v| !v.is_none()))
+/// of some clients raise on access), `None` values absent too. Asked the cheap way for what the
+/// object's class had last time: a plain `getattr` for an attribute expected present (a few
+/// hundred instructions less than calling the builtin), the builtin with a default for one
+/// expected absent (thousands less than a plain `getattr` that raises). The answer is the same
+/// either way; only its cost depends on the guess.
+fn attr_guessed<'py>(e: &Bound<'py, PyAny>, present: &Present, bit: u8, name: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = e.py();
+    let found = if present.0.load(Ordering::Relaxed) & bit != 0 {
+        match e.getattr(name) {
+            Ok(v) => Some(v),
+            Err(err) if is_exception(py, &err) => None,
+            Err(err) => return Err(err),
+        }
+    } else {
+        or_absent(py, lookup(e, name))?
+    };
+    let found = found.filter(|v| !v.is_none());
+    if found.is_some() {
+        present.0.fetch_or(bit, Ordering::Relaxed);
+    } else {
+        present.0.fetch_and(!bit, Ordering::Relaxed);
+    }
+    Ok(found)
+}
+
+/// The cached [`ClassInfo`] of an exception class.
+fn class_info(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Arc<ClassInfo>> {
+    CLASSES.get_or_try_insert(tp, || {
+        Ok(Arc::new(ClassInfo { names: class_names(py, tp)?.into_boxed_slice(), present: Present::default() }))
+    })
 }
 
 /// `class_names(tp)`: the class and its ancestors as `module.QualName` (`builtins.` dropped),
 /// without `BaseException` and `object`.
-fn class_names(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Arc<[String]>> {
-    let addr = tp.as_ptr() as usize;
-    if let Some((_, names)) = names_lock().get(&addr) {
-        return Ok(Arc::clone(names));
-    }
+fn class_names(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Vec<String>> {
     let base = py.get_type::<pyo3::exceptions::PyBaseException>();
     let object = py.get_type::<pyo3::types::PyAny>();
     let mut out = Vec::new();
@@ -193,16 +297,7 @@ fn class_names(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Arc<[String]>
             _ => out.push(qualname),
         }
     }
-    let names: Arc<[String]> = out.into();
-    let evicted = {
-        let mut cache = names_lock();
-        let evicted = if cache.len() >= NAMES_LIMIT { std::mem::take(&mut *cache) } else { HashMap::new() };
-        cache.insert(addr, (tp.clone().unbind(), Arc::clone(&names)));
-        evicted
-    };
-    // Released here, without the lock: dropping a type may run Python code.
-    drop(evicted);
-    Ok(names)
+    Ok(out)
 }
 
 /// `_utf8(s)`: the text, with lone surrogates (`surrogateescape`-decoded bytes) replaced by
@@ -278,6 +373,52 @@ fn pair<'py>(item: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Bound<'py
     Ok((k, v))
 }
 
+/// Bytes decoded as latin-1 (`bytes.decode("latin-1")`), as HTTP header bytes are. ASCII, the
+/// usual case, is copied as is.
+fn latin1(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) if b.is_ascii() => s.to_owned(),
+        _ => b.iter().map(|&c| c as char).collect(),
+    }
+}
+
+/// httpx's and httpx2's `Headers` keep `(raw_key, lower_key, value)` byte triples in `_list`;
+/// their public `raw` property is `[(raw_key, value) for raw_key, _, value in self._list]`, a
+/// list comprehension that cost more than the rest of reading an exception. Read `_list`
+/// directly when it has exactly that shape (else `None`: the caller uses `raw`).
+fn httpx_headers(h: &Bound<'_, PyAny>) -> PyResult<Option<Vec<(String, String)>>> {
+    static IS_HTTPX: TypeCache<bool> = TypeCache::new();
+    let py = h.py();
+    let tp = h.get_type();
+    let is_httpx = IS_HTTPX.get_or_try_insert(&tp, || {
+        let name = tp.getattr(intern!(py, "__name__"))?;
+        let module = tp.getattr(intern!(py, "__module__"))?;
+        Ok(match (name.cast::<PyString>(), module.cast::<PyString>()) {
+            (Ok(n), Ok(m)) => {
+                n.to_cow()? == "Headers" && matches!(&*m.to_cow()?, "httpx" | "httpx2" | "httpx._models" | "httpx2._models")
+            }
+            _ => false,
+        })
+    })?;
+    if !is_httpx {
+        return Ok(None);
+    }
+    let Some(list) = or_absent(py, h.getattr(intern!(py, "_list")))? else { return Ok(None) };
+    let Ok(list) = list.cast::<PyList>() else { return Ok(None) };
+    let mut out = Vec::with_capacity(list.len());
+    for item in list.iter() {
+        let Ok(t) = item.cast::<PyTuple>() else { return Ok(None) };
+        if t.len() != 3 {
+            return Ok(None);
+        }
+        let (k, v) = (t.get_item(0)?, t.get_item(2)?);
+        if let (Ok(k), Ok(v)) = (k.cast::<PyBytes>(), v.cast::<PyBytes>()) {
+            out.push((latin1(k.as_bytes()), latin1(v.as_bytes())));
+        }
+    }
+    Ok(Some(out))
+}
+
 /// `_header_items(h)`: header pairs from httpx's raw list (bytes pairs as received, decoded as
 /// latin-1), `multi_items()` (repeated headers stay separate), `items()`, or an iterable of
 /// pairs; `None` if reading them raised.
@@ -289,22 +430,23 @@ fn header_items(h: Option<Bound<'_, PyAny>>) -> PyResult<Option<Vec<(String, Str
 
 fn header_items_inner(h: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
     let py = h.py();
-    let latin1 = |b: &[u8]| b.iter().map(|&c| c as char).collect::<String>();
     let mut out = Vec::new();
-    if let Some(raw) = h.getattr_opt(intern!(py, "raw"))? {
-        if let Ok(raw) = raw.cast::<PyList>() {
-            for item in raw.iter() {
-                let (k, v) = pair(&item)?;
-                if let (Ok(k), Ok(v)) = (k.cast::<PyBytes>(), v.cast::<PyBytes>()) {
-                    out.push((latin1(k.as_bytes()), latin1(v.as_bytes())));
-                }
-            }
-            return Ok(out);
-        }
+    if let Some(out) = httpx_headers(h)? {
+        return Ok(out);
     }
-    let items = if h.hasattr(intern!(py, "multi_items"))? {
+    let raw = lookup(h, intern!(py, "raw"))?;
+    if let Ok(raw) = raw.cast::<PyList>() {
+        for item in raw.iter() {
+            let (k, v) = pair(&item)?;
+            if let (Ok(k), Ok(v)) = (k.cast::<PyBytes>(), v.cast::<PyBytes>()) {
+                out.push((latin1(k.as_bytes()), latin1(v.as_bytes())));
+            }
+        }
+        return Ok(out);
+    }
+    let items = if has(h, intern!(py, "multi_items"))? {
         h.call_method0(intern!(py, "multi_items"))?
-    } else if h.hasattr(intern!(py, "items"))? {
+    } else if has(h, intern!(py, "items"))? {
         h.call_method0(intern!(py, "items"))?
     } else {
         h.clone()
@@ -340,22 +482,22 @@ fn json_dumps<'py>(body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// `_body_of(e, response)`: `e.body` as text; else the raw response text (it beats a
 /// re-serialised parsed body: openai and anthropic keep only the inner error in `.body`); else
 /// the parsed body as JSON.
-fn body_of<'py>(e: &Bound<'py, PyAny>, response: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Text<'py>>> {
+fn body_of<'py>(e: &Bound<'py, PyAny>, present: &Present, response: Option<(&Bound<'py, PyAny>, &Present)>) -> PyResult<Option<Text<'py>>> {
     let py = e.py();
-    let body = attr(e, intern!(py, "body"))?;
+    let body = attr_guessed(e, present, BODY, intern!(py, "body"))?;
     if let Some(t) = match &body {
         Some(b) => text(b)?,
         None => None,
     } {
         return Ok(Some(t));
     }
-    if let Some(r) = response {
-        let mut t = match attr(r, intern!(py, "text"))? {
+    if let Some((r, rp)) = response {
+        let mut t = match attr_guessed(r, rp, TEXT, intern!(py, "text"))? {
             Some(v) => text(&v)?,
             None => None,
         };
         if t.is_none() {
-            t = match attr(r, intern!(py, "content"))? {
+            t = match attr_guessed(r, rp, CONTENT, intern!(py, "content"))? {
                 Some(v) => text(&v)?,
                 None => None,
             };
@@ -403,38 +545,43 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
     let mut error_class: Vec<String> = Vec::new();
     let mut message = message_of(exc)?;
     for e in &chain {
-        error_class.extend(class_names(py, &e.get_type())?.iter().cloned());
+        let info = class_info(py, &e.get_type())?;
+        error_class.extend(info.names.iter().cloned());
         if !message.is_truthy()? {
             message = message_of(e)?;
         }
         if status.is_some() && headers.is_some() && body.is_some() {
             continue;
         }
-        let response = attr(e, intern!(py, "response"))?;
+        let response = attr_guessed(e, &info.present, RESPONSE, intern!(py, "response"))?;
+        let rp = match &response {
+            Some(r) => Some(response_present(r)?),
+            None => None,
+        };
         if status.is_none() {
-            status = status_of(attr(e, intern!(py, "status_code"))?);
+            status = status_of(attr_guessed(e, &info.present, STATUS_CODE, intern!(py, "status_code"))?);
             if status.is_none() {
-                status = status_of(attr(e, intern!(py, "status"))?);
+                status = status_of(attr_guessed(e, &info.present, STATUS, intern!(py, "status"))?);
             }
-            if let Some(r) = &response {
+            if let (Some(r), Some(rp)) = (&response, &rp) {
                 if status.is_none() {
-                    status = status_of(attr(r, intern!(py, "status_code"))?);
+                    status = status_of(attr_guessed(r, rp, STATUS_CODE, intern!(py, "status_code"))?);
                 }
                 if status.is_none() {
-                    status = status_of(attr(r, intern!(py, "status"))?);
+                    status = status_of(attr_guessed(r, rp, STATUS, intern!(py, "status"))?);
                 }
             }
         }
         if headers.is_none() {
-            if let Some(r) = &response {
-                headers = header_items(attr(r, intern!(py, "headers"))?)?;
+            if let (Some(r), Some(rp)) = (&response, &rp) {
+                headers = header_items(attr_guessed(r, rp, HEADERS, intern!(py, "headers"))?)?;
             }
             if headers.is_none() {
-                headers = header_items(attr(e, intern!(py, "headers"))?)?;
+                headers = header_items(attr_guessed(e, &info.present, HEADERS, intern!(py, "headers"))?)?;
             }
         }
         if body.is_none() {
-            body = body_of(e, response.as_ref())?;
+            body = body_of(e, &info.present, response.as_ref().zip(rp.as_deref()))?;
         }
     }
     let headers: Headers = headers.unwrap_or_default().into_iter().collect();

@@ -163,6 +163,8 @@ def _from_config(config: Union[Mapping[str, Any], str]) -> "_native.RetryPolicy"
 
 
 _SWARM_CACHE: Dict[Tuple[int, float], "_native.RetryPolicy"] = {}
+# Native policies are immutable: one per preset name is enough.
+_PRESET_CACHE: Dict[str, "_native.RetryPolicy"] = {}
 
 
 def _swarm_sdk(max_retries: Any, delay: Any) -> "_native.RetryPolicy":
@@ -181,11 +183,20 @@ def resolve_policy(policy: Optional[PolicyLike], max_retries: Any = 3, delay: An
     """The native policy for ``policy=``: None means SwarmSDK's preset built from
     ``max_retries`` and ``delay``."""
     if policy is None:
+        # The cache first (exact types only: True == 1 must not pass for a count).
+        if type(max_retries) is int and type(delay) in (float, int):
+            cached = _SWARM_CACHE.get((max_retries, delay))
+            if cached is not None:
+                return cached
         return _swarm_sdk(max_retries, delay)
     if isinstance(policy, RetryPolicy):
         return policy._inner
     if isinstance(policy, str):
-        return _native.RetryPolicy._preset(policy)
+        preset = _PRESET_CACHE.get(policy)
+        if preset is None:
+            preset = _native.RetryPolicy._preset(policy)
+            _PRESET_CACHE[policy] = preset  # only valid names get here: a bounded set
+        return preset
     if isinstance(policy, Mapping):
         return _from_config(policy)
     if isinstance(policy, _native.RetryPolicy):

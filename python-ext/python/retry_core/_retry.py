@@ -164,30 +164,42 @@ def _count(n: Any) -> int:
 
 _OPTIONS = ("max_retries", "delay", "policy", "on_event", "messages", "on_orphans", "on_context_overflow", "seed",
             "fleet", "key")
-_DEFAULTS: Dict[str, Any] = {"max_retries": 3, "delay": 15.0}
+_OPTION_SET = frozenset(_OPTIONS)
+
+
+def _hook(name: str, hook: Any) -> Any:
+    if hook is not None and not callable(hook):
+        raise TypeError(f"{name} must be callable, not {type(hook).__name__}")
+    return hook
 
 
 class _Options:
-    """The keyword arguments of a call, checked on its first failure."""
+    """The keyword arguments of a call: checked on its first failure (with a fleet, before the
+    first call). Plain assignments: this runs on a fleet call's success path."""
 
     __slots__ = _OPTIONS
 
     def __init__(self, name: str, options: Dict[str, Any]) -> None:
-        for key in options:
-            if key not in _OPTIONS:
-                raise TypeError(f"{name}() got an unexpected keyword argument {key!r}")
-        if options.get("policy") is not None and ("max_retries" in options or "delay" in options):
+        if not _OPTION_SET.issuperset(options):
+            for option in options:
+                if option not in _OPTION_SET:
+                    raise TypeError(f"{name}() got an unexpected keyword argument {option!r}")
+        get = options.get
+        self.policy = get("policy")
+        if self.policy is not None and ("max_retries" in options or "delay" in options):
             raise TypeError(f"{name}() takes max_retries / delay or a policy, not both "
                             "(put them in the policy: {'max_retries': ..., 'backoff': ...})")
-        for key in _OPTIONS:
-            setattr(self, key, options.get(key, _DEFAULTS.get(key)))
-        for key in ("on_event", "on_orphans", "on_context_overflow"):
-            hook = getattr(self, key)
-            if hook is not None and not callable(hook):
-                raise TypeError(f"{key} must be callable, not {type(hook).__name__}")
-        if self.fleet is not None or self.key is not None:
-            _check_fleet(self.fleet, self.key)
-        messages = self.messages
+        self.max_retries = get("max_retries", 3)
+        self.delay = get("delay", 15.0)
+        self.on_event = _hook("on_event", get("on_event"))
+        self.on_orphans = _hook("on_orphans", get("on_orphans"))
+        self.on_context_overflow = _hook("on_context_overflow", get("on_context_overflow"))
+        self.seed = get("seed")
+        self.fleet = fleet = get("fleet")
+        self.key = key = get("key")
+        if (fleet is not None or key is not None) and not (type(fleet) is Fleet and type(key) is str and key):
+            _check_fleet(fleet, key)
+        self.messages = messages = get("messages")
         if messages is not None and (isinstance(messages, (str, bytes)) or not isinstance(messages, MutableSequence)):
             raise TypeError(f"messages must be a list of messages (pruned in place), not {type(messages).__name__}")
 
@@ -204,7 +216,8 @@ class _Options:
 
     def retrier(self) -> "_native.Retrier":
         seed = self.seed
-        _check_seed(seed)
+        if seed is not None:
+            _check_seed(seed)
         policy = resolve_policy(self.policy, self.max_retries, self.delay)
         if self.fleet is None:
             return _native.Retrier(policy, seed, self.on_context_overflow is not None)
@@ -318,16 +331,33 @@ async def _retry_async(fn: Callable[[], Awaitable[T]], exc: Exception, opts: _Op
             exc = e
 
 
-def _fleet_sync(fn: Callable[[], T], opts: _Options) -> T:
+def _fleet_retrier(options: Dict[str, Any]) -> "_native.Retrier":
+    """The retrier of a fleet call, made before its first call from just what it needs; the
+    other keyword arguments are checked on the first failure, as without a fleet."""
+    fleet: Any = options.get("fleet")
+    key: Any = options.get("key")
+    if not (type(fleet) is Fleet and type(key) is str and key):
+        _check_fleet(fleet, key)
+    seed = options.get("seed")
+    if seed is not None:
+        _check_seed(seed)
+    policy = resolve_policy(options.get("policy"), options.get("max_retries", 3), options.get("delay", 15.0))
+    return _native.Retrier(policy, seed, options.get("on_context_overflow") is not None, fleet._inner, key)
+
+
+def _fleet_sync(fn: Callable[[], T], name: str, options: Dict[str, Any]) -> T:
     """The loop with a fleet: ask before every call, wait out pauses and open circuits, report
     the success. Elapsed time counts from the first failure, as without a fleet."""
-    retrier = opts.retrier()
+    retrier = _fleet_retrier(options)
+    opts: Optional[_Options] = None
     t0 = 0.0
     exc: Optional[Exception] = None
     last: Optional["_native.Decision"] = None
     while True:
         gate = retrier._before_attempt(0.0 if exc is None else _monotonic() - t0)
         if gate is not None:
+            if opts is None:
+                opts = _Options(name, options)
             _emit_events(opts.on_event, gate.events)
             if gate.reject and exc is not None and last is not None:
                 raise _give_up(exc, last._stopped_at_gate())
@@ -345,19 +375,24 @@ def _fleet_sync(fn: Callable[[], T], opts: _Options) -> T:
         else:
             events = retrier._on_success()
             if events:
-                _emit_events(opts.on_event, events)
+                _emit_events(_hook("on_event", options.get("on_event")) if opts is None else opts.on_event, events)
             return value
+        if opts is None:
+            opts = _Options(name, options)
         last = _after_failure_sync(retrier, exc, opts, _monotonic() - t0)
 
 
-async def _fleet_async(fn: Callable[[], Awaitable[T]], opts: _Options) -> T:
-    retrier = opts.retrier()
+async def _fleet_async(fn: Callable[[], Awaitable[T]], name: str, options: Dict[str, Any]) -> T:
+    retrier = _fleet_retrier(options)
+    opts: Optional[_Options] = None
     t0 = 0.0
     exc: Optional[Exception] = None
     last: Optional["_native.Decision"] = None
     while True:
         gate = retrier._before_attempt(0.0 if exc is None else _monotonic() - t0)
         if gate is not None:
+            if opts is None:
+                opts = _Options(name, options)
             _emit_events(opts.on_event, gate.events)
             if gate.reject and exc is not None and last is not None:
                 raise _give_up(exc, last._stopped_at_gate())
@@ -375,8 +410,10 @@ async def _fleet_async(fn: Callable[[], Awaitable[T]], opts: _Options) -> T:
         else:
             events = retrier._on_success()
             if events:
-                _emit_events(opts.on_event, events)
+                _emit_events(_hook("on_event", options.get("on_event")) if opts is None else opts.on_event, events)
             return value
+        if opts is None:
+            opts = _Options(name, options)
         last = await _after_failure_async(retrier, exc, opts, _monotonic() - t0)
 
 
@@ -460,7 +497,7 @@ else:
 
     def call_llm_with_retry(fn, **options):
         if options and options.get("fleet") is not None:
-            return _fleet_sync(fn, _Options("call_llm_with_retry", options))
+            return _fleet_sync(fn, "call_llm_with_retry", options)
         try:
             return fn()
         except Exception as e:
@@ -470,7 +507,7 @@ else:
 
     async def acall_llm_with_retry(fn, **options):
         if options and options.get("fleet") is not None:
-            return await _fleet_async(fn, _Options("acall_llm_with_retry", options))
+            return await _fleet_async(fn, "acall_llm_with_retry", options)
         try:
             return await fn()
         except Exception as e:
