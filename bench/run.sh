@@ -8,6 +8,7 @@
 # Steps: the scenario simulator (retry-sim, release build: virtual-time scenarios, fleets,
 # candidate defaults, and the real-time check against retry-lab over loopback); the criterion
 # benches of the core (`cargo bench -p retry-core --bench engine`, parsed into a table); the
+# fleets across processes (bench/fleet_processes.py: Redis, per process, none); the
 # bindings' bench/python/bench*.py and bench/ruby/bench*.rb when present and runnable (skipped
 # with a note otherwise); charts with matplotlib in the project's .venv (created if missing).
 # Every number in the report comes from these runs.
@@ -36,6 +37,18 @@ cargo build --release -q -p retry-sim
 sim_cmd=(target/release/retry-sim --out "$out" --seeds "$seeds" --live)
 echo "bench: ${sim_cmd[*]}"
 "${sim_cmd[@]}" --command "${sim_cmd[*]}"
+
+# Fleets across processes: 4 processes x 50 agents, one Redis fleet vs a fleet per process vs
+# none, through a real outage of the lab (bench/fleet_processes.py).
+echo "bench: python3 bench/fleet_processes.py"
+if command -v redis-server >/dev/null 2>&1; then
+    cargo build --release -q -p retry-lab
+    cargo build --release -q -p retry-core --features reqwest,redis --example fleet_agents
+    python3 bench/fleet_processes.py --repeat "$( ((quick)) && echo 1 || echo 2)" >"$work/fleet_processes.md" 2>"$work/fleet_processes.err" ||
+        { echo "## Fleets across processes"; echo; echo "**Failed**:"; echo; echo '```text'; tail -n 5 "$work/fleet_processes.err"; echo '```'; echo; } >"$work/fleet_processes.md"
+else
+    printf '## Fleets across processes\n\n**Skipped**: no redis-server (scripts/setup.sh installs it).\n\n' >"$work/fleet_processes.md"
+fi
 
 echo "bench: cargo bench -p retry-core --bench engine ${criterion_args[*]:-}"
 criterion_date="$(now)"
@@ -138,6 +151,7 @@ report="$out/REPORT.md"
     echo "timings (criterion, the bindings' benches) are upper bounds and the live lab check is approximate; virtual-time figures are exact."
     echo
     cat "$out/sim.md"
+    cat "$work/fleet_processes.md"
     echo "## Engine cost (criterion)"
     echo
     if ((criterion_ok)) && target/release/retry-sim criterion "$work/criterion.txt" >"$work/criterion.md"; then

@@ -1,6 +1,8 @@
 //! N agents in one process calling an OpenAI-style endpoint in a loop, sharing one fleet
 //! (budget, breaker, pauses) with every other process that names the same Redis. Prints one
-//! JSON line of results. Used by `tests/fleet_redis.rs` (4 processes x 50 agents).
+//! JSON line of results. Used by `tests/fleet_redis.rs` (4 processes x 50 agents) and by
+//! `bench/fleet_processes.py`, which also runs the baselines: `--fleet local` (a fleet per
+//! process, nothing shared between processes) and `--fleet none` (every agent on its own).
 //!
 //!     cargo run -p retry-core --features reqwest,redis --example fleet_agents -- \
 //!         --url http://127.0.0.1:PORT --redis redis://127.0.0.1:6379/0 --agents 50 --seconds 10
@@ -53,16 +55,23 @@ async fn main() {
     let seconds: f64 = arg(&args, "--seconds", "10").parse().expect("--seconds S");
     let think: f64 = arg(&args, "--think", "0.5").parse().expect("--think S");
     let proc_id = arg(&args, "--id", "0");
+    // `redis` (the default with --redis), `local` (the default without) or `none`.
+    let mode = arg(&args, "--fleet", if redis.is_empty() { "local" } else { "redis" });
+    assert!(
+        matches!(mode.as_str(), "redis" | "local" | "none"),
+        "--fleet redis|local|none"
+    );
+    assert!(mode != "redis" || !redis.is_empty(), "--fleet redis needs --redis URL");
 
     let cfg = FleetConfig {
-        redis_url: (!redis.is_empty()).then_some(redis),
+        redis_url: (mode == "redis").then_some(redis),
         breaker: Some(BreakerConfig {
             open_s: 0.5,
             ..BreakerConfig::default()
         }),
         ..FleetConfig::default()
     };
-    let fleet = Arc::new(Fleet::from_config(cfg).expect("fleet config"));
+    let fleet = (mode != "none").then(|| Arc::new(Fleet::from_config(cfg).expect("fleet config")));
     // Delays scaled down 10x from `default` (0.1 s base, 1 s cap) so the run fits a test.
     let policy = RetryPolicy::from_config(
         r#"{"backoff": {"kind": "exponential", "base": 0.1, "multiplier": 2, "cap": 1}}"#,
@@ -79,7 +88,7 @@ async fn main() {
     let mut tasks = Vec::new();
     for a in 0..agents {
         let (fleet, client, url, policy, events) = (
-            Arc::clone(&fleet),
+            fleet.clone(),
             client.clone(),
             url.clone(),
             policy.clone(),
@@ -92,11 +101,11 @@ async fn main() {
             while started.elapsed().as_secs_f64() < seconds {
                 calls += 1;
                 let sink = |e: &Event| events.lock().unwrap().push(e.kind.to_owned());
-                let res = AsyncRetry::new(policy.clone())
-                    .fleet(Arc::clone(&fleet), "openai:gpt-4o")
-                    .events(&sink)
-                    .run(|_| call(&client, &url, &key))
-                    .await;
+                let mut retry = AsyncRetry::new(policy.clone()).events(&sink);
+                if let Some(fleet) = &fleet {
+                    retry = retry.fleet(Arc::clone(fleet), "openai:gpt-4o");
+                }
+                let res = retry.run(|_| call(&client, &url, &key)).await;
                 match res {
                     Ok(()) => {
                         ok += 1;
@@ -122,6 +131,6 @@ async fn main() {
     }
     println!(
         "{}",
-        serde_json::json!({"id": proc_id, "backend": fleet.backend_name(), "agents": out, "events": kinds})
+        serde_json::json!({"id": proc_id, "backend": fleet.as_ref().map_or("none", |f| f.backend_name()), "agents": out, "events": kinds})
     );
 }
