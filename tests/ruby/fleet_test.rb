@@ -25,14 +25,8 @@ class FleetTest < Minitest::Test
   end
 
   def teardown
-    unstub_sleeps
-    SwarmSDK::LogStream.emitter = nil
-    RetryCore::SwarmSDK.reset_configuration!
+    reset_globals
     super
-  end
-
-  def bounded(seconds = 10, &block)
-    Timeout.timeout(seconds, &block)
   end
 
   # --- configuration ---------------------------------------------------------------------
@@ -409,9 +403,7 @@ class FleetStressTest < Minitest::Test
   include GCStress
 
   def teardown
-    unstub_sleeps
-    SwarmSDK::LogStream.emitter = nil
-    RetryCore::SwarmSDK.reset_configuration!
+    reset_globals
     super
   end
 

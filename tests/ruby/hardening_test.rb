@@ -16,14 +16,12 @@ class HardeningTest < Minitest::Test
   LIMIT = 30 # seconds for one call, even with a 10 MB input on a debug build
 
   def teardown
-    unstub_sleeps
-    SwarmSDK::LogStream.emitter = nil
-    RetryCore::SwarmSDK.reset_configuration!
+    reset_globals
     super
   end
 
   def bounded(seconds = LIMIT, &block)
-    Timeout.timeout(GCStress.on? ? seconds * 30 : seconds, &block)
+    super
   end
 
   def heavy!

@@ -33,14 +33,12 @@ class LabTest < Minitest::Test
 
   def teardown
     @lab&.stop
-    unstub_sleeps
-    SwarmSDK::LogStream.emitter = nil
-    RetryCore::SwarmSDK.reset_configuration!
+    reset_globals
     super
   end
 
   def bounded(seconds = 15, &block)
-    Timeout.timeout(seconds, &block)
+    super
   end
 
   def client(**options)

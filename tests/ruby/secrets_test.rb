@@ -111,9 +111,7 @@ class SecretsTest < Minitest::Test
   end
 
   def teardown
-    unstub_sleeps
-    SwarmSDK::LogStream.emitter = nil
-    RetryCore::SwarmSDK.reset_configuration!
+    reset_globals
     super
   end
 

@@ -21,6 +21,7 @@ warn "retry_core #{RetryCore::VERSION}: #{native}" if ENV["RETRY_CORE_VERBOSE"]
 
 require "json"
 require "time"
+require "timeout"
 require "minitest/autorun"
 
 require_relative "support/ruby_llm_double"
@@ -122,5 +123,18 @@ module TestHelpers
                                                              object.singleton_class.private_method_defined?(:sleep, false)
     end
     @stubbed_sleep = []
+  end
+
+  # Undoes what a test changed globally: stubbed sleeps, the LogStream emitter and
+  # RetryCore::SwarmSDK's configuration. Call from teardown.
+  def reset_globals
+    unstub_sleeps
+    SwarmSDK::LogStream.emitter = nil
+    RetryCore::SwarmSDK.reset_configuration!
+  end
+
+  # The block, or Timeout::Error after `seconds` (30 times longer under GC.stress).
+  def bounded(seconds = 10, &block)
+    Timeout.timeout(GCStress.on? ? seconds * 30 : seconds, &block)
   end
 end
