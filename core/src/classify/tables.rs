@@ -106,6 +106,26 @@ pub const CODES: &[CodeRow] = &[
     generic("invalid_request", BadRequest),
 ];
 
+/// The row of a (normalised) code: the first in table order, as a scan of [`CODES`] finds it.
+/// Rows are bucketed by length, so a lookup compares a handful of rows, not all of them.
+pub fn code_row(code: &str) -> Option<&'static CodeRow> {
+    static BY_LEN: std::sync::OnceLock<Vec<Vec<&'static CodeRow>>> = std::sync::OnceLock::new();
+    let by_len = BY_LEN.get_or_init(|| {
+        let longest = CODES.iter().map(|r| r.code.len()).max().unwrap_or(0);
+        let mut by_len = vec![Vec::new(); longest + 1];
+        for r in CODES {
+            by_len[r.code.len()].push(r);
+        }
+        by_len
+    });
+    let c = code.as_bytes();
+    by_len
+        .get(c.len())?
+        .iter()
+        .copied()
+        .find(|r| r.code.as_bytes()[0] == c[0] && r.code.as_bytes() == c)
+}
+
 /// What an exception class tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClassRule {
@@ -478,3 +498,41 @@ pub const PERMANENT_REFINEMENTS: &[Category] = &[
     ContentFiltered,
     Unauthorized,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The length index finds what a scan of the table finds, for every row and for near misses.
+    #[test]
+    fn code_row_is_the_first_matching_row() {
+        let scan = |code: &str| CODES.iter().find(|r| r.code == code);
+        let mut probes: Vec<String> = CODES.iter().map(|r| r.code.to_owned()).collect();
+        for r in CODES {
+            probes.push(r.code.to_ascii_uppercase());
+            probes.push(format!("{}x", r.code));
+            probes.push(r.code[1..].to_owned());
+            probes.push(format!("x{}", &r.code[1..]));
+        }
+        probes.extend(["", "x", "error", "tokens", &"a".repeat(200)].map(String::from));
+        for p in &probes {
+            let key = |r: &CodeRow| (r.code, r.category, r.generic);
+            assert_eq!(code_row(p).map(key), scan(p).map(key), "{p}");
+        }
+    }
+
+    /// Codes are unique and already normalised (lower case, no ':' or '#'), so the first row
+    /// that matches is the only one, generic or not.
+    #[test]
+    fn codes_are_unique_and_normalised() {
+        for (i, r) in CODES.iter().enumerate() {
+            assert!(!r.code.is_empty());
+            assert_eq!(crate::classify::body::normalize_code(r.code), r.code);
+            assert!(
+                CODES[..i].iter().all(|o| o.code != r.code),
+                "{} twice",
+                r.code
+            );
+        }
+    }
+}

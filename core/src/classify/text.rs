@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
+use super::swar::{has_byte, word};
 use crate::category::Category;
 
 /// A phrase table compiled into one automaton: one pass over the text finds every phrase; the
@@ -55,6 +56,41 @@ fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
+/// `hay[from..].find(needle)`, as an index into `hay`. Classification searches short texts for
+/// short needles, where building `str::find`'s two-way searcher (~250 instructions) costs more
+/// than the search: a word-at-a-time scan for the needle's first byte does those; long texts
+/// keep the linear-time searcher.
+fn find_at(hay: &str, needle: &str, from: usize) -> Option<usize> {
+    const SHORT: usize = 256;
+    let h = &hay.as_bytes()[from..];
+    let n = needle.as_bytes();
+    if h.len() > SHORT {
+        return hay[from..].find(needle).map(|p| from + p);
+    }
+    let Some(&first) = n.first() else {
+        return Some(from); // as `find` answers an empty needle
+    };
+    let last = h.len().checked_sub(n.len())?; // the last possible start
+                                              // A match of a whole (valid UTF-8) needle starts on a char boundary, as `find`'s do.
+    let at = |p: usize| p <= last && &h[p..p + n.len()] == n;
+    let mut i = 0;
+    while i + 8 <= h.len() && i <= last {
+        // Every `first` byte is flagged (and maybe a byte above one): each flag is checked.
+        let mut flags = has_byte(word(h, i), first);
+        while flags != 0 {
+            let p = i + (flags.trailing_zeros() / 8) as usize;
+            if at(p) {
+                return Some(from + p);
+            }
+            flags &= flags - 1;
+        }
+        i += 8;
+    }
+    (i..=last)
+        .find(|&p| h[p] == first && at(p))
+        .map(|p| from + p)
+}
+
 /// Whether `phrase` (lower-case) occurs in `hay` (lower-case) with word boundaries on both sides.
 /// Boundaries are only required where the phrase itself begins or ends with a word character,
 /// so "without `tool_result`" matches before a dot.
@@ -67,8 +103,7 @@ pub fn contains_phrase(hay: &str, phrase: &str) -> bool {
     let need_left = is_word(p[0]);
     let need_right = is_word(p[p.len() - 1]);
     let mut from = 0;
-    while let Some(pos) = hay[from..].find(phrase) {
-        let start = from + pos;
+    while let Some(start) = find_at(hay, phrase, from) {
         let end = start + p.len();
         let left_ok = !need_left || start == 0 || !is_word(h[start - 1]);
         let right_ok = !need_right || end == h.len() || !is_word(h[end]);
@@ -90,8 +125,7 @@ pub fn status_in_text(hay: &str, introducers: &[&str]) -> Option<u16> {
     let h = hay.as_bytes();
     for intro in introducers {
         let mut from = 0;
-        while let Some(pos) = hay[from..].find(intro) {
-            let start = from + pos;
+        while let Some(start) = find_at(hay, intro, from) {
             let end = start + intro.len();
             from = end;
             if start > 0 && is_word(h[start - 1]) {
@@ -166,6 +200,47 @@ mod tests {
                 .find(|(p, _)| contains_phrase(hay, p))
                 .map(|(_, c)| *c);
             assert_eq!(permanent().first(hay), slow, "{hay}");
+        }
+    }
+
+    /// The short-text search finds what `str::find` finds, at every offset, in ASCII and
+    /// multi-byte text, below and above the length where it hands over to `str::find`.
+    #[test]
+    fn find_at_agrees_with_str_find() {
+        let needles = [
+            "",
+            "a",
+            "ab",
+            "aab",
+            "status",
+            "http/1.1",
+            "é",
+            "éa",
+            "overloaded",
+            "zz",
+            "abcdefghijk",
+        ];
+        let mut hays = vec![String::new(), "a".into(), "ab".into(), "é".into()];
+        for len in [7, 8, 9, 15, 16, 17, 31, 63, 255, 256, 257, 300] {
+            let text: String = "aab éab status http/1.1 overloaded abcdefghij abcdefghijk "
+                .chars()
+                .cycle()
+                .take(len)
+                .collect();
+            hays.push(text.clone());
+            hays.push(text.replace('a', "é"));
+            hays.push("x".repeat(len.saturating_sub(2)) + "ab");
+        }
+        for hay in &hays {
+            for needle in needles {
+                for from in (0..=hay.len()).filter(|i| hay.is_char_boundary(*i)) {
+                    assert_eq!(
+                        find_at(hay, needle, from),
+                        hay[from..].find(needle).map(|p| from + p),
+                        "{needle:?} in {hay:?} from {from}"
+                    );
+                }
+            }
         }
     }
 
