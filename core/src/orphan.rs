@@ -124,113 +124,477 @@ pub struct Pruned {
 /// An assistant tool call is an orphan when no result for its id appears before the next user
 /// or assistant message (Anthropic style: in the immediately following user message). A call
 /// without an id is always an orphan. A result whose call does not exist (or was pruned) dangles.
+///
+/// The rules are the same as [`History::plan`]'s (one planner reads both); this one gives each
+/// pruned call its name and arguments back.
 pub fn plan(views: &[MessageView]) -> PrunePlan {
-    let n = views.len();
-    let mut edits = vec![Edit::Keep; n];
-    let mut pruned = Vec::new();
-    // The ids each assistant message keeps, flat: message i keeps kept[spans[i].0..spans[i].1].
-    let mut kept: Vec<&str> = Vec::new();
-    let mut spans: Vec<(u32, u32)> = vec![(0, 0); n];
-    let mut answered: Vec<&str> = Vec::new();
-
-    for (i, m) in views.iter().enumerate() {
-        if m.role != Role::Assistant || m.tool_calls.is_empty() {
-            continue;
-        }
-        answered.clear();
-        answered_ids(views, i, &mut answered);
-        let from = kept.len() as u32;
-        let mut slots = Vec::new();
-        for call in &m.tool_calls {
-            match call.id.as_deref() {
-                Some(id) if answered.contains(&id) => kept.push(id),
-                _ => {
-                    slots.push(call.slot);
-                    pruned.push(PrunedCall {
-                        id: call.id.clone(),
-                        name: call.name.clone(),
-                        arguments: call.arguments.clone(),
-                    });
-                }
-            }
-        }
-        spans[i] = (from, kept.len() as u32);
-        if !slots.is_empty() {
-            edits[i] = if slots.len() == m.tool_calls.len() && !m.has_content {
-                Edit::Remove
-            } else {
-                Edit::RemoveToolCalls { slots }
-            };
-        }
+    let changes = plan_of(views);
+    let mut edits = vec![Edit::Keep; views.len()];
+    for (i, edit) in changes.edits {
+        edits[i] = edit;
     }
-    let kept_by = |k: usize| &kept[spans[k].0 as usize..spans[k].1 as usize];
-
-    let mut dangling = 0;
-    // The message that owns the tool results that follow it: the last user or assistant
-    // message, as `answered_ids` reads them (system and other messages do not end the window).
-    let mut owner: Option<usize> = None;
-    for (j, m) in views.iter().enumerate() {
-        match m.role {
-            Role::Tool => {
-                let ok = match (owner, m.tool_call_id.as_deref()) {
-                    (Some(k), Some(id)) => {
-                        views[k].role == Role::Assistant && kept_by(k).contains(&id)
-                    }
-                    _ => false,
-                };
-                if !ok {
-                    edits[j] = Edit::Remove;
-                    dangling += 1;
-                }
-                continue;
+    let pruned = changes
+        .pruned
+        .iter()
+        .map(|p| {
+            let call = &views[p.message].tool_calls[p.call];
+            PrunedCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
             }
-            _ if !m.tool_results.is_empty() => {
-                let owner_kept: &[&str] = match owner {
-                    Some(k) if views[k].role == Role::Assistant => kept_by(k),
-                    _ => &[],
-                };
-                let slots: Vec<usize> = m
-                    .tool_results
-                    .iter()
-                    .filter(|r| !r.id.as_deref().is_some_and(|id| owner_kept.contains(&id)))
-                    .map(|r| r.slot)
-                    .collect();
-                if !slots.is_empty() {
-                    dangling += slots.len();
-                    edits[j] = if slots.len() == m.tool_results.len() && !m.has_content {
-                        Edit::Remove
-                    } else {
-                        Edit::RemoveToolResults { slots }
-                    };
-                }
-            }
-            _ => {}
-        }
-        if matches!(m.role, Role::User | Role::Assistant) {
-            owner = Some(j);
-        }
-    }
+        })
+        .collect();
     PrunePlan {
         edits,
         pruned,
-        dangling_results: dangling,
+        dangling_results: changes.dangling_results,
+    }
+}
+
+/// An id in [`History`]'s text: `text[start..end]`, or no id when `start` is [`NO_ID`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IdSpan {
+    start: usize,
+    end: usize,
+}
+
+const NO_ID: usize = usize::MAX;
+
+impl IdSpan {
+    const NONE: IdSpan = IdSpan {
+        start: NO_ID,
+        end: 0,
+    };
+}
+
+/// A tool call or a tool result: its id and its slot in the host's container.
+#[derive(Debug, Clone, Copy)]
+struct Item {
+    id: IdSpan,
+    slot: usize,
+}
+
+/// A message: its role, whether it has content of its own, a `tool` message's
+/// `tool_call_id`, and its calls and results as ranges of [`History`]'s lists.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    role: Role,
+    has_content: bool,
+    tool_call_id: IdSpan,
+    calls: (usize, usize),
+    results: (usize, usize),
+}
+
+/// A history as pairing sees it, in flat buffers: every id is copied into one text buffer (no
+/// `String` per id), and a message's calls and results are ranges of two shared lists. Filled
+/// message by message with [`push_message`](History::push_message), then
+/// [`push_call`](History::push_call) / [`push_result`](History::push_result) for that message;
+/// [`clear`](History::clear) keeps the buffers for the next history.
+///
+/// This is what bindings build straight from host objects (an id is read from the host's own
+/// string and copied once, with no allocation of its own), and what [`plan`] builds from
+/// [`MessageView`]s: the rules are [`History::plan`]'s in both cases.
+///
+/// ```
+/// use retry_core::orphan::{Edit, History, Role};
+/// let mut h = History::default();
+/// h.push_message(Role::User, true, None);
+/// h.push_message(Role::Assistant, false, None);
+/// h.push_call(Some("call_1"), 0);
+/// h.push_call(Some("call_2"), 1);
+/// h.push_message(Role::Tool, true, Some("call_1"));
+/// let changes = h.plan();
+/// assert_eq!(changes.edits, vec![(1, Edit::RemoveToolCalls { slots: vec![1] })]);
+/// assert_eq!((changes.pruned[0].message, changes.pruned[0].call), (1, 1));
+/// assert_eq!(h.call_id(1, 1), Some("call_2"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    text: String,
+    calls: Vec<Item>,
+    results: Vec<Item>,
+    messages: Vec<Entry>,
+}
+
+/// A pruned call, located: the message, the call's index among that message's calls (in the
+/// order they were pushed) and its slot in the host's container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrunedAt {
+    pub message: usize,
+    pub call: usize,
+    pub slot: usize,
+}
+
+/// [`History::plan`]'s answer: only the messages that change.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Changes {
+    /// `(message index, edit)` for every message whose edit is not [`Edit::Keep`], in order.
+    pub edits: Vec<(usize, Edit)>,
+    /// The calls removed, in history order.
+    pub pruned: Vec<PrunedAt>,
+    pub dangling_results: usize,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+}
+
+impl History {
+    pub fn with_capacity(messages: usize) -> Self {
+        History {
+            text: String::new(),
+            calls: Vec::new(),
+            results: Vec::new(),
+            messages: Vec::with_capacity(messages),
+        }
+    }
+
+    /// Empties the history, keeping its buffers.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.calls.clear();
+        self.results.clear();
+        self.messages.clear();
+    }
+
+    /// Messages pushed so far.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// Reserves room for `messages` more messages.
+    pub fn reserve(&mut self, messages: usize) {
+        self.messages.reserve(messages);
+    }
+
+    fn span(&mut self, id: Option<&str>) -> IdSpan {
+        match id {
+            Some(id) => {
+                let start = self.text.len();
+                self.text.push_str(id);
+                IdSpan {
+                    start,
+                    end: self.text.len(),
+                }
+            }
+            None => IdSpan::NONE,
+        }
+    }
+
+    fn text_of(&self, id: IdSpan) -> Option<&str> {
+        (id.start != NO_ID).then(|| &self.text[id.start..id.end])
+    }
+
+    /// An id's bytes, for comparing (`None`: no id).
+    fn bytes_of(&self, id: IdSpan) -> Option<&[u8]> {
+        if id.start == NO_ID {
+            return None;
+        }
+        self.text.as_bytes().get(id.start..id.end)
+    }
+
+    /// Starts a message. `tool_call_id` is a `tool` message's (OpenAI / RubyLLM); `has_content`
+    /// says whether it has content beyond its tool calls / tool results (text, images).
+    pub fn push_message(&mut self, role: Role, has_content: bool, tool_call_id: Option<&str>) {
+        let tool_call_id = self.span(tool_call_id);
+        let (c, r) = (self.calls.len(), self.results.len());
+        self.messages.push(Entry {
+            role,
+            has_content,
+            tool_call_id,
+            calls: (c, c),
+            results: (r, r),
+        });
+    }
+
+    /// Sets the last message's `has_content` (when it is known only after its calls were read).
+    pub fn set_has_content(&mut self, has_content: bool) {
+        if let Some(m) = self.messages.last_mut() {
+            m.has_content = has_content;
+        }
+    }
+
+    /// Adds a tool call to the last message: its id (`None`: it can never be matched) and its
+    /// position in its container (the `tool_calls` list, or the content blocks).
+    pub fn push_call(&mut self, id: Option<&str>, slot: usize) {
+        let id = self.span(id);
+        self.calls.push(Item { id, slot });
+        if let Some(m) = self.messages.last_mut() {
+            m.calls.1 = self.calls.len();
+        }
+    }
+
+    /// Adds a tool result (an Anthropic `tool_result` block) to the last message.
+    pub fn push_result(&mut self, id: Option<&str>, slot: usize) {
+        let id = self.span(id);
+        self.results.push(Item { id, slot });
+        if let Some(m) = self.messages.last_mut() {
+            m.results.1 = self.results.len();
+        }
+    }
+
+    /// Forgets the calls pushed for the last message (to read them again another way).
+    pub fn clear_calls(&mut self) {
+        if let Some(m) = self.messages.last_mut() {
+            let from = m.calls.0;
+            m.calls.1 = from;
+            self.calls.truncate(from);
+        }
+    }
+
+    /// Calls pushed for message `message`.
+    pub fn calls_of(&self, message: usize) -> usize {
+        self.messages
+            .get(message)
+            .map_or(0, |m| m.calls.1 - m.calls.0)
+    }
+
+    /// The id of message `message`'s `call`-th call.
+    pub fn call_id(&self, message: usize, call: usize) -> Option<&str> {
+        let m = self.messages.get(message)?;
+        let item = self.calls[m.calls.0..m.calls.1].get(call)?;
+        self.text_of(item.id)
+    }
+
+    /// The plan (see [`plan`] for the rules), as the messages that change.
+    pub fn plan(&self) -> Changes {
+        plan_of(self)
+    }
+}
+
+/// What the planner reads of a history, message by message: implemented by [`History`] and by
+/// a slice of [`MessageView`]s, so that both are planned by the same code without a copy.
+trait Pairing {
+    fn len(&self) -> usize;
+    fn role(&self, i: usize) -> Role;
+    fn has_content(&self, i: usize) -> bool;
+    /// A `tool` message's `tool_call_id`.
+    fn tool_call_id(&self, i: usize) -> Option<&[u8]>;
+    /// How many tool calls message `i` has.
+    fn calls(&self, i: usize) -> usize;
+    /// The `k`-th call of message `i`: its id and its slot.
+    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize);
+    /// How many tool results message `i` has.
+    fn results(&self, i: usize) -> usize;
+    /// The `k`-th result of message `i`: its id and its slot.
+    fn result(&self, i: usize, k: usize) -> (Option<&[u8]>, usize);
+}
+
+impl Pairing for History {
+    fn len(&self) -> usize {
+        self.messages.len()
+    }
+    fn role(&self, i: usize) -> Role {
+        self.messages[i].role
+    }
+    fn has_content(&self, i: usize) -> bool {
+        self.messages[i].has_content
+    }
+    fn tool_call_id(&self, i: usize) -> Option<&[u8]> {
+        self.bytes_of(self.messages[i].tool_call_id)
+    }
+    fn calls(&self, i: usize) -> usize {
+        let (from, to) = self.messages[i].calls;
+        to - from
+    }
+    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize) {
+        let item = self.calls[self.messages[i].calls.0 + k];
+        (self.bytes_of(item.id), item.slot)
+    }
+    fn results(&self, i: usize) -> usize {
+        let (from, to) = self.messages[i].results;
+        to - from
+    }
+    fn result(&self, i: usize, k: usize) -> (Option<&[u8]>, usize) {
+        let item = self.results[self.messages[i].results.0 + k];
+        (self.bytes_of(item.id), item.slot)
+    }
+}
+
+impl Pairing for [MessageView] {
+    fn len(&self) -> usize {
+        <[MessageView]>::len(self)
+    }
+    fn role(&self, i: usize) -> Role {
+        self[i].role
+    }
+    fn has_content(&self, i: usize) -> bool {
+        self[i].has_content
+    }
+    fn tool_call_id(&self, i: usize) -> Option<&[u8]> {
+        self[i].tool_call_id.as_deref().map(str::as_bytes)
+    }
+    fn calls(&self, i: usize) -> usize {
+        self[i].tool_calls.len()
+    }
+    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize) {
+        let c = &self[i].tool_calls[k];
+        (c.id.as_deref().map(str::as_bytes), c.slot)
+    }
+    fn results(&self, i: usize) -> usize {
+        self[i].tool_results.len()
+    }
+    fn result(&self, i: usize, k: usize) -> (Option<&[u8]>, usize) {
+        let r = &self[i].tool_results[k];
+        (r.id.as_deref().map(str::as_bytes), r.slot)
     }
 }
 
 /// Result ids that answer the assistant message at `i`, appended to `ids`.
-fn answered_ids<'v>(views: &'v [MessageView], i: usize, ids: &mut Vec<&'v str>) {
-    for m in &views[i + 1..] {
-        match m.role {
-            Role::Tool => ids.extend(m.tool_call_id.as_deref()),
+fn answered_ids<'h, P: Pairing + ?Sized>(h: &'h P, i: usize, ids: &mut Vec<&'h [u8]>) {
+    for j in i + 1..h.len() {
+        match h.role(j) {
+            Role::Tool => ids.extend(h.tool_call_id(j)),
             Role::User => {
                 // Anthropic: results live in the immediately following user message.
-                ids.extend(m.tool_results.iter().filter_map(|r| r.id.as_deref()));
+                ids.extend((0..h.results(j)).filter_map(|k| h.result(j, k).0));
                 return;
             }
             Role::Assistant => return,
             Role::System | Role::Other => {}
         }
     }
+}
+
+/// The planner (see [`plan`] for the rules).
+fn plan_of<P: Pairing + ?Sized>(h: &P) -> Changes {
+    let mut edits = Vec::new();
+    let mut pruned = Vec::new();
+    // The assistant messages with calls, in order, and the ids of the calls each keeps:
+    // (message, kept[from..to]).
+    let mut owners: Vec<(usize, usize, usize)> = Vec::new();
+    let mut kept: Vec<&[u8]> = Vec::new();
+    let mut answered: Vec<&[u8]> = Vec::new();
+
+    for i in 0..h.len() {
+        if h.role(i) != Role::Assistant {
+            continue;
+        }
+        let calls = h.calls(i);
+        if calls == 0 {
+            continue;
+        }
+        answered.clear();
+        answered_ids(h, i, &mut answered);
+        let from = kept.len();
+        let mut slots = Vec::new();
+        for k in 0..calls {
+            let (id, slot) = h.call(i, k);
+            match id {
+                Some(id) if answered.iter().any(|a| same_id(a, id)) => kept.push(id),
+                _ => {
+                    slots.push(slot);
+                    pruned.push(PrunedAt {
+                        message: i,
+                        call: k,
+                        slot,
+                    });
+                }
+            }
+        }
+        owners.push((i, from, kept.len()));
+        if !slots.is_empty() {
+            edits.push((
+                i,
+                if slots.len() == calls && !h.has_content(i) {
+                    Edit::Remove
+                } else {
+                    Edit::RemoveToolCalls { slots }
+                },
+            ));
+        }
+    }
+
+    // The second pass's edits replace the first's for the same message (an assistant
+    // message with `tool_result` blocks), in message order.
+    let mut first = std::mem::take(&mut edits).into_iter().peekable();
+    let mut dangling = 0;
+    // The ids kept by the message that owns the tool results that follow it: the last user or
+    // assistant message, as `answered_ids` reads them (system and other messages do not end
+    // the window); none unless it is an assistant message with calls. Owners only move
+    // forward, and so does the search for them in `owners`.
+    let mut owner_kept: &[&[u8]] = &[];
+    let mut next_owner = 0;
+    let keeps = |owner_kept: &[&[u8]], id: Option<&[u8]>| {
+        id.is_some_and(|id| owner_kept.iter().any(|k| same_id(k, id)))
+    };
+    for j in 0..h.len() {
+        let role = h.role(j);
+        let mut edit = None;
+        if role == Role::Tool {
+            if !keeps(owner_kept, h.tool_call_id(j)) {
+                edit = Some(Edit::Remove);
+                dangling += 1;
+            }
+        } else if h.results(j) > 0 {
+            let results = h.results(j);
+            let slots: Vec<usize> = (0..results)
+                .map(|k| h.result(j, k))
+                .filter(|(id, _)| !keeps(owner_kept, *id))
+                .map(|(_, slot)| slot)
+                .collect();
+            if !slots.is_empty() {
+                dangling += slots.len();
+                edit = Some(if slots.len() == results && !h.has_content(j) {
+                    Edit::Remove
+                } else {
+                    Edit::RemoveToolResults { slots }
+                });
+            }
+        }
+        let earlier = match first.peek() {
+            Some((i, _)) if *i == j => first.next().map(|(_, e)| e),
+            _ => None,
+        };
+        if let Some(e) = edit.or(earlier) {
+            edits.push((j, e));
+        }
+        if matches!(role, Role::User | Role::Assistant) {
+            while owners.get(next_owner).is_some_and(|o| o.0 < j) {
+                next_owner += 1;
+            }
+            owner_kept = match owners.get(next_owner) {
+                Some(&(m, from, to)) if m == j => &kept[from..to],
+                _ => &[],
+            };
+        }
+    }
+    Changes {
+        edits,
+        pruned,
+        dangling_results: dangling,
+    }
+}
+
+/// Whether two ids are the same. Ids of one history tend to share a long prefix (`toolu_0000…`,
+/// `call_…`): their last eight bytes are compared first, as one word, so that different ids
+/// are mostly told apart there; an id of 8 to 16 bytes is then settled by its first eight, with
+/// no `memcmp` call.
+#[inline]
+fn same_id(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a == b;
+    }
+    let word =
+        |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().unwrap_or_default());
+    if word(a, n - 8) != word(b, n - 8) {
+        return false;
+    }
+    if n <= 16 {
+        return word(a, 0) == word(b, 0);
+    }
+    a[..n - 8] == b[..n - 8]
 }
 
 /// Does the error message say a tool call has no matching result? (SwarmSDK's patterns plus

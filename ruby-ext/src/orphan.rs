@@ -1,6 +1,6 @@
-//! `RetryCore._orphan_plan` (core `orphan.rs`): builds the core's `MessageView`s straight from
-//! Ruby messages, asks the core for its plan, and hands the edits back for Ruby to apply with
-//! the host's own classes.
+//! `RetryCore._orphan_plan` (core `orphan.rs`): reads Ruby messages straight into the core's
+//! flat `orphan::History`, asks the core for its plan, and hands the edits back for Ruby to
+//! apply with the host's own classes.
 //!
 //! Two kinds of messages are understood, in any mix:
 //! - Hashes (String or Symbol keys), OpenAI / RubyLLM or Anthropic shaped: converted to JSON and
@@ -8,47 +8,49 @@
 //! - RubyLLM-like objects (`role`, `content`, `tool_calls` as a Hash of id => call or an Array,
 //!   `tool_call_id`): read attribute by attribute, only as far as pairing needs. A call's name
 //!   and arguments are read only for the calls that get pruned.
+//!
+//! What keeps a long history cheap (10 000 RubyLLM messages, see `bench/ruby/bench.rb`): plain
+//! `attr_reader`s are read as instance variables; an id that is a UTF-8 String is copied from
+//! its bytes straight into the history's one text buffer (no `String` per id, see
+//! `with_plain_id` for why borrowing them is sound); a calls Hash's keys are read by
+//! `rb_hash_foreach` with a C callback rather than a protected Rust closure; the history's
+//! buffers are reused from call to call; and only the messages that change, and the calls
+//! pruned, cost anything after the plan.
 
 use magnus::{
     prelude::*,
     rb_sys::{AsRawId, AsRawValue, FromRawValue},
+    symbol::IntoSymbol,
     value::{Id, LazyId},
-    Error, RArray, RHash, RModule, RString, Ruby, Symbol, Value,
+    Error, RArray, RClass, RHash, RModule, RString, Ruby, Symbol, Value,
 };
+use rb_sys::{StableApiDefinition, VALUE};
 use std::cell::Cell;
 
-use retry_core::orphan::{self, Edit, MessageView, PrunedCall, Role, ToolCallView};
+use retry_core::orphan::{self, Edit, History, MessageView, PrunedCall, Role};
 use serde_json::Value as Json;
 
 use crate::convert::{self, from_json, hash_get, name_of, rstring_lossy};
 use crate::error::{guard, invalid_argument, to_ruby};
 
-static ID_TOOL_CALLS: LazyId = LazyId::new("tool_calls");
 static ID_ID: LazyId = LazyId::new("id");
-static ID_NAME: LazyId = LazyId::new("name");
-static ID_ARGUMENTS: LazyId = LazyId::new("arguments");
 static ID_EMPTY_P: LazyId = LazyId::new("empty?");
 
 thread_local! {
-    static SCRATCH: Cell<Vec<MessageView>> = const { Cell::new(Vec::new()) };
+    /// The history's buffers, kept between calls: a long history's are large enough for the
+    /// allocator to map and unmap them on every call otherwise.
+    static SCRATCH: Cell<History> = Cell::new(History::default());
 }
 
-/// Gives the views' buffer back to `SCRATCH` when dropped (emptied, and only if not huge).
-struct Recycle(Vec<MessageView>);
-
-impl std::ops::Deref for Recycle {
-    type Target = Vec<MessageView>;
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
+/// Gives the history's buffers back to `SCRATCH` when dropped (emptied, and only if not huge).
+struct Recycle(History);
 
 impl Drop for Recycle {
     fn drop(&mut self) {
-        let mut views = std::mem::take(&mut self.0);
-        if views.capacity() <= 1 << 20 {
-            views.clear();
-            SCRATCH.with(|s| s.set(views));
+        let mut history = std::mem::take(&mut self.0);
+        if history.len() <= 1 << 20 {
+            history.clear();
+            SCRATCH.with(|s| s.set(history));
         }
     }
 }
@@ -102,10 +104,6 @@ fn role_of(v: Value) -> Role {
     }
 }
 
-fn call(v: Value, id: &'static LazyId) -> Result<Value, Error> {
-    v.funcall::<_, _, Value>(**id, ())
-}
-
 /// Whether an object message has content beyond its tool calls, as SwarmSDK judges it:
 /// nil or a blank String is no content.
 fn object_has_content(content: Value) -> bool {
@@ -139,15 +137,158 @@ fn id_string(v: Value) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-/// The id of a tool call object or Hash.
-fn call_id(ruby: &Ruby, c: Value) -> Result<Option<String>, Error> {
-    if let Some(h) = RHash::from_value(c) {
-        return Ok(hash_get(ruby, h, "id").and_then(id_string));
+/// Where an id read from Ruby goes in the history.
+#[derive(Clone, Copy)]
+enum IdOf {
+    /// A new `tool` message's `tool_call_id`.
+    ToolMessage,
+    /// A tool call of the last message, at this slot.
+    Call(usize),
+}
+
+fn put_id(history: &mut History, of: IdOf, id: Option<&str>) {
+    match of {
+        IdOf::ToolMessage => history.push_message(Role::Tool, true, id),
+        IdOf::Call(slot) => history.push_call(id, slot),
     }
-    Ok(match c.check_funcall::<_, _, Value>(*ID_ID, ()) {
-        Some(r) => id_string(r?),
-        None => None,
-    })
+}
+
+/// The encodings whose Strings are read in place (their bytes are UTF-8 when valid UTF-8).
+#[derive(Clone, Copy)]
+struct Encodings([i32; 3]);
+
+impl Encodings {
+    /// (`_ruby`: these are read with the GVL held.)
+    fn new(_ruby: &Ruby) -> Self {
+        // SAFETY: these only return the built-in encodings' indices.
+        Encodings(unsafe {
+            [
+                rb_sys::rb_utf8_encindex(),
+                rb_sys::rb_usascii_encindex(),
+                rb_sys::rb_ascii8bit_encindex(),
+            ]
+        })
+    }
+}
+
+/// Calls `f` with the id `v` as `id_string` reads it (nil and "" are no id) when `v` is a
+/// String that can be read in place: UTF-8, US-ASCII or binary, holding valid UTF-8. Returns
+/// false, without calling `f`, for anything else. `f` must not call any Ruby API.
+fn with_plain_id(v: VALUE, encodings: Encodings, f: impl FnOnce(Option<&str>)) -> bool {
+    let api = rb_sys::stable_api::get_default();
+    if api.special_const_p(v) {
+        if api.nil_p(v) {
+            f(None);
+            return true;
+        }
+        return false;
+    }
+    // SAFETY: `v` is a live heap object (it was just read from a live message or Hash), so
+    // its flags can be read; the String checks below read only what a String has.
+    unsafe {
+        if api.builtin_type(v) != rb_sys::ruby_value_type::RUBY_T_STRING
+            || !encodings.0.contains(&api.encoding_get(v))
+        {
+            return false;
+        }
+        // The bytes are borrowed only for `f`. They stay where they are as long as no Ruby code
+        // runs and nothing is allocated on Ruby's heap (GC could then compact and move an
+        // embedded String, and Ruby code could change or drop it). Only Rust runs until this
+        // block ends: UTF-8 validation and `f`, which calls no Ruby API (the callers copy the
+        // text into the history's own buffer). The String is alive meanwhile: it is reachable
+        // from the message being read, which the history Array holds, and that Array is
+        // marked through the method's own argument. Nothing borrowed outlives the block.
+        let bytes = std::slice::from_raw_parts(
+            api.rstring_ptr(v) as *const u8,
+            api.rstring_len(v) as usize,
+        );
+        match std::str::from_utf8(bytes) {
+            Ok(text) => {
+                f((!text.is_empty()).then_some(text));
+                true
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// Adds an id to the history as `id_string` reads it (nil and "" are no id, a String its text
+/// with invalid bytes replaced, anything else its `to_s`), without a `String` of its own in the
+/// common case (see `with_plain_id`): the bytes are copied straight into the history's text.
+fn push_id(history: &mut History, v: Value, of: IdOf, encodings: Encodings) {
+    if with_plain_id(v.as_raw(), encodings, |id| put_id(history, of, id)) {
+        return;
+    }
+    // Everything else (Symbols, numbers, Strings in other encodings or with invalid bytes):
+    // an owned copy, which may call Ruby (`to_s`, encoding conversion).
+    let id = id_string(v);
+    put_id(history, of, id.as_deref());
+}
+
+/// Adds the keys of a RubyLLM calls Hash (id => call) to the last message as its calls' ids,
+/// when they are all Strings read in place (`with_plain_id`): `rb_hash_foreach` with a
+/// callback that runs no Ruby code and can neither raise nor panic, instead of a protected call
+/// through magnus. Returns false, having added nothing, when a key must be read otherwise.
+fn push_plain_keys(history: &mut History, h: RHash, encodings: Encodings) -> bool {
+    struct State<'h> {
+        history: &'h mut History,
+        encodings: Encodings,
+        slot: usize,
+        plain: bool,
+    }
+    unsafe extern "C" fn each(key: VALUE, _call: VALUE, arg: VALUE) -> std::os::raw::c_int {
+        // SAFETY: `arg` is the `State` below, alive and not otherwise borrowed for the call.
+        let state = unsafe { &mut *(arg as *mut State) };
+        // Nothing here should panic; should it anyway, the panic stops at this C frame and the
+        // keys are read again the general way, inside `guard`.
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let slot = state.slot;
+            let history = &mut *state.history;
+            with_plain_id(key, state.encodings, |id| history.push_call(id, slot))
+        }));
+        if matches!(read, Ok(true)) {
+            state.slot += 1;
+            rb_sys::st_retval::ST_CONTINUE as _
+        } else {
+            state.plain = false;
+            rb_sys::st_retval::ST_STOP as _
+        }
+    }
+    let mut state = State {
+        history,
+        encodings,
+        slot: 0,
+        plain: true,
+    };
+    // SAFETY: `h` is a live Hash; the callback does not modify it (the one way
+    // `rb_hash_foreach` raises) and calls no Ruby API; `state` outlives the call.
+    unsafe {
+        rb_sys::rb_hash_foreach(h.as_raw(), Some(each), &mut state as *mut State as VALUE);
+    }
+    if !state.plain {
+        state.history.clear_calls();
+    }
+    state.plain
+}
+
+/// Adds a tool call (a Hash or an object with `id`) to the last message.
+fn push_call(
+    ruby: &Ruby,
+    history: &mut History,
+    c: Value,
+    slot: usize,
+    encodings: Encodings,
+) -> Result<(), Error> {
+    let id = if let Some(h) = RHash::from_value(c) {
+        hash_get(ruby, h, "id")
+    } else {
+        c.check_funcall::<_, _, Value>(*ID_ID, ()).transpose()?
+    };
+    match id {
+        Some(id) => push_id(history, id, IdOf::Call(slot), encodings),
+        None => history.push_call(None, slot),
+    }
+    Ok(())
 }
 
 /// The four attributes pairing reads, and how to read each of a message class's: a plain
@@ -167,7 +308,11 @@ struct Reader {
     /// The class last asked about and its `attr_reader` bits (`Orphans.reader_mask`).
     class: Option<Value>,
     mask: u8,
+    /// The last message's `RBASIC_CLASS` (its singleton class, if it has one) whose class was
+    /// `class`: the next message with the same one needs no `rb_obj_class`.
+    basic_class: VALUE,
     roles: RoleSymbols,
+    encodings: Encodings,
 }
 
 impl Reader {
@@ -184,14 +329,28 @@ impl Reader {
             tool_call_id: attr("tool_call_id", 8),
             class: None,
             mask: 0,
+            basic_class: 0,
             roles: RoleSymbols::new(ruby),
+            encodings: Encodings::new(ruby),
         }
     }
 
     /// Looks up, once per class met, which attributes are plain readers.
     fn learn(&mut self, ruby: &Ruby, m: Value) -> Result<(), Error> {
+        let api = rb_sys::stable_api::get_default();
+        let raw = m.as_raw();
+        // SAFETY: a heap object's class pointer is read, nothing else.
+        let basic = if api.special_const_p(raw) {
+            0
+        } else {
+            unsafe { api.rbasic_class(raw) }.map_or(0, |c| c.as_ptr() as VALUE)
+        };
+        if basic != 0 && basic == self.basic_class {
+            return Ok(());
+        }
         let class = m.class().as_value();
         if self.class.is_some_and(|c| c.as_raw() == class.as_raw()) {
+            self.basic_class = basic;
             return Ok(());
         }
         let orphans: RModule = ruby
@@ -200,6 +359,7 @@ impl Reader {
             .const_get("Orphans")?;
         self.mask = orphans.funcall::<_, _, u8>("reader_mask", (class,))?;
         self.class = Some(class);
+        self.basic_class = basic;
         Ok(())
     }
 
@@ -214,12 +374,14 @@ impl Reader {
     }
 }
 
-fn object_view(
+/// Adds a message read as an object (RubyLLM-like) to the history.
+fn push_object(
     ruby: &Ruby,
     reader: &mut Reader,
+    history: &mut History,
     index: usize,
     m: Value,
-) -> Result<(MessageView, Shape), Error> {
+) -> Result<Shape, Error> {
     reader.learn(ruby, m)?;
     let role = match reader.read(m, &reader.role)? {
         Some(role) => reader.roles.role_of(role),
@@ -233,96 +395,211 @@ fn object_view(
             ))
         }
     };
-    let mut view = MessageView {
-        role,
-        has_content: true,
-        tool_calls: Vec::new(),
-        tool_call_id: None,
-        tool_results: Vec::new(),
-    };
     let mut shape = Shape::Object;
     match role {
-        Role::Tool => {
-            view.tool_call_id = reader.read(m, &reader.tool_call_id)?.and_then(id_string);
-        }
+        Role::Tool => match reader.read(m, &reader.tool_call_id)? {
+            Some(id) => push_id(history, id, IdOf::ToolMessage, reader.encodings),
+            None => history.push_message(Role::Tool, true, None),
+        },
         Role::Assistant => {
+            history.push_message(Role::Assistant, true, None);
             let calls = reader
                 .read(m, &reader.tool_calls)?
                 .unwrap_or_else(|| ruby.qnil().as_value());
             if let Some(h) = RHash::from_value(calls) {
                 if !h.is_empty() {
                     shape = Shape::ObjectCallsHash;
-                    let mut slot = 0;
-                    h.foreach(|k: Value, _c: Value| {
-                        // SwarmSDK keys the calls by id: the key is the id.
-                        view.tool_calls.push(ToolCallView {
-                            id: id_string(k),
-                            name: String::new(),
-                            arguments: Json::Null,
-                            slot,
-                        });
-                        slot += 1;
-                        Ok(magnus::r_hash::ForEach::Continue)
-                    })?;
+                    // SwarmSDK keys the calls by id: the key is the id.
+                    if !push_plain_keys(history, h, reader.encodings) {
+                        let mut slot = 0;
+                        h.foreach(|k: Value, _c: Value| {
+                            push_id(history, k, IdOf::Call(slot), reader.encodings);
+                            slot += 1;
+                            Ok(magnus::r_hash::ForEach::Continue)
+                        })?;
+                    }
                 }
             } else if let Some(a) = RArray::from_value(calls) {
                 if !a.is_empty() {
                     shape = Shape::ObjectCallsArray;
                     for slot in 0..a.len() {
                         let c = a.entry::<Value>(slot as isize)?;
-                        view.tool_calls.push(ToolCallView {
-                            id: call_id(ruby, c)?,
-                            name: String::new(),
-                            arguments: Json::Null,
-                            slot,
-                        });
+                        push_call(ruby, history, c, slot, reader.encodings)?;
                     }
                 }
             }
-            if !view.tool_calls.is_empty() {
+            if history.calls_of(index) > 0 {
                 let content = reader
                     .read(m, &reader.content)?
                     .unwrap_or_else(|| ruby.qnil().as_value());
-                view.has_content = object_has_content(content);
+                history.set_has_content(object_has_content(content));
             }
         }
-        _ => {}
+        role => history.push_message(role, true, None),
     }
-    Ok((view, shape))
+    Ok(shape)
 }
 
-fn hash_view(ruby: &Ruby, index: usize, m: Value) -> Result<MessageView, Error> {
+/// Adds a Hash message to the history, as the core views its JSON; the view is returned for
+/// the names and arguments of its calls, should they be pruned.
+fn push_hash(
+    ruby: &Ruby,
+    history: &mut History,
+    index: usize,
+    m: Value,
+) -> Result<MessageView, Error> {
     let json = convert::to_json(m)?;
-    let mut views = orphan::views_from_json(std::slice::from_ref(&json)).map_err(|mut e| {
-        e.message = e
-            .message
-            .replacen("message 0", &format!("message {index}"), 1);
-        to_ruby(ruby, e)
-    })?;
-    views
+    let view = orphan::views_from_json(std::slice::from_ref(&json))
+        .map_err(|mut e| {
+            e.message = e
+                .message
+                .replacen("message 0", &format!("message {index}"), 1);
+            to_ruby(ruby, e)
+        })?
         .pop()
-        .ok_or_else(|| invalid_argument(ruby, format!("message {index} has no view")))
+        .ok_or_else(|| invalid_argument(ruby, format!("message {index} has no view")))?;
+    history.push_message(view.role, view.has_content, view.tool_call_id.as_deref());
+    for c in &view.tool_calls {
+        history.push_call(c.id.as_deref(), c.slot);
+    }
+    for r in &view.tool_results {
+        history.push_result(r.id.as_deref(), r.slot);
+    }
+    Ok(view)
+}
+
+/// The `slot`-th value of a Hash, read with `rb_hash_foreach` and a callback that runs no Ruby
+/// code and can neither raise nor panic.
+fn hash_value_at(h: RHash, slot: usize) -> Option<Value> {
+    struct State {
+        left: usize,
+        found: Option<VALUE>,
+    }
+    // Cannot panic: a comparison, a subtraction and a store.
+    unsafe extern "C" fn each(_key: VALUE, value: VALUE, arg: VALUE) -> std::os::raw::c_int {
+        // SAFETY: `arg` is the `State` below, alive and not otherwise borrowed for the call.
+        let state = unsafe { &mut *(arg as *mut State) };
+        if state.left == 0 {
+            state.found = Some(value);
+            return rb_sys::st_retval::ST_STOP as _;
+        }
+        state.left -= 1;
+        rb_sys::st_retval::ST_CONTINUE as _
+    }
+    let mut state = State {
+        left: slot,
+        found: None,
+    };
+    // SAFETY: `h` is a live Hash; the callback does not modify it (the one way
+    // `rb_hash_foreach` raises) and calls no Ruby API; `state` outlives the call. The value
+    // found is still held by the Hash when it is returned.
+    unsafe {
+        rb_sys::rb_hash_foreach(h.as_raw(), Some(each), &mut state as *mut State as VALUE);
+        state.found.map(|v| Value::from_raw(v))
+    }
+}
+
+/// How to read `name` and `arguments` of a tool call object's class: as instance variables
+/// when they are plain `attr_reader`s (as `Orphans.reader_mask` judges a message's), else by
+/// calling them. Learned once per class met.
+struct CallReader {
+    name: Attr,
+    arguments: Attr,
+    class: Option<Value>,
+    mask: u8,
+}
+
+impl CallReader {
+    fn new(ruby: &Ruby) -> Self {
+        CallReader {
+            name: Attr {
+                method: ruby.intern("name"),
+                ivar: ruby.intern("@name"),
+                bit: 1,
+            },
+            arguments: Attr {
+                method: ruby.intern("arguments"),
+                ivar: ruby.intern("@arguments"),
+                bit: 2,
+            },
+            class: None,
+            mask: 0,
+        }
+    }
+
+    /// Whether `klass#name` is a plain `attr_reader`: the same test as `Orphans.reader_mask`
+    /// (its own name, no parameters, defined in Ruby but without instructions of its own).
+    /// Anything unexpected counts as not plain: the method is then called, which is always right.
+    fn plain(ruby: &Ruby, klass: Value, name: Id) -> bool {
+        let test = || -> Result<bool, Error> {
+            let sym = name.into_symbol_with(ruby);
+            let method: Value = klass.funcall("instance_method", (sym,))?;
+            let original: Value = method.funcall("original_name", ())?;
+            let arity: i64 = method.funcall("arity", ())?;
+            let location: Value = method.funcall("source_location", ())?;
+            if original.as_raw() != sym.as_raw() || arity != 0 || location.is_nil() {
+                return Ok(false);
+            }
+            let iseq: RClass = ruby
+                .class_object()
+                .const_get::<_, RModule>("RubyVM")?
+                .const_get("InstructionSequence")?;
+            Ok(iseq.funcall::<_, _, Value>("of", (method,))?.is_nil())
+        };
+        test().unwrap_or(false)
+    }
+
+    fn learn(&mut self, ruby: &Ruby, c: Value) {
+        let class = c.class().as_value();
+        if self.class.is_some_and(|k| k.as_raw() == class.as_raw()) {
+            return;
+        }
+        self.mask = 0;
+        for attr in [&self.name, &self.arguments] {
+            if Self::plain(ruby, class, attr.method) {
+                self.mask |= attr.bit;
+            }
+        }
+        self.class = Some(class);
+    }
+
+    /// The attribute's value; nil when the call has no such method.
+    fn read(&mut self, ruby: &Ruby, c: Value, attr: fn(&Self) -> &Attr) -> Result<Value, Error> {
+        self.learn(ruby, c);
+        let attr = attr(self);
+        if self.mask & attr.bit != 0 {
+            // SAFETY: rb_ivar_get only reads (nil when unset) and never raises.
+            let raw = unsafe { rb_sys::rb_ivar_get(c.as_raw(), attr.ivar.as_raw()) };
+            return Ok(unsafe { Value::from_raw(raw) });
+        }
+        Ok(c.check_funcall::<_, _, Value>(attr.method, ())
+            .transpose()?
+            .unwrap_or_else(|| ruby.qnil().as_value()))
+    }
 }
 
 /// The `slot`-th call of a message read as an object, and its (name, arguments).
-fn object_call(ruby: &Ruby, m: Value, shape: Shape, slot: usize) -> Result<(Value, Value), Error> {
-    let calls = call(m, &ID_TOOL_CALLS)?;
-    let mut found = None;
-    if shape == Shape::ObjectCallsHash {
-        if let Some(h) = RHash::from_value(calls) {
-            let mut i = 0;
-            h.foreach(|_k: Value, c: Value| {
-                if i == slot {
-                    found = Some(c);
-                    return Ok(magnus::r_hash::ForEach::Stop);
-                }
-                i += 1;
-                Ok(magnus::r_hash::ForEach::Continue)
-            })?;
-        }
+fn object_call(
+    ruby: &Ruby,
+    reader: &mut Reader,
+    calls_reader: &mut CallReader,
+    m: Value,
+    shape: Shape,
+    slot: usize,
+) -> Result<(Value, Value), Error> {
+    reader.learn(ruby, m)?;
+    let calls = reader
+        .read(m, &reader.tool_calls)?
+        .unwrap_or_else(|| ruby.qnil().as_value());
+    let found = if shape == Shape::ObjectCallsHash {
+        RHash::from_value(calls).and_then(|h| hash_value_at(h, slot))
     } else if let Some(a) = RArray::from_value(calls) {
-        found = Some(a.entry::<Value>(slot as isize)?);
-    }
+        (slot < a.len())
+            .then(|| a.entry::<Value>(slot as isize))
+            .transpose()?
+    } else {
+        None
+    };
     let c = found.ok_or_else(|| {
         invalid_argument(
             ruby,
@@ -341,14 +618,8 @@ fn object_call(ruby: &Ruby, m: Value, shape: Shape, slot: usize) -> Result<(Valu
             .or_else(|| hash_get(ruby, h, "input"));
         return Ok((name.unwrap_or(nil), args.unwrap_or(nil)));
     }
-    let name = match c.check_funcall::<_, _, Value>(*ID_NAME, ()) {
-        Some(v) => v?,
-        None => ruby.qnil().as_value(),
-    };
-    let args = match c.check_funcall::<_, _, Value>(*ID_ARGUMENTS, ()) {
-        Some(v) => v?,
-        None => ruby.qnil().as_value(),
-    };
+    let name = calls_reader.read(ruby, c, |r| &r.name)?;
+    let args = calls_reader.read(ruby, c, |r| &r.arguments)?;
     Ok((name, args))
 }
 
@@ -361,24 +632,27 @@ fn object_call(ruby: &Ruby, m: Value, shape: Shape, slot: usize) -> Result<(Valu
 fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
     guard(ruby, || {
         let n = messages.len();
-        // The views' buffer is kept between calls: a long history's is large enough for the
-        // allocator to map and unmap it on every call otherwise.
-        let mut views = SCRATCH.with(Cell::take);
-        views.clear();
-        views.reserve(n);
+        let mut history = Recycle(SCRATCH.with(Cell::take));
+        let history = &mut history.0;
+        history.clear();
+        history.reserve(n);
         let mut shapes = Vec::with_capacity(n);
+        // The views of Hash messages, by message index, for the names and arguments of their
+        // pruned calls.
+        let mut hash_views: Vec<(usize, MessageView)> = Vec::new();
         let mut reader = Reader::new(ruby);
         for i in 0..n {
             let m = messages.entry::<Value>(i as isize)?;
             if RHash::from_value(m).is_some() {
-                views.push(hash_view(ruby, i, m)?);
+                hash_views.push((i, push_hash(ruby, history, i, m)?));
                 shapes.push(Shape::Hash);
             } else if m.is_nil() {
                 return Err(invalid_argument(ruby, format!("message {i} is nil")));
             } else {
-                let (v, s) = object_view(ruby, &mut reader, i, m)?;
-                views.push(v);
-                shapes.push(s);
+                shapes.push(push_object(ruby, &mut reader, history, i, m)?);
+            }
+            if history.len() != i + 1 {
+                return Err(internal(ruby, "a message was not read"));
             }
         }
         if messages.len() != n {
@@ -387,31 +661,16 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
                 "the history changed while it was being read",
             ));
         }
-        let plan = orphan::plan(&views);
-        let views = Recycle(views);
+        let plan = history.plan();
 
-        let edits = ruby.ary_new();
-        let mut located: Vec<(usize, usize)> = Vec::with_capacity(plan.pruned.len());
-        for (i, edit) in plan.edits.iter().enumerate() {
-            let view = &views[i];
-            let owns_calls = view.role == Role::Assistant && !view.tool_calls.is_empty();
-            let entry: (&str, Option<&Vec<usize>>) = match edit {
+        let edits = ruby.ary_new_capa(plan.edits.len());
+        for (i, edit) in &plan.edits {
+            let (kind, slots) = match edit {
                 Edit::Keep => continue,
-                Edit::Remove => {
-                    if owns_calls {
-                        located.extend(view.tool_calls.iter().map(|c| (i, c.slot)));
-                    }
-                    ("remove", None)
-                }
+                Edit::Remove => ("remove", None),
                 Edit::RemoveToolCalls { slots } => {
-                    located.extend(
-                        view.tool_calls
-                            .iter()
-                            .filter(|c| slots.contains(&c.slot))
-                            .map(|c| (i, c.slot)),
-                    );
-                    let from_blocks = shapes[i] == Shape::Hash && {
-                        let m = RHash::from_value(messages.entry::<Value>(i as isize)?);
+                    let from_blocks = shapes[*i] == Shape::Hash && {
+                        let m = RHash::from_value(messages.entry::<Value>(*i as isize)?);
                         !m.and_then(|h| hash_get(ruby, h, "tool_calls"))
                             .is_some_and(|tc| {
                                 RArray::from_value(tc).is_some_and(|a| !a.is_empty())
@@ -425,20 +684,11 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
                 }
                 Edit::RemoveToolResults { slots } => ("content", Some(slots)),
             };
-            let slots = match entry.1 {
+            let slots = match slots {
                 Some(s) => ruby.ary_from_iter(s.iter().copied()).as_value(),
                 None => ruby.qnil().as_value(),
             };
-            edits.push((i, ruby.to_symbol(entry.0), slots))?;
-        }
-        if located.len() != plan.pruned.len() {
-            return Err(crate::error::to_ruby(
-                ruby,
-                retry_core::Error::new(
-                    retry_core::ErrorCode::Internal,
-                    "pruned calls could not be located",
-                ),
-            ));
+            edits.push((*i, ruby.to_symbol(kind), slots))?;
         }
 
         let (key_id, key_name, key_arguments) = (
@@ -446,26 +696,41 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
             ruby.to_symbol("name"),
             ruby.to_symbol("arguments"),
         );
-        let pruned = ruby.ary_new_capa(located.len());
-        let mut for_reminder = Vec::with_capacity(located.len());
-        for ((i, slot), core_call) in located.into_iter().zip(plan.pruned) {
+        let pruned = ruby.ary_new_capa(plan.pruned.len());
+        let mut calls_reader = CallReader::new(ruby);
+        let mut for_reminder = Vec::with_capacity(plan.pruned.len());
+        for at in &plan.pruned {
+            let i = at.message;
+            let id = history.call_id(i, at.call).map(str::to_owned);
             let h = ruby.hash_new();
-            let id = match &core_call.id {
-                Some(id) => ruby.str_new(id).as_value(),
-                None => ruby.qnil().as_value(),
-            };
-            h.aset(key_id, id)?;
+            h.aset(
+                key_id,
+                match &id {
+                    Some(id) => ruby.str_new(id).as_value(),
+                    None => ruby.qnil().as_value(),
+                },
+            )?;
             if shapes[i] == Shape::Hash {
-                h.aset(key_name, core_call.name.as_str())?;
-                h.aset(key_arguments, from_json(ruby, &core_call.arguments, false)?)?;
-                for_reminder.push(core_call);
+                let view = hash_views
+                    .binary_search_by_key(&i, |(k, _)| *k)
+                    .ok()
+                    .and_then(|k| hash_views[k].1.tool_calls.get(at.call))
+                    .ok_or_else(|| internal(ruby, "a pruned call could not be found"))?;
+                h.aset(key_name, view.name.as_str())?;
+                h.aset(key_arguments, from_json(ruby, &view.arguments, false)?)?;
+                for_reminder.push(PrunedCall {
+                    id,
+                    name: view.name.clone(),
+                    arguments: view.arguments.clone(),
+                });
             } else {
                 let m = messages.entry::<Value>(i as isize)?;
-                let (name, args) = object_call(ruby, m, shapes[i], slot)?;
+                let (name, args) =
+                    object_call(ruby, &mut reader, &mut calls_reader, m, shapes[i], at.slot)?;
                 h.aset(key_name, name)?;
                 h.aset(key_arguments, args)?;
                 for_reminder.push(PrunedCall {
-                    id: core_call.id,
+                    id,
                     name: if name.is_nil() {
                         "unknown".to_owned()
                     } else {
@@ -484,6 +749,13 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
         out.push(reminder)?;
         Ok(out)
     })
+}
+
+fn internal(ruby: &Ruby, message: &str) -> Error {
+    to_ruby(
+        ruby,
+        retry_core::Error::new(retry_core::ErrorCode::Internal, message),
+    )
 }
 
 /// The reminder text for `[{name:, arguments:}, ...]` (SwarmSDK's format).

@@ -191,6 +191,112 @@ class OrphansTest < Minitest::Test
     assert_equal ["C1"], out.messages[1].tool_calls.keys
   end
 
+  # Ids are read in place when they are UTF-8 (or US-ASCII / binary) Strings, and converted as
+  # before otherwise: Symbols and Integers by their text, other encodings to UTF-8, invalid bytes
+  # replaced. A calls Hash whose keys are not all plain Strings is read again the general way.
+  def test_ids_in_any_form
+    utf16 = "c4".encode("UTF-16LE")
+    bad = "c5\xFF".b.force_encoding("UTF-8")
+    history = [
+      msg(:user, "go"),
+      msg(:assistant, "", tool_calls: { "c1" => tool("c1"), :c2 => tool("c2"), 3 => tool("3"), utf16 => tool("c4"),
+                                        bad => tool("c5"), "c6" => tool("c6"), "" => tool("blank") }),
+      msg(:tool, "1", tool_call_id: :c1),
+      msg(:tool, "2", tool_call_id: "c2"),
+      msg(:tool, "3", tool_call_id: "3"),
+      msg(:tool, "4", tool_call_id: "c4"),
+      msg(:tool, "5", tool_call_id: "c5\uFFFD"),
+      msg(:tool, "?", tool_call_id: "c6".encode("UTF-16BE").b),
+      msg(:tool, "?", tool_call_id: ""),
+      msg(:user, "next")
+    ]
+    out = RetryCore.prune_orphan_tool_calls(history)
+    assert_equal ["c6", nil], out.pruned.map { |p| p[:id] }
+    assert_equal %w[c6 blank], out.pruned.map { |p| p[:name] }
+    assert_equal ["c1", :c2, 3, utf16, bad], out.messages[1].tool_calls.keys
+    assert_equal 2, out.dangling_results
+    assert_equal %w[1 2 3 4 5], out.messages[2..6].map(&:content)
+
+    # The same ids, all plain Strings but one Symbol in the middle: read again, same answer.
+    mixed = [msg(:user, "go"), msg(:assistant, "", tool_calls: { "m1" => tool("m1"), :m2 => tool("m2"), "m3" => tool("m3") }),
+             msg(:tool, "1", tool_call_id: "m1"), msg(:tool, "3", tool_call_id: "m3"), msg(:user, "next")]
+    out = RetryCore.prune_orphan_tool_calls(mixed)
+    assert_equal ["m2"], out.pruned.map { |p| p[:id] }
+    assert_equal %w[m1 m3], out.messages[1].tool_calls.keys
+  end
+
+  def tool(name)
+    RubyLLM::ToolCall.new(id: name, name: name, arguments: { "n" => name })
+  end
+
+  # The name and arguments of a pruned call: plain readers read as instance variables, anything
+  # else called; several call classes in one history.
+  StructCall = Struct.new(:id, :name, :arguments)
+
+  class ComputedCall
+    attr_reader :id
+
+    def initialize(id)
+      @id = id
+    end
+
+    def name
+      "Computed#{@id}"
+    end
+
+    def arguments
+      { "id" => @id, "twice" => @id * 2 }
+    end
+  end
+
+  def test_call_objects_of_several_classes
+    history = [
+      msg(:user, "go"),
+      msg(:assistant, "", tool_calls: { "r" => RubyLLM::ToolCall.new(id: "r", name: "Read", arguments: { "p" => "/r" }),
+                                        "s" => StructCall.new("s", "Struct", { "p" => "/s" }),
+                                        "c" => ComputedCall.new("c") }),
+      msg(:user, "again"),
+      msg(:assistant, "x", tool_calls: [StructCall.new("t", "Array", { "p" => "/t" }), RubyLLM::ToolCall.new(id: "u", name: "Kept")]),
+      msg(:tool, "kept", tool_call_id: "u"),
+      msg(:assistant, "", tool_calls: { "z" => Object.new })
+    ]
+    out = RetryCore.prune_orphan_tool_calls(history)
+    assert_equal [%w[r Read], %w[s Struct], %w[c Computedc], %w[t Array], ["z", nil]],
+                 out.pruned.map { |p| [p[:id], p[:name]] }
+    assert_equal [{ "p" => "/r" }, { "p" => "/s" }, { "id" => "c", "twice" => "cc" }, { "p" => "/t" }, nil],
+                 out.pruned.map { |p| p[:arguments] }
+    assert_same history[1].tool_calls["r"].arguments, out.pruned[0][:arguments]
+    assert_includes out.reminder, '- Computedc(id: "c", twice: "cc")'
+    assert_includes out.reminder, "- unknown()"
+    assert_equal %w[u], out.messages.last(2).first.tool_calls.map(&:id)
+  end
+
+  # Ids are copied from the Strings' own bytes, which a compacting GC may move: while they are
+  # read no Ruby object is allocated, so no GC (and no compaction) can run. Checked with a GC,
+  # and a compaction, at every allocation of the call.
+  def test_pruning_under_a_compacting_gc
+    skip "no compacting GC here" unless GC.respond_to?(:auto_compact=) && GC.respond_to?(:compact)
+    history = build_history(40, seed: 3)
+    history.each { |m| m.tool_call_id&.then { |id| m.instance_variable_set(:@tool_call_id, id.dup) } }
+    expected = RetryCore._orphan_plan(history)
+    stress = GC.stress
+    begin
+      GC.auto_compact = true
+      GC.stress = true
+      compactions = GC.stat(:compact_count)
+      got = RetryCore._orphan_plan(history)
+      compactions = GC.stat(:compact_count) - compactions
+    rescue NotImplementedError
+      skip "no compacting GC here"
+    ensure
+      GC.stress = stress
+      GC.auto_compact = false
+    end
+    assert_equal expected, got
+    assert_operator compactions, :>, 0
+    refute_empty expected[1]
+  end
+
   def test_bad_input
     assert_raises(TypeError) { RetryCore.prune_orphan_tool_calls("nope") }
     assert_raises(ArgumentError) { RetryCore.prune_orphan_tool_calls([nil]) }
