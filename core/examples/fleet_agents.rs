@@ -56,12 +56,19 @@ async fn main() {
     let think: f64 = arg(&args, "--think", "0.5").parse().expect("--think S");
     let proc_id = arg(&args, "--id", "0");
     // `redis` (the default with --redis), `local` (the default without) or `none`.
-    let mode = arg(&args, "--fleet", if redis.is_empty() { "local" } else { "redis" });
+    let mode = arg(
+        &args,
+        "--fleet",
+        if redis.is_empty() { "local" } else { "redis" },
+    );
     assert!(
         matches!(mode.as_str(), "redis" | "local" | "none"),
         "--fleet redis|local|none"
     );
-    assert!(mode != "redis" || !redis.is_empty(), "--fleet redis needs --redis URL");
+    assert!(
+        mode != "redis" || !redis.is_empty(),
+        "--fleet redis needs --redis URL"
+    );
 
     let cfg = FleetConfig {
         redis_url: (mode == "redis").then_some(redis),

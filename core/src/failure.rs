@@ -118,7 +118,10 @@ impl<'de> Deserialize<'de> for Headers {
                 d.deserialize_map(Entries)
             }
 
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Headers, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Headers, A::Error> {
                 let mut h = Headers::new();
                 while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
                     match v {
@@ -237,13 +240,22 @@ mod tests {
         let json = serde_json::to_string(&f).unwrap();
         let back: Failure = serde_json::from_str(&json).unwrap();
         assert_eq!(back.headers, f.headers);
-        assert_eq!(back.headers.get("retry-after"), Some("7"), "the first value, as before the trip");
+        assert_eq!(
+            back.headers.get("retry-after"),
+            Some("7"),
+            "the first value, as before the trip"
+        );
     }
 
     #[test]
     fn headers_from_json_keep_document_order_and_skip_nulls() {
-        let h: Headers = serde_json::from_str(r#"{"Retry-After": "9", "retry-after": "1", "x": null, "n": 5}"#).unwrap();
-        assert_eq!(h.iter().collect::<Vec<_>>(), [("retry-after", "9"), ("retry-after", "1"), ("n", "5")]);
+        let h: Headers =
+            serde_json::from_str(r#"{"Retry-After": "9", "retry-after": "1", "x": null, "n": 5}"#)
+                .unwrap();
+        assert_eq!(
+            h.iter().collect::<Vec<_>>(),
+            [("retry-after", "9"), ("retry-after", "1"), ("n", "5")]
+        );
         let none: Headers = serde_json::from_str("null").unwrap();
         assert!(none.is_empty());
         assert!(serde_json::from_str::<Headers>("[1]").is_err());

@@ -264,7 +264,11 @@ mod tests {
         ] {
             assert!(parse_rfc3339(bad).is_none(), "{bad}");
         }
-        for good in ["2024-02-29T00:00:00Z", "2000-02-29T00:00:00Z", "2026-12-31T23:59:59Z"] {
+        for good in [
+            "2024-02-29T00:00:00Z",
+            "2000-02-29T00:00:00Z",
+            "2026-12-31T23:59:59Z",
+        ] {
             assert!(parse_rfc3339(good).is_some(), "{good}");
         }
     }

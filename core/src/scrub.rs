@@ -53,7 +53,10 @@ fn is_key(text: &str, start: usize, key: &str) -> bool {
         .bytes()
         .next_back()
         .is_some_and(|b| b.is_ascii_alphanumeric());
-    starts_word || key[3..].bytes().any(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
+    starts_word
+        || key[3..]
+            .bytes()
+            .any(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
 }
 
 /// `text` with every secret replaced by `[REDACTED]`. Borrowed when nothing matched.
@@ -124,11 +127,20 @@ mod tests {
     #[test]
     fn auth_schemes_and_separators() {
         for (input, expected) in [
-            ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"),
-            ("authorization=Token abcdef123456", "authorization=Token [REDACTED]"),
+            (
+                "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+                "Authorization: Basic [REDACTED]",
+            ),
+            (
+                "authorization=Token abcdef123456",
+                "authorization=Token [REDACTED]",
+            ),
             ("Bearer: abcdef123456", "Bearer: [REDACTED]"),
             ("bearer=abcdef123456", "bearer=[REDACTED]"),
-            ("Authorization: Bearer abcdef123456", "Authorization: Bearer [REDACTED]"),
+            (
+                "Authorization: Bearer abcdef123456",
+                "Authorization: Bearer [REDACTED]",
+            ),
         ] {
             assert_eq!(scrub(input), expected);
         }
@@ -136,13 +148,20 @@ mod tests {
 
     #[test]
     fn sk_keys_only_as_words_of_their_own() {
-        for kept in ["disk-cache-enabled-for-all", "task-queue-overflowing-now", "risk-assessment-failed"] {
+        for kept in [
+            "disk-cache-enabled-for-all",
+            "task-queue-overflowing-now",
+            "risk-assessment-failed",
+        ] {
             assert_eq!(scrub(kept), kept);
         }
         for (input, expected) in [
             ("sk-proj-abcdefgh1234 leaked", "[REDACTED] leaked"),
             ("key=\"sk-ant-api03-abcdefgh\"", "key=\"[REDACTED]\""),
-            ("keys sk-aaaaaaaaaa,sk-bbbbbbbbbb", "keys [REDACTED],[REDACTED]"),
+            (
+                "keys sk-aaaaaaaaaa,sk-bbbbbbbbbb",
+                "keys [REDACTED],[REDACTED]",
+            ),
             ("MY_KEY:sk-abcdefgh12", "MY_KEY:[REDACTED]"),
             // Glued to the text before it, but random: still a key.
             ("api_key%3Dsk-proj-AbCdEf123456", "api_key%3D[REDACTED]"),
@@ -161,7 +180,10 @@ mod tests {
         ] {
             let once = scrub(text).into_owned();
             assert_eq!(scrub(&once), once, "{text}");
-            assert!(!once.contains("sk-proj-AbCd") && !once.contains("EXAMPLEsk"), "{once}");
+            assert!(
+                !once.contains("sk-proj-AbCd") && !once.contains("EXAMPLEsk"),
+                "{once}"
+            );
         }
     }
 }

@@ -91,7 +91,9 @@ impl PyClassification {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyClassification>().is_ok_and(|o| o.get().inner == self.inner)
+        other
+            .cast::<PyClassification>()
+            .is_ok_and(|o| o.get().inner == self.inner)
     }
 
     fn __hash__(&self) -> u64 {
@@ -100,12 +102,19 @@ impl PyClassification {
     }
 
     fn __repr__(&self) -> String {
-        let mut s = format!("Classification(category={:?}, transient={}", self.category(), py_bool(self.inner.transient));
+        let mut s = format!(
+            "Classification(category={:?}, transient={}",
+            self.category(),
+            py_bool(self.inner.transient)
+        );
         if let Some(st) = self.inner.status {
             s.push_str(&format!(", status={st}"));
         }
         if let Some(ra) = self.inner.retry_after {
-            s.push_str(&format!(", retry_after={}", retry_core::text::format_seconds(ra)));
+            s.push_str(&format!(
+                ", retry_after={}",
+                retry_core::text::format_seconds(ra)
+            ));
         }
         s.push_str(&format!(", error_type={:?})", self.inner.error_type));
         s
@@ -123,8 +132,9 @@ fn py_bool(b: bool) -> &'static str {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyClassification>()?;
     // (name, transient by nature, friendly error type), in contract order.
-    let table: Vec<(&str, bool, &str)> =
-        Category::all().map(|c| (c.as_str(), c.is_transient(), c.error_type())).collect();
+    let table: Vec<(&str, bool, &str)> = Category::all()
+        .map(|c| (c.as_str(), c.is_transient(), c.error_type()))
+        .collect();
     m.add("CATEGORIES", table)?;
     Ok(())
 }

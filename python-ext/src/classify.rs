@@ -15,7 +15,10 @@ pub(crate) const DETACH_ABOVE: usize = 64 * 1024;
 /// Seconds since the epoch -> `SystemTime` (for date-valued headers in tests and vectors).
 pub fn epoch(py: Python<'_>, now: f64) -> PyResult<SystemTime> {
     if !(0.0..1e12).contains(&now) {
-        return Err(invalid_argument(py, format!("now must be seconds since the epoch, got {now}")));
+        return Err(invalid_argument(
+            py,
+            format!("now must be seconds since the epoch, got {now}"),
+        ));
     }
     Ok(UNIX_EPOCH + Duration::from_secs_f64(now))
 }
@@ -23,14 +26,22 @@ pub fn epoch(py: Python<'_>, now: f64) -> PyResult<SystemTime> {
 /// `_classify(record, now)`: `now` (epoch seconds) pins the clock for HTTP-date headers.
 #[pyfunction]
 #[pyo3(signature = (record, now, /))]
-pub fn _classify(py: Python<'_>, record: &Bound<'_, PyFailureRecord>, now: Option<f64>) -> PyResult<PyClassification> {
+pub fn _classify(
+    py: Python<'_>,
+    record: &Bound<'_, PyFailureRecord>,
+    now: Option<f64>,
+) -> PyResult<PyClassification> {
     guard(py, || {
         let failure = &record.get().inner;
         let now = match now {
             Some(n) => epoch(py, n)?,
             None => SystemTime::now(),
         };
-        let big = failure.body.as_ref().is_some_and(|b| b.len() > DETACH_ABOVE) || failure.message.len() > DETACH_ABOVE;
+        let big = failure
+            .body
+            .as_ref()
+            .is_some_and(|b| b.len() > DETACH_ABOVE)
+            || failure.message.len() > DETACH_ABOVE;
         let inner = if big {
             py.detach(|| retry_core::classify::classify_at(failure, now))
         } else {

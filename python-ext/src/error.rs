@@ -28,8 +28,13 @@ fn index(code: ErrorCode) -> usize {
     }
 }
 
-const NAMES: [&str; 5] =
-    ["InvalidArgumentError", "InvalidPolicyError", "InvalidJsonError", "InvalidStateError", "InternalError"];
+const NAMES: [&str; 5] = [
+    "InvalidArgumentError",
+    "InvalidPolicyError",
+    "InvalidJsonError",
+    "InvalidStateError",
+    "InternalError",
+];
 
 /// Looks the classes up in `retry_core._errors`. Called once from the module initialiser.
 pub fn load(py: Python<'_>) -> PyResult<()> {
@@ -38,7 +43,13 @@ pub fn load(py: Python<'_>) -> PyResult<()> {
         let get = |name: &str| -> PyResult<Py<PyType>> {
             Ok(module.getattr(name)?.cast_into::<PyType>()?.unbind())
         };
-        Ok([get(NAMES[0])?, get(NAMES[1])?, get(NAMES[2])?, get(NAMES[3])?, get(NAMES[4])?])
+        Ok([
+            get(NAMES[0])?,
+            get(NAMES[1])?,
+            get(NAMES[2])?,
+            get(NAMES[3])?,
+            get(NAMES[4])?,
+        ])
     })?;
     Ok(())
 }
@@ -80,7 +91,13 @@ pub fn guard<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> 
                 .map(|s| (*s).to_owned())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_owned());
-            Err(to_py(py, Error::new(ErrorCode::Internal, format!("retry-core bug (please report): {what}"))))
+            Err(to_py(
+                py,
+                Error::new(
+                    ErrorCode::Internal,
+                    format!("retry-core bug (please report): {what}"),
+                ),
+            ))
         }
     }
 }

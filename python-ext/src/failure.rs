@@ -44,18 +44,36 @@ impl PyFailureRecord {
             let status = match status {
                 None => None,
                 Some(s) if (100..=999).contains(&s) => Some(s as u16),
-                Some(s) => return Err(invalid_argument(py, format!("status must be an HTTP status (100-999), got {s}"))),
+                Some(s) => {
+                    return Err(invalid_argument(
+                        py,
+                        format!("status must be an HTTP status (100-999), got {s}"),
+                    ))
+                }
             };
             let transport = match transport.as_deref() {
                 None => None,
                 Some(t) => Some(Transport::parse(t).ok_or_else(|| {
                     let all: Vec<&str> = Transport::ALL.iter().map(|t| t.as_str()).collect();
-                    invalid_argument(py, format!("unknown transport {t:?}; expected one of {}", all.join(", ")))
+                    invalid_argument(
+                        py,
+                        format!(
+                            "unknown transport {t:?}; expected one of {}",
+                            all.join(", ")
+                        ),
+                    )
                 })?),
             };
             let headers: Headers = headers.unwrap_or_default().into_iter().collect();
             Ok(PyFailureRecord {
-                inner: Failure { status, headers, body, error_class: error_class.unwrap_or_default(), message, transport },
+                inner: Failure {
+                    status,
+                    headers,
+                    body,
+                    error_class: error_class.unwrap_or_default(),
+                    message,
+                    transport,
+                },
             })
         })
     }
@@ -68,7 +86,11 @@ impl PyFailureRecord {
     /// Header names lower-cased, in arrival order.
     #[getter]
     fn headers(&self) -> Vec<(String, String)> {
-        self.inner.headers.iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
+        self.inner
+            .headers
+            .iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect()
     }
 
     #[getter]
@@ -97,16 +119,26 @@ impl PyFailureRecord {
     fn _from_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Self> {
         guard(py, || {
             if !exc.is_instance_of::<pyo3::exceptions::PyBaseException>() {
-                let name = exc.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-                return Err(pyo3::exceptions::PyTypeError::new_err(format!("expected an exception, got {name}")));
+                let name = exc
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "expected an exception, got {name}"
+                )));
             }
-            Ok(PyFailureRecord { inner: read_exception(py, exc)? })
+            Ok(PyFailureRecord {
+                inner: read_exception(py, exc)?,
+            })
         })
     }
 
     /// The record in the shared vectors' JSON shape.
     fn _to_json(&self, py: Python<'_>) -> PyResult<String> {
-        guard(py, || serde_json::to_string(&self.inner).map_err(|e| invalid_argument(py, e.to_string())))
+        guard(py, || {
+            serde_json::to_string(&self.inner).map_err(|e| invalid_argument(py, e.to_string()))
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -141,7 +173,9 @@ struct TypeCache<V: Clone> {
 
 impl<V: Clone> TypeCache<V> {
     const fn new() -> Self {
-        TypeCache { map: LazyLock::new(|| Mutex::new(HashMap::new())) }
+        TypeCache {
+            map: LazyLock::new(|| Mutex::new(HashMap::new())),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries<V>> {
@@ -149,7 +183,11 @@ impl<V: Clone> TypeCache<V> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn get_or_try_insert(&self, tp: &Bound<'_, PyType>, make: impl FnOnce() -> PyResult<V>) -> PyResult<V> {
+    fn get_or_try_insert(
+        &self,
+        tp: &Bound<'_, PyType>,
+        make: impl FnOnce() -> PyResult<V>,
+    ) -> PyResult<V> {
         let addr = tp.as_ptr() as usize;
         if let Some((_, v)) = self.lock().get(&addr) {
             return Ok(v.clone());
@@ -157,7 +195,11 @@ impl<V: Clone> TypeCache<V> {
         let v = make()?;
         let evicted = {
             let mut map = self.lock();
-            let evicted = if map.len() >= CACHE_LIMIT { std::mem::take(&mut *map) } else { HashMap::new() };
+            let evicted = if map.len() >= CACHE_LIMIT {
+                std::mem::take(&mut *map)
+            } else {
+                HashMap::new()
+            };
             map.insert(addr, (tp.clone().unbind(), v.clone()));
             evicted
         };
@@ -219,13 +261,19 @@ fn builtin<'py>(py: Python<'py>, which: usize) -> PyResult<&'py Bound<'py, PyAny
     static FUNCS: PyOnceLock<[Py<PyAny>; 2]> = PyOnceLock::new();
     let funcs = FUNCS.get_or_try_init(py, || -> PyResult<[Py<PyAny>; 2]> {
         let b = py.import("builtins")?;
-        Ok([b.getattr("getattr")?.unbind(), b.getattr("hasattr")?.unbind()])
+        Ok([
+            b.getattr("getattr")?.unbind(),
+            b.getattr("hasattr")?.unbind(),
+        ])
     })?;
     Ok(funcs[which].bind(py))
 }
 
 /// `getattr(obj, name, None)`: a missing attribute is `None`; any other exception propagates.
-fn lookup<'py>(obj: &Bound<'py, PyAny>, name: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
+fn lookup<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyAny>> {
     let py = obj.py();
     builtin(py, 0)?.call1((obj, name, py.None()))
 }
@@ -241,7 +289,12 @@ fn has(obj: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<bool> {
 /// hundred instructions less than calling the builtin), the builtin with a default for one
 /// expected absent (thousands less than a plain `getattr` that raises). The answer is the same
 /// either way; only its cost depends on the guess.
-fn attr_guessed<'py>(e: &Bound<'py, PyAny>, present: &Present, bit: u8, name: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
+fn attr_guessed<'py>(
+    e: &Bound<'py, PyAny>,
+    present: &Present,
+    bit: u8,
+    name: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     let py = e.py();
     let found = if present.0.load(Ordering::Relaxed) & bit != 0 {
         match e.getattr(name) {
@@ -264,7 +317,10 @@ fn attr_guessed<'py>(e: &Bound<'py, PyAny>, present: &Present, bit: u8, name: &B
 /// The cached [`ClassInfo`] of an exception class.
 fn class_info(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Arc<ClassInfo>> {
     CLASSES.get_or_try_insert(tp, || {
-        Ok(Arc::new(ClassInfo { names: class_names(py, tp)?.into_boxed_slice(), present: Present::default() }))
+        Ok(Arc::new(ClassInfo {
+            names: class_names(py, tp)?.into_boxed_slice(),
+            present: Present::default(),
+        }))
     })
 }
 
@@ -286,12 +342,17 @@ fn class_names(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Vec<String>> 
         };
         let qualname = match k.getattr(intern!(py, "__qualname__")) {
             Ok(q) => q,
-            Err(e) if e.is_instance_of::<PyAttributeError>(py) => k.getattr(intern!(py, "__name__"))?,
+            Err(e) if e.is_instance_of::<PyAttributeError>(py) => {
+                k.getattr(intern!(py, "__name__"))?
+            }
             Err(e) => return Err(e),
         };
         let qualname = utf8(&qualname.str()?)?;
         match module {
-            Some(m) if !(m.is_instance_of::<PyString>() && m.cast::<PyString>()?.to_cow()? == "builtins") => {
+            Some(m)
+                if !(m.is_instance_of::<PyString>()
+                    && m.cast::<PyString>()?.to_cow()? == "builtins") =>
+            {
                 out.push(format!("{}.{}", utf8(&m.str()?)?, qualname));
             }
             _ => out.push(qualname),
@@ -334,15 +395,21 @@ fn text<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Text<'py>>> {
         return Ok(Some(Text::Str(s.clone())));
     }
     if let Ok(b) = v.cast::<PyBytes>() {
-        return Ok(Some(Text::Decoded(String::from_utf8_lossy(b.as_bytes()).into_owned())));
+        return Ok(Some(Text::Decoded(
+            String::from_utf8_lossy(b.as_bytes()).into_owned(),
+        )));
     }
     if let Ok(b) = v.cast::<PyByteArray>() {
-        return Ok(Some(Text::Decoded(String::from_utf8_lossy(&b.to_vec()).into_owned())));
+        return Ok(Some(Text::Decoded(
+            String::from_utf8_lossy(&b.to_vec()).into_owned(),
+        )));
     }
     let py = v.py();
     if v.is_instance(&py.get_type::<pyo3::types::PyMemoryView>())? {
         let b = py.get_type::<PyBytes>().call1((v,))?;
-        return Ok(Some(Text::Decoded(String::from_utf8_lossy(b.cast::<PyBytes>()?.as_bytes()).into_owned())));
+        return Ok(Some(Text::Decoded(
+            String::from_utf8_lossy(b.cast::<PyBytes>()?.as_bytes()).into_owned(),
+        )));
     }
     Ok(None)
 }
@@ -353,7 +420,10 @@ fn status_of(v: Option<Bound<'_, PyAny>>) -> Option<u16> {
     if !v.is_instance_of::<PyInt>() || v.is_instance_of::<PyBool>() {
         return None;
     }
-    v.extract::<i64>().ok().filter(|s| (100..=999).contains(s)).map(|s| s as u16)
+    v.extract::<i64>()
+        .ok()
+        .filter(|s| (100..=999).contains(s))
+        .map(|s| s as u16)
 }
 
 /// `k, v = item`: exactly two elements.
@@ -365,10 +435,14 @@ fn pair<'py>(item: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyAny>, Bound<'py
     }
     let mut it = item.try_iter()?;
     let (Some(k), Some(v)) = (it.next().transpose()?, it.next().transpose()?) else {
-        return Err(pyo3::exceptions::PyValueError::new_err("not enough values to unpack (expected 2)"));
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "not enough values to unpack (expected 2)",
+        ));
     };
     if it.next().transpose()?.is_some() {
-        return Err(pyo3::exceptions::PyValueError::new_err("too many values to unpack (expected 2)"));
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "too many values to unpack (expected 2)",
+        ));
     }
     Ok((k, v))
 }
@@ -395,7 +469,11 @@ fn httpx_headers(h: &Bound<'_, PyAny>) -> PyResult<Option<Vec<(String, String)>>
         let module = tp.getattr(intern!(py, "__module__"))?;
         Ok(match (name.cast::<PyString>(), module.cast::<PyString>()) {
             (Ok(n), Ok(m)) => {
-                n.to_cow()? == "Headers" && matches!(&*m.to_cow()?, "httpx" | "httpx2" | "httpx._models" | "httpx2._models")
+                n.to_cow()? == "Headers"
+                    && matches!(
+                        &*m.to_cow()?,
+                        "httpx" | "httpx2" | "httpx._models" | "httpx2._models"
+                    )
             }
             _ => false,
         })
@@ -403,11 +481,17 @@ fn httpx_headers(h: &Bound<'_, PyAny>) -> PyResult<Option<Vec<(String, String)>>
     if !is_httpx {
         return Ok(None);
     }
-    let Some(list) = or_absent(py, h.getattr(intern!(py, "_list")))? else { return Ok(None) };
-    let Ok(list) = list.cast::<PyList>() else { return Ok(None) };
+    let Some(list) = or_absent(py, h.getattr(intern!(py, "_list")))? else {
+        return Ok(None);
+    };
+    let Ok(list) = list.cast::<PyList>() else {
+        return Ok(None);
+    };
     let mut out = Vec::with_capacity(list.len());
     for item in list.iter() {
-        let Ok(t) = item.cast::<PyTuple>() else { return Ok(None) };
+        let Ok(t) = item.cast::<PyTuple>() else {
+            return Ok(None);
+        };
         if t.len() != 3 {
             return Ok(None);
         }
@@ -473,7 +557,9 @@ fn message_of<'py>(e: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>> {
 fn json_dumps<'py>(body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let py = body.py();
-    let dumps = DUMPS.get_or_try_init(py, || py.import("json")?.getattr("dumps").map(Bound::unbind))?;
+    let dumps = DUMPS.get_or_try_init(py, || {
+        py.import("json")?.getattr("dumps").map(Bound::unbind)
+    })?;
     let kwargs = pyo3::types::PyDict::new(py);
     kwargs.set_item("default", py.get_type::<PyString>())?;
     dumps.bind(py).call((body,), Some(&kwargs))
@@ -482,7 +568,11 @@ fn json_dumps<'py>(body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// `_body_of(e, response)`: `e.body` as text; else the raw response text (it beats a
 /// re-serialised parsed body: openai and anthropic keep only the inner error in `.body`); else
 /// the parsed body as JSON.
-fn body_of<'py>(e: &Bound<'py, PyAny>, present: &Present, response: Option<(&Bound<'py, PyAny>, &Present)>) -> PyResult<Option<Text<'py>>> {
+fn body_of<'py>(
+    e: &Bound<'py, PyAny>,
+    present: &Present,
+    response: Option<(&Bound<'py, PyAny>, &Present)>,
+) -> PyResult<Option<Text<'py>>> {
     let py = e.py();
     let body = attr_guessed(e, present, BODY, intern!(py, "body"))?;
     if let Some(t) = match &body {
@@ -526,7 +616,11 @@ fn chain<'py>(exc: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
             break;
         }
         let mut next = c.getattr(intern!(py, "__cause__"))?;
-        if next.is_none() && !c.getattr(intern!(py, "__suppress_context__"))?.is_truthy()? {
+        if next.is_none()
+            && !c
+                .getattr(intern!(py, "__suppress_context__"))?
+                .is_truthy()?
+        {
             next = c.getattr(intern!(py, "__context__"))?;
         }
         out.push(c);
@@ -559,13 +653,28 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
             None => None,
         };
         if status.is_none() {
-            status = status_of(attr_guessed(e, &info.present, STATUS_CODE, intern!(py, "status_code"))?);
+            status = status_of(attr_guessed(
+                e,
+                &info.present,
+                STATUS_CODE,
+                intern!(py, "status_code"),
+            )?);
             if status.is_none() {
-                status = status_of(attr_guessed(e, &info.present, STATUS, intern!(py, "status"))?);
+                status = status_of(attr_guessed(
+                    e,
+                    &info.present,
+                    STATUS,
+                    intern!(py, "status"),
+                )?);
             }
             if let (Some(r), Some(rp)) = (&response, &rp) {
                 if status.is_none() {
-                    status = status_of(attr_guessed(r, rp, STATUS_CODE, intern!(py, "status_code"))?);
+                    status = status_of(attr_guessed(
+                        r,
+                        rp,
+                        STATUS_CODE,
+                        intern!(py, "status_code"),
+                    )?);
                 }
                 if status.is_none() {
                     status = status_of(attr_guessed(r, rp, STATUS, intern!(py, "status"))?);
@@ -577,7 +686,12 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
                 headers = header_items(attr_guessed(r, rp, HEADERS, intern!(py, "headers"))?)?;
             }
             if headers.is_none() {
-                headers = header_items(attr_guessed(e, &info.present, HEADERS, intern!(py, "headers"))?)?;
+                headers = header_items(attr_guessed(
+                    e,
+                    &info.present,
+                    HEADERS,
+                    intern!(py, "headers"),
+                )?)?;
             }
         }
         if body.is_none() {

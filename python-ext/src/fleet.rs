@@ -48,7 +48,10 @@ impl PyFleet {
             let cfg = FleetConfig::from_json(json).or_raise(py)?;
             let fleet = Fleet::from_config(cfg).or_raise(py)?;
             let remote = fleet.backend_name() != "in_process";
-            Ok(PyFleet { inner: Arc::new(fleet), remote })
+            Ok(PyFleet {
+                inner: Arc::new(fleet),
+                remote,
+            })
         })
     }
 
@@ -60,7 +63,9 @@ impl PyFleet {
 
     /// The configuration, as JSON text (the Python wrapper parses it).
     fn _config_json(&self, py: Python<'_>) -> PyResult<String> {
-        guard(py, || Ok(serde_json::to_string(self.inner.config()).unwrap_or_else(|_| "{}".to_owned())))
+        guard(py, || {
+            Ok(serde_json::to_string(self.inner.config()).unwrap_or_else(|_| "{}".to_owned()))
+        })
     }
 
     /// `{key: {category: counters, ..., "total": counters}}` as plain dicts.

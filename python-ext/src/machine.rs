@@ -46,10 +46,17 @@ impl PyRetrier {
         f: impl FnOnce(&mut Retrier, &Failure) -> Decision + Send,
     ) -> PyDecision {
         let failure: &Failure = &record.get().inner;
-        let big = failure.body.as_ref().is_some_and(|b| b.len() > crate::classify::DETACH_ABOVE)
+        let big = failure
+            .body
+            .as_ref()
+            .is_some_and(|b| b.len() > crate::classify::DETACH_ABOVE)
             || failure.message.len() > crate::classify::DETACH_ABOVE;
         let inner = &mut self.inner;
-        let d = if self.remote || big { py.detach(|| f(inner, failure)) } else { f(inner, failure) };
+        let d = if self.remote || big {
+            py.detach(|| f(inner, failure))
+        } else {
+            f(inner, failure)
+        };
         PyDecision::new(d)
     }
 }
@@ -66,7 +73,10 @@ fn check_elapsed(py: Python<'_>, elapsed: f64) -> PyResult<f64> {
     if elapsed.is_finite() && elapsed >= 0.0 {
         Ok(elapsed)
     } else {
-        Err(invalid_argument(py, format!("elapsed must be a finite number of seconds >= 0, got {elapsed}")))
+        Err(invalid_argument(
+            py,
+            format!("elapsed must be a finite number of seconds >= 0, got {elapsed}"),
+        ))
     }
 }
 
@@ -97,7 +107,12 @@ impl PyRetrier {
                     remote = fleet.remote;
                     r = r.with_fleet(std::sync::Arc::clone(&fleet.inner), key);
                 }
-                _ => return Err(invalid_argument(py, "a fleet needs a key, and a key a fleet")),
+                _ => {
+                    return Err(invalid_argument(
+                        py,
+                        "a fleet needs a key, and a key a fleet",
+                    ))
+                }
             }
             Ok(PyRetrier { inner: r, remote })
         })
@@ -131,7 +146,12 @@ impl PyRetrier {
 
     /// A call failed; `elapsed` is seconds since the first call began.
     #[pyo3(signature = (record, elapsed, /))]
-    fn _on_failure(&mut self, py: Python<'_>, record: &Bound<'_, PyFailureRecord>, elapsed: f64) -> PyResult<PyDecision> {
+    fn _on_failure(
+        &mut self,
+        py: Python<'_>,
+        record: &Bound<'_, PyFailureRecord>,
+        elapsed: f64,
+    ) -> PyResult<PyDecision> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
             Ok(self.decide(py, record, move |r, f| r.on_failure(f, elapsed)))
@@ -149,7 +169,9 @@ impl PyRetrier {
     ) -> PyResult<PyDecision> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
-            Ok(self.decide(py, record, move |r, f| r.on_orphans_pruned(pruned, f, elapsed)))
+            Ok(self.decide(py, record, move |r, f| {
+                r.on_orphans_pruned(pruned, f, elapsed)
+            }))
         })
     }
 
@@ -164,7 +186,9 @@ impl PyRetrier {
     ) -> PyResult<PyDecision> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
-            Ok(self.decide(py, record, move |r, f| r.on_context_compacted(compacted, f, elapsed)))
+            Ok(self.decide(py, record, move |r, f| {
+                r.on_context_compacted(compacted, f, elapsed)
+            }))
         })
     }
 
@@ -176,7 +200,9 @@ impl PyRetrier {
 
     #[getter]
     fn policy(&self) -> PyRetryPolicy {
-        PyRetryPolicy { inner: self.inner.policy().clone() }
+        PyRetryPolicy {
+            inner: self.inner.policy().clone(),
+        }
     }
 }
 
@@ -213,8 +239,14 @@ impl PyGate {
     }
 
     fn __repr__(&self) -> String {
-        let wait = self.inner.wait.map_or_else(|| "None".to_owned(), format_seconds);
-        format!("Gate(wait={wait}, reject={}, probe={})", self.inner.reject, self.inner.probe)
+        let wait = self
+            .inner
+            .wait
+            .map_or_else(|| "None".to_owned(), format_seconds);
+        format!(
+            "Gate(wait={wait}, reject={}, probe={})",
+            self.inner.reject, self.inner.probe
+        )
     }
 }
 
@@ -276,7 +308,9 @@ impl PyDecision {
 
     #[getter]
     fn classification(&self) -> PyClassification {
-        PyClassification { inner: self.inner.classification.clone() }
+        PyClassification {
+            inner: self.inner.classification.clone(),
+        }
     }
 
     /// The events to emit, in order: dicts with `type` first (CONTRACT §4).
@@ -290,7 +324,9 @@ impl PyDecision {
     /// were emitted when the decision was made. What the core's drivers return in that case.
     fn _stopped_at_gate(&self) -> PyDecision {
         let mut inner = self.inner.clone();
-        inner.action = Action::GiveUp { reason: GiveUpReason::CircuitOpen };
+        inner.action = Action::GiveUp {
+            reason: GiveUpReason::CircuitOpen,
+        };
         inner.events.clear();
         PyDecision { inner }
     }
@@ -309,7 +345,11 @@ impl PyDecision {
         if let Some(r) = self.reason() {
             s.push_str(&format!(", reason={r:?}"));
         }
-        s.push_str(&format!(", attempt={}, category={:?})", self.inner.attempt, self.inner.classification.category.as_str()));
+        s.push_str(&format!(
+            ", attempt={}, category={:?})",
+            self.inner.attempt,
+            self.inner.classification.category.as_str()
+        ));
         s
     }
 }
@@ -317,7 +357,15 @@ impl PyDecision {
 /// `retry-core: rate_limited (transient, status 429); gave up after 3 attempts (limit reached)`.
 fn note(d: &Decision) -> String {
     let c = &d.classification;
-    let mut head = format!("retry-core: {} ({}", c.category, if c.transient { "transient" } else { "permanent" });
+    let mut head = format!(
+        "retry-core: {} ({}",
+        c.category,
+        if c.transient {
+            "transient"
+        } else {
+            "permanent"
+        }
+    );
     if let Some(s) = c.status {
         head.push_str(&format!(", status {s}"));
     }

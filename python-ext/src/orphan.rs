@@ -17,10 +17,16 @@ type PruneAnswer = (Vec<(usize, Option<String>)>, String, usize, String);
 #[pyo3(signature = (messages_json, /))]
 pub fn _prune_orphans(py: Python<'_>, messages_json: &str) -> PyResult<PruneAnswer> {
     guard(py, || {
-        let items = match serde_json::from_str::<Value>(messages_json).map_err(retry_core::Error::from).or_raise(py)? {
+        let items = match serde_json::from_str::<Value>(messages_json)
+            .map_err(retry_core::Error::from)
+            .or_raise(py)?
+        {
             Value::Array(items) => items,
             _ => {
-                return Err(crate::error::invalid_argument(py, "the history must be a list of messages"));
+                return Err(crate::error::invalid_argument(
+                    py,
+                    "the history must be a list of messages",
+                ));
             }
         };
         let plan = orphan::plan(&orphan::views_from_json(&items).or_raise(py)?);
@@ -40,8 +46,15 @@ pub fn _prune_orphans(py: Python<'_>, messages_json: &str) -> PyResult<PruneAnsw
                 }
             }
         }
-        let pruned_json = serde_json::to_string(&pruned.pruned).map_err(retry_core::Error::from).or_raise(py)?;
-        Ok((sources, pruned_json, pruned.dangling_results, pruned.reminder))
+        let pruned_json = serde_json::to_string(&pruned.pruned)
+            .map_err(retry_core::Error::from)
+            .or_raise(py)?;
+        Ok((
+            sources,
+            pruned_json,
+            pruned.dangling_results,
+            pruned.reminder,
+        ))
     })
 }
 

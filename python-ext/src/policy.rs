@@ -23,21 +23,31 @@ impl PyRetryPolicy {
     #[staticmethod]
     #[pyo3(signature = (name, /))]
     fn _preset(py: Python<'_>, name: &str) -> PyResult<Self> {
-        guard(py, || Ok(PyRetryPolicy { inner: RetryPolicy::preset(name).or_raise(py)? }))
+        guard(py, || {
+            Ok(PyRetryPolicy {
+                inner: RetryPolicy::preset(name).or_raise(py)?,
+            })
+        })
     }
 
     /// A policy from a configuration map given as JSON text (keys as in core/src/policy.rs).
     #[staticmethod]
     #[pyo3(signature = (json, /))]
     fn _from_config(py: Python<'_>, json: &str) -> PyResult<Self> {
-        guard(py, || Ok(PyRetryPolicy { inner: RetryPolicy::from_config(json).or_raise(py)? }))
+        guard(py, || {
+            Ok(PyRetryPolicy {
+                inner: RetryPolicy::from_config(json).or_raise(py)?,
+            })
+        })
     }
 
     /// SwarmSDK's `call_llm_with_retry(max_retries:, delay:)`.
     #[staticmethod]
     #[pyo3(signature = (max_retries, delay, /))]
     fn _swarm_sdk(py: Python<'_>, max_retries: u32, delay: f64) -> PyResult<Self> {
-        guard(py, || checked(py, RetryPolicy::swarm_sdk(max_retries, delay)))
+        guard(py, || {
+            checked(py, RetryPolicy::swarm_sdk(max_retries, delay))
+        })
     }
 
     /// PlanExe's `RetryConfig(max_retries, base_delay, max_delay, backoff_multiplier)`.
@@ -50,7 +60,12 @@ impl PyRetryPolicy {
         max_delay: f64,
         backoff_multiplier: f64,
     ) -> PyResult<Self> {
-        guard(py, || checked(py, RetryPolicy::llm_executor(max_retries, base_delay, max_delay, backoff_multiplier)))
+        guard(py, || {
+            checked(
+                py,
+                RetryPolicy::llm_executor(max_retries, base_delay, max_delay, backoff_multiplier),
+            )
+        })
     }
 
     /// The policy as a configuration map (JSON text); round-trips through `_from_config`.
@@ -62,7 +77,8 @@ impl PyRetryPolicy {
     #[pyo3(signature = (n, /))]
     fn _backoff_delay(&self, py: Python<'_>, n: i64) -> PyResult<f64> {
         guard(py, || {
-            let n = u32::try_from(n).map_err(|_| invalid_argument(py, format!("retry index must be >= 0, got {n}")))?;
+            let n = u32::try_from(n)
+                .map_err(|_| invalid_argument(py, format!("retry index must be >= 0, got {n}")))?;
             Ok(self.inner.backoff.delay(n))
         })
     }
@@ -86,11 +102,16 @@ impl PyRetryPolicy {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyRetryPolicy>().is_ok_and(|o| o.get().inner == self.inner)
+        other
+            .cast::<PyRetryPolicy>()
+            .is_ok_and(|o| o.get().inner == self.inner)
     }
 
     fn __repr__(&self) -> String {
-        format!("RetryPolicy(name={:?}, max_attempts={})", self.inner.name, self.inner.max_attempts)
+        format!(
+            "RetryPolicy(name={:?}, max_attempts={})",
+            self.inner.name, self.inner.max_attempts
+        )
     }
 }
 

@@ -10,11 +10,16 @@ use crate::error::guard;
 /// `(seconds, source)` the headers ask to wait, or None. `now` is epoch seconds.
 #[pyfunction]
 #[pyo3(signature = (headers, now, /))]
-pub fn _retry_after(py: Python<'_>, headers: Vec<(String, String)>, now: f64) -> PyResult<Option<(f64, &'static str)>> {
+pub fn _retry_after(
+    py: Python<'_>,
+    headers: Vec<(String, String)>,
+    now: f64,
+) -> PyResult<Option<(f64, &'static str)>> {
     guard(py, || {
         let now = epoch(py, now)?;
         let headers: Headers = headers.into_iter().collect();
-        Ok(retry_core::retry_after::from_headers(&headers, now).map(|(s, src)| (s, source_str(src))))
+        Ok(retry_core::retry_after::from_headers(&headers, now)
+            .map(|(s, src)| (s, source_str(src))))
     })
 }
 

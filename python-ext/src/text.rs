@@ -14,7 +14,12 @@ pub fn _error_message(
     record: &Bound<'_, PyFailureRecord>,
     classification: &Bound<'_, PyClassification>,
 ) -> PyResult<String> {
-    guard(py, || Ok(retry_core::text::error_message(&record.get().inner, &classification.get().inner)))
+    guard(py, || {
+        Ok(retry_core::text::error_message(
+            &record.get().inner,
+            &classification.get().inner,
+        ))
+    })
 }
 
 /// Seconds as people write them: `2`, `1.5`, `0.25`.

@@ -77,6 +77,18 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     }
 }
 
+/// `x-should-retry` as the contract reads it: only `true` / `false`, trimmed, any case.
+fn should_retry_value(v: &str) -> Option<bool> {
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if v.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// The two headers classification itself reads, found in one pass over the headers.
 struct HeaderFacts<'a> {
     /// AWS names the error type in a header too (`x-amzn-errortype: ThrottlingException:http://...`).
@@ -102,16 +114,7 @@ impl<'a> HeaderFacts<'a> {
         }
         HeaderFacts {
             amzn_error_type: amzn,
-            should_retry: should.and_then(|v| {
-                let v = v.trim();
-                if v.eq_ignore_ascii_case("true") {
-                    Some(true)
-                } else if v.eq_ignore_ascii_case("false") {
-                    Some(false)
-                } else {
-                    None
-                }
-            }),
+            should_retry: should.and_then(should_retry_value),
         }
     }
 }
@@ -537,16 +540,7 @@ mod tests {
                         .with_header(names[(a + b) % names.len()], values[(c + 2) % values.len()]);
                     let facts = HeaderFacts::of(&f);
                     assert_eq!(facts.amzn_error_type, f.headers.get("x-amzn-errortype"));
-                    let want = f.headers.get("x-should-retry").and_then(|v| {
-                        let v = v.trim();
-                        if v.eq_ignore_ascii_case("true") {
-                            Some(true)
-                        } else if v.eq_ignore_ascii_case("false") {
-                            Some(false)
-                        } else {
-                            None
-                        }
-                    });
+                    let want = f.headers.get("x-should-retry").and_then(should_retry_value);
                     assert_eq!(facts.should_retry, want);
                 }
             }
