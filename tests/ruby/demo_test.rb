@@ -10,7 +10,7 @@ require "open3"
 class DemoTest < Minitest::Test
   def test_the_ruby_demo_prints_each_decision
     skip "timing-dependent (real sockets and waits)" if GCStress.on?
-    skip "#{RetryLab.binary} is missing" unless File.executable?(RetryLab.binary)
+    assert File.executable?(RetryLab.binary), "#{RetryLab.binary} is missing: `rake test` builds it (cargo build -p retry-lab)"
 
     lib = File.dirname($LOADED_FEATURES.grep(%r{/retry_core\.rb\z}).first)
     out, err, status = Timeout.timeout(60) do

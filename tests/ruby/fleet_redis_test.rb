@@ -64,7 +64,8 @@ class FleetRedisTest < Minitest::Test
   def setup
     super
     skip "timing-dependent (a real Redis and real waits)" if GCStress.on?
-    skip "redis-server is not installed (scripts/setup.sh installs it)" unless RedisServer.available?
+    # make test installs it (scripts/setup.sh): without it this is a failure, not a skip.
+    flunk "redis-server is not installed: apt-get install -y redis-server (scripts/setup.sh)" unless RedisServer.available?
     @redis = RedisServer.new
     @namespace = "retry-core-test-#{Process.pid}-#{name}"
   end
