@@ -33,6 +33,18 @@ impl Role {
     }
 }
 
+/// Where a tool call sits in its message. A message may have both (a malformed mix of shapes),
+/// so an edit says for each slot which list it is in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    /// The `tool_calls` list or Hash (OpenAI, RubyLLM).
+    #[default]
+    ToolCalls,
+    /// A `tool_use` block of the content list (Anthropic).
+    Content,
+}
+
 /// One tool call of an assistant message (OpenAI `tool_calls[i]`, RubyLLM `tool_calls[id]`,
 /// Anthropic `tool_use` content block).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,8 +54,11 @@ pub struct ToolCallView {
     pub name: String,
     /// The arguments: an object, or the JSON text OpenAI sends (parsed for the reminder).
     pub arguments: Value,
-    /// The call's position in its container (the `tool_calls` list, or the content blocks).
+    /// The call's position in its container: the `tool_calls` list, or the content blocks.
     pub slot: usize,
+    /// Which container that is.
+    #[serde(default)]
+    pub place: Place,
 }
 
 /// One tool result inside a user message (Anthropic `tool_result` block).
@@ -74,13 +89,13 @@ pub enum Edit {
     Keep,
     /// Remove the whole message.
     Remove,
-    /// Remove these tool calls (by slot) from the message; drop the `tool_calls` key if none remain.
-    RemoveToolCalls {
-        slots: Vec<usize>,
-    },
-    /// Remove these `tool_result` blocks (by slot) from the message's content.
-    RemoveToolResults {
-        slots: Vec<usize>,
+    /// Remove parts of the message, by slot (ascending): calls from its `tool_calls` container
+    /// (drop the key if none remain), and blocks from its content list (`tool_use` calls and
+    /// `tool_result` results). One message can lose both: an assistant message may carry an
+    /// orphan call and a dangling result at once.
+    Strip {
+        tool_calls: Vec<usize>,
+        content: Vec<usize>,
     },
 }
 
@@ -168,11 +183,13 @@ impl IdSpan {
     };
 }
 
-/// A tool call or a tool result: its id and its slot in the host's container.
+/// A tool call or a tool result: its id, its slot in the host's container and which container
+/// (a result is always in the content).
 #[derive(Debug, Clone, Copy)]
 struct Item {
     id: IdSpan,
     slot: usize,
+    place: Place,
 }
 
 /// A message: its role, whether it has content of its own, a `tool` message's
@@ -205,7 +222,10 @@ struct Entry {
 /// h.push_call(Some("call_2"), 1);
 /// h.push_message(Role::Tool, true, Some("call_1"));
 /// let changes = h.plan();
-/// assert_eq!(changes.edits, vec![(1, Edit::RemoveToolCalls { slots: vec![1] })]);
+/// assert_eq!(
+///     changes.edits,
+///     vec![(1, Edit::Strip { tool_calls: vec![1], content: vec![] })]
+/// );
 /// assert_eq!((changes.pruned[0].message, changes.pruned[0].call), (1, 1));
 /// assert_eq!(h.call_id(1, 1), Some("call_2"));
 /// ```
@@ -224,6 +244,7 @@ pub struct PrunedAt {
     pub message: usize,
     pub call: usize,
     pub slot: usize,
+    pub place: Place,
 }
 
 /// [`History::plan`]'s answer: only the messages that change.
@@ -322,10 +343,15 @@ impl History {
     }
 
     /// Adds a tool call to the last message: its id (`None`: it can never be matched) and its
-    /// position in its container (the `tool_calls` list, or the content blocks).
+    /// position in the message's `tool_calls` container.
     pub fn push_call(&mut self, id: Option<&str>, slot: usize) {
+        self.push_call_at(id, slot, Place::ToolCalls);
+    }
+
+    /// Adds a tool call to the last message, at `slot` of the container `place` says.
+    pub fn push_call_at(&mut self, id: Option<&str>, slot: usize, place: Place) {
         let id = self.span(id);
-        self.calls.push(Item { id, slot });
+        self.calls.push(Item { id, slot, place });
         if let Some(m) = self.messages.last_mut() {
             m.calls.1 = self.calls.len();
         }
@@ -334,7 +360,11 @@ impl History {
     /// Adds a tool result (an Anthropic `tool_result` block) to the last message.
     pub fn push_result(&mut self, id: Option<&str>, slot: usize) {
         let id = self.span(id);
-        self.results.push(Item { id, slot });
+        self.results.push(Item {
+            id,
+            slot,
+            place: Place::Content,
+        });
         if let Some(m) = self.messages.last_mut() {
             m.results.1 = self.results.len();
         }
@@ -379,8 +409,8 @@ trait Pairing {
     fn tool_call_id(&self, i: usize) -> Option<&[u8]>;
     /// How many tool calls message `i` has.
     fn calls(&self, i: usize) -> usize;
-    /// The `k`-th call of message `i`: its id and its slot.
-    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize);
+    /// The `k`-th call of message `i`: its id, its slot and the container that slot is in.
+    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize, Place);
     /// How many tool results message `i` has.
     fn results(&self, i: usize) -> usize;
     /// The `k`-th result of message `i`: its id and its slot.
@@ -404,9 +434,9 @@ impl Pairing for History {
         let (from, to) = self.messages[i].calls;
         to - from
     }
-    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize) {
+    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize, Place) {
         let item = self.calls[self.messages[i].calls.0 + k];
-        (self.bytes_of(item.id), item.slot)
+        (self.bytes_of(item.id), item.slot, item.place)
     }
     fn results(&self, i: usize) -> usize {
         let (from, to) = self.messages[i].results;
@@ -434,9 +464,9 @@ impl Pairing for [MessageView] {
     fn calls(&self, i: usize) -> usize {
         self[i].tool_calls.len()
     }
-    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize) {
+    fn call(&self, i: usize, k: usize) -> (Option<&[u8]>, usize, Place) {
         let c = &self[i].tool_calls[k];
-        (c.id.as_deref().map(str::as_bytes), c.slot)
+        (c.id.as_deref().map(str::as_bytes), c.slot, c.place)
     }
     fn results(&self, i: usize) -> usize {
         self[i].tool_results.len()
@@ -463,16 +493,25 @@ fn answered_ids<'h, P: Pairing + ?Sized>(h: &'h P, i: usize, ids: &mut Vec<&'h [
     }
 }
 
+/// The calls one assistant message loses: their slots by container, and how many.
+struct Lost {
+    message: usize,
+    tool_calls: Vec<usize>,
+    content: Vec<usize>,
+    count: usize,
+}
+
 /// The planner (see [`plan`] for the rules).
 fn plan_of<P: Pairing + ?Sized>(h: &P) -> Changes {
-    let mut edits = Vec::new();
     let mut pruned = Vec::new();
     // The assistant messages with calls, in order, and the ids of the calls each keeps:
     // (message, kept[from..to]).
     let mut owners: Vec<(usize, usize, usize)> = Vec::new();
     let mut kept: Vec<&[u8]> = Vec::new();
     let mut answered: Vec<&[u8]> = Vec::new();
+    let mut lost: Vec<Lost> = Vec::new();
 
+    // First pass: the orphan calls of each assistant message.
     for i in 0..h.len() {
         if h.role(i) != Role::Assistant {
             continue;
@@ -484,37 +523,40 @@ fn plan_of<P: Pairing + ?Sized>(h: &P) -> Changes {
         answered.clear();
         answered_ids(h, i, &mut answered);
         let from = kept.len();
-        let mut slots = Vec::new();
+        let mut loses = Lost {
+            message: i,
+            tool_calls: Vec::new(),
+            content: Vec::new(),
+            count: 0,
+        };
         for k in 0..calls {
-            let (id, slot) = h.call(i, k);
+            let (id, slot, place) = h.call(i, k);
             match id {
                 Some(id) if answered.iter().any(|a| same_id(a, id)) => kept.push(id),
                 _ => {
-                    slots.push(slot);
+                    match place {
+                        Place::ToolCalls => loses.tool_calls.push(slot),
+                        Place::Content => loses.content.push(slot),
+                    }
+                    loses.count += 1;
                     pruned.push(PrunedAt {
                         message: i,
                         call: k,
                         slot,
+                        place,
                     });
                 }
             }
         }
         owners.push((i, from, kept.len()));
-        if !slots.is_empty() {
-            edits.push((
-                i,
-                if slots.len() == calls && !h.has_content(i) {
-                    Edit::Remove
-                } else {
-                    Edit::RemoveToolCalls { slots }
-                },
-            ));
+        if loses.count > 0 {
+            lost.push(loses);
         }
     }
 
-    // The second pass's edits replace the first's for the same message (an assistant
-    // message with `tool_result` blocks), in message order.
-    let mut first = std::mem::take(&mut edits).into_iter().peekable();
+    // Second pass: the dangling results, and each changed message's one edit, in order.
+    let mut edits = Vec::new();
+    let mut lost = lost.into_iter().peekable();
     let mut dangling = 0;
     // The ids kept by the message that owns the tool results that follow it: the last user or
     // assistant message, as `answered_ids` reads them (system and other messages do not end
@@ -527,34 +569,48 @@ fn plan_of<P: Pairing + ?Sized>(h: &P) -> Changes {
     };
     for j in 0..h.len() {
         let role = h.role(j);
-        let mut edit = None;
+        let calls_lost = match lost.peek() {
+            Some(l) if l.message == j => lost.next(),
+            _ => None,
+        };
         if role == Role::Tool {
             if !keeps(owner_kept, h.tool_call_id(j)) {
-                edit = Some(Edit::Remove);
+                edits.push((j, Edit::Remove));
                 dangling += 1;
             }
-        } else if h.results(j) > 0 {
+        } else {
             let results = h.results(j);
-            let slots: Vec<usize> = (0..results)
+            let mut content: Vec<usize> = (0..results)
                 .map(|k| h.result(j, k))
                 .filter(|(id, _)| !keeps(owner_kept, *id))
                 .map(|(_, slot)| slot)
                 .collect();
-            if !slots.is_empty() {
-                dangling += slots.len();
-                edit = Some(if slots.len() == results && !h.has_content(j) {
-                    Edit::Remove
-                } else {
-                    Edit::RemoveToolResults { slots }
-                });
+            let results_lost = content.len();
+            dangling += results_lost;
+            let (mut tool_calls, calls_lost) = match calls_lost {
+                Some(l) => {
+                    content.extend(l.content);
+                    (l.tool_calls, l.count)
+                }
+                None => (Vec::new(), 0),
+            };
+            content.sort_unstable();
+            tool_calls.sort_unstable();
+            if calls_lost + results_lost > 0 {
+                // A message left with nothing of its own goes; otherwise it keeps the rest.
+                let emptied = calls_lost == h.calls(j) && results_lost == results;
+                edits.push((
+                    j,
+                    if emptied && !h.has_content(j) {
+                        Edit::Remove
+                    } else {
+                        Edit::Strip {
+                            tool_calls,
+                            content,
+                        }
+                    },
+                ));
             }
-        }
-        let earlier = match first.peek() {
-            Some((i, _)) if *i == j => first.next().map(|(_, e)| e),
-            _ => None,
-        };
-        if let Some(e) = edit.or(earlier) {
-            edits.push((j, e));
         }
         if matches!(role, Role::User | Role::Assistant) {
             while owners.get(next_owner).is_some_and(|o| o.0 < j) {
@@ -706,15 +762,6 @@ fn literal(v: &Value) -> String {
     }
 }
 
-/// Where a JSON message keeps its tool calls.
-#[derive(Clone, Copy, PartialEq)]
-enum Container {
-    None,
-    ToolCallsArray,
-    ToolCallsObject,
-    ContentBlocks,
-}
-
 fn non_empty(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => false,
@@ -732,7 +779,12 @@ fn str_of(v: Option<&Value>) -> Option<String> {
     }
 }
 
-fn call_view(slot: usize, call: &Value, fallback_id: Option<&str>) -> Result<ToolCallView> {
+fn call_view(
+    slot: usize,
+    place: Place,
+    call: &Value,
+    fallback_id: Option<&str>,
+) -> Result<ToolCallView> {
     let obj = call
         .as_object()
         .ok_or_else(|| Error::invalid_argument("a tool call is not an object"))?;
@@ -755,10 +807,11 @@ fn call_view(slot: usize, call: &Value, fallback_id: Option<&str>) -> Result<Too
         name,
         arguments,
         slot,
+        place,
     })
 }
 
-fn view_of(index: usize, m: &Value) -> Result<(MessageView, Container)> {
+fn view_of(index: usize, m: &Value) -> Result<MessageView> {
     let obj = m
         .as_object()
         .ok_or_else(|| Error::invalid_argument(format!("message {index} is not an object")))?;
@@ -770,15 +823,14 @@ fn view_of(index: usize, m: &Value) -> Result<(MessageView, Container)> {
         tool_call_id: str_of(obj.get("tool_call_id")),
         tool_results: Vec::new(),
     };
-    let mut container = Container::None;
     match obj.get("content") {
         Some(Value::Array(blocks)) => {
             for (slot, b) in blocks.iter().enumerate() {
                 let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
                 match kind {
                     "tool_use" if role == Role::Assistant => {
-                        container = Container::ContentBlocks;
-                        view.tool_calls.push(call_view(slot, b, None)?);
+                        view.tool_calls
+                            .push(call_view(slot, Place::Content, b, None)?);
                     }
                     "tool_result" => view.tool_results.push(ToolResultView {
                         id: str_of(b.get("tool_use_id")),
@@ -793,21 +845,21 @@ fn view_of(index: usize, m: &Value) -> Result<(MessageView, Container)> {
     }
     match obj.get("tool_calls") {
         Some(Value::Array(calls)) if !calls.is_empty() => {
-            container = Container::ToolCallsArray;
             for (slot, c) in calls.iter().enumerate() {
-                view.tool_calls.push(call_view(slot, c, None)?);
+                view.tool_calls
+                    .push(call_view(slot, Place::ToolCalls, c, None)?);
             }
         }
         // RubyLLM keeps tool calls as a Hash of id => call.
         Some(Value::Object(calls)) if !calls.is_empty() => {
-            container = Container::ToolCallsObject;
             for (slot, (id, c)) in calls.iter().enumerate() {
-                view.tool_calls.push(call_view(slot, c, Some(id))?);
+                view.tool_calls
+                    .push(call_view(slot, Place::ToolCalls, c, Some(id))?);
             }
         }
         _ => {}
     }
-    Ok((view, container))
+    Ok(view)
 }
 
 /// Builds the views of a JSON history (both shapes, and RubyLLM-like Hashes).
@@ -815,7 +867,7 @@ pub fn views_from_json(messages: &[Value]) -> Result<Vec<MessageView>> {
     messages
         .iter()
         .enumerate()
-        .map(|(i, m)| view_of(i, m).map(|(v, _)| v))
+        .map(|(i, m)| view_of(i, m))
         .collect()
 }
 
@@ -849,56 +901,40 @@ pub fn prune_json(messages: &[Value]) -> Result<Pruned> {
 
 /// [`prune_json`] taking the history by value: kept messages are moved, not copied.
 pub fn prune_json_owned(messages: Vec<Value>) -> Result<Pruned> {
-    let mut views = Vec::with_capacity(messages.len());
-    let mut containers = Vec::with_capacity(messages.len());
-    for (i, m) in messages.iter().enumerate() {
-        let (v, c) = view_of(i, m)?;
-        views.push(v);
-        containers.push(c);
-    }
-    let plan = plan(&views);
-    drop(views);
+    let plan = plan(&views_from_json(&messages)?);
     let mut out = Vec::with_capacity(messages.len());
-    for ((mut m, edit), container) in messages.into_iter().zip(&plan.edits).zip(&containers) {
+    for (mut m, edit) in messages.into_iter().zip(&plan.edits) {
         match edit {
             Edit::Keep => out.push(m),
             Edit::Remove => {}
-            Edit::RemoveToolCalls { slots } => {
+            Edit::Strip {
+                tool_calls,
+                content,
+            } => {
                 let obj = m.as_object_mut().expect("views only come from objects");
-                match container {
-                    Container::ToolCallsArray => {
-                        if let Some(Value::Array(calls)) = obj.get_mut("tool_calls") {
-                            remove_slots(calls, slots);
-                            if calls.is_empty() {
-                                obj.shift_remove("tool_calls");
-                            }
+                if !tool_calls.is_empty() {
+                    let emptied = match obj.get_mut("tool_calls") {
+                        Some(Value::Array(calls)) => {
+                            remove_slots(calls, tool_calls);
+                            calls.is_empty()
                         }
-                    }
-                    Container::ToolCallsObject => {
-                        if let Some(Value::Object(calls)) = obj.get_mut("tool_calls") {
+                        Some(Value::Object(calls)) => {
                             let mut i = 0;
                             calls.retain(|_, _| {
-                                let keep = !slots.contains(&i);
+                                let keep = !tool_calls.contains(&i);
                                 i += 1;
                                 keep
                             });
-                            if calls.is_empty() {
-                                obj.shift_remove("tool_calls");
-                            }
+                            calls.is_empty()
                         }
+                        _ => false,
+                    };
+                    if emptied {
+                        obj.shift_remove("tool_calls");
                     }
-                    Container::ContentBlocks => {
-                        if let Some(Value::Array(blocks)) = obj.get_mut("content") {
-                            remove_slots(blocks, slots);
-                        }
-                    }
-                    Container::None => {}
                 }
-                out.push(m);
-            }
-            Edit::RemoveToolResults { slots } => {
-                if let Some(Value::Array(blocks)) = m.get_mut("content") {
-                    remove_slots(blocks, slots);
+                if let Some(Value::Array(blocks)) = obj.get_mut("content") {
+                    remove_slots(blocks, content);
                 }
                 out.push(m);
             }
@@ -963,6 +999,104 @@ mod tests {
         assert_eq!(out.dangling_results, 1);
         assert_eq!(out.messages[1]["content"].as_array().unwrap().len(), 2);
         assert_eq!(out.messages[2]["content"].as_array().unwrap().len(), 1);
+    }
+
+    /// An assistant message that carries an orphan call and a dangling result loses both, in
+    /// one edit (the result's edit used to replace the call's, so the call stayed).
+    #[test]
+    fn one_message_loses_its_orphan_call_and_its_dangling_result() {
+        let h = vec![
+            json!({"role": "user", "content": "fix"}),
+            json!({"role": "assistant", "content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": "/a.rb"}},
+                {"type": "tool_result", "tool_use_id": "toolu_01", "content": "class A; end"}]}),
+        ];
+        let changes = plan_of(views_from_json(&h).unwrap().as_slice());
+        assert_eq!(
+            changes.edits,
+            vec![(
+                1,
+                Edit::Strip {
+                    tool_calls: vec![],
+                    content: vec![1, 2]
+                }
+            )]
+        );
+        let out = prune_json(&h).unwrap();
+        assert_eq!(
+            out.messages[1]["content"],
+            json!([{"type": "text", "text": "Let me look."}])
+        );
+        assert_eq!(out.pruned[0].id.as_deref(), Some("toolu_01"));
+        assert_eq!(out.dangling_results, 1);
+    }
+
+    /// `tool_use` blocks beside a `tool_calls` list: each pruned call leaves its own list.
+    #[test]
+    fn calls_in_both_places_are_removed_from_their_own_list() {
+        let h = vec![
+            json!({"role": "user", "content": "go"}),
+            json!({"role": "assistant",
+                   "content": [{"type": "text", "text": "x"},
+                               {"type": "tool_use", "id": "toolu_9", "name": "Read", "input": {}}],
+                   "tool_calls": [
+                       {"id": "call_1", "type": "function", "function": {"name": "Ls", "arguments": "{}"}},
+                       {"id": "call_2", "type": "function", "function": {"name": "Cat", "arguments": "{}"}}]}),
+            json!({"role": "tool", "tool_call_id": "call_1", "content": "ok"}),
+        ];
+        let out = prune_json(&h).unwrap();
+        let ids: Vec<_> = out
+            .pruned
+            .iter()
+            .map(|p| p.id.as_deref().unwrap())
+            .collect();
+        assert_eq!(ids, ["toolu_9", "call_2"]);
+        assert_eq!(
+            out.messages[1]["content"],
+            json!([{"type": "text", "text": "x"}])
+        );
+        assert_eq!(out.messages[1]["tool_calls"].as_array().unwrap().len(), 1);
+        assert_eq!(out.messages[1]["tool_calls"][0]["id"], "call_1");
+    }
+
+    /// A message whose calls are all orphans still keeps a result that has its call.
+    #[test]
+    fn a_message_with_a_kept_result_is_stripped_not_removed() {
+        let h = vec![
+            json!({"role": "user", "content": "go"}),
+            json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}]}),
+            json!({"role": "assistant", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "A"},
+                {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {}}]}),
+        ];
+        let changes = plan_of(views_from_json(&h).unwrap().as_slice());
+        // toolu_1 has no result in the next user message: pruned with the result that named it;
+        // toolu_2 is an orphan: the third message loses both blocks and has nothing left.
+        assert_eq!(changes.edits, vec![(1, Edit::Remove), (2, Edit::Remove)]);
+        let kept = vec![
+            h[0].clone(),
+            json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}]}),
+            json!({"role": "tool", "tool_call_id": "toolu_1", "content": "A"}),
+            json!({"role": "assistant", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "again"},
+                {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {}}]}),
+        ];
+        let changes = plan_of(views_from_json(&kept).unwrap().as_slice());
+        // toolu_1 is answered by the tool message, so the second result names a kept call:
+        // the message keeps it and loses only its orphan call.
+        assert_eq!(
+            changes.edits,
+            vec![(
+                3,
+                Edit::Strip {
+                    tool_calls: vec![],
+                    content: vec![1]
+                }
+            )]
+        );
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! `orphan::History` (the flat history the bindings fill straight from host objects) plans
-//! exactly as the view-based planner did before it: the previous `plan` is kept here, verbatim,
-//! as the oracle, and both are run over generated histories (every role, ids shared, missing,
+//! exactly as the view-based planner did before it: the previous `plan` is kept here as the
+//! oracle (with one fix since: a message that loses both calls and results gets one edit for
+//! both, where the results' edit used to replace the calls'; found by the `orphan` fuzz target,
+//! `core/fuzz/regressions/orphan/tool-result-inside-the-calling-assistant-message`), and both are run over generated histories (every role, ids shared, missing,
 //! empty or repeated, Anthropic results in user and assistant messages, system messages inside
 //! result windows). `PROPTEST_CASES=N` for more than the default 256 cases.
 
 use proptest::prelude::*;
 use proptest::sample::select;
 use retry_core::orphan::{
-    plan, Edit, History, MessageView, PrunePlan, PrunedCall, Role, ToolCallView, ToolResultView,
+    plan, Edit, History, MessageView, Place, PrunePlan, PrunedCall, Role, ToolCallView,
+    ToolResultView,
 };
 use serde_json::{json, Value};
 
@@ -15,6 +18,8 @@ use serde_json::{json, Value};
 fn oracle(views: &[MessageView]) -> PrunePlan {
     let n = views.len();
     let mut edits = vec![Edit::Keep; n];
+    // The calls each message loses: (tool_calls slots, content slots).
+    let mut lost: Vec<(Vec<usize>, Vec<usize>)> = vec![(Vec::new(), Vec::new()); n];
     let mut pruned = Vec::new();
     let mut kept: Vec<&str> = Vec::new();
     let mut spans: Vec<(u32, u32)> = vec![(0, 0); n];
@@ -27,12 +32,14 @@ fn oracle(views: &[MessageView]) -> PrunePlan {
         answered.clear();
         oracle_answered_ids(views, i, &mut answered);
         let from = kept.len() as u32;
-        let mut slots = Vec::new();
         for call in &m.tool_calls {
             match call.id.as_deref() {
                 Some(id) if answered.contains(&id) => kept.push(id),
                 _ => {
-                    slots.push(call.slot);
+                    match call.place {
+                        Place::ToolCalls => lost[i].0.push(call.slot),
+                        Place::Content => lost[i].1.push(call.slot),
+                    }
                     pruned.push(PrunedCall {
                         id: call.id.clone(),
                         name: call.name.clone(),
@@ -42,13 +49,6 @@ fn oracle(views: &[MessageView]) -> PrunePlan {
             }
         }
         spans[i] = (from, kept.len() as u32);
-        if !slots.is_empty() {
-            edits[i] = if slots.len() == m.tool_calls.len() && !m.has_content {
-                Edit::Remove
-            } else {
-                Edit::RemoveToolCalls { slots }
-            };
-        }
     }
     let kept_by = |k: usize| &kept[spans[k].0 as usize..spans[k].1 as usize];
 
@@ -69,27 +69,37 @@ fn oracle(views: &[MessageView]) -> PrunePlan {
                 }
                 continue;
             }
-            _ if !m.tool_results.is_empty() => {
+            _ => {
                 let owner_kept: &[&str] = match owner {
                     Some(k) if views[k].role == Role::Assistant => kept_by(k),
                     _ => &[],
                 };
-                let slots: Vec<usize> = m
+                let results: Vec<usize> = m
                     .tool_results
                     .iter()
                     .filter(|r| !r.id.as_deref().is_some_and(|id| owner_kept.contains(&id)))
                     .map(|r| r.slot)
                     .collect();
-                if !slots.is_empty() {
-                    dangling += slots.len();
-                    edits[j] = if slots.len() == m.tool_results.len() && !m.has_content {
+                dangling += results.len();
+                let (mut tool_calls, blocks) = std::mem::take(&mut lost[j]);
+                tool_calls.sort_unstable();
+                let calls_lost = tool_calls.len() + blocks.len();
+                if calls_lost + results.len() > 0 {
+                    edits[j] = if calls_lost == m.tool_calls.len()
+                        && results.len() == m.tool_results.len()
+                        && !m.has_content
+                    {
                         Edit::Remove
                     } else {
-                        Edit::RemoveToolResults { slots }
+                        let mut content = [blocks, results].concat();
+                        content.sort_unstable();
+                        Edit::Strip {
+                            tool_calls,
+                            content,
+                        }
                     };
                 }
             }
-            _ => {}
         }
         if matches!(m.role, Role::User | Role::Assistant) {
             owner = Some(j);
@@ -154,7 +164,7 @@ fn view() -> impl Strategy<Value = MessageView> {
             Role::Other,
         ]),
         any::<bool>(),
-        prop::collection::vec((id(), 0usize..6), 0..4),
+        prop::collection::vec((id(), 0usize..6, any::<bool>()), 0..4),
         id(),
         prop::collection::vec((id(), 0usize..6), 0..3),
     )
@@ -165,11 +175,16 @@ fn view() -> impl Strategy<Value = MessageView> {
                 tool_calls: calls
                     .into_iter()
                     .enumerate()
-                    .map(|(k, (id, gap))| ToolCallView {
+                    .map(|(k, (id, gap, in_content))| ToolCallView {
                         id,
                         name: format!("tool{k}"),
                         arguments: json!({ "k": k }),
                         slot: k * 2 + gap,
+                        place: if in_content {
+                            Place::Content
+                        } else {
+                            Place::ToolCalls
+                        },
                     })
                     .collect(),
                 tool_call_id: if role == Role::Tool {
@@ -195,7 +210,7 @@ fn history_of(views: &[MessageView]) -> History {
     for m in views {
         h.push_message(m.role, m.has_content, m.tool_call_id.as_deref());
         for c in &m.tool_calls {
-            h.push_call(c.id.as_deref(), c.slot);
+            h.push_call_at(c.id.as_deref(), c.slot, c.place);
         }
         for r in &m.tool_results {
             h.push_result(r.id.as_deref(), r.slot);
@@ -231,6 +246,7 @@ proptest! {
         for (at, call) in changes.pruned.iter().zip(&expected.pruned) {
             let view = &views[at.message].tool_calls[at.call];
             prop_assert_eq!(view.slot, at.slot);
+            prop_assert_eq!(view.place, at.place);
             prop_assert_eq!(&view.name, &call.name);
             prop_assert_eq!(h.call_id(at.message, at.call), call.id.as_deref());
         }
@@ -240,7 +256,7 @@ proptest! {
         for m in &views {
             again.push_message(m.role, m.has_content, m.tool_call_id.as_deref());
             for c in &m.tool_calls {
-                again.push_call(c.id.as_deref(), c.slot);
+                again.push_call_at(c.id.as_deref(), c.slot, c.place);
             }
             for r in &m.tool_results {
                 again.push_result(r.id.as_deref(), r.slot);

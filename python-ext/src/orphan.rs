@@ -40,7 +40,7 @@ pub fn _prune_orphans(py: Python<'_>, messages_json: &str) -> PyResult<PruneAnsw
                     out.next();
                     sources.push((i, None));
                 }
-                Edit::RemoveToolCalls { .. } | Edit::RemoveToolResults { .. } => {
+                Edit::Strip { .. } => {
                     let m = out.next().map(|m| m.to_string());
                     sources.push((i, m));
                 }

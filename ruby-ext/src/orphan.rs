@@ -460,7 +460,7 @@ fn push_hash(
         .ok_or_else(|| invalid_argument(ruby, format!("message {index} has no view")))?;
     history.push_message(view.role, view.has_content, view.tool_call_id.as_deref());
     for c in &view.tool_calls {
-        history.push_call(c.id.as_deref(), c.slot);
+        history.push_call_at(c.id.as_deref(), c.slot, c.place);
     }
     for r in &view.tool_results {
         history.push_result(r.id.as_deref(), r.slot);
@@ -624,7 +624,7 @@ fn object_call(
 }
 
 /// `[edits, pruned, dangling_results, reminder]` for a history:
-/// - `edits`: `[index, :remove, nil]`, `[index, :tool_calls, slots]` or `[index, :content, slots]`
+/// - `edits`: `[index, :remove, nil, nil]` or `[index, :strip, tool_calls_slots, content_slots]`
 ///   (content blocks: Anthropic `tool_use` / `tool_result`), for the messages that change only;
 /// - `pruned`: `{id:, name:, arguments:}` per removed call (an object's own name and arguments;
 ///   a Hash's as JSON values);
@@ -664,31 +664,22 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
         let plan = history.plan();
 
         let edits = ruby.ary_new_capa(plan.edits.len());
+        let nil = ruby.qnil().as_value();
+        let (remove, strip) = (ruby.to_symbol("remove"), ruby.to_symbol("strip"));
         for (i, edit) in &plan.edits {
-            let (kind, slots) = match edit {
+            match edit {
                 Edit::Keep => continue,
-                Edit::Remove => ("remove", None),
-                Edit::RemoveToolCalls { slots } => {
-                    let from_blocks = shapes[*i] == Shape::Hash && {
-                        let m = RHash::from_value(messages.entry::<Value>(*i as isize)?);
-                        !m.and_then(|h| hash_get(ruby, h, "tool_calls"))
-                            .is_some_and(|tc| {
-                                RArray::from_value(tc).is_some_and(|a| !a.is_empty())
-                                    || RHash::from_value(tc).is_some_and(|h| !h.is_empty())
-                            })
-                    };
-                    (
-                        if from_blocks { "content" } else { "tool_calls" },
-                        Some(slots),
-                    )
-                }
-                Edit::RemoveToolResults { slots } => ("content", Some(slots)),
-            };
-            let slots = match slots {
-                Some(s) => ruby.ary_from_iter(s.iter().copied()).as_value(),
-                None => ruby.qnil().as_value(),
-            };
-            edits.push((*i, ruby.to_symbol(kind), slots))?;
+                Edit::Remove => edits.push((*i, remove, nil, nil))?,
+                Edit::Strip {
+                    tool_calls,
+                    content,
+                } => edits.push((
+                    *i,
+                    strip,
+                    ruby.ary_from_iter(tool_calls.iter().copied()),
+                    ruby.ary_from_iter(content.iter().copied()),
+                ))?,
+            }
         }
 
         let (key_id, key_name, key_arguments) = (

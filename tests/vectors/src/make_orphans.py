@@ -98,6 +98,27 @@ case("ruby_llm_hash_tool_calls",
      [{"id": "call_1", "name": "Write", "arguments": {"file_path": "/o.txt", "content": "say \"hi\"\n"}}], 0,
      reminder('- Write(file_path: "/o.txt", content: "say \\"hi\\"\\n")'))
 
+# One message, two edits: an assistant message carrying both an orphan call and a result for
+# it (found by the orphan fuzz target) loses both blocks and keeps its text.
+case("anthropic_call_and_its_result_in_one_assistant_message",
+     [user("fix"), {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}, tu1, res1]}],
+     [user("fix"), {"role": "assistant", "content": [{"type": "text", "text": "Let me look."}]}],
+     [{"id": "toolu_01", "name": "Read", "arguments": tu1["input"]}], 1,
+     reminder('- Read(file_path: "/a.rb")'))
+
+# A malformed mix of shapes: tool_use blocks beside a tool_calls list. Each pruned call leaves
+# its own list (content slot 1 and tool_calls slot 1 are different calls).
+ls_, cat = oa_call("call_1", "Ls", {}), oa_call("call_2", "Cat", {"path": "/b"})
+tu9 = {"type": "tool_use", "id": "toolu_09", "name": "Read", "input": {"file_path": "/c"}}
+case("mixed_shapes_tool_use_blocks_beside_tool_calls",
+     [user("go"), {"role": "assistant", "content": [{"type": "text", "text": "x"}, tu9], "tool_calls": [ls_, cat]},
+      tool("call_1", "ok")],
+     [user("go"), {"role": "assistant", "content": [{"type": "text", "text": "x"}], "tool_calls": [ls_]},
+      tool("call_1", "ok")],
+     [{"id": "toolu_09", "name": "Read", "arguments": tu9["input"]},
+      {"id": "call_2", "name": "Cat", "arguments": cat["function"]["arguments"]}], 0,
+     reminder('- Read(file_path: "/c")', '- Cat(path: "/b")'))
+
 out = {"description": "Orphan tool call pruning. `messages` in, `expect.messages` out, with the pruned calls, the count of dangling results removed and the reminder text.", "cases": cases}
 path = os.path.join(os.path.dirname(__file__), "..", "orphans.json")
 with open(path, "w") as fh:

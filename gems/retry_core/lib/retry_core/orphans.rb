@@ -50,17 +50,20 @@ module RetryCore
 
       out = []
       pos = 0
-      edits.each do |index, kind, slots|
+      edits.each do |index, kind, tool_calls, content|
         out.concat(messages[pos...index]) if index > pos
-        message = messages[index]
-        case kind
-        when :tool_calls then out << without_tool_calls(message, slots)
-        when :content then out << without_blocks(message, slots)
-        end
+        out << stripped(messages[index], tool_calls, content) if kind == :strip
         pos = index + 1
       end
       out.concat(messages[pos..]) if pos < messages.size
       Pruned.new(messages: out, pruned: pruned, dangling_results: dangling, reminder: reminder)
+    end
+
+    # A copy of a message without the tool calls and content blocks at these slots.
+    def stripped(message, tool_calls, content)
+      message = without_tool_calls(message, tool_calls) unless tool_calls.empty?
+      message = without_blocks(message, content) unless content.empty?
+      message
     end
 
     def drop_slots(calls, slots)
