@@ -297,7 +297,9 @@ fn id_of(i: Option<u8>) -> Value {
     i.map_or(Value::Null, |i| Value::from(format!("call_{i}")))
 }
 
-/// Renders a history as OpenAI (0), Anthropic (1) or RubyLLM (2) messages.
+/// Renders a history as OpenAI (0), Anthropic (1) or RubyLLM (2) messages, or (3) as the
+/// malformed mixes real histories end up with: calls as `tool_use` blocks beside a `tool_calls`
+/// list, and `tool_result` blocks in assistant messages, one for the message's own first call.
 fn render(shape: u8, msgs: &[Msg]) -> Vec<Value> {
     const NAMES: [&str; 3] = ["Read", "Write", "Bash"];
     let text = |c: &Option<String>| c.clone().map_or(Value::Null, Value::from);
@@ -305,30 +307,48 @@ fn render(shape: u8, msgs: &[Msg]) -> Vec<Value> {
         Some(t) => vec![json!({"type": "text", "text": t})],
         None => vec![],
     };
+    let tool_use = |id: Option<u8>, n: u8| {
+        json!({"type": "tool_use", "id": id_of(id), "name": NAMES[n as usize],
+               "input": {"file_path": "/a"}})
+    };
+    let result =
+        |id: Option<u8>| json!({"type": "tool_result", "tool_use_id": id_of(id), "content": "ok"});
+    let function = |id: Option<u8>, n: u8| {
+        json!({"id": id_of(id), "type": "function",
+               "function": {"name": NAMES[n as usize], "arguments": "{\"n\": 1}"}})
+    };
     msgs.iter()
         .map(|m| match (m, shape) {
-            (Msg::User(c, results), 1) => {
-                let mut b: Vec<Value> = results
+            (Msg::Assistant(c, calls), 3) => {
+                let mut b = blocks(c);
+                b.extend(calls.iter().step_by(2).map(|(id, n)| tool_use(*id, *n)));
+                b.extend(calls.first().map(|(id, _)| result(*id)));
+                let listed: Vec<Value> = calls
                     .iter()
-                    .map(|r| json!({"type": "tool_result", "tool_use_id": id_of(*r), "content": "ok"}))
+                    .skip(1)
+                    .step_by(2)
+                    .map(|(id, n)| function(*id, *n))
                     .collect();
+                let mut o = json!({"role": "assistant", "content": b});
+                if !listed.is_empty() {
+                    o["tool_calls"] = Value::Array(listed);
+                }
+                o
+            }
+            (Msg::Tool(id), 3) => json!({"role": "assistant", "content": [result(*id)]}),
+            (Msg::User(c, results), 1 | 3) => {
+                let mut b: Vec<Value> = results.iter().map(|r| result(*r)).collect();
                 b.extend(blocks(c));
                 json!({"role": "user", "content": b})
             }
             (Msg::User(c, _), _) => json!({"role": "user", "content": text(c)}),
             (Msg::Assistant(c, calls), 1) => {
                 let mut b = blocks(c);
-                b.extend(calls.iter().map(|(id, n)| {
-                    json!({"type": "tool_use", "id": id_of(*id), "name": NAMES[*n as usize],
-                           "input": {"file_path": "/a"}})
-                }));
+                b.extend(calls.iter().map(|(id, n)| tool_use(*id, *n)));
                 json!({"role": "assistant", "content": b})
             }
             (Msg::Assistant(c, calls), shape) => {
-                let call = |id: Option<u8>, n: u8| {
-                    json!({"id": id_of(id), "type": "function",
-                           "function": {"name": NAMES[n as usize], "arguments": "{\"n\": 1}"}})
-                };
+                let call = function;
                 let mut o = Map::new();
                 o.insert("role".into(), "assistant".into());
                 o.insert("content".into(), text(c));
@@ -349,14 +369,16 @@ fn render(shape: u8, msgs: &[Msg]) -> Vec<Value> {
             }
             (Msg::Tool(id), 1) => json!({"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": id_of(*id), "content": "ok"}]}),
-            (Msg::Tool(id), _) => json!({"role": "tool", "tool_call_id": id_of(*id), "content": "ok"}),
+            (Msg::Tool(id), _) => {
+                json!({"role": "tool", "tool_call_id": id_of(*id), "content": "ok"})
+            }
             (Msg::System, _) => json!({"role": "system", "content": "be brief"}),
         })
         .collect()
 }
 
 fn history() -> impl Strategy<Value = Vec<Value>> {
-    (0u8..3, prop::collection::vec(msg(), 0..12)).prop_map(|(shape, m)| render(shape, &m))
+    (0u8..4, prop::collection::vec(msg(), 0..12)).prop_map(|(shape, m)| render(shape, &m))
 }
 
 // ---------------------------------------------------------------------------------------------
