@@ -15,8 +15,11 @@ import pytest
 
 CHILD = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
     from retry_core import call_llm_with_retry
+
+    # A suite started in the background (`make test &`, nohup) inherits SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def always_busy():
         raise TimeoutError("read timed out")

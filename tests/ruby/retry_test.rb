@@ -173,6 +173,8 @@ class RetryTest < Minitest::Test
     pid = fork do
       reader.close
       $stderr.reopen(File::NULL)
+      # A suite started in the background (`make test &`, nohup) inherits SIGINT ignored.
+      trap("INT", "DEFAULT")
       writer.puts "ready"
       writer.flush
       begin
