@@ -137,8 +137,11 @@ module RetryCore
       # +max_retries+ and +delay+ default to the agent's +retry_config+, then to
       # {SwarmSDK.configuration}.
       def call_llm_with_retry(max_retries: nil, delay: nil)
-        fleet = retry_core_fleet
-        return retry_core_call_with_fleet(fleet, max_retries, delay) { yield } if fleet
+        # Two reads decide the usual case (no fleet anywhere) before any method of ours runs.
+        if @retry_config || ::RetryCore::SwarmSDK.configuration.fleet
+          fleet = retry_core_fleet
+          return retry_core_call_with_fleet(fleet, max_retries, delay) { yield } if fleet
+        end
 
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         retrier = nil
