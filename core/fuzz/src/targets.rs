@@ -794,6 +794,10 @@ enum Shape {
     Anthropic,
     /// RubyLLM: `tool_calls` as a Hash of id => call, role `tool` results.
     RubyLlm,
+    /// The malformed mixes real histories end up with: calls as `tool_use` blocks beside a
+    /// `tool_calls` list, and `tool_result` blocks in assistant messages (one for the message's
+    /// own first call; results as assistant messages).
+    Mixed,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -828,28 +832,64 @@ fn plain(content: &ContentIn) -> Value {
     }
 }
 
+const NAMES: [&str; 4] = ["Read", "Write", "Bash", "Grep"];
+
+fn tool_use_block(c: &CallIn) -> Value {
+    let mut b = Map::new();
+    b.insert("type".into(), "tool_use".into());
+    set(&mut b, "id", c.id.value());
+    b.insert("name".into(), NAMES[usize::from(c.name % 4)].into());
+    b.insert("input".into(), c.args.value());
+    Value::Object(b)
+}
+
+fn tool_result_block(id: &IdIn) -> Value {
+    let mut b = Map::new();
+    b.insert("type".into(), "tool_result".into());
+    set(&mut b, "tool_use_id", id.value());
+    b.insert("content".into(), "ok".into());
+    Value::Object(b)
+}
+
+fn function_call(c: &CallIn) -> Value {
+    let mut b = Map::new();
+    set(&mut b, "id", c.id.value());
+    b.insert("type".into(), "function".into());
+    b.insert(
+        "function".into(),
+        json!({"name": NAMES[usize::from(c.name % 4)], "arguments": c.args.value()}),
+    );
+    Value::Object(b)
+}
+
 impl HistoryIn<'_> {
     /// The history as JSON messages in its shape.
     pub fn render(&self) -> Vec<Value> {
-        const NAMES: [&str; 4] = ["Read", "Write", "Bash", "Grep"];
         let mut out = Vec::new();
         for m in &self.messages {
             let mut o = Map::new();
             match (m, self.shape) {
-                (MsgIn::User { content, results }, Shape::Anthropic) => {
+                (MsgIn::User { content, results }, Shape::Anthropic | Shape::Mixed) => {
                     o.insert("role".into(), "user".into());
-                    let mut blocks: Vec<Value> = results
-                        .iter()
-                        .map(|id| {
-                            let mut b = Map::new();
-                            b.insert("type".into(), "tool_result".into());
-                            set(&mut b, "tool_use_id", id.value());
-                            b.insert("content".into(), "ok".into());
-                            Value::Object(b)
-                        })
-                        .collect();
+                    let mut blocks: Vec<Value> = results.iter().map(tool_result_block).collect();
                     blocks.extend(blocks_of(content));
                     o.insert("content".into(), Value::Array(blocks));
+                }
+                (MsgIn::Assistant { content, calls }, Shape::Mixed) => {
+                    o.insert("role".into(), "assistant".into());
+                    let mut blocks = blocks_of(content);
+                    blocks.extend(calls.iter().step_by(2).map(tool_use_block));
+                    blocks.extend(calls.first().map(|c| tool_result_block(&c.id)));
+                    o.insert("content".into(), Value::Array(blocks));
+                    let listed: Vec<Value> =
+                        calls.iter().skip(1).step_by(2).map(function_call).collect();
+                    if !listed.is_empty() {
+                        o.insert("tool_calls".into(), Value::Array(listed));
+                    }
+                }
+                (MsgIn::Tool { id }, Shape::Mixed) => {
+                    o.insert("role".into(), "assistant".into());
+                    o.insert("content".into(), json!([tool_result_block(id)]));
                 }
                 (MsgIn::User { content, .. }, _) => {
                     o.insert("role".into(), "user".into());
@@ -858,29 +898,13 @@ impl HistoryIn<'_> {
                 (MsgIn::Assistant { content, calls }, Shape::Anthropic) => {
                     o.insert("role".into(), "assistant".into());
                     let mut blocks = blocks_of(content);
-                    for c in calls {
-                        let mut b = Map::new();
-                        b.insert("type".into(), "tool_use".into());
-                        set(&mut b, "id", c.id.value());
-                        b.insert("name".into(), NAMES[usize::from(c.name % 4)].into());
-                        b.insert("input".into(), c.args.value());
-                        blocks.push(Value::Object(b));
-                    }
+                    blocks.extend(calls.iter().map(tool_use_block));
                     o.insert("content".into(), Value::Array(blocks));
                 }
                 (MsgIn::Assistant { content, calls }, shape) => {
                     o.insert("role".into(), "assistant".into());
                     o.insert("content".into(), plain(content));
-                    let call = |c: &CallIn| {
-                        let mut b = Map::new();
-                        set(&mut b, "id", c.id.value());
-                        b.insert("type".into(), "function".into());
-                        b.insert(
-                            "function".into(),
-                            json!({"name": NAMES[usize::from(c.name % 4)], "arguments": c.args.value()}),
-                        );
-                        Value::Object(b)
-                    };
+                    let call = function_call;
                     if !calls.is_empty() {
                         let v = if matches!(shape, Shape::RubyLlm) {
                             let mut h = Map::new();
@@ -901,10 +925,7 @@ impl HistoryIn<'_> {
                 }
                 (MsgIn::Tool { id }, Shape::Anthropic) => {
                     o.insert("role".into(), "user".into());
-                    let mut b = Map::new();
-                    b.insert("type".into(), "tool_result".into());
-                    set(&mut b, "tool_use_id", id.value());
-                    o.insert("content".into(), json!([Value::Object(b)]));
+                    o.insert("content".into(), json!([tool_result_block(id)]));
                 }
                 (MsgIn::Tool { id }, _) => {
                     o.insert("role".into(), "tool".into());
