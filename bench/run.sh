@@ -124,6 +124,13 @@ if ((${#py_benches[@]})); then
 else
     printf 'No `bench/python/bench*.py` scripts: skipped.\n\n' >>"$work/bindings.md"
 fi
+if ((${#rb_benches[@]})) && command -v rake >/dev/null 2>&1; then
+    # The Ruby benches load gems/retry_core/lib: build its extension from these sources first
+    # (a stale lib/retry_core.so next to newer Ruby files gives wrong figures, or none).
+    echo "bench: RELEASE=1 rake compile"
+    RELEASE=1 rake compile >"$work/rake.txt" 2>&1 ||
+        { tail -n 5 "$work/rake.txt" >&2; echo "bench: rake compile failed; the Ruby benches use the extension already there" >&2; }
+fi
 if ((${#rb_benches[@]})); then
     for f in "${rb_benches[@]}"; do
         if command -v ruby >/dev/null 2>&1; then
