@@ -302,7 +302,7 @@ class OrphansTest < Minitest::Test
   # The same, under a GC that compacts at every allocation (GC.stress and GC.auto_compact).
   #
   # Opt-in (RETRY_CORE_COMPACTION=1): Ruby 3.1's VM crashes under GC.stress with
-  # GC.auto_compact, in its own code. Seen twice in 14 full suite runs with this test on: once
+  # GC.auto_compact, in its own code. Seen twice in 18 full suite runs with this test on: once
   # after _orphan_plan had returned (SIGSEGV in rb_imemo_new), once before it was called
   # (`[BUG] can't remove str from str_id` at `GC.stat(:compact_count)`, line `compactions =
   # GC.stat(...)` below, inside rb_imemo_new; no retry_core frame in the C backtrace). Ruby
