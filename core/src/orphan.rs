@@ -132,6 +132,9 @@ pub struct Pruned {
     pub pruned: Vec<PrunedCall>,
     pub dangling_results: usize,
     pub reminder: String,
+    /// What became of each message of the history, in order: which of `messages` are the
+    /// input's own (`Keep`) and which were changed (`Strip`) or left out (`Remove`).
+    pub edits: Vec<Edit>,
 }
 
 /// The plan for a history: which calls are orphans and which results dangle.
@@ -946,6 +949,7 @@ pub fn prune_json_owned(messages: Vec<Value>) -> Result<Pruned> {
         pruned: plan.pruned,
         dangling_results: plan.dangling_results,
         reminder,
+        edits: plan.edits,
     })
 }
 
@@ -1030,6 +1034,14 @@ mod tests {
         );
         assert_eq!(out.pruned[0].id.as_deref(), Some("toolu_01"));
         assert_eq!(out.dangling_results, 1);
+        assert_eq!(
+            out.edits,
+            [
+                vec![Edit::Keep],
+                changes.edits.into_iter().map(|(_, e)| e).collect()
+            ]
+            .concat()
+        );
     }
 
     /// `tool_use` blocks beside a `tool_calls` list: each pruned call leaves its own list.

@@ -29,11 +29,11 @@ pub fn _prune_orphans(py: Python<'_>, messages_json: &str) -> PyResult<PruneAnsw
                 ));
             }
         };
-        let plan = orphan::plan(&orphan::views_from_json(&items).or_raise(py)?);
-        let pruned = orphan::prune_json(&items).or_raise(py)?;
+        // One pass: the history is viewed and planned once, and moved, not copied.
+        let pruned = orphan::prune_json_owned(items).or_raise(py)?;
         let mut out = pruned.messages.iter();
         let mut sources = Vec::with_capacity(pruned.messages.len());
-        for (i, edit) in plan.edits.iter().enumerate() {
+        for (i, edit) in pruned.edits.iter().enumerate() {
             match edit {
                 Edit::Remove => {}
                 Edit::Keep => {
