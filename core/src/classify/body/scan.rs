@@ -266,6 +266,32 @@ impl<'a> Scanner<'a> {
         (self.depth <= MAX_DEPTH).then_some(())
     }
 
+    #[inline]
+    /// At `closer`: steps over it and out of the container (true). Anywhere else: false.
+    #[inline(always)]
+    fn closes(&mut self, closer: u8) -> Option<bool> {
+        if self.peek()? != closer {
+            return Some(false);
+        }
+        self.i += 1;
+        self.depth -= 1;
+        Some(true)
+    }
+
+    #[inline]
+    /// After an item of a container: the closer (true: done) or a comma before the next item
+    /// (false); anything else is not JSON this scanner reads.
+    #[inline(always)]
+    fn after_item(&mut self, closer: u8) -> Option<bool> {
+        self.ws();
+        if self.closes(closer)? {
+            return Some(true);
+        }
+        self.eat(b',')?;
+        self.ws();
+        Some(false)
+    }
+
     /// An object at `{`: `field` reads each value (whitespace skipped) given its key. Keys with
     /// escapes are skipped (`escaped_keys`) or make the scanner give up.
     fn object(
@@ -276,9 +302,7 @@ impl<'a> Scanner<'a> {
         self.enter()?;
         self.i += 1;
         self.ws();
-        if self.peek()? == b'}' {
-            self.i += 1;
-            self.depth -= 1;
+        if self.closes(b'}')? {
             return Some(());
         }
         loop {
@@ -295,18 +319,8 @@ impl<'a> Scanner<'a> {
             self.eat(b':')?;
             self.ws();
             field(self, key)?;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                }
-                b'}' => {
-                    self.i += 1;
-                    self.depth -= 1;
-                    return Some(());
-                }
-                _ => return None,
+            if self.after_item(b'}')? {
+                return Some(());
             }
         }
     }
@@ -316,25 +330,13 @@ impl<'a> Scanner<'a> {
         self.enter()?;
         self.i += 1;
         self.ws();
-        if self.peek()? == b']' {
-            self.i += 1;
-            self.depth -= 1;
+        if self.closes(b']')? {
             return Some(());
         }
         loop {
             item(self)?;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                }
-                b']' => {
-                    self.i += 1;
-                    self.depth -= 1;
-                    return Some(());
-                }
-                _ => return None,
+            if self.after_item(b']')? {
+                return Some(());
             }
         }
     }
