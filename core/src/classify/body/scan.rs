@@ -266,9 +266,8 @@ impl<'a> Scanner<'a> {
         (self.depth <= MAX_DEPTH).then_some(())
     }
 
-    #[inline]
     /// At `closer`: steps over it and out of the container (true). Anywhere else: false.
-    #[inline(always)]
+    #[inline]
     fn closes(&mut self, closer: u8) -> Option<bool> {
         if self.peek()? != closer {
             return Some(false);
@@ -278,10 +277,9 @@ impl<'a> Scanner<'a> {
         Some(true)
     }
 
-    #[inline]
     /// After an item of a container: the closer (true: done) or a comma before the next item
     /// (false); anything else is not JSON this scanner reads.
-    #[inline(always)]
+    #[inline]
     fn after_item(&mut self, closer: u8) -> Option<bool> {
         self.ws();
         if self.closes(closer)? {
