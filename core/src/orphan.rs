@@ -662,8 +662,8 @@ pub fn is_tool_pairing_error(message: &str) -> bool {
     let hay = message.to_ascii_lowercase();
     crate::classify::tables::PERMANENT_PHRASES
         .iter()
-        .filter(|(_, c)| *c == crate::category::Category::OrphanToolCalls)
-        .any(|(p, _)| crate::classify::text::contains_phrase(&hay, p))
+        .filter(|p| p.category == crate::category::Category::OrphanToolCalls)
+        .any(|p| crate::classify::text::contains_phrase(&hay, p.text))
 }
 
 const REMINDER_HEAD: &str =

@@ -3,7 +3,6 @@
 //! the transport hint, and last the message text.
 
 pub mod body;
-mod swar;
 pub mod tables;
 pub mod text;
 
@@ -12,6 +11,7 @@ use std::time::SystemTime;
 use crate::category::{Category, Classification, Evidence, RetryAfterSource};
 use crate::failure::{Failure, Transport};
 use crate::retry_after;
+use body::ProviderError;
 use tables::ClassRule;
 
 /// Only the head of a huge message or body is scanned for phrases.
@@ -26,18 +26,10 @@ pub fn classify(failure: &Failure) -> Classification {
 /// [`classify`] with an explicit "now" for date-valued headers.
 pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     let headers = HeaderFacts::of(failure);
-    // The provider's error is read in place (a `ProviderError` is large enough for moves and
-    // even its initialisation to cost), and only made when there is something to read.
-    let mut slot;
-    let provider = if failure.body.is_some() || headers.amzn_error_type.is_some() {
-        slot = body::ProviderError::default();
-        provider_error(failure, &headers, &mut slot)
-    } else {
-        None
-    };
     let classes = ClassFacts::of(&failure.error_class);
+    let provider = provider_error(failure, &headers, &classes);
     let api_error = classes.api_error;
-    let (category, evidence) = decide(failure, provider, &classes);
+    let (category, evidence) = decide(failure, provider.as_ref(), &classes);
 
     let mut transient = category.is_transient();
     if category != Category::Cancelled {
@@ -47,17 +39,15 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     }
 
     let (retry_after, retry_after_source) = match retry_after::from_headers(&failure.headers, now) {
-        Some((secs, RetryAfterSource::ResetHint)) if category != Category::RateLimited => {
-            let _ = secs; // reset hints only speak about rate limits
-            (None, None)
-        }
+        // Reset hints only speak about rate limits.
+        Some((_, RetryAfterSource::ResetHint)) if category != Category::RateLimited => (None, None),
         Some((secs, src)) => (Some(secs), Some(src)),
         None => (None, None),
     };
 
     let status = failure
         .status
-        .or_else(|| provider.and_then(|p| p.numeric_code));
+        .or_else(|| provider.as_ref().and_then(|p| p.numeric_code));
     let error_type = match category {
         Category::Programming => short_class_name(failure.error_class.first().map(String::as_str))
             .unwrap_or_else(|| category.error_type().to_owned()),
@@ -119,27 +109,26 @@ impl<'a> HeaderFacts<'a> {
     }
 }
 
-/// The provider's error from the body, with AWS's header code added, read into `slot` (a
-/// default one).
-fn provider_error<'a, 's>(
-    f: &'a Failure,
-    headers: &HeaderFacts<'a>,
-    slot: &'s mut body::ProviderError<'a>,
-) -> Option<&'s body::ProviderError<'a>> {
-    let mut found = f.body.as_deref().is_some_and(|b| body::parse_into(b, slot));
-    if let Some(v) = headers.amzn_error_type {
-        body::push_code_str(slot, v);
-        slot.has_error = true;
-        found = true;
+/// The provider's error: from the body, else from the envelope the exception's text quotes;
+/// AWS's code is added from its header and from botocore's generated class name.
+fn provider_error(f: &Failure, headers: &HeaderFacts, classes: &ClassFacts) -> Option<ProviderError> {
+    let mut p = f
+        .body
+        .as_deref()
+        .and_then(body::parse)
+        .or_else(|| body::from_text(&f.message));
+    for code in [headers.amzn_error_type, classes.aws_code].into_iter().flatten() {
+        let p = p.get_or_insert_with(ProviderError::default);
+        let code = body::normalize_code(code);
+        if !code.is_empty() && !p.codes.contains(&code) {
+            p.codes.push(code);
+        }
+        p.has_error = true;
     }
-    found.then_some(&*slot)
+    p
 }
 
-fn decide(
-    f: &Failure,
-    provider: Option<&body::ProviderError<'_>>,
-    classes: &ClassFacts,
-) -> (Category, Evidence) {
+fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -> (Category, Evidence) {
     // 1. Cancellation wins over everything: it is re-raised untouched.
     if let Some((Category::Cancelled, _)) = classes.category {
         return (Category::Cancelled, Evidence::Cancellation);
@@ -150,12 +139,20 @@ fn decide(
 
     // 2. (x-should-retry only flips `transient`; see classify_at.)
     // 3. The status, refined by the provider's code and the message.
-    let in_stream = matches!(
-        f.transport,
-        Some(Transport::StreamTransient | Transport::StreamParse)
-    );
     match f.status {
         Some(s) if (200..300).contains(&s) => {
+            // An error envelope inside a 200 (OpenRouter's moderation refusal, a stream's
+            // error): its own numeric code is the status.
+            if let Some(n) = provider
+                .filter(|p| p.has_error)
+                .and_then(|p| p.numeric_code)
+                .filter(|n| (400..=599).contains(n))
+            {
+                // What would be retried is the stream failing mid-way (CONTRACT §2).
+                let c = refine_status(n, provider, &hay);
+                let c = if c.is_transient() { Category::StreamInterrupted } else { c };
+                return (c, Evidence::Body);
+            }
             if let Some(c) = provider
                 .and_then(code_category)
                 .filter(|c| *c == Category::ContentFiltered)
@@ -171,19 +168,29 @@ fn decide(
         }
         _ => {}
     }
-    if in_stream {
+    // An SSE error event: inside a stream, or quoted by an exception that carries no status.
+    let quoted_event = f.status.is_none()
+        && provider.is_some_and(|p| p.event)
+        && text_status(f, &hay).is_none();
+    if quoted_event
+        || matches!(
+            f.transport,
+            Some(Transport::StreamTransient | Transport::StreamParse)
+        )
+    {
         if let Some(c) = sse_category(provider) {
             return (c, Evidence::Body);
         }
     }
-    // A body without a status (a wrapped exception): its code or numeric code decides.
+    // A body (or quoted envelope) without a status: its numeric code is a status, else a
+    // specific code decides.
     if f.status.is_none() {
         if let Some(p) = provider {
-            if let Some(c) = code_category(p) {
-                return (c, Evidence::Body);
-            }
             if let Some(n) = p.numeric_code.filter(|n| (400..=599).contains(n)) {
                 return (refine_status(n, provider, &hay), Evidence::Body);
+            }
+            if let Some(c) = specific_code_category(p) {
+                return (refine_code(c, &hay), Evidence::Body);
             }
         }
     }
@@ -193,12 +200,34 @@ fn decide(
         if network_or_config {
             return (network_or_configuration(hay.get()), Evidence::ErrorClass);
         }
+        if c.is_transient() {
+            // A transient class is overruled only by a nature the text states outright (a
+            // RateLimitError whose text says the credits are gone).
+            // Softer billing wording counts where no provider code said otherwise (the legacy
+            // openai.error.RateLimitError of an exhausted quota carries only the text).
+            let billing = provider.and_then(specific_code_category).is_none()
+                && text::permanent().first(hay.get()).map(|p| p.category)
+                    == Some(Category::PaymentRequired);
+            return match text::stated().first(hay.get()) {
+                Some(p) => (p.category, Evidence::Message),
+                None if billing => (Category::PaymentRequired, Evidence::Message),
+                _ if c == Category::ServerError && says_overloaded(&hay) => {
+                    (Category::Overloaded, Evidence::ErrorClass)
+                }
+                _ => (c, Evidence::ErrorClass),
+            };
+        }
         // A generic client error class ("RubyLLM::BadRequestError" without a status) is
         // sharpened by the message like a 400 would be.
         return (
-            refine_by_phrase(c, text::permanent().first(hay.get())),
+            refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)),
             Evidence::ErrorClass,
         );
+    }
+    if f.status.is_none() {
+        if let Some(c) = provider.and_then(code_category) {
+            return (refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)), Evidence::Body);
+        }
     }
 
     // 5. The transport hint of a Rust client.
@@ -215,7 +244,7 @@ fn decide(
     }
 
     // 6. The message text, last.
-    if let Some(c) = message_category(f, hay.get()) {
+    if let Some(c) = message_category(f, provider, &hay) {
         return (c, Evidence::Message);
     }
     (Category::Unknown, Evidence::Nothing)
@@ -224,12 +253,12 @@ fn decide(
 /// The lower-cased message and body text, built only when a rule needs to read it.
 struct Hay<'a> {
     f: &'a Failure,
-    provider: Option<&'a body::ProviderError<'a>>,
+    provider: Option<&'a ProviderError>,
     text: std::cell::OnceCell<String>,
 }
 
 impl<'a> Hay<'a> {
-    fn new(f: &'a Failure, provider: Option<&'a body::ProviderError<'a>>) -> Self {
+    fn new(f: &'a Failure, provider: Option<&'a ProviderError>) -> Self {
         Hay {
             f,
             provider,
@@ -241,10 +270,13 @@ impl<'a> Hay<'a> {
     }
 }
 
-fn haystack(f: &Failure, provider: Option<&body::ProviderError<'_>>) -> String {
+/// What the phrases read: the message, the provider's message (or the raw body) and its codes,
+/// lower-cased, with links blanked out: a link is boilerplate, not evidence (Groq's 429 ends
+/// with an upgrade link to `console.groq.com/settings/billing`).
+fn haystack(f: &Failure, provider: Option<&ProviderError>) -> String {
     let mut hay = text::lower_bounded(&f.message, MAX_SCAN);
-    let extra = match provider {
-        Some(p) => p.message.as_deref(),
+    let extra = match provider.and_then(|p| p.message.as_deref()) {
+        Some(m) => Some(m),
         None => f.body.as_deref(),
     };
     if let Some(extra) = extra {
@@ -257,7 +289,13 @@ fn haystack(f: &Failure, provider: Option<&body::ProviderError<'_>>) -> String {
             hay.push_str(code);
         }
     }
+    text::blank_links(&mut hay);
     hay
+}
+
+/// A status the message states ("Error code: 429", "HTTP Error 503", "429 RESOURCE_EXHAUSTED").
+fn text_status(f: &Failure, hay: &Hay) -> Option<u16> {
+    text::leading_status(&f.message).or_else(|| text::status_in_text(hay.get(), tables::STATUS_INTRODUCERS))
 }
 
 fn status_category(status: u16) -> Category {
@@ -271,7 +309,7 @@ fn status_category(status: u16) -> Category {
 }
 
 /// The category of the first non-generic code, if any.
-fn specific_code_category(p: &body::ProviderError<'_>) -> Option<Category> {
+fn specific_code_category(p: &ProviderError) -> Option<Category> {
     p.codes
         .iter()
         .find_map(|code| tables::code_row(code).filter(|r| !r.generic))
@@ -279,7 +317,7 @@ fn specific_code_category(p: &body::ProviderError<'_>) -> Option<Category> {
 }
 
 /// The most specific category named by the provider's codes.
-fn code_category(p: &body::ProviderError<'_>) -> Option<Category> {
+fn code_category(p: &ProviderError) -> Option<Category> {
     let mut generic = None;
     for code in &p.codes {
         if let Some(row) = tables::code_row(code) {
@@ -292,39 +330,65 @@ fn code_category(p: &body::ProviderError<'_>) -> Option<Category> {
     generic
 }
 
-fn refine_status(status: u16, provider: Option<&body::ProviderError<'_>>, hay: &Hay) -> Category {
-    let base = status_category(status);
-    let code = provider.and_then(code_category);
-    if base.is_transient() {
-        // A transient status may be sharpened (500 + overloaded_error) or shown to be billing
-        // (OpenAI's 429 `insufficient_quota`), never turned into another permanent error.
-        // The provider's own code beats wording: Gemini's per-minute RESOURCE_EXHAUSTED says
-        // "check your plan and billing details" yet clears in a minute.
-        let specific = provider.and_then(specific_code_category);
-        if specific == Some(Category::PaymentRequired)
-            || (specific.is_none()
-                && text::permanent().first(hay.get()) == Some(Category::PaymentRequired))
-        {
-            return Category::PaymentRequired;
-        }
-        // Only a generic 5xx is sharpened (500 + overloaded_error, 504 + timeout_error);
-        // a 429 stays a rate limit whatever the code's family.
-        let sharper = match code {
-            Some(c) if c.is_transient() && base == Category::ServerError => c,
-            _ => base,
-        };
-        if sharper == Category::ServerError && text::contains_phrase(hay.get(), "overloaded") {
-            return Category::Overloaded;
-        }
-        return sharper;
+/// A provider code without a status: a transient code is overruled only by a stated nature,
+/// a permanent one is sharpened by the text as its status would be.
+fn refine_code(c: Category, hay: &Hay) -> Category {
+    if c.is_transient() {
+        text::stated().first(hay.get()).map_or(c, |p| p.category)
+    } else {
+        refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category))
     }
-    // A permanent status: a specific provider code, then a message phrase, may sharpen it.
-    // Throttling is the one transient meaning a 4xx may carry (AWS JSON protocol: 400 +
-    // ThrottlingException).
-    let specific = provider
-        .and_then(specific_code_category)
-        .filter(|c| !c.is_transient() || *c == Category::RateLimited);
-    refine_by_phrase(specific.unwrap_or(base), text::permanent().first(hay.get()))
+}
+
+fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Category {
+    let base = status_category(status);
+    let specific = provider.and_then(specific_code_category);
+    let phrase = text::permanent().first(hay.get());
+    if !base.is_transient() && !specific.is_some_and(|c| c.is_transient()) {
+        // A permanent status: a specific provider code, then a message phrase, may sharpen it.
+        return refine_by_phrase(specific.unwrap_or(base), phrase.map(|p| p.category));
+    }
+    // A body that states the nature of the error wins over a transient status or code: a
+    // context overflow in a self-hosted server's 500, credits gone under a 429's
+    // `rate_limit_error`, OpenAI's 429 `insufficient_quota`.
+    if let Some(c) = specific.filter(|c| tables::STATED.contains(c)) {
+        return c;
+    }
+    if let Some(p) = text::stated().first(hay.get()) {
+        return p.category;
+    }
+    // Softer billing wording decides only when the provider named no code: Gemini's
+    // per-minute RESOURCE_EXHAUSTED says "check your plan and billing details" yet clears.
+    if specific.is_none() && phrase.map(|p| p.category) == Some(Category::PaymentRequired) {
+        return Category::PaymentRequired;
+    }
+    // A transient code on a permanent status is the code's (AWS: 400 + ThrottlingException,
+    // 424 + ModelStreamErrorException).
+    if !base.is_transient() {
+        return specific.unwrap_or(base);
+    }
+    // A generic 5xx is sharpened by the code (500 + overloaded_error, 504 + timeout_error);
+    // a 429 only into overloaded (TGI's 429 "Model is overloaded", Bedrock's
+    // ModelNotReadyException), never out of the rate limits.
+    let code = provider.and_then(code_category);
+    let sharper = match code {
+        Some(c) if c.is_transient() && base == Category::ServerError => c,
+        Some(Category::Overloaded) if base == Category::RateLimited => Category::Overloaded,
+        _ => base,
+    };
+    // Then by the wording, where the code said nothing sharper.
+    match sharper {
+        Category::ServerError if says_overloaded(hay) => Category::Overloaded,
+        Category::RateLimited if code.is_none() && says_overloaded(hay) => Category::Overloaded,
+        c => c,
+    }
+}
+
+/// The text's first transient phrase names an overload ("The model is overloaded", "server busy").
+fn says_overloaded(hay: &Hay) -> bool {
+    text::transient()
+        .first(hay.get())
+        .is_some_and(|p| p.category == Category::Overloaded)
 }
 
 fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
@@ -343,7 +407,7 @@ fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
 }
 
 /// SSE `error` event inside a stream: its `error.type` decides (Forgeflare R1).
-fn sse_category(provider: Option<&body::ProviderError<'_>>) -> Option<Category> {
+fn sse_category(provider: Option<&ProviderError>) -> Option<Category> {
     let p = provider.filter(|p| p.has_error)?;
     if p.codes.iter().any(|c| c == "invalid_request_error") {
         return Some(Category::InvalidResponse);
@@ -359,55 +423,16 @@ fn normalized(name: &str) -> &str {
     name.strip_prefix("builtins.").unwrap_or(name)
 }
 
-/// A word-at-a-time multiplicative hash (FxHash-like): class names are short and trusted (our
-/// own table), so a DoS-resistant hash only costs, and byte-at-a-time FNV cost ~4 instructions a
-/// byte over a five-name chain.
-#[derive(Default)]
-struct ClassHasher(u64);
-
-impl ClassHasher {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    #[inline]
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
-    }
-}
-
-impl std::hash::Hasher for ClassHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut tail = [0u8; 8];
-            tail[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(tail) ^ ((rest.len() as u64) << 59));
-        }
-    }
-    fn write_u8(&mut self, b: u8) {
-        self.mix(u64::from(b));
-    }
-}
-
 /// The class table as a map (exact names) plus the few module-agnostic suffix rows.
 struct ClassIndex {
-    exact: std::collections::HashMap<
-        &'static str,
-        ClassRule,
-        std::hash::BuildHasherDefault<ClassHasher>,
-    >,
+    exact: std::collections::HashMap<&'static str, ClassRule>,
     suffixes: Vec<(&'static str, ClassRule)>,
 }
 
 fn class_index() -> &'static ClassIndex {
     static I: std::sync::OnceLock<ClassIndex> = std::sync::OnceLock::new();
     I.get_or_init(|| {
-        let mut exact = std::collections::HashMap::default();
+        let mut exact = std::collections::HashMap::new();
         let mut suffixes = Vec::new();
         for (pattern, rule) in tables::CLASSES {
             match pattern.strip_prefix('.') {
@@ -427,35 +452,49 @@ fn class_rule(name: &str) -> Option<ClassRule> {
     if let Some(rule) = idx.exact.get(name) {
         return Some(*rule);
     }
-    // `.Name` rows match `Name` in any module: the name ends with it after a dot (or is it).
+    // `.Name` rows match `Name` in any module: the name ends with it after a `.` or `::`
+    // (or is it).
     idx.suffixes
         .iter()
         .find(|(s, _)| {
-            name.len() >= s.len()
-                && name.ends_with(s)
-                && (name.len() == s.len() || name.as_bytes()[name.len() - s.len() - 1] == b'.')
+            name.strip_suffix(s)
+                .is_some_and(|head| head.is_empty() || head.ends_with('.') || head.ends_with("::"))
         })
         .map(|(_, r)| *r)
 }
 
+/// botocore generates one class per AWS error code (`botocore.errorfactory.ThrottlingException`),
+/// and AWS's other SDKs name theirs the same way (the JS SDK's `ServiceUnavailableException`):
+/// the class's name is the provider's code.
+fn aws_code(name: &str) -> Option<&str> {
+    if let Some(code) = name.strip_prefix("botocore.errorfactory.") {
+        return Some(code);
+    }
+    let short = name.rsplit(['.', ':']).next().unwrap_or(name);
+    (short.ends_with("Exception") && tables::code_row(&short.to_ascii_lowercase()).is_some())
+        .then_some(short)
+}
+
 /// What the class chain says, read in one pass.
-struct ClassFacts {
+struct ClassFacts<'a> {
     /// The most specific known class's category (and whether it needs the TLS/DNS refinement).
     category: Option<(Category, bool)>,
     /// An LLM client's API-error base class is in the chain.
     api_error: bool,
+    /// The AWS error code a botocore-generated class is named after.
+    aws_code: Option<&'a str>,
 }
 
-impl ClassFacts {
-    fn of(chain: &[String]) -> Self {
+impl<'a> ClassFacts<'a> {
+    fn of(chain: &'a [String]) -> Self {
         let mut facts = ClassFacts {
             category: None,
             api_error: false,
+            aws_code: None,
         };
         for name in chain {
-            // Nothing later in the chain can change what is known.
-            if facts.category.is_some() && facts.api_error {
-                break;
+            if facts.aws_code.is_none() {
+                facts.aws_code = aws_code(name);
             }
             match class_rule(name) {
                 Some(ClassRule::Is(c)) if facts.category.is_none() => {
@@ -490,17 +529,19 @@ fn network_or_configuration(hay: &str) -> Category {
     }
 }
 
-fn message_category(f: &Failure, hay: &str) -> Option<Category> {
-    if hay.is_empty() {
+/// The message alone: a status it states (refined like a real one), then permanent phrases,
+/// then transient ones.
+fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) -> Option<Category> {
+    if hay.get().is_empty() {
         return None;
     }
-    if let Some(c) = text::permanent().first(hay) {
-        return Some(c);
+    if let Some(status) = text_status(f, hay) {
+        return Some(refine_status(status, provider, hay));
     }
-    if let Some(status) = text::status_in_text(hay, tables::STATUS_INTRODUCERS) {
-        return Some(refine_status(status, None, &Hay::new(f, None)));
+    if let Some(p) = text::permanent().first(hay.get()) {
+        return Some(p.category);
     }
-    text::transient().first(hay)
+    text::transient().first(hay.get()).map(|p| p.category)
 }
 
 fn short_class_name(name: Option<&str>) -> Option<String> {
@@ -559,11 +600,16 @@ mod tests {
             assert_eq!(class_rule(name), first, "{pattern}");
             assert_eq!(class_rule(&format!("builtins.{name}")), class_rule(name));
         }
+        // Module-agnostic rows match after a `.` or a `::`, never inside a name.
+        assert_eq!(class_rule("groq.RateLimitError"), Some(ClassRule::Is(Category::RateLimited)));
+        assert_eq!(class_rule("Groq::RateLimitError"), Some(ClassRule::Is(Category::RateLimited)));
+        assert_eq!(class_rule("groq.MyRateLimitError"), None);
         for stranger in [
             "",
             "Exception",
             "openai.APIErrorX",
-            "penai.APIError",
+            "openai.XAPIError",
+            "RubyLLM::ModelNotFoundErrorX",
             "a.b.c",
         ] {
             assert_eq!(class_rule(stranger), None, "{stranger}");

@@ -12,9 +12,15 @@ pub const STATUS: &[(u16, Category)] = &[
     (404, NotFound),
     (408, Timeout),
     (413, ContextOverflow), // Anthropic `request_too_large`; proxies' body limit
+    // TGI answers a failed generation with 424 (error_type "generation"); Bedrock a stream
+    // error event (ModelStreamErrorException). Both are the model server failing, not the request.
+    (424, ServerError),
     (422, Unprocessable),
     (429, RateLimited),
     (529, Overloaded), // Anthropic overloaded_error
+    // Not Implemented: the server lacks the feature (llama.cpp without `--embeddings`, Ollama
+    // embeddings on a chat model); every retry gets the same answer.
+    (501, BadRequest),
 ];
 
 /// Provider error `type` / `code` / `status` / `__type` values (lower-cased) -> category.
@@ -53,15 +59,16 @@ pub const CODES: &[CodeRow] = &[
     row("unsupported_country_region_territory", Forbidden),
     row("model_not_found", NotFound),
     row("content_policy_violation", ContentFiltered),
+    row("invalid_prompt", ContentFiltered), // "Invalid prompt: your prompt was flagged ..."
     row("content_filter", ContentFiltered), // Azure OpenAI
     row("responsibleaipolicyviolation", ContentFiltered), // Azure innererror.code
-    row("server_error", ServerError),
-    row("internal_error", ServerError),
+    generic("server_error", ServerError),
+    generic("internal_error", ServerError),
     generic("invalid_request_error", BadRequest),
     // Anthropic error.type (docs.anthropic.com/en/api/errors)
     row("rate_limit_error", RateLimited),
     row("overloaded_error", Overloaded),
-    row("api_error", ServerError),
+    generic("api_error", ServerError),
     row("timeout_error", Timeout),
     row("authentication_error", Unauthorized),
     row("permission_error", Forbidden),
@@ -71,7 +78,7 @@ pub const CODES: &[CodeRow] = &[
     // Gemini google.rpc status names (ai.google.dev/gemini-api/docs/troubleshooting)
     row("resource_exhausted", RateLimited),
     row("unavailable", ServerError),
-    row("internal", ServerError),
+    generic("internal", ServerError),
     row("deadline_exceeded", Timeout),
     row("unauthenticated", Unauthorized),
     row("permission_denied", Forbidden),
@@ -84,11 +91,21 @@ pub const CODES: &[CodeRow] = &[
     row("modeltimeoutexception", Timeout),
     row("serviceunavailableexception", ServerError),
     row("internalserverexception", ServerError),
-    row("modelnotreadyexception", ServerError),
+    row("modelnotreadyexception", Overloaded), // the model's capacity is still starting
     row("modelerrorexception", ServerError),
     row("accessdeniedexception", Forbidden),
     row("unrecognizedclientexception", Unauthorized),
     row("resourcenotfoundexception", NotFound),
+    row("expiredtokenexception", Unauthorized),
+    row("invalidsignatureexception", Unauthorized),
+    row("incompletesignature", Unauthorized),
+    row("missingauthenticationtokenexception", Unauthorized),
+    // An error event inside InvokeModelWithResponseStream / ConverseStream (status 424).
+    row("modelstreamerrorexception", StreamInterrupted),
+    row("internalfailure", ServerError),
+    row("throttling", RateLimited),
+    row("toomanyrequestsexception", RateLimited),
+    row("conflictexception", ClientError),
     generic("validationexception", BadRequest),
     // Azure OpenAI
     row("deploymentnotfound", NotFound),
@@ -97,9 +114,42 @@ pub const CODES: &[CodeRow] = &[
     row("prohibited_content", ContentFiltered),
     row("blocklist", ContentFiltered),
     row("spii", ContentFiltered),
+    row("recitation", ContentFiltered),
+    row("image_safety", ContentFiltered),
+    // Google ErrorInfo reasons (error.details[].reason)
+    row("api_key_invalid", Unauthorized),
+    row("service_disabled", Forbidden),
+    row("billing_disabled", PaymentRequired),
     row("401", Unauthorized),
     // OpenRouter / vLLM / LiteLLM proxies
     row("insufficient_credits", PaymentRequired),
+    row("budget_exceeded", PaymentRequired), // LiteLLM proxy
+    // llama.cpp server (tools/server): error.type
+    row("exceed_context_size_error", ContextOverflow),
+    row("unavailable_error", ServerError),
+    // Groq: the model's output failed JSON mode or a tool call (console.groq.com/docs/errors)
+    row("json_validate_failed", Validation),
+    row("tool_use_failed", Validation),
+    // Wordings gateways and proxies use for the same meanings
+    row("context_window_exceeded", ContextOverflow),
+    row("content_filtered", ContentFiltered),
+    row("rate_limited", RateLimited),
+    row("rate_limit", RateLimited),
+    row("service_unavailable", ServerError),
+    row("service_unavailable_error", ServerError),
+    row("internal_server_error", ServerError),
+    row("engine_overloaded", Overloaded),
+    row("server_is_overloaded", Overloaded), // OpenAI Responses API stream error
+    row("server_overloaded", Overloaded),
+    row("request_timeout", Timeout),
+    // TGI error_type: "generation" failed inside the model server; "validation" is refined
+    // by its message (an over-long input is a context overflow).
+    generic("generation", ServerError),
+    generic("incomplete_generation", ServerError),
+    generic("validation", BadRequest),
+    // vLLM: "type" is the Python exception name
+    generic("notfounderror", NotFound),
+    generic("internalservererror", ServerError),
     row("overloaded", Overloaded),
     row("too_many_requests", RateLimited),
     generic("badrequesterror", BadRequest),
@@ -172,6 +222,18 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("openai.APIResponseValidationError", Is(InvalidResponse)),
     ("openai.APIError", ApiError),
     ("openai.OpenAIError", ApiError),
+    // openai-python < 1.0 (openai/error.py): still raised by pinned agents and old LangChain.
+    ("openai.error.Timeout", Is(Timeout)),
+    ("openai.error.APIConnectionError", Is(Connection)),
+    ("openai.error.RateLimitError", Is(RateLimited)),
+    ("openai.error.ServiceUnavailableError", Is(ServerError)),
+    ("openai.error.TryAgain", Is(ServerError)),
+    ("openai.error.AuthenticationError", Is(Unauthorized)),
+    ("openai.error.PermissionError", Is(Forbidden)),
+    ("openai.error.InvalidRequestError", Is(BadRequest)),
+    ("openai.error.InvalidAPIType", Is(Configuration)),
+    ("openai.error.APIError", ApiError),
+    ("openai.error.OpenAIError", ApiError),
     ("anthropic.APITimeoutError", Is(Timeout)),
     ("anthropic.APIConnectionError", Is(Connection)),
     ("anthropic.RateLimitError", Is(RateLimited)),
@@ -189,6 +251,30 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("anthropic.APIResponseValidationError", Is(InvalidResponse)),
     ("anthropic.APIError", ApiError),
     ("anthropic.AnthropicError", ApiError),
+    // The same names in any module: the SDKs generated from OpenAPI specs (groq, cerebras,
+    // together, fireworks, xai, ...) and the gateways that mirror openai's classes (litellm)
+    // name their errors alike. Exact rows above and below win over these.
+    (".RateLimitError", Is(RateLimited)),
+    (".TooManyRequestsError", Is(RateLimited)),
+    (".APITimeoutError", Is(Timeout)),
+    (".APIConnectionError", Is(Connection)),
+    (".OverloadedError", Is(Overloaded)),
+    (".InternalServerError", Is(ServerError)),
+    (".ServiceUnavailableError", Is(ServerError)),
+    (".AuthenticationError", Is(Unauthorized)),
+    (".UnauthorizedError", Is(Unauthorized)),
+    (".PermissionDeniedError", Is(Forbidden)),
+    (".ForbiddenError", Is(Forbidden)),
+    (".NotFoundError", Is(NotFound)),
+    (".BadRequestError", Is(BadRequest)),
+    (".UnprocessableEntityError", Is(Unprocessable)),
+    (".ConflictError", Is(ClientError)),
+    (".ContextWindowExceededError", Is(ContextOverflow)),
+    (".ContentPolicyViolationError", Is(ContentFiltered)),
+    (".BudgetExceededError", Is(PaymentRequired)),
+    (".PaymentRequiredError", Is(PaymentRequired)),
+    (".APIStatusError", ApiError),
+    (".APIError", ApiError),
     // httpx (httpx/_exceptions.py)
     ("httpx.ConnectTimeout", Is(Timeout)),
     ("httpx.ReadTimeout", Is(Timeout)),
@@ -240,6 +326,108 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("aiohttp.ServerTimeoutError", Is(Timeout)),
     ("aiohttp.ClientConnectionError", Is(Connection)),
     ("aiohttp.ClientPayloadError", Is(Connection)),
+    // botocore (botocore/exceptions.py). ClientError's per-code subclasses live in
+    // `botocore.errorfactory` and are read by their code; these are the client-side errors.
+    ("botocore.exceptions.ReadTimeoutError", Is(Timeout)),
+    ("botocore.exceptions.ConnectTimeoutError", Is(Timeout)),
+    ("botocore.exceptions.SSLError", NetworkOrConfig),
+    ("botocore.exceptions.EndpointConnectionError", Is(Connection)),
+    ("botocore.exceptions.ProxyConnectionError", Is(Connection)),
+    ("botocore.exceptions.ConnectionClosedError", Is(Connection)),
+    ("botocore.exceptions.ResponseStreamingError", Is(Connection)),
+    ("botocore.exceptions.IncompleteReadError", Is(Connection)),
+    ("botocore.exceptions.HTTPClientError", Is(Connection)),
+    ("botocore.exceptions.ConnectionError", Is(Connection)),
+    ("botocore.exceptions.NoCredentialsError", Is(Configuration)),
+    ("botocore.exceptions.PartialCredentialsError", Is(Configuration)),
+    ("botocore.exceptions.NoRegionError", Is(Configuration)),
+    ("botocore.exceptions.ProfileNotFound", Is(Configuration)),
+    ("botocore.exceptions.UnknownServiceError", Is(Configuration)),
+    ("botocore.exceptions.InvalidRegionError", Is(Configuration)),
+    ("botocore.exceptions.UnauthorizedSSOTokenError", Is(Unauthorized)),
+    // Raised before sending: the request's parameters do not fit the service model.
+    ("botocore.exceptions.ParamValidationError", Is(Programming)),
+    ("botocore.exceptions.ClientError", ApiError),
+    // google-api-core (google/api_core/exceptions.py; `code` is the HTTP status)
+    ("google.api_core.exceptions.ResourceExhausted", Is(RateLimited)),
+    ("google.api_core.exceptions.TooManyRequests", Is(RateLimited)),
+    ("google.api_core.exceptions.ServiceUnavailable", Is(ServerError)),
+    ("google.api_core.exceptions.InternalServerError", Is(ServerError)),
+    ("google.api_core.exceptions.BadGateway", Is(ServerError)),
+    ("google.api_core.exceptions.DeadlineExceeded", Is(Timeout)),
+    ("google.api_core.exceptions.GatewayTimeout", Is(Timeout)),
+    ("google.api_core.exceptions.Unauthenticated", Is(Unauthorized)),
+    ("google.api_core.exceptions.Unauthorized", Is(Unauthorized)),
+    ("google.api_core.exceptions.PermissionDenied", Is(Forbidden)),
+    ("google.api_core.exceptions.Forbidden", Is(Forbidden)),
+    ("google.api_core.exceptions.NotFound", Is(NotFound)),
+    ("google.api_core.exceptions.InvalidArgument", Is(BadRequest)),
+    ("google.api_core.exceptions.FailedPrecondition", Is(BadRequest)),
+    ("google.api_core.exceptions.OutOfRange", Is(BadRequest)),
+    ("google.api_core.exceptions.BadRequest", Is(BadRequest)),
+    ("google.api_core.exceptions.GoogleAPICallError", ApiError),
+    // google-genai (google/genai/errors.py): ClientError 4xx, ServerError 5xx; the rest are
+    // raised locally around function calling.
+    ("google.genai.errors.ServerError", Is(ServerError)),
+    ("google.genai.errors.UnknownApiResponseError", Is(InvalidResponse)),
+    ("google.genai.errors.UnsupportedFunctionError", Is(Programming)),
+    ("google.genai.errors.UnknownFunctionCallArgumentError", Is(Programming)),
+    ("google.genai.errors.FunctionInvocationError", Is(Programming)),
+    ("google.genai.errors.APIError", ApiError),
+    // mistralai 1.x/2.x (Speakeasy: mistralai/client/errors/*.py, mistralai/models/*.py in 1.x)
+    ("mistralai.client.errors.httpvalidationerror.HTTPValidationError", Is(Unprocessable)),
+    ("mistralai.models.httpvalidationerror.HTTPValidationError", Is(Unprocessable)),
+    ("mistralai.client.errors.no_response_error.NoResponseError", Is(Connection)),
+    ("mistralai.models.no_response_error.NoResponseError", Is(Connection)),
+    ("mistralai.client.errors.responsevalidationerror.ResponseValidationError", Is(InvalidResponse)),
+    ("mistralai.models.responsevalidationerror.ResponseValidationError", Is(InvalidResponse)),
+    ("mistralai.client.errors.mistralerror.MistralError", ApiError),
+    ("mistralai.models.mistralerror.MistralError", ApiError),
+    ("mistralai.client.errors.sdkerror.SDKError", ApiError),
+    ("mistralai.models.sdkerror.SDKError", ApiError),
+    // groq-python (src/groq/_exceptions.py, the openai-python hierarchy)
+    ("groq.APITimeoutError", Is(Timeout)),
+    ("groq.APIConnectionError", Is(Connection)),
+    ("groq.RateLimitError", Is(RateLimited)),
+    ("groq.InternalServerError", Is(ServerError)),
+    ("groq.AuthenticationError", Is(Unauthorized)),
+    ("groq.PermissionDeniedError", Is(Forbidden)),
+    ("groq.NotFoundError", Is(NotFound)),
+    ("groq.BadRequestError", Is(BadRequest)),
+    ("groq.UnprocessableEntityError", Is(Unprocessable)),
+    ("groq.ConflictError", Is(ClientError)),
+    ("groq.APIResponseValidationError", Is(InvalidResponse)),
+    ("groq.APIError", ApiError),
+    ("groq.GroqError", ApiError),
+    // cohere 5.x+ (Fern: src/cohere/errors/*.py, src/cohere/core/api_error.py)
+    ("cohere.errors.too_many_requests_error.TooManyRequestsError", Is(RateLimited)),
+    ("cohere.errors.service_unavailable_error.ServiceUnavailableError", Is(ServerError)),
+    ("cohere.errors.internal_server_error.InternalServerError", Is(ServerError)),
+    ("cohere.errors.gateway_timeout_error.GatewayTimeoutError", Is(Timeout)),
+    ("cohere.errors.unauthorized_error.UnauthorizedError", Is(Unauthorized)),
+    ("cohere.errors.invalid_token_error.InvalidTokenError", Is(Unauthorized)),
+    ("cohere.errors.forbidden_error.ForbiddenError", Is(Forbidden)),
+    ("cohere.errors.not_found_error.NotFoundError", Is(NotFound)),
+    ("cohere.errors.bad_request_error.BadRequestError", Is(BadRequest)),
+    ("cohere.errors.unprocessable_entity_error.UnprocessableEntityError", Is(Unprocessable)),
+    ("cohere.core.api_error.ApiError", ApiError),
+    // litellm (litellm/exceptions.py): subclasses of openai's classes, more specific first
+    ("litellm.exceptions.ContextWindowExceededError", Is(ContextOverflow)),
+    ("litellm.exceptions.ContentPolicyViolationError", Is(ContentFiltered)),
+    ("litellm.exceptions.PaymentRequiredError", Is(PaymentRequired)),
+    ("litellm.exceptions.BudgetExceededError", Is(PaymentRequired)),
+    ("litellm.exceptions.ServiceUnavailableError", Is(ServerError)),
+    ("litellm.exceptions.BadGatewayError", Is(ServerError)),
+    ("litellm.exceptions.InternalServerError", Is(ServerError)),
+    ("litellm.exceptions.Timeout", Is(Timeout)),
+    ("litellm.exceptions.APIConnectionError", Is(Connection)),
+    ("litellm.exceptions.RateLimitError", Is(RateLimited)),
+    ("litellm.exceptions.AuthenticationError", Is(Unauthorized)),
+    ("litellm.exceptions.PermissionDeniedError", Is(Forbidden)),
+    ("litellm.exceptions.NotFoundError", Is(NotFound)),
+    ("litellm.exceptions.UnprocessableEntityError", Is(Unprocessable)),
+    ("litellm.exceptions.BadRequestError", Is(BadRequest)),
+    ("litellm.exceptions.APIError", ApiError),
     // Python builtins (the binding strips `builtins.`)
     ("ssl.SSLCertVerificationError", Is(Configuration)),
     ("ssl.SSLError", NetworkOrConfig),
@@ -264,6 +452,12 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("pydantic.ValidationError", Is(Validation)),
     ("pydantic.error_wrappers.ValidationError", Is(Validation)),
     ("pydantic_core.ValidationError", Is(Validation)),
+    // Google SDKs: a blocked prompt or a candidate stopped by a filter arrives as an exception
+    // (google-generativeai types/generation_types.py).
+    ("google.generativeai.types.generation_types.BlockedPromptException", Is(ContentFiltered)),
+    ("google.generativeai.types.generation_types.StopCandidateException", Is(ContentFiltered)),
+    // vLLM in process: the engine core died (vllm/v1/engine/exceptions.py).
+    ("vllm.v1.engine.exceptions.EngineDeadError", Is(ServerError)),
     ("TypeError", Is(Programming)),
     ("AttributeError", Is(Programming)),
     ("NameError", Is(Programming)),
@@ -283,6 +477,18 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("RubyLLM::ModelNotFoundError", Is(Configuration)),
     ("RubyLLM::InvalidRoleError", Is(Programming)),
     ("RubyLLM::UnsupportedAttachmentError", Is(Configuration)),
+    // 1.13.0 on (error.rb): a prompt file render_prompt cannot find; a tool choice that is
+    // neither a mode nor a registered tool.
+    ("RubyLLM::PromptNotFoundError", Is(Configuration)),
+    ("RubyLLM::InvalidToolChoiceError", Is(Programming)),
+    // main after 1.16.0 (error.rb at fb5a49bf, unreleased): Chat#cancel! raises CancelledError
+    // (< StandardError); ToolCallParseError (< Error) is tool-call JSON the provider cut short;
+    // PendingToolCallsError is a user message staged over unanswered tool calls;
+    // UnsupportedServerToolError a server tool the provider has no support for.
+    ("RubyLLM::CancelledError", Is(Cancelled)),
+    ("RubyLLM::ToolCallParseError", Is(InvalidResponse)),
+    ("RubyLLM::PendingToolCallsError", Is(Programming)),
+    ("RubyLLM::UnsupportedServerToolError", Is(Configuration)),
     ("RubyLLM::Error", ApiError),
     // Faraday (lib/faraday/error.rb)
     ("Faraday::SSLError", NetworkOrConfig),
@@ -313,6 +519,18 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("EOFError", Is(Connection)),
     ("IOError", Is(Connection)),
     ("Net::HTTPBadResponse", Is(InvalidResponse)),
+    // What Net::HTTPResponse#value raises (net/http/exceptions.rb, net/http/response.rb): the
+    // response's status decides first; these only stand in when it cannot be read. 5xx:
+    // HTTPFatalError; 4xx: HTTPClientException (HTTPServerException before Ruby 2.6, an alias
+    // since); 3xx: HTTPRetriableError, a redirect nobody followed (a wrong endpoint URL).
+    ("Net::HTTPFatalError", Is(ServerError)),
+    ("Net::HTTPClientException", Is(ClientError)),
+    ("Net::HTTPServerException", Is(ClientError)),
+    ("Net::HTTPRetriableError", Is(Configuration)),
+    // The json-schema gem's JSON::Validator.validate! (lib/json-schema/errors/
+    // validation_error.rb): the model's output failed the schema. (json_schemer returns its
+    // errors rather than raising; RubyLLM has no validation error class in 1.9-1.16 or main.)
+    ("JSON::Schema::ValidationError", Is(Validation)),
     ("JSON::ParserError", Is(InvalidResponse)),
     ("SocketError", NetworkOrConfig),
     ("OpenSSL::SSL::SSLError", NetworkOrConfig),
@@ -324,163 +542,282 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("FrozenError", Is(Programming)),
 ];
 
-/// Phrases in a message or body, matched as whole words, lower-case. Order is priority:
-/// specific permanent meanings first, so "Invalid API key for connection" is unauthorized.
-pub const PERMANENT_PHRASES: &[(&str, Category)] = &[
+/// One phrase of a table, matched as whole words in lower-cased text (links blanked out).
+pub struct Phrase {
+    pub text: &'static str,
+    pub category: Category,
+    /// The phrase states the failure's nature outright, so it beats a transient status or a
+    /// transient provider code ([`STATED`] categories only): a self-hosted server's 500 that
+    /// says "maximum context length", credits gone under a 429's `rate_limit_error`.
+    pub stated: bool,
+}
+
+/// A phrase that refines a permanent status or stands alone.
+const fn said(text: &'static str, category: Category) -> Phrase {
+    Phrase {
+        text,
+        category,
+        stated: false,
+    }
+}
+
+/// A phrase that also overrules a transient status or code.
+const fn stated(text: &'static str, category: Category) -> Phrase {
+    Phrase {
+        text,
+        category,
+        stated: true,
+    }
+}
+
+/// The permanent natures a body may state over a transient status or code: retrying them only
+/// spends money or quota on a request that cannot succeed.
+pub const STATED: &[Category] = &[
+    ClientError,
+    OrphanToolCalls,
+    ContextOverflow,
+    PaymentRequired,
+    ContentFiltered,
+];
+
+/// Phrases in a message or body. Order is priority: specific permanent meanings first, so
+/// "Invalid API key for connection" is unauthorized.
+pub const PERMANENT_PHRASES: &[Phrase] = &[
+    // A model container that rejected the input, relayed by Bedrock as a 424
+    // ModelErrorException: "Received client error (400) from primary with message ...".
+    stated("received client error", ClientError),
     // Tool pairing (SwarmSDK's detector patterns, plus OpenAI's wording)
-    ("tool_use ids were found without", OrphanToolCalls),
-    ("without `tool_result`", OrphanToolCalls),
-    ("without tool_result", OrphanToolCalls),
-    ("corresponding tool_result", OrphanToolCalls),
-    ("corresponding `tool_result`", OrphanToolCalls),
-    ("must immediately follow", OrphanToolCalls),
-    ("unexpected `tool_use_id`", OrphanToolCalls),
-    ("unexpected tool_use_id", OrphanToolCalls),
-    ("must be followed by tool messages", OrphanToolCalls),
-    ("did not have response messages", OrphanToolCalls),
-    ("preceding message with 'tool_calls'", OrphanToolCalls),
-    ("preceeding message with 'tool_calls'", OrphanToolCalls), // sic: OpenAI's spelling
-    ("function response turn", OrphanToolCalls),               // Gemini
-    ("toolresult blocks", OrphanToolCalls),                    // Bedrock Converse
-    ("tool_call_id", OrphanToolCalls),
-    ("tool_use_id", OrphanToolCalls),
-    ("tool_result", OrphanToolCalls),
-    // Context overflow (RubyLLM's and LiteLLM's context patterns)
-    ("context_length_exceeded", ContextOverflow),
-    ("maximum context length", ContextOverflow),
-    ("context length", ContextOverflow),
-    ("context window", ContextOverflow),
-    ("prompt is too long", ContextOverflow),
-    ("input is too long", ContextOverflow),
-    ("too many tokens", ContextOverflow),
-    ("request too large", ContextOverflow),
-    ("reduce the length of the messages", ContextOverflow),
-    ("exceeds the context", ContextOverflow),
-    ("exceed context limit", ContextOverflow), // Anthropic: input length and `max_tokens` exceed context limit
-    ("input token count", ContextOverflow),
-    // Billing
-    ("insufficient_quota", PaymentRequired),
-    (
+    stated("tool_use ids were found without", OrphanToolCalls),
+    stated("without `tool_result`", OrphanToolCalls),
+    stated("without tool_result", OrphanToolCalls),
+    stated("corresponding tool_result", OrphanToolCalls),
+    stated("corresponding `tool_result`", OrphanToolCalls),
+    said("must immediately follow", OrphanToolCalls),
+    stated("unexpected `tool_use_id`", OrphanToolCalls),
+    stated("unexpected tool_use_id", OrphanToolCalls),
+    stated("must be followed by tool messages", OrphanToolCalls),
+    stated("did not have response messages", OrphanToolCalls),
+    stated("no tool call found for function call output", OrphanToolCalls), // OpenAI Responses API
+    stated("preceding message with 'tool_calls'", OrphanToolCalls),
+    stated("preceeding message with 'tool_calls'", OrphanToolCalls), // sic: OpenAI's spelling
+    said("function response turn", OrphanToolCalls),                 // Gemini
+    said("toolresult blocks", OrphanToolCalls),                      // Bedrock Converse
+    said("tool_call_id", OrphanToolCalls),
+    said("tool_use_id", OrphanToolCalls),
+    said("tool_result", OrphanToolCalls),
+    // Context overflow (RubyLLM's and LiteLLM's context patterns; the servers' own wordings)
+    stated("context_length_exceeded", ContextOverflow),
+    stated("maximum context length", ContextOverflow), // OpenAI, vLLM
+    stated("exceeds the available context size", ContextOverflow), // llama.cpp server
+    stated("too long to fit into the model", ContextOverflow), // vLLM
+    stated("tokens + `max_new_tokens` must be <=", ContextOverflow), // TGI validation
+    stated("context size has been exceeded", ContextOverflow),  // llama.cpp server
+    stated("longer than the maximum model length", ContextOverflow), // vLLM
+    said("expected maxlength", ContextOverflow),                 // Bedrock: Malformed input request
+    said("member must have length less than or equal to", ContextOverflow), // AWS: body over the size limit
+    stated("`inputs` must have less than", ContextOverflow), // TGI validation
+    said("context length", ContextOverflow),
+    said("context window", ContextOverflow),
+    stated("prompt is too long", ContextOverflow), // Anthropic
+    stated("input is too long", ContextOverflow),  // Bedrock
+    said("too many tokens", ContextOverflow),
+    // OpenAI and Groq 413/429 "Request too large for <model> ... on tokens per min": the request
+    // alone exceeds the limit, so no wait can make it pass.
+    stated("request too large", ContextOverflow),
+    stated("must be reduced in order to run successfully", ContextOverflow),
+    stated("reduce the length of the messages", ContextOverflow),
+    stated("exceeds the context", ContextOverflow),
+    stated("exceed context limit", ContextOverflow), // Anthropic: input length and `max_tokens` exceed context limit
+    stated("input token count", ContextOverflow),    // Gemini: exceeds the maximum number of tokens allowed
+    stated("exceeds the maximum number of tokens", ContextOverflow),
+    // Billing: money or credits are gone; waiting does not bring them back.
+    stated("insufficient_quota", PaymentRequired),
+    said(
         "exceeded your current quota, please check your plan and billing details",
         PaymentRequired,
     ),
-    ("check your plan and billing details", PaymentRequired),
-    ("credit balance is too low", PaymentRequired),
-    ("insufficient credits", PaymentRequired),
-    ("insufficient balance", PaymentRequired),
-    ("out of credits", PaymentRequired),
-    ("payment required", PaymentRequired),
-    ("billing", PaymentRequired),
+    said("check your plan and billing details", PaymentRequired),
+    stated("credit balance is too low", PaymentRequired), // Anthropic
+    stated("insufficient credits", PaymentRequired),      // OpenRouter
+    stated("insufficient balance", PaymentRequired),      // DeepSeek
+    stated("out of credits", PaymentRequired),
+    stated("used all available credits", PaymentRequired), // xAI
+    stated("purchase more credits", PaymentRequired),
+    stated("requires more credits", PaymentRequired), // OpenRouter: ... but can only afford 0
+    stated("can only afford", PaymentRequired),
+    // Gemini: "Quota exceeded for metric: ..._free_tier_requests, limit: 0": a quota of zero
+    // never refills; the project needs billing (or another model).
+    stated("limit: 0", PaymentRequired),
+    stated("monthly spending limit", PaymentRequired), // xAI
+    stated("spending limit", PaymentRequired),
+    stated("spend limit", PaymentRequired),
+    stated("api usage limits", PaymentRequired), // Anthropic: "You have reached your specified API usage limits"
+    stated("budget has been exceeded", PaymentRequired), // LiteLLM BudgetExceededError
+    stated("exceeded budget", PaymentRequired),
+    stated("billing hard limit", PaymentRequired),
+    said("payment required", PaymentRequired),
+    said("billing", PaymentRequired),
     // Safety
-    ("content_filter", ContentFiltered),
-    ("content filter", ContentFiltered),
-    ("content management policy", ContentFiltered),
-    ("content policy", ContentFiltered),
-    ("safety system", ContentFiltered),
-    ("responsibleaipolicyviolation", ContentFiltered),
-    ("flagged", ContentFiltered),
-    ("blocked due to safety", ContentFiltered),
+    stated("content_policy_violation", ContentFiltered),
+    stated("content filtering policy", ContentFiltered), // Anthropic: Output blocked by content filtering policy
+    said("content_filter", ContentFiltered),
+    said("content filter", ContentFiltered),
+    stated("content management policy", ContentFiltered), // Azure OpenAI
+    said("content policy", ContentFiltered),
+    stated("safety system", ContentFiltered),
+    stated("responsibleaipolicyviolation", ContentFiltered),
+    said("flagged", ContentFiltered),
+    stated("blocked due to safety", ContentFiltered),
+    said("finish_reason: safety", ContentFiltered), // google-generativeai candidate repr
+    said("block_reason:", ContentFiltered),         // google-generativeai prompt_feedback repr
+    said("blocked: true", ContentFiltered),         // Vertex AI safety ratings
     // Credentials and access
-    ("invalid api key", Unauthorized),
-    ("incorrect api key", Unauthorized),
-    ("invalid x-api-key", Unauthorized),
-    ("api key not valid", Unauthorized),
-    ("invalid_api_key", Unauthorized),
-    ("authentication_error", Unauthorized),
-    ("invalid authentication", Unauthorized),
-    ("unauthorized", Unauthorized),
-    ("permission denied", Forbidden),
-    ("permission_error", Forbidden),
-    ("access denied", Forbidden),
-    ("forbidden", Forbidden),
+    said("invalid api key", Unauthorized),
+    said("incorrect api key", Unauthorized),
+    said("invalid x-api-key", Unauthorized),
+    said("api key not valid", Unauthorized),
+    said("api key expired", Unauthorized),
+    said("invalid_api_key", Unauthorized),
+    said("invalid subscription key", Unauthorized), // Azure: Access denied due to invalid subscription key
+    said("security token included in the request is", Unauthorized), // AWS: ... is invalid / expired
+    said("authentication_error", Unauthorized),
+    said("invalid authentication", Unauthorized),
+    said("unauthorized", Unauthorized),
+    said("token has expired", Unauthorized), // botocore SSO TokenRetrievalError
+    said("invalid_grant", Unauthorized),     // OAuth refresh refused (google-auth)
+    said("permission denied", Forbidden),
+    said("user location is not supported", Forbidden), // Gemini API region gate
+    said("is not allowed to use", Forbidden),          // Vertex Model Garden
+    said("not authorized to invoke", Forbidden),       // Bedrock ValidationException
+    said("permission_error", Forbidden),
+    said("is not authorized to perform", Forbidden), // AWS AccessDeniedException
+    said("don't have access to the model", Forbidden), // Bedrock model access
+    said("access denied", Forbidden),
+    said("forbidden", Forbidden),
     // Set-up mistakes
-    ("missing api key", Configuration),
-    ("api key is missing", Configuration),
-    ("no api key", Configuration),
-    ("api_key client option must be set", Configuration),
-    ("certificate verify failed", Configuration),
-    ("invalid peer certificate", Configuration),
-    ("certificate", Configuration),
-    ("relative url without a base", Configuration),
-    ("name or service not known", Configuration),
-    ("nodename nor servname provided", Configuration),
-    ("no address associated with hostname", Configuration),
-    ("unsupported protocol", Configuration),
-    ("invalid url", Configuration),
-    ("unknown model", Configuration),
-    ("model not found", NotFound),
-    ("no such model", NotFound),
-    ("does not exist", NotFound),
-    ("not_found_error", NotFound),
+    said("missing api key", Configuration),
+    said("api key is missing", Configuration),
+    said("no api key", Configuration),
+    said("api_key client option must be set", Configuration),
+    said("unable to locate credentials", Configuration), // botocore NoCredentialsError
+    said("you must specify a region", Configuration),    // botocore NoRegionError
+    said("certificate verify failed", Configuration),
+    said("invalid peer certificate", Configuration),
+    said("certificate", Configuration),
+    said("relative url without a base", Configuration),
+    said("name or service not known", Configuration),
+    said("nodename nor servname provided", Configuration),
+    said("no address associated with hostname", Configuration),
+    said("unsupported protocol", Configuration),
+    said("invalid url", Configuration),
+    said("unknown model", Configuration),
+    said("model not found", NotFound),
+    said("model identifier is invalid", NotFound), // Bedrock
+    said("repository not found", NotFound),        // Hugging Face Hub
+    said("no such model", NotFound),
+    said("try pulling it first", NotFound), // Ollama: model "x" not found, try pulling it first
+    said("does not exist", NotFound),
+    said("not_found_error", NotFound),
     // Output that failed validation (pydantic: "1 validation error for Plan")
-    ("validation error for", Validation),
-    ("validation errors for", Validation),
+    said("validation error for", Validation),
+    said("validation errors for", Validation),
 ];
 
 /// Transient phrases: only consulted when nothing permanent (and no status) was found.
-pub const TRANSIENT_PHRASES: &[(&str, Category)] = &[
-    ("rate limit", RateLimited),
-    ("rate limited", RateLimited),
-    ("rate_limit_error", RateLimited),
-    ("rate_limit_exceeded", RateLimited),
-    ("ratelimiterror", RateLimited),
-    ("too many requests", RateLimited),
-    ("throttled", RateLimited),
-    ("throttling", RateLimited),
-    ("throttlingexception", RateLimited),
-    ("resource_exhausted", RateLimited),
-    ("resource exhausted", RateLimited),
-    ("overloaded", Overloaded),
-    ("over capacity", Overloaded),
-    ("at capacity", Overloaded),
-    ("overloaded_error", Overloaded),
-    ("gateway timeout", ServerError),
-    ("gateway time-out", ServerError),
-    ("internal server error", ServerError),
-    ("bad gateway", ServerError),
-    ("service unavailable", ServerError),
+pub const TRANSIENT_PHRASES: &[Phrase] = &[
+    said("rate limit", RateLimited),
+    said("rate limited", RateLimited),
+    said("rate-limited", RateLimited),
+    said("ratelimit", RateLimited),
+    said("ratelimited", RateLimited),
+    said("rate_limit_error", RateLimited),
+    said("rate_limit_exceeded", RateLimited),
+    said("ratelimiterror", RateLimited),
+    said("too many requests", RateLimited),
+    said("too many concurrent requests", RateLimited),
+    said("too many 429 error responses", RateLimited), // urllib3 MaxRetryError
+    said("throttled", RateLimited),
+    said("throttling", RateLimited),
+    said("throttlingexception", RateLimited),
+    said("resource_exhausted", RateLimited),
+    said("resource exhausted", RateLimited),
+    said("resource has been exhausted", RateLimited), // Google
+    said("overloaded", Overloaded),
+    said("server busy", Overloaded),                // Ollama: maximum pending requests exceeded
+    said("no slots available", Overloaded),         // Ollama, llama.cpp
+    said("maximum pending requests", Overloaded),
+    said("over capacity", Overloaded),
+    said("at capacity", Overloaded),
+    said("capacity exceeded", Overloaded),
+    said("high demand", Overloaded),
+    said("queue is full", Overloaded),
+    said("overloaded_error", Overloaded),
+    said("gateway timeout", ServerError),
+    said("gateway time-out", ServerError),
+    said("internal server error", ServerError),
+    said("internal error", ServerError),
+    said("server had an error", ServerError), // OpenAI 500
+    said("an error occurred while processing your request", ServerError), // OpenAI 500
+    said("error occurred during streaming", StreamInterrupted), // openai-python: an SSE error event without a message
+    said("llama runner process", ServerError), // Ollama: the runner died or was killed
+    said("malformed function call", ServerError), // Gemini finish reason: the model erred, a new sample may not
+    said("bad gateway", ServerError),
+    said("service unavailable", ServerError),
+    said("currently unavailable", ServerError),
+    said("currently loading", ServerError), // Hugging Face: Model is currently loading
+    said("no healthy upstream", ServerError),
+    said("too many 500 error responses", ServerError),
+    said("too many 502 error responses", ServerError),
+    said("too many 503 error responses", ServerError),
     // Wordings PlanExe's substring list retried ("temporarily unavailable", "capacity",
     // "try again"), kept to the phrases that only ever describe a passing condition.
-    ("temporarily unavailable", ServerError),
-    ("try again later", ServerError),
-    ("server error", ServerError),
-    ("upstream connect error", ServerError),
-    ("origin is unreachable", ServerError),
-    ("web server is down", ServerError),
-    ("timed out", Timeout),
-    ("timeout", Timeout),
-    ("time out", Timeout),
-    ("deadline exceeded", Timeout),
-    ("etimedout", Timeout),
-    ("temporary failure in name resolution", Connection),
-    ("connection refused", Connection),
-    ("connection reset", Connection),
-    ("connection aborted", Connection),
-    ("connection closed", Connection),
-    ("connection error", Connection),
-    ("connection failed", Connection),
-    ("connection lost", Connection),
-    ("failed to connect", Connection),
-    ("broken pipe", Connection),
-    ("econnrefused", Connection),
-    ("econnreset", Connection),
-    ("server disconnected", Connection),
-    ("remote end closed connection", Connection),
-    ("remote protocol error", Connection),
-    ("peer closed connection", Connection),
-    ("incomplete chunked read", Connection),
-    ("unexpected eof", Connection),
-    ("network is unreachable", Connection),
-    ("invalid json", InvalidResponse),
-    ("malformed json", InvalidResponse),
-    ("expecting value", InvalidResponse),
-    ("failed to parse", InvalidResponse),
+    said("temporarily unavailable", ServerError),
+    said("try again later", ServerError),
+    said("server error", ServerError),
+    said("upstream connect error", ServerError),
+    said("origin is unreachable", ServerError),
+    said("web server is down", ServerError),
+    said("timed out", Timeout),
+    said("timeout", Timeout),
+    said("time out", Timeout),
+    said("deadline exceeded", Timeout),
+    said("etimedout", Timeout),
+    said("temporary failure in name resolution", Connection),
+    said("all connection attempts failed", Connection), // httpx ConnectError
+    said("failed to establish a new connection", Connection), // urllib3
+    said("connection refused", Connection),
+    said("connection reset", Connection),
+    said("connection aborted", Connection),
+    said("connection closed", Connection),
+    said("connection error", Connection),
+    said("connection failed", Connection),
+    said("connection lost", Connection),
+    said("failed to connect", Connection),
+    said("could not connect to the endpoint url", Connection), // botocore EndpointConnectionError
+    said("failed to open tcp connection", Connection), // Net::HTTP / Faraday
+    said("broken pipe", Connection),
+    said("econnrefused", Connection),
+    said("econnreset", Connection),
+    said("server disconnected", Connection),
+    said("remote end closed connection", Connection),
+    said("remote protocol error", Connection),
+    said("peer closed connection", Connection),
+    said("incomplete chunked read", Connection),
+    said("ended prematurely", Connection), // requests ChunkedEncodingError
+    said("eof occurred in violation of protocol", Connection),
+    said("unexpected eof", Connection),
+    said("network is unreachable", Connection),
+    said("invalid json", InvalidResponse),
+    said("malformed json", InvalidResponse),
+    said("expecting value", InvalidResponse),
+    said("failed to parse", InvalidResponse),
 ];
 
 /// Words that introduce a status code in free text ("Error code: 429 - ...", "HTTP 503").
 /// A bare number is never evidence: "max_tokens 1500" is not a 500.
 pub const STATUS_INTRODUCERS: &[&str] = &[
     "error code",
+    "http error", // urllib: HTTP Error 503: Service Unavailable
     "status code",
     "status",
     "http status",
@@ -492,6 +829,8 @@ pub const STATUS_INTRODUCERS: &[&str] = &[
 
 /// Categories a message phrase may refine a permanent HTTP status into.
 pub const PERMANENT_REFINEMENTS: &[Category] = &[
+    Forbidden,
+    NotFound,
     OrphanToolCalls,
     ContextOverflow,
     PaymentRequired,

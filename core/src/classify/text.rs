@@ -4,24 +4,24 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::swar::{has_byte, word};
-use crate::category::Category;
+use super::tables::Phrase;
 
 /// A phrase table compiled into one automaton: one pass over the text finds every phrase; the
 /// earliest row of the table that matches on word boundaries wins.
 pub struct PhraseSet {
     ac: AhoCorasick,
-    rows: &'static [(&'static str, Category)],
+    rows: Vec<&'static Phrase>,
 }
 
 impl PhraseSet {
-    pub fn new(rows: &'static [(&'static str, Category)]) -> Self {
-        let ac = AhoCorasick::new(rows.iter().map(|(p, _)| p)).expect("phrase table compiles");
+    pub fn new(rows: impl IntoIterator<Item = &'static Phrase>) -> Self {
+        let rows: Vec<_> = rows.into_iter().collect();
+        let ac = AhoCorasick::new(rows.iter().map(|p| p.text)).expect("phrase table compiles");
         PhraseSet { ac, rows }
     }
 
-    /// The category of the highest-priority phrase present in `hay` (lower-case).
-    pub fn first(&self, hay: &str) -> Option<Category> {
+    /// The highest-priority phrase present in `hay` (lower-case).
+    pub fn first(&self, hay: &str) -> Option<&'static Phrase> {
         let h = hay.as_bytes();
         let mut best: Option<usize> = None;
         for m in self.ac.find_overlapping_iter(hay) {
@@ -29,14 +29,14 @@ impl PhraseSet {
             if best.is_some_and(|b| b <= row) {
                 continue;
             }
-            let p = self.rows[row].0.as_bytes();
+            let p = self.rows[row].text.as_bytes();
             let left_ok = !is_word(p[0]) || m.start() == 0 || !is_word(h[m.start() - 1]);
             let right_ok = !is_word(p[p.len() - 1]) || m.end() == h.len() || !is_word(h[m.end()]);
             if left_ok && right_ok {
                 best = Some(row);
             }
         }
-        best.map(|b| self.rows[b].1)
+        best.map(|b| self.rows[b])
     }
 }
 
@@ -46,9 +46,79 @@ pub fn permanent() -> &'static PhraseSet {
     S.get_or_init(|| PhraseSet::new(super::tables::PERMANENT_PHRASES))
 }
 
+/// The permanent phrases that state a nature outright (`stated` rows of [`STATED`] categories):
+/// these overrule a transient status or code wherever they stand in the text.
+///
+/// [`STATED`]: super::tables::STATED
+pub fn stated() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| {
+        PhraseSet::new(
+            super::tables::PERMANENT_PHRASES
+                .iter()
+                .filter(|p| p.stated && super::tables::STATED.contains(&p.category)),
+        )
+    })
+}
+
 pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| PhraseSet::new(super::tables::TRANSIENT_PHRASES))
+}
+
+/// Replaces every link (`http://…`, `https://…`, up to the next blank or quote) with spaces, so
+/// the words inside a URL are never read as evidence.
+pub fn blank_links(hay: &mut String) {
+    let mut bytes = std::mem::take(hay).into_bytes();
+    let mut i = 0;
+    while let Some(p) = find_bytes(&bytes[i..], b"http") {
+        let start = i + p;
+        let rest = &bytes[start..];
+        let scheme = if rest.starts_with(b"https://") {
+            8
+        } else if rest.starts_with(b"http://") {
+            7
+        } else {
+            i = start + 4;
+            continue;
+        };
+        let mut end = start + scheme;
+        while end < bytes.len() && !matches!(bytes[end], b' ' | b'\n' | b'\t' | b'\r' | b'"' | b'\'' | b'<' | b'>' | b')' | b']') {
+            end += 1;
+        }
+        // Keep a sentence's final full stop or comma out of the link.
+        while end > start + scheme && matches!(bytes[end - 1], b'.' | b',' | b';') {
+            end -= 1;
+        }
+        for b in &mut bytes[start..end] {
+            *b = b' ';
+        }
+        i = end;
+    }
+    // Only ASCII bytes were replaced by spaces, inside runs that began with ASCII: still UTF-8.
+    *hay = String::from_utf8(bytes).unwrap_or_default();
+}
+
+fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A status at the very start of a message, in the forms clients print: google-genai's
+/// "429 RESOURCE_EXHAUSTED. {...}", requests' "429 Client Error: Too Many Requests for url",
+/// Net::HTTP's `503 "Service Unavailable"`.
+pub fn leading_status(message: &str) -> Option<u16> {
+    let m = message.trim_start().as_bytes();
+    if m.len() < 5 || !m[..3].iter().all(u8::is_ascii_digit) || m[3] != b' ' {
+        return None;
+    }
+    let n = (m[0] - b'0') as u16 * 100 + (m[1] - b'0') as u16 * 10 + (m[2] - b'0') as u16;
+    let rest = &m[4..];
+    let word: &[u8] = &rest[..rest.iter().position(|c| !(c.is_ascii_alphanumeric() || *c == b'_')).unwrap_or(rest.len())];
+    let introduces = rest[0] == b'"'
+        || (word.len() >= 4 && word.iter().all(|c| c.is_ascii_uppercase() || *c == b'_'))
+        || rest.starts_with(b"Client Error")
+        || rest.starts_with(b"Server Error");
+    ((400..=599).contains(&n) && introduces).then_some(n)
 }
 
 /// A byte that continues a word: letters, digits and `_` (so `max_tokens` is one word).
@@ -56,39 +126,8 @@ fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// `hay[from..].find(needle)`, as an index into `hay`. Classification searches short texts for
-/// short needles, where building `str::find`'s two-way searcher (~250 instructions) costs more
-/// than the search: a word-at-a-time scan for the needle's first byte does those; long texts
-/// keep the linear-time searcher.
 fn find_at(hay: &str, needle: &str, from: usize) -> Option<usize> {
-    const SHORT: usize = 256;
-    let h = &hay.as_bytes()[from..];
-    let n = needle.as_bytes();
-    if h.len() > SHORT {
-        return hay[from..].find(needle).map(|p| from + p);
-    }
-    let Some(&first) = n.first() else {
-        return Some(from); // as `find` answers an empty needle
-    };
-    let last = h.len().checked_sub(n.len())?; // the last possible start
-                                              // A match of a whole (valid UTF-8) needle starts on a char boundary, as `find`'s do.
-    let at = |p: usize| p <= last && &h[p..p + n.len()] == n;
-    let mut i = 0;
-    while i + 8 <= h.len() && i <= last {
-        // Every `first` byte is flagged (and maybe a byte above one): each flag is checked.
-        let mut flags = has_byte(word(h, i), first);
-        while flags != 0 {
-            let p = i + (flags.trailing_zeros() / 8) as usize;
-            if at(p) {
-                return Some(from + p);
-            }
-            flags &= flags - 1;
-        }
-        i += 8;
-    }
-    (i..=last)
-        .find(|&p| h[p] == first && at(p))
-        .map(|p| from + p)
+    hay[from..].find(needle).map(|p| from + p)
 }
 
 /// Whether `phrase` (lower-case) occurs in `hay` (lower-case) with word boundaries on both sides.
@@ -197,50 +236,9 @@ mod tests {
         ] {
             let slow = PERMANENT_PHRASES
                 .iter()
-                .find(|(p, _)| contains_phrase(hay, p))
-                .map(|(_, c)| *c);
-            assert_eq!(permanent().first(hay), slow, "{hay}");
-        }
-    }
-
-    /// The short-text search finds what `str::find` finds, at every offset, in ASCII and
-    /// multi-byte text, below and above the length where it hands over to `str::find`.
-    #[test]
-    fn find_at_agrees_with_str_find() {
-        let needles = [
-            "",
-            "a",
-            "ab",
-            "aab",
-            "status",
-            "http/1.1",
-            "é",
-            "éa",
-            "overloaded",
-            "zz",
-            "abcdefghijk",
-        ];
-        let mut hays = vec![String::new(), "a".into(), "ab".into(), "é".into()];
-        for len in [7, 8, 9, 15, 16, 17, 31, 63, 255, 256, 257, 300] {
-            let text: String = "aab éab status http/1.1 overloaded abcdefghij abcdefghijk "
-                .chars()
-                .cycle()
-                .take(len)
-                .collect();
-            hays.push(text.clone());
-            hays.push(text.replace('a', "é"));
-            hays.push("x".repeat(len.saturating_sub(2)) + "ab");
-        }
-        for hay in &hays {
-            for needle in needles {
-                for from in (0..=hay.len()).filter(|i| hay.is_char_boundary(*i)) {
-                    assert_eq!(
-                        find_at(hay, needle, from),
-                        hay[from..].find(needle).map(|p| from + p),
-                        "{needle:?} in {hay:?} from {from}"
-                    );
-                }
-            }
+                .find(|p| contains_phrase(hay, p.text))
+                .map(|p| p.category);
+            assert_eq!(permanent().first(hay).map(|p| p.category), slow, "{hay}");
         }
     }
 
@@ -260,5 +258,34 @@ mod tests {
         );
         assert_eq!(status_in_text("status 5000", &["status"]), None);
         assert_eq!(status_in_text("status 200", &["status"]), None);
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn links_are_blanked_not_their_sentence() {
+        let mut h = "upgrade at https://console.groq.com/settings/billing. billing is fine".to_owned();
+        blank_links(&mut h);
+        assert!(!h.contains("settings"));
+        assert!(h.ends_with(". billing is fine"));
+        let mut h = "see (http://x.y/billing) and 'https://a/b'".to_owned();
+        blank_links(&mut h);
+        assert!(!h.contains("billing"));
+        let mut h = "https://é/billing http".to_owned();
+        blank_links(&mut h);
+        assert!(!h.contains("billing"));
+    }
+
+    #[test]
+    fn leading_statuses() {
+        assert_eq!(leading_status("429 RESOURCE_EXHAUSTED. {'error': {}}"), Some(429));
+        assert_eq!(leading_status("429 Client Error: Too Many Requests for url: x"), Some(429));
+        assert_eq!(leading_status("503 \"Service Unavailable\""), Some(503));
+        assert_eq!(leading_status("500 tokens were used"), None);
+        assert_eq!(leading_status("200 OK"), None);
+        assert_eq!(leading_status("42"), None);
     }
 }

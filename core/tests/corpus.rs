@@ -1,0 +1,89 @@
+//! Replays the public error corpus (`tests/corpus/*.json`): real error reports gathered from
+//! providers' docs, SDK tests and public issue threads. pytest and minitest replay the same
+//! files, so the three languages are held to the same labels.
+
+use std::path::PathBuf;
+
+use retry_core::classify::classify_at;
+use retry_core::Failure;
+use serde_json::Value;
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus")
+}
+
+fn fixed_now() -> std::time::SystemTime {
+    httpdate::parse_http_date("Sun, 22 Nov 2026 12:00:00 GMT").unwrap()
+}
+
+/// Every case of every corpus file, as (file, case).
+fn cases() -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(corpus_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
+        .collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for case in doc["cases"].as_array().expect("a cases array") {
+            out.push((name.clone(), case.clone()));
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_cases_are_well_formed_and_uniquely_named() {
+    let all = cases();
+    let mut names = std::collections::HashSet::new();
+    for (file, case) in &all {
+        let name = case["name"].as_str().unwrap_or_else(|| panic!("{file}: a case without a name"));
+        assert!(names.insert(name.to_owned()), "{file}: {name} twice");
+        for key in ["source", "why"] {
+            assert!(case[key].as_str().is_some_and(|s| !s.is_empty()), "{name}: no {key}");
+        }
+        let cat = case["expect"]["category"].as_str().unwrap_or("");
+        assert!(
+            retry_core::Category::parse(cat).is_some(),
+            "{name}: unknown category {cat:?}"
+        );
+        assert!(case["expect"]["transient"].is_boolean(), "{name}: no transient");
+        serde_json::from_value::<Failure>(case["failure"].clone())
+            .unwrap_or_else(|e| panic!("{name}: bad failure: {e}"));
+    }
+}
+
+#[test]
+fn corpus_labels_hold() {
+    let all = cases();
+    let mut wrong = Vec::new();
+    let mut by_file: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
+    for (file, case) in &all {
+        let f: Failure = serde_json::from_value(case["failure"].clone()).unwrap();
+        let c = classify_at(&f, fixed_now());
+        let want_cat = case["expect"]["category"].as_str().unwrap();
+        let want_retry = case["expect"]["transient"].as_bool().unwrap();
+        let e = by_file.entry(file.clone()).or_default();
+        e.0 += 1;
+        e.1 += usize::from(c.transient == want_retry);
+        e.2 += usize::from(c.category.as_str() == want_cat);
+        if c.category.as_str() != want_cat || c.transient != want_retry {
+            wrong.push(format!(
+                "{}: got {} (transient {}), want {want_cat} ({want_retry})",
+                case["name"].as_str().unwrap(),
+                c.category,
+                c.transient
+            ));
+        }
+    }
+    for (file, (n, retry, cat)) in &by_file {
+        eprintln!("{file:<22} {n:>4} cases  retry {retry:>4}  category {cat:>4}");
+    }
+    assert!(wrong.is_empty(), "{} of {} corpus cases decided wrong:\n{}", wrong.len(), all.len(), wrong.join("\n"));
+    assert!(all.len() >= 300, "the corpus has {} cases, fewer than 300", all.len());
+}
