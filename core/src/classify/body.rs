@@ -47,6 +47,14 @@ impl ProviderError {
     /// A JSON value in a code position: a name, or a number that may be a status.
     fn push_value(&mut self, v: Option<&Value>) {
         match v {
+            // Azure and LiteLLM write the status as a string ("code": "429").
+            Some(Value::String(s)) if s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()) => {
+                if let Ok(n) = s.parse::<u16>() {
+                    if (100..=599).contains(&n) {
+                        self.numeric_code.get_or_insert(n);
+                    }
+                }
+            }
             Some(Value::String(s)) => self.push_code(s),
             Some(Value::Number(n)) => {
                 if let Some(n) = n.as_u64().filter(|n| (100..=599).contains(n)) {
@@ -83,13 +91,23 @@ pub fn normalize_code(s: &str) -> String {
 
 /// Parses `body` if it is a JSON error envelope. Returns `None` for non-JSON bodies.
 pub fn parse(body: &str) -> Option<ProviderError> {
-    let trimmed = body.trim_start();
+    let trimmed = sse_data(body.trim_start());
     if body.len() > MAX_JSON_BODY || !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         return None;
     }
     let v: Value = serde_json::from_str(trimmed).ok()?;
     let mut out = ProviderError::default();
     read_envelope(&v, &mut out, 0).then_some(out)
+}
+
+/// The payload of an SSE frame kept whole as a body (`event: error\ndata: {...}`): the text
+/// after its first `data:`; any other body as it is.
+fn sse_data(body: &str) -> &str {
+    if !(body.starts_with("event:") || body.starts_with("data:")) {
+        return body;
+    }
+    body.find("data:")
+        .map_or(body, |i| body[i + "data:".len()..].trim_start())
 }
 
 /// The envelope an exception's text quotes, when no body reached us: the JSON an SSE error
@@ -112,6 +130,7 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
     // A repr or any other quoting: `'code': 'x'`, `"type": "x"`, `'code': 429`.
     for c in quoted_fields().captures_iter(text) {
         match (c.get(2).or_else(|| c.get(3)), c.get(4)) {
+            (Some(name), _) if &c[1] == "type" && name.as_str() == "error" => out.event = true,
             (Some(name), _) => out.push_code(name.as_str()),
             (None, Some(n)) => {
                 if let Ok(n) = n.as_str().parse::<u16>() {

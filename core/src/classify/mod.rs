@@ -159,12 +159,24 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
             {
                 return (c, Evidence::Body);
             }
-            if let Some(c) = sse_category(provider) {
+            if let Some(c) = sse_category(provider, &hay) {
                 return (c, Evidence::Body);
             }
         }
+        // A redirect nobody followed: the same request gets the same answer.
+        Some(300..=399) => return (Category::ClientError, Evidence::Status),
         Some(s) if (400..=599).contains(&s) => {
-            return (refine_status(s, provider, &hay), Evidence::Status);
+            let c = refine_by_class(refine_status(s, provider, &hay), classes);
+            // A generic client error that quotes the transient failure it wraps is that failure.
+            if matches!(c, Category::BadRequest | Category::ClientError) {
+                if let Some(inner) = text::quoted_aiohttp_status(&f.message).filter(|n| *n != s) {
+                    let ic = refine_status(inner, provider, &hay);
+                    if ic.is_transient() {
+                        return (ic, Evidence::Message);
+                    }
+                }
+            }
+            return (c, Evidence::Status);
         }
         _ => {}
     }
@@ -178,7 +190,7 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
             Some(Transport::StreamTransient | Transport::StreamParse)
         )
     {
-        if let Some(c) = sse_category(provider) {
+        if let Some(c) = sse_category(provider, &hay) {
             return (c, Evidence::Body);
         }
     }
@@ -197,7 +209,7 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
 
     // 4. The exception class chain, wrappers looked through (the binding concatenates chains).
     if let Some((c, network_or_config)) = classes.category {
-        if network_or_config {
+        if network_or_config || c == Category::Connection {
             return (network_or_configuration(hay.get()), Evidence::ErrorClass);
         }
         if c.is_transient() {
@@ -214,6 +226,14 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
                 _ if c == Category::ServerError && says_overloaded(&hay) => {
                     (Category::Overloaded, Evidence::ErrorClass)
                 }
+                // OpenAI once answered server faults and overloads under RateLimitError; a text
+                // that names one and no rate limit is believed.
+                _ if c == Category::RateLimited => match text::transient().first(hay.get()) {
+                    Some(p) if matches!(p.category, Category::ServerError | Category::Overloaded) => {
+                        (p.category, Evidence::Message)
+                    }
+                    _ => (c, Evidence::ErrorClass),
+                },
                 _ => (c, Evidence::ErrorClass),
             };
         }
@@ -295,7 +315,9 @@ fn haystack(f: &Failure, provider: Option<&ProviderError>) -> String {
 
 /// A status the message states ("Error code: 429", "HTTP Error 503", "429 RESOURCE_EXHAUSTED").
 fn text_status(f: &Failure, hay: &Hay) -> Option<u16> {
-    text::leading_status(&f.message).or_else(|| text::status_in_text(hay.get(), tables::STATUS_INTRODUCERS))
+    text::leading_status(&f.message)
+        .or_else(|| text::status_before_body(&f.message))
+        .or_else(|| text::status_in_text(hay.get(), tables::STATUS_INTRODUCERS))
 }
 
 fn status_category(status: u16) -> Category {
@@ -345,7 +367,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     let specific = provider.and_then(specific_code_category);
     let phrase = text::permanent().first(hay.get());
     if !base.is_transient() && !specific.is_some_and(|c| c.is_transient()) {
-        // A permanent status: a specific provider code, then a message phrase, may sharpen it.
+        // A permanent status: a stated nature, a specific provider code, then a message
+        // phrase, may sharpen it (xAI answers exhausted credits with a 403).
+        if let Some(p) = text::stated().first(hay.get()) {
+            return p.category;
+        }
         return refine_by_phrase(specific.unwrap_or(base), phrase.map(|p| p.category));
     }
     // A body that states the nature of the error wins over a transient status or code: a
@@ -406,16 +432,48 @@ fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
     }
 }
 
-/// SSE `error` event inside a stream: its `error.type` decides (Forgeflare R1).
-fn sse_category(provider: Option<&ProviderError>) -> Option<Category> {
+/// SSE `error` event inside a stream: its `error.type` decides (Forgeflare R1), unless its text
+/// states a permanent nature (a quota gone mid-stream).
+fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category> {
     let p = provider.filter(|p| p.has_error)?;
+    if let Some(s) = text::stated().first(hay.get()) {
+        return Some(s.category);
+    }
     if p.codes.iter().any(|c| c == "invalid_request_error") {
         return Some(Category::InvalidResponse);
     }
     match code_category(p) {
         Some(c) if !c.is_transient() && c != Category::BadRequest => Some(c),
         // overloaded_error, api_error, rate_limit_error, unknown or absent types.
-        _ => Some(Category::StreamInterrupted),
+        code => Some(match text::stated().first(hay.get()) {
+            Some(s) => s.category,
+            None if code.is_none()
+                && text::permanent().first(hay.get()).map(|p| p.category)
+                    == Some(Category::PaymentRequired) =>
+            {
+                Category::PaymentRequired
+            }
+            None => Category::StreamInterrupted,
+        }),
+    }
+}
+
+/// A status that names its failure only broadly is sharpened by a class that names it exactly:
+/// a 400 raised as litellm's `ContextWindowExceededError`, a 500 that litellm attaches to an
+/// `APIConnectionError` although no response ever came.
+fn refine_by_class(c: Category, classes: &ClassFacts) -> Category {
+    let Some((class, false)) = classes.category else {
+        return c;
+    };
+    match c {
+        Category::BadRequest | Category::ClientError | Category::Unprocessable
+            if tables::PERMANENT_REFINEMENTS.contains(&class) =>
+        {
+            class
+        }
+        Category::ServerError if matches!(class, Category::Connection | Category::Timeout) => class,
+        Category::ServerError | Category::Overloaded if class == Category::StreamInterrupted => class,
+        _ => c,
     }
 }
 
@@ -511,19 +569,29 @@ impl<'a> ClassFacts<'a> {
     }
 }
 
-/// TLS and DNS errors: a bad certificate or an unknown host is a set-up mistake; anything else
-/// (a reset handshake, a temporary resolver failure) is a transient connection failure.
+/// A connection failure the class cannot tell apart: a bad certificate or a host that does not
+/// exist is a set-up mistake, a connect that ran out of time is a timeout (Faraday raises
+/// `ConnectionFailed` for Net::HTTP's "execution expired"), anything else (a reset handshake,
+/// a temporary resolver failure) a transient connection failure.
 fn network_or_configuration(hay: &str) -> Category {
+    const PASSING: &[&str] = &["temporary failure in name resolution"];
     const CONFIG: &[&str] = &[
         "certificate",
         "name or service not known",
         "nodename nor servname provided",
         "no address associated with hostname",
+        "getaddrinfo failed", // Windows WSAHOST_NOT_FOUND
         "hostname mismatch",
         "wrong version number",
     ];
-    if CONFIG.iter().any(|p| text::contains_phrase(hay, p)) {
+    const TIMEOUT: &[&str] = &["execution expired", "timed out", "timeout"];
+    let any = |phrases: &[&str]| phrases.iter().any(|p| text::contains_phrase(hay, p));
+    if any(PASSING) {
+        Category::Connection
+    } else if any(CONFIG) {
         Category::Configuration
+    } else if any(TIMEOUT) {
+        Category::Timeout
     } else {
         Category::Connection
     }

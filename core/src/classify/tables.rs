@@ -17,6 +17,7 @@ pub const STATUS: &[(u16, Category)] = &[
     (424, ServerError),
     (422, Unprocessable),
     (429, RateLimited),
+    (498, Overloaded), // Groq: flex tier capacity_exceeded (console.groq.com/docs/errors)
     (529, Overloaded), // Anthropic overloaded_error
     // Not Implemented: the server lacks the feature (llama.cpp without `--embeddings`, Ollama
     // embeddings on a chat model); every retry gets the same answer.
@@ -139,6 +140,7 @@ pub const CODES: &[CodeRow] = &[
     row("service_unavailable_error", ServerError),
     row("internal_server_error", ServerError),
     row("engine_overloaded", Overloaded),
+    row("capacity_exceeded", Overloaded), // Groq 498
     row("server_is_overloaded", Overloaded), // OpenAI Responses API stream error
     row("server_overloaded", Overloaded),
     row("request_timeout", Timeout),
@@ -456,6 +458,13 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // (google-generativeai types/generation_types.py).
     ("google.generativeai.types.generation_types.BlockedPromptException", Is(ContentFiltered)),
     ("google.generativeai.types.generation_types.StopCandidateException", Is(ContentFiltered)),
+    // LiteLLM's router, in process: every deployment is cooling down after rate limits
+    // (litellm/types/router.py; ValueError subclasses).
+    ("litellm.types.router.RouterRateLimitError", Is(RateLimited)),
+    ("litellm.types.router.RouterRateLimitErrorBasic", Is(RateLimited)),
+    // Raised when a stream fails after it started, so the router can fall back
+    // (litellm/exceptions.py; a ServiceUnavailableError subclass).
+    ("litellm.exceptions.MidStreamFallbackError", Is(StreamInterrupted)),
     // vLLM in process: the engine core died (vllm/v1/engine/exceptions.py).
     ("vllm.v1.engine.exceptions.EngineDeadError", Is(ServerError)),
     ("TypeError", Is(Programming)),
@@ -476,7 +485,7 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("RubyLLM::ConfigurationError", Is(Configuration)),
     ("RubyLLM::ModelNotFoundError", Is(Configuration)),
     ("RubyLLM::InvalidRoleError", Is(Programming)),
-    ("RubyLLM::UnsupportedAttachmentError", Is(Configuration)),
+    ("RubyLLM::UnsupportedAttachmentError", Is(BadRequest)), // the model cannot take this attachment
     // 1.13.0 on (error.rb): a prompt file render_prompt cannot find; a tool choice that is
     // neither a mode nor a registered tool.
     ("RubyLLM::PromptNotFoundError", Is(Configuration)),
@@ -487,7 +496,9 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // UnsupportedServerToolError a server tool the provider has no support for.
     ("RubyLLM::CancelledError", Is(Cancelled)),
     ("RubyLLM::ToolCallParseError", Is(InvalidResponse)),
-    ("RubyLLM::PendingToolCallsError", Is(Programming)),
+    // A pending tool call is the orphan a provider would answer with a 400, caught before
+    // sending: pruning the unanswered calls is the recovery.
+    ("RubyLLM::PendingToolCallsError", Is(OrphanToolCalls)),
     ("RubyLLM::UnsupportedServerToolError", Is(Configuration)),
     ("RubyLLM::Error", ApiError),
     // Faraday (lib/faraday/error.rb)
@@ -630,6 +641,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("exceed context limit", ContextOverflow), // Anthropic: input length and `max_tokens` exceed context limit
     stated("input token count", ContextOverflow),    // Gemini: exceeds the maximum number of tokens allowed
     stated("exceeds the maximum number of tokens", ContextOverflow),
+    stated("input tokens exceed the configured limit", ContextOverflow), // OpenAI gpt-5 family
+    stated("maximum prompt length", ContextOverflow), // xAI
     // Billing: money or credits are gone; waiting does not bring them back.
     stated("insufficient_quota", PaymentRequired),
     said(
@@ -637,6 +650,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
         PaymentRequired,
     ),
     said("check your plan and billing details", PaymentRequired),
+    said("exceeded your current quota", PaymentRequired),
     stated("credit balance is too low", PaymentRequired), // Anthropic
     stated("insufficient credits", PaymentRequired),      // OpenRouter
     stated("insufficient balance", PaymentRequired),      // DeepSeek
@@ -644,6 +658,13 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("used all available credits", PaymentRequired), // xAI
     stated("purchase more credits", PaymentRequired),
     stated("requires more credits", PaymentRequired), // OpenRouter: ... but can only afford 0
+    // Anthropic 429 rate_limit_error: "Extra usage is required for long context requests",
+    // later "Usage credits are required for long context requests": a paid gate, not a limit.
+    stated("extra usage is required", PaymentRequired),
+    stated("run out of credits", PaymentRequired),           // xAI
+    stated("have any credits", PaymentRequired),             // xAI: team doesn't have any credits or licenses
+    stated("spending-limit", PaymentRequired),               // xAI: personal-team-blocked:spending-limit
+    stated("usage credits are required", PaymentRequired),
     stated("can only afford", PaymentRequired),
     // Gemini: "Quota exceeded for metric: ..._free_tier_requests, limit: 0": a quota of zero
     // never refills; the project needs billing (or another model).
@@ -668,6 +689,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("responsibleaipolicyviolation", ContentFiltered),
     said("flagged", ContentFiltered),
     stated("blocked due to safety", ContentFiltered),
+    stated("content moderation", ContentFiltered), // xAI: rejected by content moderation
+    stated("content-moderated", ContentFiltered),
     said("finish_reason: safety", ContentFiltered), // google-generativeai candidate repr
     said("block_reason:", ContentFiltered),         // google-generativeai prompt_feedback repr
     said("blocked: true", ContentFiltered),         // Vertex AI safety ratings
@@ -716,11 +739,15 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("repository not found", NotFound),        // Hugging Face Hub
     said("no such model", NotFound),
     said("try pulling it first", NotFound), // Ollama: model "x" not found, try pulling it first
-    said("does not exist", NotFound),
+    said("does not exist or you do not have access", NotFound), // OpenAI: The model `x` ...
+    said("deployment for this resource does not exist", NotFound), // Azure OpenAI
     said("not_found_error", NotFound),
+    // Bedrock relays the model's own validation errors, even inside a 200.
+    said("the model returned the following errors", BadRequest),
     // Output that failed validation (pydantic: "1 validation error for Plan")
     said("validation error for", Validation),
     said("validation errors for", Validation),
+    said("missing required properties", Validation), // json_schemer: object at root is missing ...
 ];
 
 /// Transient phrases: only consulted when nothing permanent (and no status) was found.
@@ -735,6 +762,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("ratelimiterror", RateLimited),
     said("too many requests", RateLimited),
     said("too many concurrent requests", RateLimited),
+    said("no deployments available", RateLimited), // LiteLLM router: every deployment cooling down
     said("too many 429 error responses", RateLimited), // urllib3 MaxRetryError
     said("throttled", RateLimited),
     said("throttling", RateLimited),

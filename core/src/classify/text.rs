@@ -194,6 +194,35 @@ pub fn status_in_text(hay: &str, introducers: &[&str]) -> Option<u16> {
     None
 }
 
+/// A status printed right before the body it came with: the Anthropic TypeScript SDK's
+/// "InternalServerError: 529 {\"type\":\"error\",...}", RubyLLM's "429 {...}".
+pub fn status_before_body(message: &str) -> Option<u16> {
+    let m = message.as_bytes();
+    (0..m.len().saturating_sub(4)).find_map(|i| {
+        let ok = m[i..i + 3].iter().all(u8::is_ascii_digit)
+            && (i == 0 || !is_word(m[i - 1]))
+            && m[i + 3] == b' '
+            && matches!(m[i + 4], b'{' | b'[');
+        if !ok {
+            return None;
+        }
+        let n = m[i..i + 3].iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
+        (400..=599).contains(&n).then_some(n)
+    })
+}
+
+/// The status of an aiohttp `ClientResponseError` quoted inside another error: aiohttp prints
+/// "429, message='Too Many Requests', url='...'" (an app re-raising it as its own 400).
+pub fn quoted_aiohttp_status(message: &str) -> Option<u16> {
+    let i = message.find(", message=")?;
+    let head = message[..i].as_bytes();
+    let n = head.len().checked_sub(3).map(|s| &head[s..])?;
+    let before_ok = head.len() == 3 || !is_word(head[head.len() - 4]);
+    (before_ok && n.iter().all(u8::is_ascii_digit))
+        .then(|| n.iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0')))
+        .filter(|n| (400..=599).contains(n))
+}
+
 /// Lower-cases ASCII, bounded: huge bodies are only scanned in their first `limit` bytes.
 pub fn lower_bounded(s: &str, limit: usize) -> String {
     let mut end = s.len().min(limit);
