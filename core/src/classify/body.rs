@@ -143,6 +143,15 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
         }
         out.has_error = true;
     }
+    // AWS's JavaScript SDK prints "ModelStreamErrorException: <message>".
+    let head = text.split(':').next().unwrap_or("");
+    if head.len() > "Exception".len()
+        && head.ends_with("Exception")
+        && head.bytes().all(|b| b.is_ascii_alphanumeric())
+    {
+        out.push_code(head);
+        out.has_error = true;
+    }
     if let Some(c) = aws_error_code().captures(text) {
         out.push_code(&c[1]);
         out.has_error = true;

@@ -163,8 +163,9 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
                 return (c, Evidence::Body);
             }
         }
-        // A redirect nobody followed: the same request gets the same answer.
-        Some(300..=399) => return (Category::ClientError, Evidence::Status),
+        // A redirect nobody followed: the configured URL is wrong (http for https, a moved
+        // endpoint), and the same request gets the same answer.
+        Some(300..=399) => return (Category::Configuration, Evidence::Status),
         Some(s) if (400..=599).contains(&s) => {
             let c = refine_by_class(refine_status(s, provider, &hay), classes);
             // A generic client error that quotes the transient failure it wraps is that failure.
@@ -405,7 +406,16 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Then by the wording, where the code said nothing sharper.
     match sharper {
         Category::ServerError if says_overloaded(hay) => Category::Overloaded,
-        Category::RateLimited if code.is_none() && says_overloaded(hay) => Category::Overloaded,
+        // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
+        // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
+        Category::RateLimited
+            if specific.is_none()
+                && ["overloaded", "high demand"]
+                    .iter()
+                    .any(|w| text::contains_phrase(hay.get(), w)) =>
+        {
+            Category::Overloaded
+        }
         c => c,
     }
 }

@@ -59,6 +59,7 @@ pub const CODES: &[CodeRow] = &[
     row("invalid_authentication", Unauthorized),
     row("unsupported_country_region_territory", Forbidden),
     row("model_not_found", NotFound),
+    row("invalid_model", NotFound), // Perplexity: Invalid model 'x' (400)
     row("content_policy_violation", ContentFiltered),
     row("invalid_prompt", ContentFiltered), // "Invalid prompt: your prompt was flagged ..."
     row("content_filter", ContentFiltered), // Azure OpenAI
@@ -616,6 +617,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("tool_call_id", OrphanToolCalls),
     said("tool_use_id", OrphanToolCalls),
     said("tool_result", OrphanToolCalls),
+    // A max_tokens above the model's output cap is a bad parameter, not an over-long prompt
+    // (Cohere: "too many tokens: max tokens must be less than or equal to 4096").
+    said("max tokens must be less than or equal to", BadRequest),
     // Context overflow (RubyLLM's and LiteLLM's context patterns; the servers' own wordings)
     stated("context_length_exceeded", ContextOverflow),
     stated("maximum context length", ContextOverflow), // OpenAI, vLLM
@@ -662,6 +666,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // later "Usage credits are required for long context requests": a paid gate, not a limit.
     stated("extra usage is required", PaymentRequired),
     stated("run out of credits", PaymentRequired),           // xAI
+    stated("positive balance", PaymentRequired),             // Together: tier and balance gate
+    stated("buying credits", PaymentRequired),
+    // Cohere trial keys: "limited to 1000 API calls / month" waits a month; the same key's
+    // "40 API calls / minute" is an ordinary rate limit.
+    stated("api calls / month", PaymentRequired),
     stated("have any credits", PaymentRequired),             // xAI: team doesn't have any credits or licenses
     stated("spending-limit", PaymentRequired),               // xAI: personal-team-blocked:spending-limit
     stated("usage credits are required", PaymentRequired),
@@ -737,6 +746,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("model not found", NotFound),
     said("model identifier is invalid", NotFound), // Bedrock
     said("repository not found", NotFound),        // Hugging Face Hub
+    said("non-serverless model", NotFound),        // Together: needs a dedicated endpoint
+    said("invalid model '", NotFound),             // Perplexity: Invalid model 'sonar-x'.
     said("no such model", NotFound),
     said("try pulling it first", NotFound), // Ollama: model "x" not found, try pulling it first
     said("does not exist or you do not have access", NotFound), // OpenAI: The model `x` ...
