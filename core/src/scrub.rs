@@ -1,54 +1,123 @@
-//! Secrets never leave the engine: every message that enters an event or an error text passes
-//! through [`scrub`].
+//! Secrets never leave the engine: every message that enters an event, an error text, a log
+//! line or a repr passes through [`scrub`].
+//!
+//! The rules are a table, one credential format per row, with where the format comes from. Key
+//! formats are facts from the providers' docs and from public secret-scanning rule sets
+//! (gitleaks' rule names are given); no rule text is copied.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Captures, Regex};
 
 /// The replacement for a secret.
 pub const REDACTED: &str = "[REDACTED]";
 
-fn patterns() -> &'static [(Regex, &'static str)] {
-    static P: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
-    P.get_or_init(|| {
-        let r = |s: &str| Regex::new(s).expect("scrub pattern compiles");
+
+/// What a rule's match keeps: everything but the secret.
+#[derive(Clone, Copy)]
+enum Keep {
+    /// The whole match is the secret.
+    Nothing,
+    /// Capture groups 1..=n are kept before the redaction, the rest is the secret.
+    Groups(usize),
+    /// Groups 1..=n before the redaction and group n+1 after it.
+    Between(usize),
+    /// As `Nothing`, but only when `looks_random` says the match is a key, not a word.
+    IfRandom,
+    /// As `Groups(2)`, but only when the third group looks like base64 credentials.
+    IfBase64,
+}
+
+struct Rule {
+    re: Regex,
+    keep: Keep,
+}
+
+fn rules() -> &'static [Rule] {
+    static R: OnceLock<Vec<Rule>> = OnceLock::new();
+    R.get_or_init(|| {
+        let rule = |pattern: &str, keep: Keep| Rule {
+            re: Regex::new(pattern).expect("scrub pattern compiles"),
+            keep,
+        };
+        let key = |prefix: &str, body: &str| rule(&format!("{prefix}{body}"), Keep::Nothing);
         vec![
-            // Authorization: Bearer <token> (any case), bare "Bearer <token>", "Bearer: <token>".
-            (r(r"(?i)(bearer)(\s*[:=]\s*|\s+)[A-Za-z0-9._~+/=\-]{6,}"), "$1$2[REDACTED]"),
-            // JSON Web Tokens wherever they are (header.payload.signature, both JSON objects, so
-            // "eyJ"): after "Bearer" a greedy token can swallow the next "Bearer" keyword.
-            (r(r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*"), REDACTED),
-            // x-api-key / api-key / api_key / apikey / authorization followed by a value (also at the
-            // end of a longer name: MISTRAL_API_KEY=..., so no `\b` before it), in headers,
-            // JSON (also escaped inside a JSON string: `\"x-api-key\": \"...\"`), Python reprs
-            // (also bytes: `b'...'`) or query strings.
-            // After `authorization` an auth scheme may come first ("Basic <base64>", "Token <t>"):
-            // the credentials after it are the secret.
-            (
-                r(r#"(?i)(x-api-key|x-goog-api-key|api[-_]?key|authorization)((?:\\*["'])?\s*(?:=>|[:=])\s*(?:b?\\*["'])?)((?:basic|bearer|token|digest)\s+)?([^\s"',;&}\\]{4,})"#),
-                "$1$2$3[REDACTED]",
+            // Passwords in URLs: scheme://user:password@host (redis://:pw@host too).
+            rule(
+                r"(?i)([a-z][a-z0-9+.\-]*://)([^\s:/@]*:)[^\s/@]+(@)",
+                Keep::Between(2),
             ),
-            // AWS access key ids, wherever they sit: `\b` anchors let `key_AKIA...` (or a key glued
-            // to another one) through, and the regex crate has no lookaround to say "not inside a
-            // longer token".
-            (r(r"(?:AKIA|ASIA)[0-9A-Z]{16}"), REDACTED),
-            // Google API keys.
-            (r(r"AIza[0-9A-Za-z_\-]{35}"), REDACTED),
+            // Authorization: Bearer <token> (any case), bare "Bearer <token>", "Bearer: <token>".
+            rule(
+                &format!(r"(?i)(bearer)(\s*[:=]\s*|\s+)[A-Za-z0-9._~+/=\-]{{6,}}"),
+                Keep::Groups(2),
+            ),
+            // JSON Web Tokens wherever they are (header.payload.signature, both JSON objects,
+            // so "eyJ"): after "Bearer" a greedy token can swallow the next "Bearer" keyword.
+            rule(
+                r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*",
+                Keep::Nothing,
+            ),
+            // A credential's name followed by its value: in headers, JSON (also escaped inside a
+            // JSON string), Python reprs (also bytes and header tuples `('X-API-KEY', '...')`),
+            // query strings, `.env` lines (also at the end of a longer name: MISTRAL_API_KEY=...,
+            // so no `\b` before it). After `authorization` an auth scheme may come first
+            // ("Basic <base64>", "Token <t>"): the credentials after it are the secret.
+            rule(
+                &format!(
+                    r#"(?i)({CREDENTIAL_NAMES})((?:\\*["'])?\s*(?:=>|[:=])\s*(?:b?\\*["'])?|\\*["']\s*,\s*b?\\*["'])((?:basic|bearer|token|digest)\s+)?[^\s"',;&}}\\)]{{4,}}"#
+                ),
+                Keep::Groups(3),
+            ),
+            // A bare HTTP Basic credential ("Basic dXNlcjpwYXNz...") outside any header name.
+            rule(r"(?i)\b(basic)(\s+)([A-Za-z0-9+/]{8,}={0,2})", Keep::IfBase64),
+            // AWS access key ids, wherever they sit: `\b` anchors would let `key_AKIA...` (or a
+            // key glued to another one) through, and the regex crate has no lookaround.
+            rule(r"(?:AKIA|ASIA)[0-9A-Z]{16}", Keep::Nothing),
+            // Google API keys (AIza...) and OAuth access tokens (ya29.).
+            rule(r"AIza[0-9A-Za-z_\-]{35}", Keep::Nothing),
+            key(r"ya29\.", r"[0-9A-Za-z_\-]{16,}"),
+            // Hugging Face user and org tokens (gitleaks: huggingface-access-token, -organization-api-token).
+            key(r"hf_", r"[A-Za-z0-9]{16,}"),
+            key(r"api_org_", r"[A-Za-z0-9]{16,}"),
+            // Groq (gsk_), xAI (xai-), Replicate (r8_), Perplexity (pplx-), Fireworks (fw_).
+            // Real keys are 32 to 80 characters; 16 are enough to know one, and a key that a
+            // log wrapped can have a short first line.
+            key(r"gsk_", r"[A-Za-z0-9]{16,}"),
+            key(r"xai-", r"[A-Za-z0-9]{16,}"),
+            key(r"r8_", r"[A-Za-z0-9]{16,}"),
+            key(r"pplx-", r"[A-Za-z0-9]{16,}"),
+            key(r"fw_", r"[A-Za-z0-9]{16,}"),
+            // GitHub tokens (gitleaks: github-pat, github-fine-grained-pat, github-oauth, -app-token).
+            key(r"gh[pousr]_", r"[A-Za-z0-9]{16,}"),
+            key(r"github_pat_", r"[A-Za-z0-9_]{16,}"),
+            // GitLab personal access tokens (glpat-), npm tokens, Slack tokens, Stripe keys.
+            key(r"glpat-", r"[A-Za-z0-9_\-]{16,}"),
+            key(r"npm_", r"[A-Za-z0-9]{36}"),
+            key(r"xox[abporse]-", r"[A-Za-z0-9\-]{10,}"),
+            key(r"(?:sk|rk)_(?:live|test)_", r"[A-Za-z0-9]{10,}"),
+            // OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), OpenRouter (sk-or-),
+            // DeepSeek: last, because a redaction above can make the text before an `sk-` a word
+            // boundary ("AKIA...EXAMPLEsk-..."), and scrubbing twice must change nothing.
+            rule(&format!(r"sk-[A-Za-z0-9_\-]{{8,}}"), Keep::IfRandom),
         ]
     })
 }
 
-/// OpenAI (`sk-...`, `sk-proj-...`) and Anthropic (`sk-ant-...`) keys.
-fn sk_keys() -> &'static Regex {
-    static P: OnceLock<Regex> = OnceLock::new();
-    P.get_or_init(|| Regex::new(r"sk-[A-Za-z0-9_\-]{8,}").expect("scrub pattern compiles"))
-}
+/// Names a credential goes by. Matched case-insensitively, anywhere in a longer name.
+const CREDENTIAL_NAMES: &str = concat!(
+    r"x-api-key|x-goog-api-key|api[-_ ]?key(?: provided)?|authorization",
+    r"|ocp-apim-subscription-key|subscription[-_]?key", // Azure
+    r"|aws[-_]?secret[-_]?access[-_]?key|secret[-_]?access[-_]?key|aws[-_]?session[-_]?token",
+    r"|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|session[-_]?token",
+    r"|client[-_]?secret|password|passwd|secret|token",
+);
 
 /// Whether an `sk-` match at `start` of `text` is a key: one that starts a word, or one whose
 /// tail looks random (a digit or a capital: every real key has both), so that a key glued to
 /// the text before it (`api_key%3Dsk-proj-...`) still goes, but `disk-cache-enabled` stays.
-fn is_key(text: &str, start: usize, key: &str) -> bool {
+fn looks_random(text: &str, start: usize, key: &str) -> bool {
     let starts_word = !text[..start]
         .bytes()
         .next_back()
@@ -59,31 +128,119 @@ fn is_key(text: &str, start: usize, key: &str) -> bool {
             .any(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
 }
 
-/// `text` with every secret replaced by `[REDACTED]`. Borrowed when nothing matched.
-pub fn scrub(text: &str) -> Cow<'_, str> {
-    let mut out = Cow::Borrowed(text);
-    for (re, rep) in patterns() {
-        if re.is_match(&out) {
-            out = Cow::Owned(re.replace_all(&out, *rep).into_owned());
-        }
+/// Base64 credentials, not an English word after "Basic": padding, a digit, or a capital
+/// after the first letter.
+fn looks_base64(token: &str) -> bool {
+    token.ends_with('=')
+        || token.bytes().any(|b| b.is_ascii_digit() || b == b'+' || b == b'/')
+        || token.bytes().skip(1).any(|b| b.is_ascii_uppercase())
+}
+
+fn apply<'t>(rule: &Rule, text: Cow<'t, str>) -> Cow<'t, str> {
+    if !rule.re.is_match(&text) {
+        return text;
     }
-    // Last: a redaction above can turn the text before an `sk-` into a word boundary
-    // ("AKIA...EXAMPLEsk-..."), and scrubbing must give the same text when run again.
-    let re = sk_keys();
-    if re.is_match(&out) {
-        let replaced = re.replace_all(&out, |c: &regex::Captures| {
-            let m = c.get(0).expect("the whole match");
-            if is_key(&out, m.start(), m.as_str()) {
-                REDACTED.to_owned()
-            } else {
-                m.as_str().to_owned()
+    let replaced = rule.re.replace_all(&text, |c: &Captures| {
+        let m = c.get(0).expect("the whole match");
+        let kept = |n: usize| {
+            (1..=n)
+                .filter_map(|i| c.get(i))
+                .map(|g| g.as_str())
+                .collect::<String>()
+        };
+        match rule.keep {
+            Keep::Nothing => REDACTED.to_owned(),
+            Keep::Groups(n) => kept(n) + REDACTED,
+            Keep::Between(n) => kept(n) + REDACTED + c.get(n + 1).map_or("", |g| g.as_str()),
+            Keep::IfRandom if looks_random(&text, m.start(), m.as_str()) => REDACTED.to_owned(),
+            Keep::IfBase64 if looks_base64(&c[3]) => kept(2) + REDACTED,
+            Keep::IfRandom | Keep::IfBase64 => m.as_str().to_owned(),
+        }
+    });
+    Cow::Owned(replaced.into_owned())
+}
+
+fn scrub_plain(text: &str) -> Cow<'_, str> {
+    rules()
+        .iter()
+        .fold(Cow::Borrowed(text), |out, rule| apply(rule, out))
+}
+
+/// `text` with JSON `\uXXXX` and URL `%XX` escapes of printable ASCII decoded, so that
+/// `sk\u002dproj...` and `api_key%3D...` show their shape. `None` when there were none.
+fn unescape(text: &str) -> Option<String> {
+    if !text.contains("\\u") && !text.contains('%') {
+        return None;
+    }
+    let hex = |s: &str| u32::from_str_radix(s, 16).ok();
+    let printable = |n: u32| (0x20..0x7f).contains(&n);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(i) = rest.find(['\\', '%']) {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let (len, decoded) = if rest.starts_with("\\u") {
+            (6, rest.get(2..6).and_then(hex))
+        } else if rest.starts_with('%') {
+            (3, rest.get(1..3).and_then(hex))
+        } else {
+            (1, None)
+        };
+        match decoded.filter(|n| printable(*n)).and_then(char::from_u32) {
+            Some(ch) => {
+                out.push(ch);
+                rest = &rest[len..];
+                changed = true;
             }
-        });
-        if let Cow::Owned(s) = replaced {
-            out = Cow::Owned(s);
+            None => {
+                let ch = rest.chars().next().expect("not empty");
+                out.push(ch);
+                rest = &rest[ch.len_utf8()..];
+            }
         }
     }
-    out
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// A line break between two characters a credential is made of: log wrapping and `repr` (a
+/// literal `\n`) put them inside long keys, and a key's tail must go with its head.
+fn broken_lines() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"([A-Za-z0-9_\-/+=.:@])[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*([A-Za-z0-9_\-/+=.:@])")
+            .expect("valid regex")
+    })
+}
+
+/// The text with what hides a credential's shape undone: escapes decoded (to a fixed point,
+/// since double encoding happens) and broken lines joined. `None` when that changes nothing.
+fn normalized(text: &str) -> Option<String> {
+    let mut current = Cow::Borrowed(text);
+    for _ in 0..3 {
+        match unescape(&current) {
+            Some(d) => current = Cow::Owned(d),
+            None => break,
+        }
+    }
+    let joined = broken_lines().replace_all(&current, "$1$2").into_owned();
+    (joined != text).then_some(joined)
+}
+
+/// `text` with every secret replaced by `[REDACTED]`. Borrowed when nothing matched.
+///
+/// A text whose escapes or line breaks hide a secret (`sk\u002dproj...`, `api_key%3D...`, a key
+/// wrapped over two lines) comes back decoded and joined as well as redacted; any other text
+/// keeps its form.
+pub fn scrub(text: &str) -> Cow<'_, str> {
+    if let Some(n) = normalized(text) {
+        let scrubbed = scrub_plain(&n);
+        if scrubbed != n.as_str() {
+            return Cow::Owned(scrubbed.into_owned());
+        }
+    }
+    scrub_plain(text)
 }
 
 #[cfg(test)]
@@ -141,9 +298,15 @@ mod tests {
                 "Authorization: Bearer abcdef123456",
                 "Authorization: Bearer [REDACTED]",
             ),
+            ("creds Basic dXNlcjpwYXNzd29yZA==", "creds Basic [REDACTED]"),
+            ("('X-API-KEY', 'Hv4Nw8Qp2Ls6Tz0Y')", "('X-API-KEY', '[REDACTED]')"),
+            ("redis://:s3cretPassw0rd@cache:6379/0", "redis://:[REDACTED]@cache:6379/0"),
+            ("https://user:hunter2hunter2@example.com/v1", "https://user:[REDACTED]@example.com/v1"),
         ] {
             assert_eq!(scrub(input), expected);
         }
+        // English after "Basic" is not a credential.
+        assert_eq!(scrub("Basic information about tiers"), "Basic information about tiers");
     }
 
     #[test]
@@ -164,10 +327,22 @@ mod tests {
             ),
             ("MY_KEY:sk-abcdefgh12", "MY_KEY:[REDACTED]"),
             // Glued to the text before it, but random: still a key.
-            ("api_key%3Dsk-proj-AbCdEf123456", "api_key%3D[REDACTED]"),
+            ("api_key%3Dsk-proj-AbCdEf123456", "api_key=[REDACTED]"),
         ] {
             assert_eq!(scrub(input), expected);
         }
+    }
+
+    #[test]
+    fn escapes_and_line_breaks_do_not_hide_a_key() {
+        let s = scrub(r#"{"key": "sk\u002dproj\u002dAbCdEf1234567890XyZ"}"#);
+        assert!(!s.contains("AbCdEf1234567890"), "{s}");
+        let s = scrub("Invalid key sk-proj-AbCdEf123456\nGhIjKl7890MnOp please");
+        assert!(!s.contains("GhIjKl7890MnOp"), "{s}");
+        let s = scrub(r"'gsk_AbCdEf1234567890AbCd\nEf1234567890'");
+        assert!(!s.contains("Ef1234567890"), "{s}");
+        // Texts without secrets keep their escapes.
+        assert_eq!(scrub(r"caf\u00e9 100%25"), r"caf\u00e9 100%25");
     }
 
     #[test]
@@ -177,6 +352,8 @@ mod tests {
             "value123AKIAIOSFODNN7EXAMPLEsk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 ",
             "AKIAIOSFODNN7EXAMPLEsk-abcdefghijkl",
             "xsk-abcdefghijkl AIzaSyA1234567890abcdefghijklmnopqrstuvsk-abcdefghij",
+            "token=abcdefgh password: hunter22 secret='x1y2z3w4'",
+            "https://u:p4ssw0rd@h/api_key%3Dsk-proj-AbCdEf123456",
         ] {
             let once = scrub(text).into_owned();
             assert_eq!(scrub(&once), once, "{text}");

@@ -63,10 +63,15 @@ fn impossible_statuses_are_no_evidence() {
         classify(&Failure::http(65535, "")).category,
         Category::Unknown
     );
-    assert_eq!(
-        classify(&Failure::http(302, "moved")).category,
-        Category::Unknown
-    );
+}
+
+/// A redirect nobody followed is not impossible: it says the configured URL is wrong
+/// (tests/corpus/http_clients.json, `http_ruby_net_http_retriable_error_302`).
+#[test]
+fn an_unfollowed_redirect_is_configuration() {
+    let c = classify(&Failure::http(302, "moved"));
+    assert_eq!(c.category, Category::Configuration);
+    assert!(!c.transient);
 }
 
 #[test]

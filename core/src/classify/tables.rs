@@ -703,6 +703,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("finish_reason: safety", ContentFiltered), // google-generativeai candidate repr
     said("block_reason:", ContentFiltered),         // google-generativeai prompt_feedback repr
     said("blocked: true", ContentFiltered),         // Vertex AI safety ratings
+    // google-generativeai's `response.text` on a filtered candidate (a ValueError):
+    said("reciting from copyrighted material", ContentFiltered),
+    said("to determine if the response was blocked", ContentFiltered),
     // Credentials and access
     said("invalid api key", Unauthorized),
     said("incorrect api key", Unauthorized),
@@ -798,6 +801,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("server had an error", ServerError), // OpenAI 500
     said("an error occurred while processing your request", ServerError), // OpenAI 500
     said("error occurred during streaming", StreamInterrupted), // openai-python: an SSE error event without a message
+    said("error reading llm response", StreamInterrupted), // Ollama: the runner's stream broke
     said("llama runner process", ServerError), // Ollama: the runner died or was killed
     said("malformed function call", ServerError), // Gemini finish reason: the model erred, a new sample may not
     said("bad gateway", ServerError),
@@ -835,6 +839,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("could not connect to the endpoint url", Connection), // botocore EndpointConnectionError
     said("failed to open tcp connection", Connection), // Net::HTTP / Faraday
     said("broken pipe", Connection),
+    said("forcibly closed by the remote host", Connection), // Windows WSAECONNRESET
     said("econnrefused", Connection),
     said("econnreset", Connection),
     said("server disconnected", Connection),
