@@ -121,6 +121,10 @@ pub struct Retrier {
     pending: Option<(Pending, Classification)>,
     fleet: Option<(Arc<Fleet>, String)>,
     waited: f64,
+    /// Seconds the fleet's gate made the current attempt wait.
+    gate_waited: f64,
+    /// This call holds the circuit's half-open probe.
+    probing: bool,
 }
 
 /// What the fleet says before a call ([`Retrier::before_attempt`]).
@@ -148,6 +152,8 @@ impl Retrier {
             pending: None,
             fleet: None,
             waited: 0.0,
+            gate_waited: 0.0,
+            probing: false,
         }
     }
 
@@ -176,14 +182,33 @@ impl Retrier {
                 probe: false,
                 events,
             },
-            Admit::Probe => Gate {
-                wait: None,
-                reject: false,
-                probe: true,
-                events,
-            },
+            Admit::Probe => {
+                self.probing = true;
+                Gate {
+                    wait: None,
+                    reject: false,
+                    probe: true,
+                    events,
+                }
+            }
             Admit::WaitUntil(until) => {
-                let wait = (until - fleet.now()).max(0.0);
+                let mut wait = (until - fleet.now()).max(0.0);
+                // The policy's own patience bounds what others make this attempt wait: a peer's
+                // 429 with retry-after 250 does not make a call under a 60 s cap wait 250 s.
+                // Once the cap is spent, the call goes.
+                if let Some(cap) = self.policy.retry_after_cap {
+                    let left = (cap - self.gate_waited).max(0.0);
+                    if left <= 0.0 {
+                        return Gate {
+                            wait: None,
+                            reject: false,
+                            probe: false,
+                            events,
+                        };
+                    }
+                    wait = wait.min(left);
+                }
+                self.gate_waited += wait;
                 // The deadline bounds retrying: a first call waits its turn; a retry whose wait
                 // would overrun it stops and surfaces the last error.
                 let reject =
@@ -203,6 +228,8 @@ impl Retrier {
 
     /// The call succeeded: earn budget back, close a half-open circuit, count it.
     pub fn on_success(&mut self) -> Vec<Event> {
+        self.gate_waited = 0.0;
+        self.probing = false;
         let Some((fleet, key)) = &self.fleet else {
             return vec![];
         };
@@ -248,8 +275,15 @@ impl Retrier {
         elapsed: f64,
     ) -> Decision {
         self.pending = None;
+        self.gate_waited = 0.0;
+        let probing = std::mem::take(&mut self.probing);
         if c.category == Category::Cancelled {
-            return self.decision(Action::Reraise, c, None, vec![]);
+            // A cancelled probe says nothing about the provider: free the slot now.
+            let events = match (&self.fleet, probing) {
+                (Some((fleet, key)), true) => fleet.release_probe(key),
+                _ => vec![],
+            };
+            return self.decision(Action::Reraise, c, None, events);
         }
         self.failed = self.failed.saturating_add(1);
         let fleet_events = match &self.fleet {
@@ -328,8 +362,16 @@ impl Retrier {
     ) -> Decision {
         let c = match self.pending.take() {
             Some((k, c)) if k == kind => c,
-            // Reported without being asked: classify afresh rather than fail the caller's call.
-            _ => classify(failure),
+            // Reported without being asked: no recovery was due, so none is rewarded with a
+            // retry. The failure is decided as it stands (a 401 gives up, a cancellation is
+            // re-raised), never the caller's call failed for the misuse.
+            _ => {
+                let c = classify(failure);
+                if c.category == Category::Cancelled {
+                    return self.decision(Action::Reraise, c, None, vec![]);
+                }
+                return self.retry_or_give_up(failure, c, elapsed);
+            }
         };
         if recovered {
             self.failed = self.failed.saturating_sub(1);
@@ -517,6 +559,16 @@ impl Retrier {
             max_retries: self.policy.reported_max(),
             retry_after_used: used,
             events,
+        }
+    }
+}
+
+/// A call dropped while it held the half-open probe (its task cancelled, its code panicked)
+/// frees the slot, so that the key is not stalled for `probe_timeout_s`.
+impl Drop for Retrier {
+    fn drop(&mut self) {
+        if let (true, Some((fleet, key))) = (self.probing, &self.fleet) {
+            let _ = fleet.release_probe(key);
         }
     }
 }

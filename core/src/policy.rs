@@ -11,6 +11,12 @@ use serde::{Deserialize, Serialize};
 use crate::category::Category;
 use crate::error::{Error, Result};
 
+/// The longest wait a policy may configure (a backoff delay, a retry-after cap): a day. Longer
+/// values (`1e300`) are refused at construction, and drivers clamp to it whatever they are given.
+pub const MAX_DELAY_S: f64 = 86_400.0;
+
+/// The longest deadline a policy may configure: a week.
+pub const MAX_DEADLINE_S: f64 = 7.0 * 86_400.0;
 /// The delay before retry number `n` (0 = first retry), before jitter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -71,7 +77,7 @@ impl Backoff {
     }
 
     fn validate(&self) -> Result<()> {
-        let ok = |x: f64| x.is_finite() && x >= 0.0;
+        let ok = |x: f64| x.is_finite() && (0.0..=MAX_DELAY_S).contains(&x);
         let valid = match self {
             Backoff::Fixed { delay } => ok(*delay),
             Backoff::Exponential {
@@ -85,7 +91,7 @@ impl Backoff {
             Ok(())
         } else {
             Err(Error::invalid_policy(format!(
-                "backoff {self:?}: delays must be finite and >= 0, multiplier >= 1, schedule non-empty"
+                "backoff {self:?}: delays must be between 0 and {MAX_DELAY_S} s, multiplier finite and >= 1, schedule non-empty"
             )))
         }
     }
@@ -356,14 +362,14 @@ impl RetryPolicy {
             )));
         }
         self.backoff.validate()?;
-        let nonneg = |name: &str, v: Option<f64>| match v {
-            Some(x) if !(x.is_finite() && x >= 0.0) => Err(Error::invalid_policy(format!(
-                "{name} must be a finite number >= 0, got {x}"
-            ))),
+        let bounded = |name: &str, v: Option<f64>, max: f64| match v {
+            Some(x) if !(x.is_finite() && (0.0..=max).contains(&x)) => Err(Error::invalid_policy(
+                format!("{name} must be between 0 and {max} s, got {x}"),
+            )),
             _ => Ok(()),
         };
-        nonneg("retry_after_cap", self.retry_after_cap)?;
-        nonneg("deadline", self.deadline)?;
+        bounded("retry_after_cap", self.retry_after_cap, MAX_DELAY_S)?;
+        bounded("deadline", self.deadline, MAX_DEADLINE_S)?;
         for (cat, o) in &self.overrides {
             if let Some(b) = &o.backoff {
                 b.validate()?;

@@ -13,7 +13,6 @@ use regex::{Captures, Regex};
 /// The replacement for a secret.
 pub const REDACTED: &str = "[REDACTED]";
 
-
 /// What a rule's match keeps: everything but the secret.
 #[derive(Clone, Copy)]
 enum Keep {
@@ -132,7 +131,9 @@ fn looks_random(text: &str, start: usize, key: &str) -> bool {
 /// after the first letter.
 fn looks_base64(token: &str) -> bool {
     token.ends_with('=')
-        || token.bytes().any(|b| b.is_ascii_digit() || b == b'+' || b == b'/')
+        || token
+            .bytes()
+            .any(|b| b.is_ascii_digit() || b == b'+' || b == b'/')
         || token.bytes().skip(1).any(|b| b.is_ascii_uppercase())
 }
 
@@ -299,14 +300,26 @@ mod tests {
                 "Authorization: Bearer [REDACTED]",
             ),
             ("creds Basic dXNlcjpwYXNzd29yZA==", "creds Basic [REDACTED]"),
-            ("('X-API-KEY', 'Hv4Nw8Qp2Ls6Tz0Y')", "('X-API-KEY', '[REDACTED]')"),
-            ("redis://:s3cretPassw0rd@cache:6379/0", "redis://:[REDACTED]@cache:6379/0"),
-            ("https://user:hunter2hunter2@example.com/v1", "https://user:[REDACTED]@example.com/v1"),
+            (
+                "('X-API-KEY', 'Hv4Nw8Qp2Ls6Tz0Y')",
+                "('X-API-KEY', '[REDACTED]')",
+            ),
+            (
+                "redis://:s3cretPassw0rd@cache:6379/0",
+                "redis://:[REDACTED]@cache:6379/0",
+            ),
+            (
+                "https://user:hunter2hunter2@example.com/v1",
+                "https://user:[REDACTED]@example.com/v1",
+            ),
         ] {
             assert_eq!(scrub(input), expected);
         }
         // English after "Basic" is not a credential.
-        assert_eq!(scrub("Basic information about tiers"), "Basic information about tiers");
+        assert_eq!(
+            scrub("Basic information about tiers"),
+            "Basic information about tiers"
+        );
     }
 
     #[test]

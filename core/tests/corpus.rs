@@ -27,8 +27,8 @@ fn cases() -> Vec<(String, Value)> {
     files.sort();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
-        let doc: Value = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let doc: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         for case in doc["cases"].as_array().expect("a cases array") {
             out.push((name.clone(), case.clone()));
@@ -42,22 +42,36 @@ fn corpus_cases_are_well_formed_and_uniquely_named() {
     let all = cases();
     let mut names = std::collections::HashSet::new();
     for (file, case) in &all {
-        let name = case["name"].as_str().unwrap_or_else(|| panic!("{file}: a case without a name"));
+        let name = case["name"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{file}: a case without a name"));
         assert!(names.insert(name.to_owned()), "{file}: {name} twice");
         for key in ["source", "why"] {
-            assert!(case[key].as_str().is_some_and(|s| !s.is_empty()), "{name}: no {key}");
+            assert!(
+                case[key].as_str().is_some_and(|s| !s.is_empty()),
+                "{name}: no {key}"
+            );
         }
         let cat = case["expect"]["category"].as_str().unwrap_or("");
         assert!(
             retry_core::Category::parse(cat).is_some(),
             "{name}: unknown category {cat:?}"
         );
-        assert!(case["expect"]["transient"].is_boolean(), "{name}: no transient");
+        assert!(
+            case["expect"]["transient"].is_boolean(),
+            "{name}: no transient"
+        );
         // `also` is for genuinely ambiguous cases only, and names real categories.
         if let Some(also) = case.get("also") {
-            assert!(case["ambiguous"].is_string(), "{name}: `also` without `ambiguous`");
+            assert!(
+                case["ambiguous"].is_string(),
+                "{name}: `also` without `ambiguous`"
+            );
             for a in also.as_array().expect("`also` is a list") {
-                assert!(retry_core::Category::parse(a.as_str().unwrap_or("")).is_some(), "{name}: {a}");
+                assert!(
+                    retry_core::Category::parse(a.as_str().unwrap_or("")).is_some(),
+                    "{name}: {a}"
+                );
             }
         }
         serde_json::from_value::<Failure>(case["failure"].clone())
@@ -78,8 +92,13 @@ fn corpus_labels_hold() {
         let e = by_file.entry(file.clone()).or_default();
         e.0 += 1;
         e.1 += usize::from(c.transient == want_retry);
-        let also = case["also"].as_array().into_iter().flatten().filter_map(Value::as_str);
-        let cat_ok = c.category.as_str() == want_cat || also.clone().any(|a| a == c.category.as_str());
+        let also = case["also"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str);
+        let cat_ok =
+            c.category.as_str() == want_cat || also.clone().any(|a| a == c.category.as_str());
         e.2 += usize::from(cat_ok);
         if !cat_ok || c.transient != want_retry {
             wrong.push(format!(
@@ -93,6 +112,16 @@ fn corpus_labels_hold() {
     for (file, (n, retry, cat)) in &by_file {
         eprintln!("{file:<22} {n:>4} cases  retry {retry:>4}  category {cat:>4}");
     }
-    assert!(wrong.is_empty(), "{} of {} corpus cases decided wrong:\n{}", wrong.len(), all.len(), wrong.join("\n"));
-    assert!(all.len() >= 300, "the corpus has {} cases, fewer than 300", all.len());
+    assert!(
+        wrong.is_empty(),
+        "{} of {} corpus cases decided wrong:\n{}",
+        wrong.len(),
+        all.len(),
+        wrong.join("\n")
+    );
+    assert!(
+        all.len() >= 300,
+        "the corpus has {} cases, fewer than 300",
+        all.len()
+    );
 }

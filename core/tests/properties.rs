@@ -54,8 +54,8 @@ fn vector_failures() -> &'static [(Failure, bool)] {
 }
 
 fn words() -> Vec<&'static str> {
-    let mut w: Vec<&'static str> = tables::PERMANENT_PHRASES.iter().map(|r| r.0).collect();
-    w.extend(tables::TRANSIENT_PHRASES.iter().map(|r| r.0));
+    let mut w: Vec<&'static str> = tables::PERMANENT_PHRASES.iter().map(|r| r.text).collect();
+    w.extend(tables::TRANSIENT_PHRASES.iter().map(|r| r.text));
     w.extend(tables::CODES.iter().map(|r| r.code));
     w.extend([
         "status 503",

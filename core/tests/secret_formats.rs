@@ -12,37 +12,92 @@ fn formats() -> Vec<(&'static str, String, String)> {
     let hex40 = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
     let mut v: Vec<(&'static str, String, String)> = vec![
         ("openai", format!("sk-proj-{r}"), r.into()),
-        ("anthropic", format!("sk-ant-api03-{}", &r[..60]), r[..60].into()),
-        ("openrouter", format!("sk-or-v1-{}", &r[..64]), r[..64].into()),
-        ("hugging face", format!("hf_{}", &letters[..34]), letters[..34].into()),
+        (
+            "anthropic",
+            format!("sk-ant-api03-{}", &r[..60]),
+            r[..60].into(),
+        ),
+        (
+            "openrouter",
+            format!("sk-or-v1-{}", &r[..64]),
+            r[..64].into(),
+        ),
+        (
+            "hugging face",
+            format!("hf_{}", &letters[..34]),
+            letters[..34].into(),
+        ),
         ("groq", format!("gsk_{}", &r[..52]), r[..52].into()),
         ("xai", format!("xai-{}", &r[..70]), r[..70].into()),
-        ("github classic", format!("ghp_{}", &r[..36]), r[..36].into()),
-        ("github fine-grained", format!("github_pat_11AB{}", &r[..60]), r[..60].into()),
+        (
+            "github classic",
+            format!("ghp_{}", &r[..36]),
+            r[..36].into(),
+        ),
+        (
+            "github fine-grained",
+            format!("github_pat_11AB{}", &r[..60]),
+            r[..60].into(),
+        ),
         ("replicate", format!("r8_{}", &r[..37]), r[..37].into()),
         ("perplexity", format!("pplx-{}", &r[..48]), r[..48].into()),
-        ("google oauth", format!("ya29.a0{}", &r[..60]), r[..60].into()),
-        ("google api key", "AIzaSyD4r8Tq2Wm6Xn0Bv5Lc9Kj3Hg7Fd1Sa4Pq".into(), "SyD4r8Tq2Wm6Xn0Bv5Lc9Kj3Hg7Fd1Sa4Pq".into()),
-        ("aws key id", "AKIAQ3EXAMPLE7KEYZ2W".into(), "AKIAQ3EXAMPLE7KEYZ2W".into()),
+        (
+            "google oauth",
+            format!("ya29.a0{}", &r[..60]),
+            r[..60].into(),
+        ),
+        (
+            "google api key",
+            "AIzaSyD4r8Tq2Wm6Xn0Bv5Lc9Kj3Hg7Fd1Sa4Pq".into(),
+            "SyD4r8Tq2Wm6Xn0Bv5Lc9Kj3Hg7Fd1Sa4Pq".into(),
+        ),
+        (
+            "aws key id",
+            "AKIAQ3EXAMPLE7KEYZ2W".into(),
+            "AKIAQ3EXAMPLE7KEYZ2W".into(),
+        ),
         ("gitlab", format!("glpat-{}", &r[..20]), r[..20].into()),
-        ("slack", format!("xoxb-1234567890-{}", &r[..24]), r[..24].into()),
+        (
+            "slack",
+            format!("xoxb-1234567890-{}", &r[..24]),
+            r[..24].into(),
+        ),
         ("stripe", format!("sk_live_{}", &r[..24]), r[..24].into()),
-        ("jwt", format!("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.{}", &r[..40]), r[..40].into()),
+        (
+            "jwt",
+            format!("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.{}", &r[..40]),
+            r[..40].into(),
+        ),
     ];
     // Formats given away only by their name.
     let plain = "Hv4Nw8Qp2Ls6Tz0Ym3Kb7Rd1";
     for (what, text) in [
-        ("azure subscription key", format!("Ocp-Apim-Subscription-Key: {plain}")),
+        (
+            "azure subscription key",
+            format!("Ocp-Apim-Subscription-Key: {plain}"),
+        ),
         ("aws secret", format!("aws_secret_access_key={hex40}")),
         ("access_token", format!("access_token={plain}")),
         ("token", format!("?token={plain}&x=1")),
         ("password", format!("password={plain}")),
-        ("url password", format!("https://admin:{plain}@llm.internal/v1")),
+        (
+            "url password",
+            format!("https://admin:{plain}@llm.internal/v1"),
+        ),
         ("redis password", format!("redis://:{plain}@cache:6379/0")),
         ("invalid api key value", format!("Invalid API key: {plain}")),
-        ("bare basic", "Basic YWRtaW46SHY0Tnc4UXAyTHM2VHowWW0zS2I3UmQx".into()),
-        ("header tuple", format!("[('X-API-KEY', '{plain}'), ('accept', 'json')]")),
-        ("url-encoded api_key", format!("GET /v1?api_key%3D{plain}%26x%3D1")),
+        (
+            "bare basic",
+            "Basic YWRtaW46SHY0Tnc4UXAyTHM2VHowWW0zS2I3UmQx".into(),
+        ),
+        (
+            "header tuple",
+            format!("[('X-API-KEY', '{plain}'), ('accept', 'json')]"),
+        ),
+        (
+            "url-encoded api_key",
+            format!("GET /v1?api_key%3D{plain}%26x%3D1"),
+        ),
     ] {
         let secret = if what == "aws secret" {
             hex40.to_owned()
@@ -63,10 +118,17 @@ fn contexts(secret: &str) -> Vec<String> {
     let (a, b) = secret.split_at(half);
     vec![
         format!("Error code: 401 - Incorrect key provided: {secret}."),
-        format!(r#"{{"error": {{"message": "bad key {secret}", "type": "invalid_request_error"}}}}"#),
-        format!("AuthenticationError(\"Error code: 401 - {{'error': {{'message': 'key {secret}'}}}}\")"),
+        format!(
+            r#"{{"error": {{"message": "bad key {secret}", "type": "invalid_request_error"}}}}"#
+        ),
+        format!(
+            "AuthenticationError(\"Error code: 401 - {{'error': {{'message': 'key {secret}'}}}}\")"
+        ),
         format!("{{\"key\": \"{}\"}}", secret.replace('-', "\\u002d")),
-        format!("url=https://h/v1?q={}", secret.replace(':', "%3A").replace('=', "%3D")),
+        format!(
+            "url=https://h/v1?q={}",
+            secret.replace(':', "%3A").replace('=', "%3D")
+        ),
         format!("The key {a}\n{b} was rejected"),
         format!("'The key {a}\\n{b} was rejected'"),
     ]
@@ -92,7 +154,12 @@ fn no_fragment_of_any_format_survives_in_any_context() {
             assert_eq!(scrub(&out), out, "scrubbing twice changed {text:?}");
         }
     }
-    assert!(leaks.is_empty(), "{} leaks:\n{}", leaks.len(), leaks.join("\n"));
+    assert!(
+        leaks.is_empty(),
+        "{} leaks:\n{}",
+        leaks.len(),
+        leaks.join("\n")
+    );
 }
 
 #[test]

@@ -76,6 +76,26 @@ const SECRETS: &[&str] = &[
     "AKIAIOSFODNN7EXAMPLE",
     "AIzaSyA1234567890abcdefghijklmnopqrstuv",
     "api_key=abcd1234efgh",
+    // The formats issue 14's probe got through, and the forms that hid them.
+    "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+    "gsk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMn",
+    "xai-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "github_pat_11ABCDEFG0123456789_AbCdEfGhIjKlMnOpQrStUvWxYz",
+    "r8_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789a",
+    "pplx-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGh",
+    "ya29.a0AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "Ocp-Apim-Subscription-Key: 0123456789abcdef0123456789abcdef",
+    "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "password=hunter2hunter2",
+    "https://user:p4ssw0rd1234@host/v1",
+    "redis://:p4ssw0rd1234@cache:6379/0",
+    "Invalid API key: Hv4Nw8Qp2Ls6Tz0Ym3Kb7Rd1",
+    "Basic dXNlcjpwYXNzd29yZDEyMzQ=",
+    "('X-API-KEY', 'Hv4Nw8Qp2Ls6Tz0Ym3Kb7Rd1')",
+    "api_key%3DHv4Nw8Qp2Ls6Tz0Ym3Kb7Rd1",
+    "sk\\u002dproj\\u002dAbCdEfGhIjKlMnOpQrStUv0123",
+    "sk-proj-AbCdEfGhIjKl\nMnOpQrStUvWxYz0123456789",
 ];
 
 const SEPARATORS: &[&str] = &[" ", "", ": ", ". ", "_", "\n", "\"", "-", "=", "/", "'"];
@@ -98,9 +118,9 @@ fn phrase(i: u16) -> &'static str {
     let t = tables::TRANSIENT_PHRASES;
     let i = usize::from(i) % (p.len() + t.len());
     if i < p.len() {
-        p[i].0
+        p[i].text
     } else {
-        t[i - p.len()].0
+        t[i - p.len()].text
     }
 }
 

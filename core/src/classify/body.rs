@@ -292,7 +292,10 @@ fn read_error_object(err: &Map<String, Value>, out: &mut ProviderError, depth: u
     }
     let own = err.get("message").and_then(Value::as_str);
     let upstream = out.message.take();
-    for text in [own, upstream.as_deref(), upstream_text].into_iter().flatten() {
+    for text in [own, upstream.as_deref(), upstream_text]
+        .into_iter()
+        .flatten()
+    {
         out.add_message(text);
     }
 }
@@ -338,18 +341,29 @@ mod tests {
 
         let p = parse(r#"[{"error":{"code":429,"message":"x","status":"RESOURCE_EXHAUSTED"}}]"#)
             .unwrap();
-        assert_eq!((codes(&p), p.numeric_code), (vec!["resource_exhausted"], Some(429)));
+        assert_eq!(
+            (codes(&p), p.numeric_code),
+            (vec!["resource_exhausted"], Some(429))
+        );
 
-        let p = parse(r#"{"__type":"com.amazon.coral#ThrottlingException","message":"Rate exceeded"}"#).unwrap();
+        let p =
+            parse(r#"{"__type":"com.amazon.coral#ThrottlingException","message":"Rate exceeded"}"#)
+                .unwrap();
         assert_eq!(codes(&p), ["throttlingexception"]);
 
         let p = parse(r#"{"error":{"code":"content_filter","innererror":{"code":"ResponsibleAIPolicyViolation"},"message":"x"}}"#).unwrap();
-        assert_eq!(codes(&p), ["responsibleaipolicyviolation", "content_filter"]);
+        assert_eq!(
+            codes(&p),
+            ["responsibleaipolicyviolation", "content_filter"]
+        );
 
         let p = parse(r#"{"error":"Input validation error: too long","error_type":"validation"}"#)
             .unwrap();
         assert_eq!(codes(&p), ["validation"]);
-        assert_eq!(p.message.as_deref(), Some("Input validation error: too long"));
+        assert_eq!(
+            p.message.as_deref(),
+            Some("Input validation error: too long")
+        );
 
         let p = parse(r#"{"detail":"Not Found"}"#).unwrap();
         assert_eq!(p.message.as_deref(), Some("Not Found"));
@@ -396,7 +410,10 @@ mod tests {
         assert_eq!(codes(&p), ["tokens", "rate_limit_exceeded"]);
 
         let p = from_text("429 RESOURCE_EXHAUSTED. {'error': {'code': 429, 'message': 'Resource has been exhausted', 'status': 'RESOURCE_EXHAUSTED'}}").unwrap();
-        assert_eq!((codes(&p), p.numeric_code), (vec!["resource_exhausted"], Some(429)));
+        assert_eq!(
+            (codes(&p), p.numeric_code),
+            (vec!["resource_exhausted"], Some(429))
+        );
 
         let p = from_text("An error occurred (ThrottlingException) when calling the InvokeModel operation (reached max retries: 4): Too many requests").unwrap();
         assert_eq!(codes(&p), ["throttlingexception"]);
@@ -408,7 +425,10 @@ mod tests {
 
     #[test]
     fn codes_are_normalised() {
-        assert_eq!(normalize_code("com.amazon.coral#ThrottlingException"), "throttlingexception");
+        assert_eq!(
+            normalize_code("com.amazon.coral#ThrottlingException"),
+            "throttlingexception"
+        );
         assert_eq!(
             normalize_code("ValidationException:http://internal.amazon.com/coral/x/"),
             "validationexception"

@@ -111,13 +111,20 @@ impl<'a> HeaderFacts<'a> {
 
 /// The provider's error: from the body, else from the envelope the exception's text quotes;
 /// AWS's code is added from its header and from botocore's generated class name.
-fn provider_error(f: &Failure, headers: &HeaderFacts, classes: &ClassFacts) -> Option<ProviderError> {
+fn provider_error(
+    f: &Failure,
+    headers: &HeaderFacts,
+    classes: &ClassFacts,
+) -> Option<ProviderError> {
     let mut p = f
         .body
         .as_deref()
         .and_then(body::parse)
         .or_else(|| body::from_text(&f.message));
-    for code in [headers.amzn_error_type, classes.aws_code].into_iter().flatten() {
+    for code in [headers.amzn_error_type, classes.aws_code]
+        .into_iter()
+        .flatten()
+    {
         let p = p.get_or_insert_with(ProviderError::default);
         let code = body::normalize_code(code);
         if !code.is_empty() && !p.codes.contains(&code) {
@@ -128,7 +135,11 @@ fn provider_error(f: &Failure, headers: &HeaderFacts, classes: &ClassFacts) -> O
     p
 }
 
-fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -> (Category, Evidence) {
+fn decide(
+    f: &Failure,
+    provider: Option<&ProviderError>,
+    classes: &ClassFacts,
+) -> (Category, Evidence) {
     // 1. Cancellation wins over everything: it is re-raised untouched.
     if let Some((Category::Cancelled, _)) = classes.category {
         return (Category::Cancelled, Evidence::Cancellation);
@@ -150,7 +161,11 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
             {
                 // What would be retried is the stream failing mid-way (CONTRACT §2).
                 let c = refine_status(n, provider, &hay);
-                let c = if c.is_transient() { Category::StreamInterrupted } else { c };
+                let c = if c.is_transient() {
+                    Category::StreamInterrupted
+                } else {
+                    c
+                };
                 return (c, Evidence::Body);
             }
             if let Some(c) = provider
@@ -182,9 +197,8 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
         _ => {}
     }
     // An SSE error event: inside a stream, or quoted by an exception that carries no status.
-    let quoted_event = f.status.is_none()
-        && provider.is_some_and(|p| p.event)
-        && text_status(f, &hay).is_none();
+    let quoted_event =
+        f.status.is_none() && provider.is_some_and(|p| p.event) && text_status(f, &hay).is_none();
     if quoted_event
         || matches!(
             f.transport,
@@ -230,7 +244,9 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
                 // OpenAI once answered server faults and overloads under RateLimitError; a text
                 // that names one and no rate limit is believed.
                 _ if c == Category::RateLimited => match text::transient().first(hay.get()) {
-                    Some(p) if matches!(p.category, Category::ServerError | Category::Overloaded) => {
+                    Some(p)
+                        if matches!(p.category, Category::ServerError | Category::Overloaded) =>
+                    {
                         (p.category, Evidence::Message)
                     }
                     _ => (c, Evidence::ErrorClass),
@@ -247,7 +263,10 @@ fn decide(f: &Failure, provider: Option<&ProviderError>, classes: &ClassFacts) -
     }
     if f.status.is_none() {
         if let Some(c) = provider.and_then(code_category) {
-            return (refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)), Evidence::Body);
+            return (
+                refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)),
+                Evidence::Body,
+            );
         }
     }
 
@@ -482,7 +501,9 @@ fn refine_by_class(c: Category, classes: &ClassFacts) -> Category {
             class
         }
         Category::ServerError if matches!(class, Category::Connection | Category::Timeout) => class,
-        Category::ServerError | Category::Overloaded if class == Category::StreamInterrupted => class,
+        Category::ServerError | Category::Overloaded if class == Category::StreamInterrupted => {
+            class
+        }
         _ => c,
     }
 }
@@ -679,8 +700,14 @@ mod tests {
             assert_eq!(class_rule(&format!("builtins.{name}")), class_rule(name));
         }
         // Module-agnostic rows match after a `.` or a `::`, never inside a name.
-        assert_eq!(class_rule("groq.RateLimitError"), Some(ClassRule::Is(Category::RateLimited)));
-        assert_eq!(class_rule("Groq::RateLimitError"), Some(ClassRule::Is(Category::RateLimited)));
+        assert_eq!(
+            class_rule("groq.RateLimitError"),
+            Some(ClassRule::Is(Category::RateLimited))
+        );
+        assert_eq!(
+            class_rule("Groq::RateLimitError"),
+            Some(ClassRule::Is(Category::RateLimited))
+        );
         assert_eq!(class_rule("groq.MyRateLimitError"), None);
         for stranger in [
             "",

@@ -141,7 +141,7 @@ pub const CODES: &[CodeRow] = &[
     row("service_unavailable_error", ServerError),
     row("internal_server_error", ServerError),
     row("engine_overloaded", Overloaded),
-    row("capacity_exceeded", Overloaded), // Groq 498
+    row("capacity_exceeded", Overloaded),    // Groq 498
     row("server_is_overloaded", Overloaded), // OpenAI Responses API stream error
     row("server_overloaded", Overloaded),
     row("request_timeout", Timeout),
@@ -334,7 +334,10 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("botocore.exceptions.ReadTimeoutError", Is(Timeout)),
     ("botocore.exceptions.ConnectTimeoutError", Is(Timeout)),
     ("botocore.exceptions.SSLError", NetworkOrConfig),
-    ("botocore.exceptions.EndpointConnectionError", Is(Connection)),
+    (
+        "botocore.exceptions.EndpointConnectionError",
+        Is(Connection),
+    ),
     ("botocore.exceptions.ProxyConnectionError", Is(Connection)),
     ("botocore.exceptions.ConnectionClosedError", Is(Connection)),
     ("botocore.exceptions.ResponseStreamingError", Is(Connection)),
@@ -342,49 +345,106 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("botocore.exceptions.HTTPClientError", Is(Connection)),
     ("botocore.exceptions.ConnectionError", Is(Connection)),
     ("botocore.exceptions.NoCredentialsError", Is(Configuration)),
-    ("botocore.exceptions.PartialCredentialsError", Is(Configuration)),
+    (
+        "botocore.exceptions.PartialCredentialsError",
+        Is(Configuration),
+    ),
     ("botocore.exceptions.NoRegionError", Is(Configuration)),
     ("botocore.exceptions.ProfileNotFound", Is(Configuration)),
     ("botocore.exceptions.UnknownServiceError", Is(Configuration)),
     ("botocore.exceptions.InvalidRegionError", Is(Configuration)),
-    ("botocore.exceptions.UnauthorizedSSOTokenError", Is(Unauthorized)),
+    (
+        "botocore.exceptions.UnauthorizedSSOTokenError",
+        Is(Unauthorized),
+    ),
     // Raised before sending: the request's parameters do not fit the service model.
     ("botocore.exceptions.ParamValidationError", Is(Programming)),
     ("botocore.exceptions.ClientError", ApiError),
     // google-api-core (google/api_core/exceptions.py; `code` is the HTTP status)
-    ("google.api_core.exceptions.ResourceExhausted", Is(RateLimited)),
-    ("google.api_core.exceptions.TooManyRequests", Is(RateLimited)),
-    ("google.api_core.exceptions.ServiceUnavailable", Is(ServerError)),
-    ("google.api_core.exceptions.InternalServerError", Is(ServerError)),
+    (
+        "google.api_core.exceptions.ResourceExhausted",
+        Is(RateLimited),
+    ),
+    (
+        "google.api_core.exceptions.TooManyRequests",
+        Is(RateLimited),
+    ),
+    (
+        "google.api_core.exceptions.ServiceUnavailable",
+        Is(ServerError),
+    ),
+    (
+        "google.api_core.exceptions.InternalServerError",
+        Is(ServerError),
+    ),
     ("google.api_core.exceptions.BadGateway", Is(ServerError)),
     ("google.api_core.exceptions.DeadlineExceeded", Is(Timeout)),
     ("google.api_core.exceptions.GatewayTimeout", Is(Timeout)),
-    ("google.api_core.exceptions.Unauthenticated", Is(Unauthorized)),
+    (
+        "google.api_core.exceptions.Unauthenticated",
+        Is(Unauthorized),
+    ),
     ("google.api_core.exceptions.Unauthorized", Is(Unauthorized)),
     ("google.api_core.exceptions.PermissionDenied", Is(Forbidden)),
     ("google.api_core.exceptions.Forbidden", Is(Forbidden)),
     ("google.api_core.exceptions.NotFound", Is(NotFound)),
     ("google.api_core.exceptions.InvalidArgument", Is(BadRequest)),
-    ("google.api_core.exceptions.FailedPrecondition", Is(BadRequest)),
+    (
+        "google.api_core.exceptions.FailedPrecondition",
+        Is(BadRequest),
+    ),
     ("google.api_core.exceptions.OutOfRange", Is(BadRequest)),
     ("google.api_core.exceptions.BadRequest", Is(BadRequest)),
     ("google.api_core.exceptions.GoogleAPICallError", ApiError),
     // google-genai (google/genai/errors.py): ClientError 4xx, ServerError 5xx; the rest are
     // raised locally around function calling.
     ("google.genai.errors.ServerError", Is(ServerError)),
-    ("google.genai.errors.UnknownApiResponseError", Is(InvalidResponse)),
-    ("google.genai.errors.UnsupportedFunctionError", Is(Programming)),
-    ("google.genai.errors.UnknownFunctionCallArgumentError", Is(Programming)),
-    ("google.genai.errors.FunctionInvocationError", Is(Programming)),
+    (
+        "google.genai.errors.UnknownApiResponseError",
+        Is(InvalidResponse),
+    ),
+    (
+        "google.genai.errors.UnsupportedFunctionError",
+        Is(Programming),
+    ),
+    (
+        "google.genai.errors.UnknownFunctionCallArgumentError",
+        Is(Programming),
+    ),
+    (
+        "google.genai.errors.FunctionInvocationError",
+        Is(Programming),
+    ),
     ("google.genai.errors.APIError", ApiError),
     // mistralai 1.x/2.x (Speakeasy: mistralai/client/errors/*.py, mistralai/models/*.py in 1.x)
-    ("mistralai.client.errors.httpvalidationerror.HTTPValidationError", Is(Unprocessable)),
-    ("mistralai.models.httpvalidationerror.HTTPValidationError", Is(Unprocessable)),
-    ("mistralai.client.errors.no_response_error.NoResponseError", Is(Connection)),
-    ("mistralai.models.no_response_error.NoResponseError", Is(Connection)),
-    ("mistralai.client.errors.responsevalidationerror.ResponseValidationError", Is(InvalidResponse)),
-    ("mistralai.models.responsevalidationerror.ResponseValidationError", Is(InvalidResponse)),
-    ("mistralai.client.errors.mistralerror.MistralError", ApiError),
+    (
+        "mistralai.client.errors.httpvalidationerror.HTTPValidationError",
+        Is(Unprocessable),
+    ),
+    (
+        "mistralai.models.httpvalidationerror.HTTPValidationError",
+        Is(Unprocessable),
+    ),
+    (
+        "mistralai.client.errors.no_response_error.NoResponseError",
+        Is(Connection),
+    ),
+    (
+        "mistralai.models.no_response_error.NoResponseError",
+        Is(Connection),
+    ),
+    (
+        "mistralai.client.errors.responsevalidationerror.ResponseValidationError",
+        Is(InvalidResponse),
+    ),
+    (
+        "mistralai.models.responsevalidationerror.ResponseValidationError",
+        Is(InvalidResponse),
+    ),
+    (
+        "mistralai.client.errors.mistralerror.MistralError",
+        ApiError,
+    ),
     ("mistralai.models.mistralerror.MistralError", ApiError),
     ("mistralai.client.errors.sdkerror.SDKError", ApiError),
     ("mistralai.models.sdkerror.SDKError", ApiError),
@@ -403,23 +463,65 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("groq.APIError", ApiError),
     ("groq.GroqError", ApiError),
     // cohere 5.x+ (Fern: src/cohere/errors/*.py, src/cohere/core/api_error.py)
-    ("cohere.errors.too_many_requests_error.TooManyRequestsError", Is(RateLimited)),
-    ("cohere.errors.service_unavailable_error.ServiceUnavailableError", Is(ServerError)),
-    ("cohere.errors.internal_server_error.InternalServerError", Is(ServerError)),
-    ("cohere.errors.gateway_timeout_error.GatewayTimeoutError", Is(Timeout)),
-    ("cohere.errors.unauthorized_error.UnauthorizedError", Is(Unauthorized)),
-    ("cohere.errors.invalid_token_error.InvalidTokenError", Is(Unauthorized)),
-    ("cohere.errors.forbidden_error.ForbiddenError", Is(Forbidden)),
+    (
+        "cohere.errors.too_many_requests_error.TooManyRequestsError",
+        Is(RateLimited),
+    ),
+    (
+        "cohere.errors.service_unavailable_error.ServiceUnavailableError",
+        Is(ServerError),
+    ),
+    (
+        "cohere.errors.internal_server_error.InternalServerError",
+        Is(ServerError),
+    ),
+    (
+        "cohere.errors.gateway_timeout_error.GatewayTimeoutError",
+        Is(Timeout),
+    ),
+    (
+        "cohere.errors.unauthorized_error.UnauthorizedError",
+        Is(Unauthorized),
+    ),
+    (
+        "cohere.errors.invalid_token_error.InvalidTokenError",
+        Is(Unauthorized),
+    ),
+    (
+        "cohere.errors.forbidden_error.ForbiddenError",
+        Is(Forbidden),
+    ),
     ("cohere.errors.not_found_error.NotFoundError", Is(NotFound)),
-    ("cohere.errors.bad_request_error.BadRequestError", Is(BadRequest)),
-    ("cohere.errors.unprocessable_entity_error.UnprocessableEntityError", Is(Unprocessable)),
+    (
+        "cohere.errors.bad_request_error.BadRequestError",
+        Is(BadRequest),
+    ),
+    (
+        "cohere.errors.unprocessable_entity_error.UnprocessableEntityError",
+        Is(Unprocessable),
+    ),
     ("cohere.core.api_error.ApiError", ApiError),
     // litellm (litellm/exceptions.py): subclasses of openai's classes, more specific first
-    ("litellm.exceptions.ContextWindowExceededError", Is(ContextOverflow)),
-    ("litellm.exceptions.ContentPolicyViolationError", Is(ContentFiltered)),
-    ("litellm.exceptions.PaymentRequiredError", Is(PaymentRequired)),
-    ("litellm.exceptions.BudgetExceededError", Is(PaymentRequired)),
-    ("litellm.exceptions.ServiceUnavailableError", Is(ServerError)),
+    (
+        "litellm.exceptions.ContextWindowExceededError",
+        Is(ContextOverflow),
+    ),
+    (
+        "litellm.exceptions.ContentPolicyViolationError",
+        Is(ContentFiltered),
+    ),
+    (
+        "litellm.exceptions.PaymentRequiredError",
+        Is(PaymentRequired),
+    ),
+    (
+        "litellm.exceptions.BudgetExceededError",
+        Is(PaymentRequired),
+    ),
+    (
+        "litellm.exceptions.ServiceUnavailableError",
+        Is(ServerError),
+    ),
     ("litellm.exceptions.BadGatewayError", Is(ServerError)),
     ("litellm.exceptions.InternalServerError", Is(ServerError)),
     ("litellm.exceptions.Timeout", Is(Timeout)),
@@ -428,7 +530,10 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("litellm.exceptions.AuthenticationError", Is(Unauthorized)),
     ("litellm.exceptions.PermissionDeniedError", Is(Forbidden)),
     ("litellm.exceptions.NotFoundError", Is(NotFound)),
-    ("litellm.exceptions.UnprocessableEntityError", Is(Unprocessable)),
+    (
+        "litellm.exceptions.UnprocessableEntityError",
+        Is(Unprocessable),
+    ),
     ("litellm.exceptions.BadRequestError", Is(BadRequest)),
     ("litellm.exceptions.APIError", ApiError),
     // Python builtins (the binding strips `builtins.`)
@@ -457,15 +562,27 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("pydantic_core.ValidationError", Is(Validation)),
     // Google SDKs: a blocked prompt or a candidate stopped by a filter arrives as an exception
     // (google-generativeai types/generation_types.py).
-    ("google.generativeai.types.generation_types.BlockedPromptException", Is(ContentFiltered)),
-    ("google.generativeai.types.generation_types.StopCandidateException", Is(ContentFiltered)),
+    (
+        "google.generativeai.types.generation_types.BlockedPromptException",
+        Is(ContentFiltered),
+    ),
+    (
+        "google.generativeai.types.generation_types.StopCandidateException",
+        Is(ContentFiltered),
+    ),
     // LiteLLM's router, in process: every deployment is cooling down after rate limits
     // (litellm/types/router.py; ValueError subclasses).
     ("litellm.types.router.RouterRateLimitError", Is(RateLimited)),
-    ("litellm.types.router.RouterRateLimitErrorBasic", Is(RateLimited)),
+    (
+        "litellm.types.router.RouterRateLimitErrorBasic",
+        Is(RateLimited),
+    ),
     // Raised when a stream fails after it started, so the router can fall back
     // (litellm/exceptions.py; a ServiceUnavailableError subclass).
-    ("litellm.exceptions.MidStreamFallbackError", Is(StreamInterrupted)),
+    (
+        "litellm.exceptions.MidStreamFallbackError",
+        Is(StreamInterrupted),
+    ),
     // vLLM in process: the engine core died (vllm/v1/engine/exceptions.py).
     ("vllm.v1.engine.exceptions.EngineDeadError", Is(ServerError)),
     ("TypeError", Is(Programming)),
@@ -609,7 +726,10 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("unexpected tool_use_id", OrphanToolCalls),
     stated("must be followed by tool messages", OrphanToolCalls),
     stated("did not have response messages", OrphanToolCalls),
-    stated("no tool call found for function call output", OrphanToolCalls), // OpenAI Responses API
+    stated(
+        "no tool call found for function call output",
+        OrphanToolCalls,
+    ), // OpenAI Responses API
     stated("preceding message with 'tool_calls'", OrphanToolCalls),
     stated("preceeding message with 'tool_calls'", OrphanToolCalls), // sic: OpenAI's spelling
     said("function response turn", OrphanToolCalls),                 // Gemini
@@ -626,10 +746,13 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("exceeds the available context size", ContextOverflow), // llama.cpp server
     stated("too long to fit into the model", ContextOverflow), // vLLM
     stated("tokens + `max_new_tokens` must be <=", ContextOverflow), // TGI validation
-    stated("context size has been exceeded", ContextOverflow),  // llama.cpp server
+    stated("context size has been exceeded", ContextOverflow), // llama.cpp server
     stated("longer than the maximum model length", ContextOverflow), // vLLM
-    said("expected maxlength", ContextOverflow),                 // Bedrock: Malformed input request
-    said("member must have length less than or equal to", ContextOverflow), // AWS: body over the size limit
+    said("expected maxlength", ContextOverflow),       // Bedrock: Malformed input request
+    said(
+        "member must have length less than or equal to",
+        ContextOverflow,
+    ), // AWS: body over the size limit
     stated("`inputs` must have less than", ContextOverflow), // TGI validation
     said("context length", ContextOverflow),
     said("context window", ContextOverflow),
@@ -639,14 +762,17 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // OpenAI and Groq 413/429 "Request too large for <model> ... on tokens per min": the request
     // alone exceeds the limit, so no wait can make it pass.
     stated("request too large", ContextOverflow),
-    stated("must be reduced in order to run successfully", ContextOverflow),
+    stated(
+        "must be reduced in order to run successfully",
+        ContextOverflow,
+    ),
     stated("reduce the length of the messages", ContextOverflow),
     stated("exceeds the context", ContextOverflow),
     stated("exceed context limit", ContextOverflow), // Anthropic: input length and `max_tokens` exceed context limit
-    stated("input token count", ContextOverflow),    // Gemini: exceeds the maximum number of tokens allowed
+    stated("input token count", ContextOverflow), // Gemini: exceeds the maximum number of tokens allowed
     stated("exceeds the maximum number of tokens", ContextOverflow),
     stated("input tokens exceed the configured limit", ContextOverflow), // OpenAI gpt-5 family
-    stated("maximum prompt length", ContextOverflow), // xAI
+    stated("maximum prompt length", ContextOverflow),                    // xAI
     // Billing: money or credits are gone; waiting does not bring them back.
     stated("insufficient_quota", PaymentRequired),
     said(
@@ -665,14 +791,14 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // Anthropic 429 rate_limit_error: "Extra usage is required for long context requests",
     // later "Usage credits are required for long context requests": a paid gate, not a limit.
     stated("extra usage is required", PaymentRequired),
-    stated("run out of credits", PaymentRequired),           // xAI
-    stated("positive balance", PaymentRequired),             // Together: tier and balance gate
+    stated("run out of credits", PaymentRequired), // xAI
+    stated("positive balance", PaymentRequired),   // Together: tier and balance gate
     stated("buying credits", PaymentRequired),
     // Cohere trial keys: "limited to 1000 API calls / month" waits a month; the same key's
     // "40 API calls / minute" is an ordinary rate limit.
     stated("api calls / month", PaymentRequired),
-    stated("have any credits", PaymentRequired),             // xAI: team doesn't have any credits or licenses
-    stated("spending-limit", PaymentRequired),               // xAI: personal-team-blocked:spending-limit
+    stated("have any credits", PaymentRequired), // xAI: team doesn't have any credits or licenses
+    stated("spending-limit", PaymentRequired),   // xAI: personal-team-blocked:spending-limit
     stated("usage credits are required", PaymentRequired),
     stated("can only afford", PaymentRequired),
     // Gemini: "Quota exceeded for metric: ..._free_tier_requests, limit: 0": a quota of zero
@@ -785,8 +911,8 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("resource exhausted", RateLimited),
     said("resource has been exhausted", RateLimited), // Google
     said("overloaded", Overloaded),
-    said("server busy", Overloaded),                // Ollama: maximum pending requests exceeded
-    said("no slots available", Overloaded),         // Ollama, llama.cpp
+    said("server busy", Overloaded), // Ollama: maximum pending requests exceeded
+    said("no slots available", Overloaded), // Ollama, llama.cpp
     said("maximum pending requests", Overloaded),
     said("over capacity", Overloaded),
     said("at capacity", Overloaded),
@@ -799,9 +925,12 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("internal server error", ServerError),
     said("internal error", ServerError),
     said("server had an error", ServerError), // OpenAI 500
-    said("an error occurred while processing your request", ServerError), // OpenAI 500
+    said(
+        "an error occurred while processing your request",
+        ServerError,
+    ), // OpenAI 500
     said("error occurred during streaming", StreamInterrupted), // openai-python: an SSE error event without a message
-    said("error reading llm response", StreamInterrupted), // Ollama: the runner's stream broke
+    said("error reading llm response", StreamInterrupted),      // Ollama: the runner's stream broke
     said("llama runner process", ServerError), // Ollama: the runner died or was killed
     said("malformed function call", ServerError), // Gemini finish reason: the model erred, a new sample may not
     said("bad gateway", ServerError),
@@ -837,7 +966,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("connection lost", Connection),
     said("failed to connect", Connection),
     said("could not connect to the endpoint url", Connection), // botocore EndpointConnectionError
-    said("failed to open tcp connection", Connection), // Net::HTTP / Faraday
+    said("failed to open tcp connection", Connection),         // Net::HTTP / Faraday
     said("broken pipe", Connection),
     said("forcibly closed by the remote host", Connection), // Windows WSAECONNRESET
     said("econnrefused", Connection),

@@ -83,7 +83,12 @@ pub fn blank_links(hay: &mut String) {
             continue;
         };
         let mut end = start + scheme;
-        while end < bytes.len() && !matches!(bytes[end], b' ' | b'\n' | b'\t' | b'\r' | b'"' | b'\'' | b'<' | b'>' | b')' | b']') {
+        while end < bytes.len()
+            && !matches!(
+                bytes[end],
+                b' ' | b'\n' | b'\t' | b'\r' | b'"' | b'\'' | b'<' | b'>' | b')' | b']'
+            )
+        {
             end += 1;
         }
         // Keep a sentence's final full stop or comma out of the link.
@@ -113,7 +118,10 @@ pub fn leading_status(message: &str) -> Option<u16> {
     }
     let n = (m[0] - b'0') as u16 * 100 + (m[1] - b'0') as u16 * 10 + (m[2] - b'0') as u16;
     let rest = &m[4..];
-    let word: &[u8] = &rest[..rest.iter().position(|c| !(c.is_ascii_alphanumeric() || *c == b'_')).unwrap_or(rest.len())];
+    let word: &[u8] = &rest[..rest
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        .unwrap_or(rest.len())];
     let introduces = rest[0] == b'"'
         || (word.len() >= 4 && word.iter().all(|c| c.is_ascii_uppercase() || *c == b'_'))
         || rest.starts_with(b"Client Error")
@@ -206,7 +214,9 @@ pub fn status_before_body(message: &str) -> Option<u16> {
         if !ok {
             return None;
         }
-        let n = m[i..i + 3].iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
+        let n = m[i..i + 3]
+            .iter()
+            .fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
         (400..=599).contains(&n).then_some(n)
     })
 }
@@ -296,7 +306,8 @@ mod link_tests {
 
     #[test]
     fn links_are_blanked_not_their_sentence() {
-        let mut h = "upgrade at https://console.groq.com/settings/billing. billing is fine".to_owned();
+        let mut h =
+            "upgrade at https://console.groq.com/settings/billing. billing is fine".to_owned();
         blank_links(&mut h);
         assert!(!h.contains("settings"));
         assert!(h.ends_with(". billing is fine"));
@@ -310,8 +321,14 @@ mod link_tests {
 
     #[test]
     fn leading_statuses() {
-        assert_eq!(leading_status("429 RESOURCE_EXHAUSTED. {'error': {}}"), Some(429));
-        assert_eq!(leading_status("429 Client Error: Too Many Requests for url: x"), Some(429));
+        assert_eq!(
+            leading_status("429 RESOURCE_EXHAUSTED. {'error': {}}"),
+            Some(429)
+        );
+        assert_eq!(
+            leading_status("429 Client Error: Too Many Requests for url: x"),
+            Some(429)
+        );
         assert_eq!(leading_status("503 \"Service Unavailable\""), Some(503));
         assert_eq!(leading_status("500 tokens were used"), None);
         assert_eq!(leading_status("200 OK"), None);

@@ -124,7 +124,7 @@ impl<'a> Retry<'a> {
                 }
                 Next::Wait(w) => {
                     if w > 0.0 {
-                        self.sleeper.sleep(Duration::from_secs_f64(w));
+                        self.sleeper.sleep(super::wait_duration(w));
                     }
                     continue;
                 }
@@ -151,7 +151,7 @@ impl<'a> Retry<'a> {
                 Action::Retry { delay } => {
                     last = Some((error, failure, decision));
                     if delay > 0.0 {
-                        self.sleeper.sleep(Duration::from_secs_f64(delay));
+                        self.sleeper.sleep(super::wait_duration(delay));
                     }
                 }
                 _ => {

@@ -10,6 +10,17 @@ use crate::failure::Failure;
 use crate::machine::{Action, Decision, GiveUpReason, Retrier};
 use blocking::Recovery;
 
+/// A wait as a `Duration` that cannot panic, whatever a policy or a fleet says: NaN and negative
+/// waits are none, and no wait is longer than [`MAX_DELAY_S`](crate::policy::MAX_DELAY_S).
+pub(crate) fn wait_duration(secs: f64) -> std::time::Duration {
+    let secs = if secs.is_nan() {
+        0.0
+    } else {
+        secs.clamp(0.0, crate::policy::MAX_DELAY_S)
+    };
+    std::time::Duration::from_secs_f64(secs)
+}
+
 /// A monotonic clock in seconds; injectable so tests run on virtual time.
 pub trait Clock {
     fn now(&self) -> f64;

@@ -133,7 +133,7 @@ impl<'a> AsyncRetry<'a> {
                 }
                 Next::Wait(w) => {
                     if w > 0.0 {
-                        self.sleeper.sleep(Duration::from_secs_f64(w)).await;
+                        self.sleeper.sleep(super::wait_duration(w)).await;
                     }
                     continue;
                 }
@@ -160,7 +160,7 @@ impl<'a> AsyncRetry<'a> {
                 Action::Retry { delay } => {
                     last = Some((error, failure, decision));
                     if delay > 0.0 {
-                        self.sleeper.sleep(Duration::from_secs_f64(delay)).await;
+                        self.sleeper.sleep(super::wait_duration(delay)).await;
                     }
                 }
                 _ => {

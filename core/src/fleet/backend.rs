@@ -9,13 +9,37 @@ use std::sync::{Arc, Mutex, RwLock};
 use super::breaker::BreakerState;
 use super::budget::{self, BudgetConfig};
 
-/// A backend could not be reached; the fleet falls back to local state.
+/// A backend could not serve an operation; the fleet falls back to local state for it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BackendError(pub String);
+pub struct BackendError {
+    /// What went wrong (scrubbed before it reaches an event).
+    pub message: String,
+    /// Whether only this key's data is at fault (a value of the wrong type or shape), not the
+    /// backend as a whole.
+    pub bad_data: bool,
+}
+
+impl BackendError {
+    /// The backend is unreachable or timed out: every key falls back until it answers again.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        BackendError {
+            message: message.into(),
+            bad_data: false,
+        }
+    }
+
+    /// One key's stored value is unusable: that key falls back, the others are not affected.
+    pub fn bad_data(message: impl Into<String>) -> Self {
+        BackendError {
+            message: message.into(),
+            bad_data: true,
+        }
+    }
+}
 
 impl std::fmt::Display for BackendError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -23,6 +47,11 @@ pub type BackendResult<T> = Result<T, BackendError>;
 
 pub trait FleetBackend: Send + Sync {
     fn name(&self) -> &'static str;
+    /// Whether the state is shared beyond this process (the bindings, for instance, move the
+    /// calls of a remote backend off the async runtime's workers).
+    fn is_remote(&self) -> bool {
+        false
+    }
     /// Applies `f` to `key`'s breaker atomically. `f` may run more than once (optimistic
     /// backends retry on a concurrent change); only the last run's state is stored.
     fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()>;

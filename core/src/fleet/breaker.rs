@@ -91,6 +91,21 @@ pub enum Transition {
 }
 
 impl BreakerState {
+    /// Whether a stored state can be trusted: finite times (a peer, or anyone with access to
+    /// the store, may have written anything).
+    pub fn is_sane(&self) -> bool {
+        self.until.is_finite() && self.window_start.is_finite()
+    }
+
+    /// The probe in flight ended without saying anything about the provider's health (a 401, a
+    /// 400, a cancellation, a panic): let the next caller probe at once instead of waiting
+    /// `probe_timeout_s` for it.
+    pub fn release_probe(&mut self) {
+        if self.phase == Phase::HalfOpen {
+            self.probe_in_flight = false;
+        }
+    }
+
     fn roll_window(&mut self, cfg: &BreakerConfig, now: f64) {
         if now - self.window_start >= cfg.window_s || now < self.window_start {
             self.window_start = now;
@@ -154,6 +169,7 @@ impl BreakerState {
     /// (5xx, overload, timeouts, resets; not a 401 or a 400).
     pub fn failure(&mut self, cfg: &BreakerConfig, now: f64, health: bool) -> Option<Transition> {
         if !health {
+            self.release_probe();
             return None;
         }
         match self.phase {
@@ -245,6 +261,23 @@ mod tests {
             }
         }
         assert_eq!(opened, Some(19), "20 calls, 10 failures: 50 %");
+    }
+
+    /// A probe answered by a 401 or a 400 frees the slot at once (the provider answered).
+    #[test]
+    fn a_probe_that_ends_without_health_news_frees_its_slot() {
+        let cfg = BreakerConfig::default();
+        let mut b = BreakerState {
+            phase: Phase::Open,
+            until: 0.0,
+            ..BreakerState::default()
+        };
+        assert_eq!(b.admit(&cfg, 1.0), Admit::Probe);
+        assert_eq!(b.admit(&cfg, 1.1), Admit::WaitUntil(2.1));
+        assert_eq!(b.failure(&cfg, 1.2, false), None);
+        assert_eq!(b.admit(&cfg, 1.3), Admit::Probe, "not 30 s later");
+        b.release_probe();
+        assert_eq!(b.admit(&cfg, 1.4), Admit::Probe);
     }
 
     #[test]

@@ -39,7 +39,8 @@ pub use metrics::{Counters, Metrics};
 /// Fleet settings. `null` / absent sections switch a mechanism off.
 ///
 /// # Default
-/// A budget and a breaker with their defaults, shared pauses on, pauses capped at 300 s.
+/// A budget and a breaker with their defaults, shared pauses on, pauses capped at 300 s, no
+/// Redis (with one, 0.25 s for any Redis I/O, the connection handshake included).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FleetConfig {
@@ -51,6 +52,9 @@ pub struct FleetConfig {
     pub redis_url: Option<String>,
     /// Prefix of every Redis key.
     pub namespace: String,
+    /// How long any one Redis operation (the connection handshake included) may take before
+    /// the call goes on with local state.
+    pub redis_timeout_s: f64,
 }
 
 impl Default for FleetConfig {
@@ -62,6 +66,7 @@ impl Default for FleetConfig {
             max_pause_s: 300.0,
             redis_url: None,
             namespace: "retry-core".into(),
+            redis_timeout_s: 0.25,
         }
     }
 }
@@ -95,6 +100,11 @@ impl FleetConfig {
         }
         if bad(cfg.max_pause_s) {
             return Err(Error::invalid_policy("max_pause_s must be finite and >= 0"));
+        }
+        if !(cfg.redis_timeout_s > 0.0 && cfg.redis_timeout_s <= 60.0) {
+            return Err(Error::invalid_policy(
+                "redis_timeout_s must be above 0 and at most 60",
+            ));
         }
         Ok(cfg)
     }
@@ -148,7 +158,8 @@ impl Fleet {
             None => Ok(Self::in_process(cfg)),
             #[cfg(feature = "redis")]
             Some(url) => {
-                let backend = redis::RedisBackend::new(&url, &cfg.namespace)?;
+                let timeout = std::time::Duration::from_secs_f64(cfg.redis_timeout_s);
+                let backend = redis::RedisBackend::new(&url, &cfg.namespace, timeout)?;
                 Ok(Self::with_backend(cfg, Arc::new(backend)))
             }
             #[cfg(not(feature = "redis"))]
@@ -180,10 +191,17 @@ impl Fleet {
         self.backend.name()
     }
 
+    /// Whether the state is shared beyond this process (Redis).
+    pub fn is_remote(&self) -> bool {
+        self.backend.is_remote()
+    }
+
     /// Runs `op` on the shared backend; if it is unreachable, on local state instead, with one
     /// `fleet_backend_degraded` event (and `fleet_backend_recovered` when it answers again).
+    /// A key whose stored value is unusable falls back alone, with an event naming it.
     fn run<T>(
         &self,
+        key: &str,
         events: &mut Vec<Event>,
         mut op: impl FnMut(&dyn FleetBackend) -> std::result::Result<T, BackendError>,
     ) -> T {
@@ -196,12 +214,22 @@ impl Fleet {
                 }
                 v
             }
+            Err(e) if e.bad_data => {
+                events.push(
+                    Event::new("fleet_backend_degraded")
+                        .with("backend", self.backend.name())
+                        .with("key", key)
+                        .with("error", crate::scrub::scrub(&e.message).into_owned())
+                        .with("fallback", "in_process"),
+                );
+                op(&self.local).expect("the in-process backend cannot fail")
+            }
             Err(e) => {
                 if !self.degraded.swap(true, Ordering::Relaxed) {
                     events.push(
                         Event::new("fleet_backend_degraded")
                             .with("backend", self.backend.name())
-                            .with("error", crate::scrub::scrub(&e.0).into_owned())
+                            .with("error", crate::scrub::scrub(&e.message).into_owned())
                             .with("fallback", "in_process"),
                     );
                 }
@@ -210,36 +238,61 @@ impl Fleet {
         }
     }
 
-    /// May a caller of `key` call now? Pauses first, then the breaker.
+    /// May a caller of `key` call now? Pauses first, then the breaker. Whatever a shared store
+    /// holds (a peer's clock an hour ahead, `inf`, NaN), a pause never lasts past `max_pause_s`
+    /// from now and an open circuit never past its `open_s`.
     pub fn admit(&self, key: &str) -> (Admit, Vec<Event>) {
         let mut events = Vec::new();
         let now = self.now();
         if self.cfg.shared_pause {
-            let until = self.run(&mut events, |b| b.pause_until(key));
+            let until = self.run(key, &mut events, |b| b.pause_until(key));
             if until > now {
-                return (Admit::WaitUntil(until), events);
+                return (
+                    Admit::WaitUntil(until.min(now + self.cfg.max_pause_s)),
+                    events,
+                );
             }
         }
         let Some(bcfg) = &self.cfg.breaker else {
             return (Admit::Go, events);
         };
         let mut admit = Admit::Go;
-        self.run(&mut events, |b| {
+        self.run(key, &mut events, |b| {
             b.with_breaker(key, &mut |s| admit = s.admit(bcfg, now))
         });
+        if let Admit::WaitUntil(until) = admit {
+            let limit = now + bcfg.open_s;
+            admit = Admit::WaitUntil(if until.is_nan() {
+                limit
+            } else {
+                until.min(limit)
+            });
+        }
         (admit, events)
+    }
+
+    /// The half-open probe of `key` ended without news of the provider's health (cancelled,
+    /// panicked): the next caller may probe at once.
+    pub fn release_probe(&self, key: &str) -> Vec<Event> {
+        let mut events = Vec::new();
+        if self.cfg.breaker.is_some() {
+            self.run(key, &mut events, |b| {
+                b.with_breaker(key, &mut |s| s.release_probe())
+            });
+        }
+        events
     }
 
     /// A call of `key` succeeded (`retried`: after at least one retry).
     pub fn record_success(&self, key: &str, retried: bool) -> Vec<Event> {
         let mut events = Vec::new();
         if let Some(cfg) = &self.cfg.budget {
-            self.run(&mut events, |b| b.earn(key, cfg.refund(retried), cfg));
+            self.run(key, &mut events, |b| b.earn(key, cfg.refund(retried), cfg));
         }
         if let Some(bcfg) = &self.cfg.breaker {
             let now = self.now();
             let mut t = None;
-            self.run(&mut events, |b| {
+            self.run(key, &mut events, |b| {
                 b.with_breaker(key, &mut |s| t = s.success(bcfg, now))
             });
             if let Some(t) = t {
@@ -256,7 +309,7 @@ impl Fleet {
         if let Some(bcfg) = &self.cfg.breaker {
             let mut t = None;
             let health = is_health_failure(c);
-            self.run(&mut events, |b| {
+            self.run(key, &mut events, |b| {
                 b.with_breaker(key, &mut |s| t = s.failure(bcfg, now, health))
             });
             if let Some(t) = t {
@@ -269,7 +322,7 @@ impl Fleet {
         {
             if let Some(ra) = c.retry_after.filter(|ra| *ra > 0.0) {
                 let ra = ra.min(self.cfg.max_pause_s);
-                self.run(&mut events, |b| b.extend_pause(key, now + ra));
+                self.run(key, &mut events, |b| b.extend_pause(key, now + ra));
                 events.push(
                     Event::new("rate_limit_pause")
                         .with("key", key)
@@ -288,9 +341,9 @@ impl Fleet {
             return (true, events);
         };
         let cost = cfg.cost(c.category);
-        let ok = self.run(&mut events, |b| b.spend(key, cost, cfg));
+        let ok = self.run(key, &mut events, |b| b.spend(key, cost, cfg));
         if !ok {
-            let left = self.run(&mut events, |b| b.tokens(key, cfg));
+            let left = self.run(key, &mut events, |b| b.tokens(key, cfg));
             events.push(
                 Event::new("retry_budget_exhausted")
                     .with("key", key)
@@ -306,7 +359,7 @@ impl Fleet {
     pub fn tokens(&self, key: &str) -> Option<f64> {
         let cfg = self.cfg.budget.as_ref()?;
         let mut ev = Vec::new();
-        Some(self.run(&mut ev, |b| b.tokens(key, cfg)))
+        Some(self.run(key, &mut ev, |b| b.tokens(key, cfg)))
     }
 }
 
