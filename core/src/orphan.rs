@@ -27,7 +27,10 @@ impl Role {
             "system" | "developer" => Role::System,
             "user" => Role::User,
             "assistant" | "model" => Role::Assistant,
-            "tool" | "function" => Role::Tool,
+            "tool" => Role::Tool,
+            // Legacy OpenAI function calling (`function_call` / role `function`) pairs by name,
+            // not by id: such results are never pruned as dangling, and never end a window.
+            "function" => Role::Other,
             _ => Role::Other,
         }
     }
@@ -534,9 +537,15 @@ fn plan_of<P: Pairing + ?Sized>(h: &P) -> Changes {
         };
         for k in 0..calls {
             let (id, slot, place) = h.call(i, k);
-            match id {
-                Some(id) if answered.iter().any(|a| same_id(a, id)) => kept.push(id),
-                _ => {
+            // Each call needs a result of its own: a result answers one call, so two calls that
+            // share an id and one result leave the second an orphan.
+            let answer = id.and_then(|id| answered.iter().position(|a| same_id(a, id)));
+            match (id, answer) {
+                (Some(id), Some(at)) => {
+                    answered.swap_remove(at);
+                    kept.push(id);
+                }
+                (_, _) => {
                     match place {
                         Place::ToolCalls => loses.tool_calls.push(slot),
                         Place::Content => loses.content.push(slot),
@@ -1109,6 +1118,44 @@ mod tests {
                 }
             )]
         );
+    }
+
+    /// Issue 14: two calls sharing one id, one result: the second call is an orphan.
+    #[test]
+    fn each_call_needs_a_result_of_its_own() {
+        let h = vec![
+            json!({"role": "user", "content": "go"}),
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+                {"id": "call_1", "type": "function", "function": {"name": "b", "arguments": "{}"}}]}),
+            json!({"role": "tool", "tool_call_id": "call_1", "content": "A"}),
+        ];
+        let changes = plan_of(views_from_json(&h).unwrap().as_slice());
+        assert_eq!(changes.pruned.len(), 1);
+        assert_eq!(
+            changes.edits,
+            vec![(
+                1,
+                Edit::Strip {
+                    tool_calls: vec![1],
+                    content: vec![]
+                }
+            )]
+        );
+    }
+
+    /// Issue 14: legacy function calling pairs by name; its results are never dangling.
+    #[test]
+    fn legacy_function_results_are_kept() {
+        let h = vec![
+            json!({"role": "user", "content": "go"}),
+            json!({"role": "assistant", "content": null,
+                   "function_call": {"name": "read", "arguments": "{}"}}),
+            json!({"role": "function", "name": "read", "content": "A"}),
+            json!({"role": "user", "content": "thanks"}),
+        ];
+        let changes = plan_of(views_from_json(&h).unwrap().as_slice());
+        assert!(changes.edits.is_empty(), "{:?}", changes.edits);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! exactly as the view-based planner did before it: the previous `plan` is kept here as the
 //! oracle (with one fix since: a message that loses both calls and results gets one edit for
 //! both, where the results' edit used to replace the calls'; found by the `orphan` fuzz target,
-//! `core/fuzz/regressions/orphan/tool-result-inside-the-calling-assistant-message`), and both are run over generated histories (every role, ids shared, missing,
+//! `core/fuzz/regressions/orphan/tool-result-inside-the-calling-assistant-message`; and one from
+//! issue 14: each call needs a result of its own, so two calls sharing one id and one result
+//! leave the second an orphan), and both are run over generated histories (every role, ids shared, missing,
 //! empty or repeated, Anthropic results in user and assistant messages, system messages inside
 //! result windows). `PROPTEST_CASES=N` for more than the default 256 cases.
 
@@ -33,8 +35,17 @@ fn oracle(views: &[MessageView]) -> PrunePlan {
         oracle_answered_ids(views, i, &mut answered);
         let from = kept.len() as u32;
         for call in &m.tool_calls {
-            match call.id.as_deref() {
-                Some(id) if answered.contains(&id) => kept.push(id),
+            // Issue 14's fix: a result answers one call (two calls sharing an id and one result
+            // leave the second an orphan).
+            let answer = call
+                .id
+                .as_deref()
+                .and_then(|id| answered.iter().position(|a| *a == id));
+            match (call.id.as_deref(), answer) {
+                (Some(id), Some(at)) => {
+                    answered.swap_remove(at);
+                    kept.push(id);
+                }
                 _ => {
                     match call.place {
                         Place::ToolCalls => lost[i].0.push(call.slot),

@@ -76,10 +76,13 @@ pub fn check_classified(f: &Failure, c: &Classification) {
         ),
     }
     assert!(!c.error_type.is_empty(), "empty error_type for {f:?}");
+    // A 5xx is transient unless its body states a permanent nature outright (a self-hosted
+    // server's 500 "Context size has been exceeded"): only the stated categories may win.
     if let Some(s) = f.status.filter(|s| (500..=599).contains(s)) {
         if c.category != Category::Cancelled {
             assert!(
-                c.category.is_transient() || c.category == Category::PaymentRequired,
+                c.category.is_transient()
+                    || retry_core::classify::tables::STATED.contains(&c.category),
                 "a {s} classified as permanent {}: {f:?}",
                 c.category
             );

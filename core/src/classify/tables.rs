@@ -19,9 +19,6 @@ pub const STATUS: &[(u16, Category)] = &[
     (429, RateLimited),
     (498, Overloaded), // Groq: flex tier capacity_exceeded (console.groq.com/docs/errors)
     (529, Overloaded), // Anthropic overloaded_error
-    // Not Implemented: the server lacks the feature (llama.cpp without `--embeddings`, Ollama
-    // embeddings on a chat model); every retry gets the same answer.
-    (501, BadRequest),
 ];
 
 /// Provider error `type` / `code` / `status` / `__type` values (lower-cased) -> category.
@@ -128,6 +125,9 @@ pub const CODES: &[CodeRow] = &[
     row("budget_exceeded", PaymentRequired), // LiteLLM proxy
     // llama.cpp server (tools/server): error.type
     row("exceed_context_size_error", ContextOverflow),
+    // A 501 whose body says the server lacks the feature (started without `--embeddings`):
+    // every retry gets the same answer.
+    row("not_supported_error", BadRequest),
     row("unavailable_error", ServerError),
     // Groq: the model's output failed JSON mode or a tool call (console.groq.com/docs/errors)
     row("json_validate_failed", Validation),
@@ -702,6 +702,7 @@ const fn stated(text: &'static str, category: Category) -> Phrase {
 /// The permanent natures a body may state over a transient status or code: retrying them only
 /// spends money or quota on a request that cannot succeed.
 pub const STATED: &[Category] = &[
+    BadRequest,
     ClientError,
     OrphanToolCalls,
     ContextOverflow,
@@ -882,6 +883,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("does not exist or you do not have access", NotFound), // OpenAI: The model `x` ...
     said("deployment for this resource does not exist", NotFound), // Azure OpenAI
     said("not_found_error", NotFound),
+    // llama.cpp's 501 "This server does not support embeddings. Start it with `--embeddings`"
+    // (also through Ollama's client): a missing feature, whatever the status.
+    stated("this server does not support", BadRequest),
     // Bedrock relays the model's own validation errors, even inside a 200.
     said("the model returned the following errors", BadRequest),
     // Output that failed validation (pydantic: "1 validation error for Plan")
