@@ -39,8 +39,13 @@ pub mod scrub;
 pub mod sse;
 pub mod text;
 
-#[cfg(feature = "reqwest")]
+#[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
 pub mod reqwest_support;
+
+// The crate README (what crates.io shows) is tested too: its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use category::{Category, Classification, ErrorClass, Evidence};
 pub use classify::classify;

@@ -49,7 +49,7 @@ fn rules() -> &'static [Rule] {
             ),
             // Authorization: Bearer <token> (any case), bare "Bearer <token>", "Bearer: <token>".
             rule(
-                &format!(r"(?i)(bearer)(\s*[:=]\s*|\s+)[A-Za-z0-9._~+/=\-]{{6,}}"),
+                r"(?i)(bearer)(\s*[:=]\s*|\s+)[A-Za-z0-9._~+/=\-]{6,}",
                 Keep::Groups(2),
             ),
             // JSON Web Tokens wherever they are (header.payload.signature, both JSON objects,
@@ -99,7 +99,7 @@ fn rules() -> &'static [Rule] {
             // OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), OpenRouter (sk-or-),
             // DeepSeek: last, because a redaction above can make the text before an `sk-` a word
             // boundary ("AKIA...EXAMPLEsk-..."), and scrubbing twice must change nothing.
-            rule(&format!(r"sk-[A-Za-z0-9_\-]{{8,}}"), Keep::IfRandom),
+            rule(r"sk-[A-Za-z0-9_\-]{8,}", Keep::IfRandom),
         ]
     })
 }

@@ -39,7 +39,7 @@ pub struct ProviderError {
 impl ProviderError {
     fn push_code(&mut self, code: &str) {
         let code = normalize_code(code);
-        if !code.is_empty() && !self.codes.iter().any(|c| *c == code) {
+        if !code.is_empty() && !self.codes.contains(&code) {
             self.codes.push(code);
         }
     }

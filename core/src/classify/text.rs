@@ -225,7 +225,7 @@ pub fn status_before_body(message: &str) -> Option<u16> {
 /// "429, message='Too Many Requests', url='...'" (an app re-raising it as its own 400).
 pub fn quoted_aiohttp_status(message: &str) -> Option<u16> {
     let i = message.find(", message=")?;
-    let head = message[..i].as_bytes();
+    let head = &message.as_bytes()[..i];
     let n = head.len().checked_sub(3).map(|s| &head[s..])?;
     let before_ok = head.len() == 3 || !is_word(head[head.len() - 4]);
     (before_ok && n.iter().all(u8::is_ascii_digit))
