@@ -36,6 +36,19 @@ deps=(
     "tenacity>=8,<10"
     "mypy>=1.10,<3"
     "pyyaml>=6,<7"
+    # The providers' own SDKs, pointed at the fault lab by tests/python/test_provider_sdks.py
+    # (about 20 s and 180 MB on top of the above). litellm is left out: it pins openai<3, which
+    # would downgrade the openai SDK the rest of the suite is checked against, and fetches a
+    # model-cost map from the network at import.
+    "boto3>=1.34,<2"
+    "botocore>=1.34,<2"
+    "google-genai>=1.0,<4"
+    "google-api-core>=2.15,<3"
+    "mistralai>=1.0,<3"
+    "groq>=0.9,<2"
+    "cohere>=5.5,<8"
+    "requests>=2.31,<3"
+    "aiohttp>=3.9,<4"
 )
 stamp="$venv/.retry-core-deps"
 want="$(printf '%s\n' "${deps[@]}")"

@@ -191,12 +191,14 @@ impl Retrier {
                     events,
                 }
             }
-            Admit::WaitUntil(until) => {
+            Admit::WaitUntil(until) | Admit::Paused(until) => {
                 let mut wait = (until - fleet.now()).max(0.0);
-                // The policy's own patience bounds what others make this attempt wait: a peer's
-                // 429 with retry-after 250 does not make a call under a 60 s cap wait 250 s.
-                // Once the cap is spent, the call goes.
-                if let Some(cap) = self.policy.retry_after_cap {
+                // The policy's own patience bounds what a peer's pause makes this attempt wait:
+                // a peer's 429 with retry-after 250 does not make a call under a 60 s cap wait
+                // 250 s. Once the cap is spent, the call goes. (An open circuit is no server's
+                // request to wait: its wait is bounded by the breaker's `open_s`.)
+                let paused = matches!(admit, Admit::Paused(_));
+                if let (true, Some(cap)) = (paused, self.policy.retry_after_cap) {
                     let left = (cap - self.gate_waited).max(0.0);
                     if left <= 0.0 {
                         return Gate {

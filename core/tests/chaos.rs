@@ -172,7 +172,7 @@ fn a_shared_pause_never_outlasts_the_policy_cap_for_a_healthy_call() {
     // A peer's 429 asked for 250 s (under a fleet cap of 300).
     let c = retry_core::classify(&Failure::http(429, "slow").with_header("retry-after", "250"));
     fleet.record_failure("k", &c);
-    assert!(matches!(fleet.admit("k").0, Admit::WaitUntil(u) if u - 1000.0 > 249.0));
+    assert!(matches!(fleet.admit("k").0, Admit::Paused(u) if u - 1000.0 > 249.0));
     let mut call = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "k");
     let first = call.before_attempt(0.0).wait.unwrap();
     assert!(first <= 60.0 + 1e-9, "{first}");

@@ -206,7 +206,7 @@ fn nan_and_infinite_values_are_healed_or_bounded() {
     // An infinite pause lasts at most max_pause_s.
     redis.cli(&["SET", "chaos:inf:pause", "inf"]);
     match fleet.admit("inf").0 {
-        Admit::WaitUntil(until) => {
+        Admit::Paused(until) => {
             let wait = until - fleet.now();
             assert!(wait.is_finite() && wait <= 300.0 + 1e-6, "{wait}");
         }
@@ -221,7 +221,7 @@ fn a_peer_clock_an_hour_ahead_is_capped_by_fleet_and_policy() {
     let ahead = fleet.now() + 3600.0;
     redis.cli(&["SET", "chaos:ahead:pause", &ahead.to_string()]);
     match fleet.admit("ahead").0 {
-        Admit::WaitUntil(until) => assert!(until - fleet.now() <= 300.0 + 1e-6),
+        Admit::Paused(until) => assert!(until - fleet.now() <= 300.0 + 1e-6),
         other => panic!("{other:?}"),
     }
     // Under the default policy (retry-after cap 60 s) a first call waits at most 60 s in all,

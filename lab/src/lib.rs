@@ -1,7 +1,9 @@
 //! retry-lab: a fault-injecting fake LLM server on loopback.
 //!
 //! It speaks OpenAI's `POST /v1/chat/completions` and Anthropic's `POST /v1/messages` (plain and
-//! SSE), and answers each request as a [`Script`] says: an outage window, a per-key rate limit, the
+//! SSE), and the endpoints of Bedrock, Gemini, Azure OpenAI, OpenRouter, Groq, Mistral, Cohere,
+//! vLLM, TGI, llama.cpp and Ollama (`providers.rs` routes them and holds each one's errors), and
+//! answers each request as a [`Script`] says: an outage window, a per-key rate limit, the
 //! next scripted step, or a per-request `x-lab-fault` header. Real clients (reqwest, the Python
 //! `openai` / `anthropic` SDKs, Ruby `Net::HTTP`) talk to it, so retry code is tested against
 //! what it will meet on the wire. See the crate README for the script format.
@@ -15,6 +17,7 @@
 //! # }
 //! ```
 
+mod providers;
 mod render;
 mod script;
 mod state;
@@ -42,6 +45,7 @@ use tokio::task::{JoinHandle, JoinSet};
 pub use script::{Fault, FaultKind, Outage, RateLimitPerKey, Script};
 pub use state::{LogEntry, Source};
 
+use providers::Streaming;
 use render::{Api, Ctx, Op, Plan};
 use state::State;
 
@@ -290,10 +294,10 @@ async fn handle(
         ));
         return Ok(resp);
     }
-    let api = match (&method, path.as_str()) {
-        (&Method::POST, "/v1/chat/completions") => Some(Api::OpenAi),
-        (&Method::POST, "/v1/messages") => Some(Api::Anthropic),
-        _ => None,
+    let route = if method == Method::POST {
+        providers::find_route(&path)
+    } else {
+        None
     };
 
     let headers = req.headers().clone();
@@ -306,7 +310,7 @@ async fn handle(
         Err(_) => return Err(Box::new(ResetConnection)),
     };
 
-    let Some(api) = api else {
+    let Some((route, path_model)) = route else {
         let (seq, ms) = shared.lock().stamp();
         let resp = lab_json(
             StatusCode::NOT_FOUND,
@@ -359,18 +363,23 @@ async fn handle(
     };
 
     let req_json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let stream = req_json
-        .get("stream")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let model = req_json
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or(match api {
-            Api::OpenAi => "gpt-lab",
-            Api::Anthropic => "claude-lab",
-        })
-        .to_string();
+    let asked = req_json.get("stream").and_then(Value::as_bool);
+    let stream = match route.streaming {
+        Streaming::Body => asked.unwrap_or(false),
+        Streaming::BodyDefaultOn => asked.unwrap_or(true),
+        Streaming::Always => true,
+        Streaming::Never => false,
+    };
+    let model = path_model.unwrap_or_else(|| {
+        req_json
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or(match route.api {
+                Api::Anthropic => "claude-lab",
+                _ => "gpt-lab",
+            })
+            .to_string()
+    });
     let include_usage = req_json
         .pointer("/stream_options/include_usage")
         .and_then(Value::as_bool)
@@ -382,7 +391,8 @@ async fn handle(
         (d, Duration::from_millis(st.script.chunk_delay_ms))
     };
     let ctx = Ctx {
-        api,
+        provider: route.provider,
+        api: route.api,
         seq: decision.seq,
         model,
         stream,
@@ -535,11 +545,13 @@ fn record(
     });
 }
 
-/// The request's API key: Anthropic's `x-api-key`, OpenAI's `Authorization: Bearer`, or Azure's
-/// `api-key`.
+/// The request's API key: Anthropic's `x-api-key`, Gemini's `x-goog-api-key`, OpenAI's
+/// `Authorization: Bearer` (for AWS SigV4, the whole `Authorization` value), or Azure's `api-key`.
 fn api_key(headers: &hyper::HeaderMap) -> Option<String> {
-    if let Some(v) = headers.get("x-api-key").and_then(|v| v.to_str().ok()) {
-        return Some(v.trim().to_string());
+    for name in ["x-api-key", "x-goog-api-key"] {
+        if let Some(v) = headers.get(name).and_then(|v| v.to_str().ok()) {
+            return Some(v.trim().to_string());
+        }
     }
     if let Some(v) = headers.get("authorization").and_then(|v| v.to_str().ok()) {
         let v = v.trim();

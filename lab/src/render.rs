@@ -13,17 +13,16 @@ use hyper::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
+use crate::providers::{self, Extra, Wire};
+pub(crate) use crate::providers::{Api, Provider};
 use crate::script::{format_go_duration, reset_duration, Fault, FaultKind};
 
-/// Which provider's endpoint a request hit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Api {
-    OpenAi,
-    Anthropic,
-}
-
 /// What the request asked for, as far as rendering cares.
+#[derive(Clone)]
 pub(crate) struct Ctx {
+    /// Whose endpoint: the error shape and wording.
+    pub provider: Provider,
+    /// The success wire format.
     pub api: Api,
     pub seq: u64,
     pub model: String,
@@ -118,12 +117,17 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
                 let mut sends = prelude;
                 sends.extend_from_slice(&content[..n]);
                 sends.push(match ctx.api {
-                    Api::OpenAi => sse_data(
-                        &json!({"error": {"message": msg, "type": etype, "param": null, "code": null}}),
-                    ),
                     Api::Anthropic => sse_event(
                         "error",
                         &json!({"type": "error", "error": {"type": etype, "message": msg}}),
+                    ),
+                    // Google's streams carry a google.rpc.Status as a data line.
+                    Api::Gemini => sse_data_crlf(
+                        &json!({"error": {"code": 500, "message": msg, "status": "INTERNAL"}}),
+                    ),
+                    Api::Ollama => ndjson(&json!({"error": msg})),
+                    Api::OpenAi | Api::Converse | Api::Cohere => sse_data(
+                        &json!({"error": {"message": msg, "type": etype, "param": null, "code": null}}),
                     ),
                 });
                 stream_plan(ctx, paced(sends, ctx.chunk_delay))
@@ -132,12 +136,17 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
                 // the matching HTTP error instead.
                 let status = match (etype, ctx.api) {
                     ("overloaded_error", Api::Anthropic) => 529,
-                    ("overloaded_error", Api::OpenAi) => 503,
+                    ("overloaded_error", _) => 503,
                     ("rate_limit_error", _) => 429,
                     ("invalid_request_error", _) => 400,
                     _ => 500,
                 };
-                error_json(ctx, status, etype, &msg, Value::Null, Value::Null)
+                match ctx.provider {
+                    Provider::OpenAi | Provider::Anthropic => {
+                        error_json(ctx, status, etype, &msg, Value::Null, Value::Null)
+                    }
+                    p => shaped_error(ctx, &generic_wire(p, FaultKind::SseError, status), &msg),
+                }
             }
         }
         FaultKind::StreamCut => {
@@ -208,11 +217,10 @@ fn request_id(ctx: &Ctx) -> String {
 fn base_headers(ctx: &Ctx, content_type: &'static str) -> HeaderMap {
     let mut h = HeaderMap::new();
     h.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    let id = HeaderValue::from_str(&request_id(ctx)).expect("ascii");
-    match ctx.api {
-        Api::OpenAi => h.insert("x-request-id", id),
-        Api::Anthropic => h.insert("request-id", id),
-    };
+    if let Some(name) = ctx.provider.request_id_header() {
+        let id = HeaderValue::from_str(&request_id(ctx)).expect("ascii");
+        h.insert(name, id);
+    }
     h
 }
 
@@ -227,7 +235,8 @@ fn json_plan(ctx: &Ctx, status: u16, body: &Value) -> Plan {
 fn stream_plan(ctx: &Ctx, ops: Vec<Op>) -> Plan {
     let ct = match ctx.api {
         Api::OpenAi => "text/event-stream; charset=utf-8",
-        Api::Anthropic => "text/event-stream",
+        Api::Ollama => "application/x-ndjson",
+        Api::Anthropic | Api::Gemini | Api::Converse | Api::Cohere => "text/event-stream",
     };
     let mut headers = base_headers(ctx, ct);
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));
@@ -317,12 +326,78 @@ fn ok_plan(ctx: &Ctx) -> Plan {
             "stop_sequence": null,
             "usage": {"input_tokens": ctx.prompt_tokens, "output_tokens": out_tokens}
         }),
+        Api::Converse => json!({
+            "output": {"message": {"role": "assistant", "content": [{"text": text}]}},
+            "stopReason": "end_turn",
+            "usage": {
+                "inputTokens": ctx.prompt_tokens,
+                "outputTokens": out_tokens,
+                "totalTokens": ctx.prompt_tokens + out_tokens
+            },
+            "metrics": {"latencyMs": 1}
+        }),
+        Api::Gemini => gemini_chunk(ctx, &text, true),
+        Api::Cohere => json!({
+            "id": format!("lab-{:08}", ctx.seq),
+            "finish_reason": "COMPLETE",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+            "usage": {
+                "billed_units": {"input_tokens": ctx.prompt_tokens, "output_tokens": out_tokens},
+                "tokens": {"input_tokens": ctx.prompt_tokens, "output_tokens": out_tokens}
+            }
+        }),
+        Api::Ollama => ollama_chunk(ctx, &text, true),
     };
     json_plan(ctx, 200, &body)
 }
 
+/// A Gemini `GenerateContentResponse`: one piece of text; the last one has the finish reason
+/// and the usage.
+fn gemini_chunk(ctx: &Ctx, text: &str, last: bool) -> Value {
+    let out_tokens = reply_pieces(ctx.seq).len() as u64;
+    let mut candidate =
+        json!({"content": {"parts": [{"text": text}], "role": "model"}, "index": 0});
+    let mut v = json!({"candidates": [], "modelVersion": ctx.model,
+                       "responseId": format!("lab{:08}", ctx.seq)});
+    if last {
+        candidate["finishReason"] = json!("STOP");
+        v["usageMetadata"] = json!({
+            "promptTokenCount": ctx.prompt_tokens,
+            "candidatesTokenCount": out_tokens,
+            "totalTokenCount": ctx.prompt_tokens + out_tokens
+        });
+    }
+    v["candidates"] = json!([candidate]);
+    v
+}
+
+/// An Ollama `/api/chat` answer (or, with `done: false`, one line of its NDJSON stream).
+fn ollama_chunk(ctx: &Ctx, text: &str, done: bool) -> Value {
+    let mut v = json!({
+        "model": ctx.model,
+        "created_at": rfc3339(SystemTime::now()),
+        "message": {"role": "assistant", "content": text},
+        "done": done
+    });
+    if done {
+        v["done_reason"] = json!("stop");
+        v["prompt_eval_count"] = json!(ctx.prompt_tokens);
+        v["eval_count"] = json!(reply_pieces(ctx.seq).len());
+    }
+    v
+}
+
 fn sse_data(v: &Value) -> Bytes {
     Bytes::from(format!("data: {v}\n\n"))
+}
+
+/// Google's SSE lines end in CRLF.
+fn sse_data_crlf(v: &Value) -> Bytes {
+    Bytes::from(format!("data: {v}\r\n\r\n"))
+}
+
+fn ndjson(v: &Value) -> Bytes {
+    Bytes::from(format!("{v}\n"))
 }
 
 fn sse_event(event: &str, v: &Value) -> Bytes {
@@ -411,28 +486,231 @@ fn stream_parts(ctx: &Ctx) -> (Vec<Bytes>, Vec<Bytes>, Vec<Bytes>) {
             ];
             (prelude, content, tail)
         }
+        Api::Gemini => {
+            let content = pieces
+                .iter()
+                .map(|p| sse_data_crlf(&gemini_chunk(ctx, p, false)))
+                .collect();
+            (
+                Vec::new(),
+                content,
+                vec![sse_data_crlf(&gemini_chunk(ctx, "", true))],
+            )
+        }
+        Api::Ollama => {
+            let content = pieces
+                .iter()
+                .map(|p| ndjson(&ollama_chunk(ctx, p, false)))
+                .collect();
+            (
+                Vec::new(),
+                content,
+                vec![ndjson(&ollama_chunk(ctx, "", true))],
+            )
+        }
+        // Routed as never streaming (`Streaming::Never`): the whole answer as one piece.
+        Api::Converse | Api::Cohere => {
+            let Plan::Full { body, .. } = ok_plan(&Ctx {
+                stream: false,
+                ..ctx.clone()
+            }) else {
+                unreachable!("a non-stream ok plan is a full body")
+            };
+            (Vec::new(), vec![body], Vec::new())
+        }
     }
 }
 
 /// A provider-shaped JSON error. `oparam` / `ocode` only show on the OpenAI path.
 fn error_json(ctx: &Ctx, status: u16, etype: &str, msg: &str, oparam: Value, ocode: Value) -> Plan {
     let body = match ctx.api {
-        Api::OpenAi => {
-            json!({"error": {"message": msg, "type": etype, "param": oparam, "code": ocode}})
-        }
         Api::Anthropic => json!({
             "type": "error",
             "error": {"type": etype, "message": msg},
             "request_id": request_id(ctx)
         }),
+        _ => json!({"error": {"message": msg, "type": etype, "param": oparam, "code": ocode}}),
     };
     json_plan(ctx, status, &body)
+}
+
+/// The wire error for a fault a provider has no wording of its own for: the fault's usual
+/// status (or `status`), the provider's code for it and the status's reason phrase.
+fn generic_wire(provider: Provider, kind: FaultKind, status: u16) -> Wire {
+    let reason = StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("Error");
+    Wire {
+        kind,
+        status,
+        code: provider.code_for_status(status),
+        code2: None,
+        message: if kind == FaultKind::ToolPairing {
+            OPENAI_TOOL_PAIRING
+        } else {
+            reason
+        },
+        extra: Extra::None,
+    }
+}
+
+/// An error in the shape of `ctx.provider` (every provider but OpenAI's and Anthropic's own
+/// older faults, which `error_plan` renders). `msg` is the text after `{model}` substitution
+/// and the fault's `message` override.
+fn shaped_error(ctx: &Ctx, wire: &Wire, msg: &str) -> Plan {
+    let status = wire.status;
+    let code = wire.code;
+    let mut extra_headers: Vec<(&'static str, String)> = Vec::new();
+    let body = match (ctx.provider, wire.extra) {
+        (_, Extra::MessageOnly) => json!({"message": msg, "request_id": request_id(ctx)}),
+        (Provider::OpenAi | Provider::Groq | Provider::Anthropic, _)
+            if ctx.api == Api::Anthropic =>
+        {
+            json!({
+                "type": "error", "error": {"type": code, "message": msg}, "request_id": request_id(ctx)
+            })
+        }
+        (Provider::OpenAi | Provider::Groq | Provider::Anthropic, _) => json!({
+            "error": {"message": msg, "type": code, "param": null, "code": wire.code2}
+        }),
+        (Provider::Azure, Extra::AzureContentFilter) => json!({"error": {
+            "message": msg, "type": null, "param": "prompt", "code": code, "status": status,
+            "innererror": {
+                "code": "ResponsibleAIPolicyViolation",
+                "content_filter_result": {
+                    "hate": {"filtered": false, "severity": "safe"},
+                    "jailbreak": {"filtered": false, "detected": false},
+                    "self_harm": {"filtered": false, "severity": "safe"},
+                    "sexual": {"filtered": false, "severity": "safe"},
+                    "violence": {"filtered": true, "severity": "medium"}
+                }
+            }
+        }}),
+        (Provider::Azure, _) => json!({"error": {"code": code, "message": msg}}),
+        (Provider::OpenRouter, extra) => {
+            let mut err = json!({"code": status, "message": msg});
+            match extra {
+                Extra::OpenRouterRaw(raw, provider_name) => {
+                    err["metadata"] = json!({"raw": raw, "provider_name": provider_name});
+                }
+                Extra::OpenRouterModeration => {
+                    err["metadata"] = json!({"reasons": ["harassment"], "flagged_input": "...",
+                                             "provider_name": "OpenAI", "model_slug": ctx.model});
+                }
+                _ => {}
+            }
+            json!({"error": err, "user_id": "user_lab"})
+        }
+        (Provider::Mistral, _) => json!({
+            "object": "error", "message": msg, "type": code, "param": null, "code": wire.code2
+        }),
+        (Provider::Vllm, _) => json!({
+            "object": "error", "message": msg, "type": code, "param": null, "code": status
+        }),
+        (Provider::Tgi, _) => json!({"error": msg, "error_type": code}),
+        (Provider::LlamaCpp, extra) => {
+            let mut err = json!({"code": status, "message": msg, "type": code});
+            if let Extra::LlamaCtx(n_prompt, n_ctx) = extra {
+                err["n_prompt_tokens"] = json!(n_prompt);
+                err["n_ctx"] = json!(n_ctx);
+            }
+            json!({"error": err})
+        }
+        (Provider::Ollama, _) => json!({"error": msg}),
+        (Provider::Bedrock, _) => {
+            // restJson1: the code travels in this header; the body has only the message.
+            extra_headers.push((
+                "x-amzn-errortype",
+                format!("{code}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
+            ));
+            json!({"message": msg})
+        }
+        (Provider::Gemini, Extra::GoogleBlocked) => json!({
+            "promptFeedback": {"blockReason": code, "safetyRatings": [
+                {"category": "HARM_CATEGORY_HARASSMENT", "probability": "HIGH", "blocked": true}
+            ]},
+            "usageMetadata": {"promptTokenCount": ctx.prompt_tokens, "totalTokenCount": ctx.prompt_tokens},
+            "modelVersion": ctx.model
+        }),
+        (Provider::Gemini, extra) => {
+            let mut err = json!({"code": status, "message": msg, "status": code});
+            match extra {
+                Extra::GoogleQuota => {
+                    err["details"] = json!([
+                        {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
+                            "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                            "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                            "quotaDimensions": {"location": "global", "model": ctx.model},
+                            "quotaValue": "15"
+                        }]},
+                        {"@type": "type.googleapis.com/google.rpc.Help", "links": [{
+                            "description": "Learn more about Gemini API quotas",
+                            "url": "https://ai.google.dev/gemini-api/docs/rate-limits"
+                        }]},
+                        {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "34s"}
+                    ]);
+                }
+                Extra::GoogleApiKey => {
+                    err["details"] = json!([{
+                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                        "reason": "API_KEY_INVALID",
+                        "domain": "googleapis.com",
+                        "metadata": {"service": "generativelanguage.googleapis.com"}
+                    }]);
+                }
+                _ => {}
+            }
+            json!({"error": err})
+        }
+        (Provider::Cohere, _) => json!({"id": format!("lab-{:08}", ctx.seq), "message": msg}),
+    };
+    let mut plan = json_plan(ctx, status, &body);
+    if let Plan::Full { headers, .. } = &mut plan {
+        for (k, v) in extra_headers {
+            if let Ok(hv) = HeaderValue::from_str(&v) {
+                headers.insert(k, hv);
+            }
+        }
+    }
+    plan
+}
+
+/// A fault rendered from the provider's error table (or [`generic_wire`]).
+fn table_error_plan(kind: FaultKind, fault: &Fault, ctx: &Ctx) -> Plan {
+    let wire = providers::wire(ctx.provider, kind)
+        .unwrap_or_else(|| generic_wire(ctx.provider, kind, providers::default_status(kind)));
+    let msg = fault
+        .message
+        .clone()
+        .unwrap_or_else(|| wire.message.replace("{model}", &ctx.model));
+    let mut plan = shaped_error(ctx, &wire, &msg);
+    if kind == FaultKind::RateLimit {
+        if let Plan::Full { headers, .. } = &mut plan {
+            rate_limit_headers(fault, ctx, headers);
+        }
+    }
+    plan
 }
 
 const OPENAI_TOOL_PAIRING: &str = "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1";
 const ANTHROPIC_TOOL_PAIRING: &str = "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.";
 
 fn error_plan(kind: FaultKind, fault: &Fault, ctx: &Ctx) -> Plan {
+    let older = matches!(
+        kind,
+        FaultKind::RateLimit
+            | FaultKind::InsufficientQuota
+            | FaultKind::Overloaded
+            | FaultKind::ServerError
+            | FaultKind::Unavailable
+            | FaultKind::Unauthorized
+            | FaultKind::ToolPairing
+            | FaultKind::ContextOverflow
+    );
+    if !(older && matches!(ctx.provider, Provider::OpenAi | Provider::Anthropic)) {
+        return table_error_plan(kind, fault, ctx);
+    }
     let openai = ctx.api == Api::OpenAi;
     // (status, type, message, OpenAI param, OpenAI code)
     let (status, etype, msg, param, code): (u16, &str, String, Value, Value) = match kind {
@@ -584,7 +862,7 @@ fn rate_limit_headers(fault: &Fault, ctx: &Ctx, headers: &mut HeaderMap) {
         return;
     };
     match ctx.api {
-        Api::OpenAi => {
+        Api::OpenAi | Api::Converse | Api::Gemini | Api::Cohere | Api::Ollama => {
             let text = match reset {
                 Value::String(s) => s.clone(),
                 _ => format_go_duration(dur),
@@ -647,20 +925,14 @@ fn status_plan(fault: &Fault, ctx: &Ctx) -> Plan {
             .and_then(|s| s.canonical_reason())
             .unwrap_or("Error");
         let msg = fault.message.clone().unwrap_or_else(|| reason.to_string());
-        let etype = match (ctx.api, status) {
-            (Api::OpenAi, 500..) => "server_error",
-            (Api::OpenAi, _) => "invalid_request_error",
-            (Api::Anthropic, 401) => "authentication_error",
-            (Api::Anthropic, 402) => "billing_error",
-            (Api::Anthropic, 403) => "permission_error",
-            (Api::Anthropic, 404) => "not_found_error",
-            (Api::Anthropic, 413) => "request_too_large",
-            (Api::Anthropic, 429) => "rate_limit_error",
-            (Api::Anthropic, 504) => "timeout_error",
-            (Api::Anthropic, 529) => "overloaded_error",
-            (Api::Anthropic, 500..) => "api_error",
-            (Api::Anthropic, _) => "invalid_request_error",
-        };
+        if !matches!(ctx.provider, Provider::OpenAi | Provider::Anthropic) {
+            return shaped_error(
+                ctx,
+                &generic_wire(ctx.provider, FaultKind::Status, status),
+                &msg,
+            );
+        }
+        let etype = ctx.provider.code_for_status(status);
         return error_json(ctx, status, etype, &msg, Value::Null, Value::Null);
     };
     let text = match body {
@@ -686,10 +958,7 @@ fn html_plan(fault: &Fault, ctx: &Ctx) -> Plan {
         Some(_) => false,
         None => (520..=530).contains(&status),
     };
-    let host = match ctx.api {
-        Api::OpenAi => "api.openai.com",
-        Api::Anthropic => "api.anthropic.com",
-    };
+    let host = ctx.provider.host();
     let mut headers = HeaderMap::new();
     let body = if cloudflare {
         let ray = format!("8f{:014x}", ctx.seq);

@@ -113,6 +113,19 @@ pub enum FaultKind {
     Stall,
     /// An nginx or Cloudflare HTML error page.
     Html,
+    /// 403: access denied (Bedrock AccessDeniedException, Gemini PERMISSION_DENIED, ...).
+    Forbidden,
+    /// 404: unknown model or deployment (Azure DeploymentNotFound, Ollama "try pulling it").
+    ModelNotFound,
+    /// 400 (422 on TGI): a malformed request.
+    BadRequest,
+    /// The model ran out of time (Bedrock ModelTimeoutException 408, Gemini DEADLINE_EXCEEDED).
+    ModelTimeout,
+    /// Expired credentials (Bedrock ExpiredTokenException 403, Gemini "API key expired").
+    ExpiredToken,
+    /// A safety refusal (Azure content_filter 400, OpenRouter moderation 403, Gemini
+    /// promptFeedback.blockReason in a 200).
+    ContentFilter,
 }
 
 impl FaultKind {
@@ -134,6 +147,12 @@ impl FaultKind {
             FaultKind::Reset => "reset",
             FaultKind::Stall => "stall",
             FaultKind::Html => "html",
+            FaultKind::Forbidden => "forbidden",
+            FaultKind::ModelNotFound => "model_not_found",
+            FaultKind::BadRequest => "bad_request",
+            FaultKind::ModelTimeout => "model_timeout",
+            FaultKind::ExpiredToken => "expired_token",
+            FaultKind::ContentFilter => "content_filter",
         }
     }
 }

@@ -6,16 +6,18 @@
 //! Python does (`tests/python/reference_reader.py`; `test_failure_reader.py` checks that they
 //! agree). It lives here because doing it in Python cost 10 to 30 µs per exception, ten times
 //! the engine's own work. The handle is then reused for classification and every decision.
+//! Which attribute each field comes from, provider SDK by provider SDK, is listed in
+//! `retry_core/_failure.py`'s docstring.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use pyo3::exceptions::{PyAttributeError, PyException};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 use retry_core::{Failure, Headers, Transport};
 
 use crate::error::{guard, invalid_argument};
@@ -223,15 +225,18 @@ static RESPONSES: TypeCache<Arc<Present>> = TypeCache::new();
 /// Which of the attributes the reader looks at an object of a class had last time, one bit
 /// each, so that those are asked for the cheap way ([`attr_guessed`]).
 #[derive(Default)]
-struct Present(AtomicU8);
+struct Present(AtomicU16);
 
-const RESPONSE: u8 = 1;
-const STATUS_CODE: u8 = 2;
-const STATUS: u8 = 4;
-const HEADERS: u8 = 8;
-const BODY: u8 = 16;
-const TEXT: u8 = 32;
-const CONTENT: u8 = 64;
+const RESPONSE: u16 = 1;
+const STATUS_CODE: u16 = 2;
+const STATUS: u16 = 4;
+const HEADERS: u16 = 8;
+const BODY: u16 = 16;
+const TEXT: u16 = 32;
+const CONTENT: u16 = 64;
+const CODE: u16 = 128;
+const DETAILS: u16 = 256;
+const LITELLM_HEADERS: u16 = 512;
 
 /// The guesses for a response object's class.
 fn response_present(r: &Bound<'_, PyAny>) -> PyResult<Arc<Present>> {
@@ -292,7 +297,7 @@ fn has(obj: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<bool> {
 fn attr_guessed<'py>(
     e: &Bound<'py, PyAny>,
     present: &Present,
-    bit: u8,
+    bit: u16,
     name: &Bound<'py, PyString>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let py = e.py();
@@ -629,6 +634,57 @@ fn chain<'py>(exc: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
     Ok(out)
 }
 
+/// `_aws_meta(response, key)`: botocore's `ClientError.response` is a dict, not a response
+/// object: `response["ResponseMetadata"][key]` (`HTTPStatusCode`, `HTTPHeaders`), else `None`.
+fn aws_meta<'py>(
+    response: Option<&Bound<'py, PyAny>>,
+    key: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let Some(d) = response.and_then(|r| r.cast::<PyDict>().ok()) else {
+        return Ok(None);
+    };
+    let Some(meta) = item(d, "ResponseMetadata")? else {
+        return Ok(None);
+    };
+    let Ok(meta) = meta.cast::<PyDict>() else {
+        return Ok(None);
+    };
+    item(meta, key)
+}
+
+/// `_item(d, key)`: `d.get(key)`, any `Exception` (a key whose `__eq__` raises) read as absent.
+fn item<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    Ok(or_absent(d.py(), d.get_item(key))?
+        .flatten()
+        .filter(|v| !v.is_none()))
+}
+
+/// `_parsed_body(e, response)`, for exceptions that keep only a parsed body: botocore's
+/// `response["Error"]` (`{"Code", "Message", ...}`, the error as botocore parsed it), else a
+/// dict `e.details` (google-genai keeps the whole response JSON there), as JSON.
+fn parsed_body<'py>(
+    e: &Bound<'py, PyAny>,
+    present: &Present,
+    response: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<Text<'py>>> {
+    let py = e.py();
+    let mut parsed = None;
+    if let Some(d) = response.and_then(|r| r.cast::<PyDict>().ok()) {
+        parsed = item(d, "Error")?.filter(|v| v.is_instance_of::<PyDict>());
+    }
+    if parsed.is_none() {
+        parsed = attr_guessed(e, present, DETAILS, intern!(py, "details"))?
+            .filter(|v| v.is_instance_of::<PyDict>());
+    }
+    match parsed {
+        Some(b) => match or_absent(py, json_dumps(&b))? {
+            Some(s) => text(&s),
+            None => Ok(None),
+        },
+        None => Ok(None),
+    }
+}
+
 /// `_fields(exc)` -> the record: class names of the whole chain (outermost first); status,
 /// headers and body from the first exception that has them; the outermost non-empty message.
 fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
@@ -680,6 +736,23 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
                     status = status_of(attr_guessed(r, rp, STATUS, intern!(py, "status"))?);
                 }
             }
+            if status.is_none() {
+                status = status_of(aws_meta(response.as_ref(), "HTTPStatusCode")?);
+            }
+            if status.is_none() {
+                // urllib's HTTPError, google-api-core, google-genai: `code` is the HTTP status.
+                status = status_of(attr_guessed(e, &info.present, CODE, intern!(py, "code"))?);
+            }
+        }
+        if headers.is_none() {
+            // litellm replaces `response` with a stand-in without headers and keeps the
+            // provider's own in `litellm_response_headers`.
+            headers = header_items(attr_guessed(
+                e,
+                &info.present,
+                LITELLM_HEADERS,
+                intern!(py, "litellm_response_headers"),
+            )?)?;
         }
         if headers.is_none() {
             if let (Some(r), Some(rp)) = (&response, &rp) {
@@ -693,9 +766,15 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
                     intern!(py, "headers"),
                 )?)?;
             }
+            if headers.is_none() {
+                headers = header_items(aws_meta(response.as_ref(), "HTTPHeaders")?)?;
+            }
         }
         if body.is_none() {
             body = body_of(e, &info.present, response.as_ref().zip(rp.as_deref()))?;
+        }
+        if body.is_none() {
+            body = parsed_body(e, &info.present, response.as_ref())?;
         }
     }
     let headers: Headers = headers.unwrap_or_default().into_iter().collect();

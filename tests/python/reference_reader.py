@@ -143,6 +143,34 @@ def _body_of(e: BaseException, response: Any) -> Optional[str]:
     return None
 
 
+def _item(d: Any, key: str) -> Any:
+    try:
+        return dict.get(d, key)
+    except Exception:  # a key whose __eq__ raises
+        return None
+
+
+def _aws_meta(response: Any, key: str) -> Any:
+    # botocore's ClientError.response is a dict: {"Error": {...}, "ResponseMetadata": {...}}.
+    if isinstance(response, dict):
+        meta = _item(response, "ResponseMetadata")
+        if isinstance(meta, dict):
+            return _item(meta, key)
+    return None
+
+
+def _parsed_body(e: BaseException, response: Any) -> Optional[str]:
+    parsed = _item(response, "Error") if isinstance(response, dict) else None
+    if not isinstance(parsed, dict):
+        parsed = _attr(e, "details")  # google-genai: the whole response JSON
+    if isinstance(parsed, dict):
+        try:
+            return json.dumps(parsed, default=str)
+        except Exception:
+            return None
+    return None
+
+
 def _fields(exc: BaseException) -> Tuple[Any, ...]:
     chain = _chain(exc)
     status: Optional[int] = None
@@ -163,13 +191,22 @@ def _fields(exc: BaseException) -> Tuple[Any, ...]:
                 or _status(_attr(e, "status"))
                 or (_status(_attr(response, "status_code")) if response is not None else None)
                 or (_status(_attr(response, "status")) if response is not None else None)
+                or _status(_aws_meta(response, "HTTPStatusCode"))
+                or _status(_attr(e, "code"))  # urllib HTTPError, google-api-core, google-genai
             )
         if headers is None:
-            headers = _header_items(_attr(response, "headers")) if response is not None else None
+            # litellm's `response` is a stand-in; the provider's headers are kept apart.
+            headers = _header_items(_attr(e, "litellm_response_headers"))
+            if headers is None and response is not None:
+                headers = _header_items(_attr(response, "headers"))
             if headers is None:
                 headers = _header_items(_attr(e, "headers"))
+            if headers is None:
+                headers = _header_items(_aws_meta(response, "HTTPHeaders"))
         if body is None:
             body = _body_of(e, response)
+        if body is None:
+            body = _parsed_body(e, response)
     if body is not None:
         body = _utf8(body)
     return status, headers, body, error_class, _utf8(message)

@@ -195,7 +195,53 @@ ODD = {
     "nested qualname": lambda: Outer.Inner("x"),
     "KeyboardInterrupt": lambda: KeyboardInterrupt(),
     "OSError": lambda: ConnectionResetError(104, "Connection reset by peer"),
+    # botocore's ClientError.response is a dict; google-genai keeps the response JSON in
+    # `details`; urllib, google-api-core and google-genai say the status as `code`.
+    "aws response dict": lambda: Err(response={
+        "Error": {"Code": "ThrottlingException", "Message": "Too many requests"},
+        "ResponseMetadata": {"HTTPStatusCode": 429, "HTTPHeaders": {"retry-after": "3", "x-amzn-errortype": "ThrottlingException:x"}},
+    }),
+    "aws response without metadata": lambda: Err(response={"Error": {"Code": "ValidationException"}}),
+    "aws metadata not a dict": lambda: Err(response={"ResponseMetadata": "429", "Error": "x"}),
+    "aws status a str": lambda: Err(response={"ResponseMetadata": {"HTTPStatusCode": "429", "HTTPHeaders": [("a", "b")]}}),
+    "aws headers raising": lambda: Err(response={"ResponseMetadata": {"HTTPHeaders": Raising(ValueError("x"))}}),
+    "aws error with an object": lambda: Err(response={"Error": {"Code": "X", "When": object()}}),
+    "aws dict subclass": lambda: Err(response=CyclicDict(ResponseMetadata={"HTTPStatusCode": 503})),
+    "litellm headers": lambda: Err(litellm_response_headers={"retry-after": "7"}, response=Resp(headers={}, status_code=429)),
+    "litellm headers raising": lambda: Err(litellm_response_headers=Raising(ValueError("x")), headers={"a": "b"}),
+    "aws dict with a key whose __eq__ raises": lambda: Err(response={BadKey(): 1, "Error": {"Code": "X"}}),
+    "code int": lambda: Err(code=429),
+    "code str": lambda: Err(code="rate_limit_exceeded", status_code=429),
+    "code out of range": lambda: Err(code=1006),
+    "code bool": lambda: Err(code=True),
+    "code after response status": lambda: Err(code=500, response=Resp(status_code=429)),
+    "details dict": lambda: Err(details={"error": {"code": 429, "status": "RESOURCE_EXHAUSTED"}}, code=429),
+    "details list": lambda: Err(details=[{"@type": "x"}]),
+    "details dict but body": lambda: Err(details={"a": 1}, body="raw"),
+    "details cyclic": lambda: Err(details=_cyclic),
+    "details not a dict": lambda: Err(details=Raising(ValueError("x")), code=Raising(ValueError("y"))),
+    "code and details properties raising": lambda: RaisingProps("x"),
 }
+
+
+class BadKey:
+    """Collides with the str key looked up, and refuses to compare."""
+
+    def __hash__(self):
+        return hash("ResponseMetadata")
+
+    def __eq__(self, other):
+        raise ValueError("no comparing")
+
+
+class RaisingProps(Exception):
+    @property
+    def code(self):
+        raise ValueError("no code")
+
+    @property
+    def details(self):
+        raise RuntimeError("no details")
 
 
 class Outer:

@@ -734,6 +734,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("preceding message with 'tool_calls'", OrphanToolCalls),
     stated("preceeding message with 'tool_calls'", OrphanToolCalls), // sic: OpenAI's spelling
     said("function response turn", OrphanToolCalls),                 // Gemini
+    // Gemini 400: "Please ensure that the number of function response parts is equal to the
+    // number of function call parts of the function call turn."
+    stated("number of function response parts is equal to", OrphanToolCalls),
     said("toolresult blocks", OrphanToolCalls),                      // Bedrock Converse
     said("tool_call_id", OrphanToolCalls),
     said("tool_use_id", OrphanToolCalls),
@@ -793,6 +796,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // later "Usage credits are required for long context requests": a paid gate, not a limit.
     stated("extra usage is required", PaymentRequired),
     stated("run out of credits", PaymentRequired), // xAI
+    stated("prepayment credits are depleted", PaymentRequired), // Gemini 429 RESOURCE_EXHAUSTED
     stated("positive balance", PaymentRequired),   // Together: tier and balance gate
     stated("buying credits", PaymentRequired),
     // Cohere trial keys: "limited to 1000 API calls / month" waits a month; the same key's

@@ -75,8 +75,11 @@ pub enum Admit {
     Go,
     /// Call: you are the half-open probe.
     Probe,
-    /// Do not call before this time (wall-clock seconds).
+    /// Do not call before this time (wall-clock seconds): the circuit is open.
     WaitUntil(f64),
+    /// Do not call before this time: the key is paused by a server's retry-after (a caller may
+    /// bound how long it heeds a pause with its own retry-after cap).
+    Paused(f64),
 }
 
 /// A change worth an event.

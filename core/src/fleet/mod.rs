@@ -248,7 +248,7 @@ impl Fleet {
             let until = self.run(key, &mut events, |b| b.pause_until(key));
             if until > now {
                 return (
-                    Admit::WaitUntil(until.min(now + self.cfg.max_pause_s)),
+                    Admit::Paused(until.min(now + self.cfg.max_pause_s)),
                     events,
                 );
             }

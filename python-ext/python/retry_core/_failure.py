@@ -6,6 +6,21 @@ This module translates; it never decides. Reading an exception happens in Rust
 deep), collects each exception's class and ancestors as ``module.QualName`` (outermost first,
 then the causes; cached per class), and takes the status, headers and body from the first
 exception in the chain that carries them. Classification happens in Rust too.
+
+Where each comes from, first found wins:
+
+- status: ``status_code``, ``status``, ``response.status_code``, ``response.status``,
+  ``response["ResponseMetadata"]["HTTPStatusCode"]`` (botocore's ``ClientError``, whose
+  ``response`` is a dict), then ``code`` (``urllib.error.HTTPError``, google-api-core's classes,
+  google-genai's ``APIError``); only an ``int`` from 100 to 999 counts.
+- headers: litellm's ``litellm_response_headers`` (its ``response`` is a stand-in without the
+  provider's headers), ``response.headers``, ``headers`` (aiohttp's ``ClientResponseError``, urllib's
+  ``HTTPError``, cohere, mistralai), ``response["ResponseMetadata"]["HTTPHeaders"]`` (botocore).
+- body: ``body`` as text, the response's ``text`` / ``content`` (requests, httpx; an httpx
+  response not read yet is skipped), ``body`` parsed and re-serialised, botocore's
+  ``response["Error"]`` (``{"Code", "Message"}``) or a dict ``details`` (google-genai's response
+  JSON), as JSON. Nothing is ever read off a socket: ``urllib.error.HTTPError``'s body stays
+  unread for the caller (its status and headers suffice), as does an unread streamed response.
 """
 
 from __future__ import annotations
