@@ -385,14 +385,16 @@ fn refine_code(c: Category, hay: &Hay) -> Category {
 fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Category {
     let base = status_category(status);
     let specific = provider.and_then(specific_code_category);
-    let phrase = text::permanent().first(hay.get());
+    // The phrase scans are the costly part of classifying: each runs only where its answer
+    // can change the outcome.
+    let phrase = || text::permanent().first(hay.get()).map(|p| p.category);
     if !base.is_transient() && !specific.is_some_and(|c| c.is_transient()) {
         // A permanent status: a stated nature, a specific provider code, then a message
         // phrase, may sharpen it (xAI answers exhausted credits with a 403).
         if let Some(p) = text::stated().first(hay.get()) {
             return p.category;
         }
-        return refine_by_phrase(specific.unwrap_or(base), phrase.map(|p| p.category));
+        return refine_by_phrase(specific.unwrap_or(base), phrase());
     }
     // A body that states the nature of the error wins over a transient status or code: a
     // context overflow in a self-hosted server's 500, credits gone under a 429's
@@ -405,7 +407,7 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     }
     // Softer billing wording decides only when the provider named no code: Gemini's
     // per-minute RESOURCE_EXHAUSTED says "check your plan and billing details" yet clears.
-    if specific.is_none() && phrase.map(|p| p.category) == Some(Category::PaymentRequired) {
+    if specific.is_none() && phrase() == Some(Category::PaymentRequired) {
         return Category::PaymentRequired;
     }
     // A transient code on a permanent status is the code's (AWS: 400 + ThrottlingException,
@@ -600,32 +602,12 @@ impl<'a> ClassFacts<'a> {
     }
 }
 
-/// A connection failure the class cannot tell apart: a bad certificate or a host that does not
-/// exist is a set-up mistake, a connect that ran out of time is a timeout (Faraday raises
-/// `ConnectionFailed` for Net::HTTP's "execution expired"), anything else (a reset handshake,
-/// a temporary resolver failure) a transient connection failure.
+/// A connection failure the class cannot tell apart: its text decides between a passing
+/// failure, a set-up mistake and a timeout (`tables::NETWORK_PHRASES`).
 fn network_or_configuration(hay: &str) -> Category {
-    const PASSING: &[&str] = &["temporary failure in name resolution"];
-    const CONFIG: &[&str] = &[
-        "certificate",
-        "name or service not known",
-        "nodename nor servname provided",
-        "no address associated with hostname",
-        "getaddrinfo failed", // Windows WSAHOST_NOT_FOUND
-        "hostname mismatch",
-        "wrong version number",
-    ];
-    const TIMEOUT: &[&str] = &["execution expired", "timed out", "timeout"];
-    let any = |phrases: &[&str]| phrases.iter().any(|p| text::contains_phrase(hay, p));
-    if any(PASSING) {
-        Category::Connection
-    } else if any(CONFIG) {
-        Category::Configuration
-    } else if any(TIMEOUT) {
-        Category::Timeout
-    } else {
-        Category::Connection
-    }
+    text::network()
+        .first(hay)
+        .map_or(Category::Connection, |p| p.category)
 }
 
 /// The message alone: a status it states (refined like a real one), then permanent phrases,

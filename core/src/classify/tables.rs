@@ -736,8 +736,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("function response turn", OrphanToolCalls),                 // Gemini
     // Gemini 400: "Please ensure that the number of function response parts is equal to the
     // number of function call parts of the function call turn."
-    stated("number of function response parts is equal to", OrphanToolCalls),
-    said("toolresult blocks", OrphanToolCalls),                      // Bedrock Converse
+    stated(
+        "number of function response parts is equal to",
+        OrphanToolCalls,
+    ),
+    said("toolresult blocks", OrphanToolCalls), // Bedrock Converse
     said("tool_call_id", OrphanToolCalls),
     said("tool_use_id", OrphanToolCalls),
     said("tool_result", OrphanToolCalls),
@@ -992,6 +995,24 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("malformed json", InvalidResponse),
     said("expecting value", InvalidResponse),
     said("failed to parse", InvalidResponse),
+];
+
+/// What a connection failure's text says when its class cannot tell: the first row found wins.
+/// A temporary resolver failure passes; a bad certificate or a host that does not exist is a
+/// set-up mistake; a connect that ran out of time is a timeout (Faraday raises
+/// `ConnectionFailed` for Net::HTTP's "execution expired").
+pub const NETWORK_PHRASES: &[Phrase] = &[
+    said("temporary failure in name resolution", Connection),
+    said("certificate", Configuration),
+    said("name or service not known", Configuration),
+    said("nodename nor servname provided", Configuration),
+    said("no address associated with hostname", Configuration),
+    said("getaddrinfo failed", Configuration), // Windows WSAHOST_NOT_FOUND
+    said("hostname mismatch", Configuration),
+    said("wrong version number", Configuration),
+    said("execution expired", Timeout),
+    said("timed out", Timeout),
+    said("timeout", Timeout),
 ];
 
 /// Words that introduce a status code in free text ("Error code: 429 - ...", "HTTP 503").

@@ -16,7 +16,11 @@ pub struct PhraseSet {
 impl PhraseSet {
     pub fn new(rows: impl IntoIterator<Item = &'static Phrase>) -> Self {
         let rows: Vec<_> = rows.into_iter().collect();
-        let ac = AhoCorasick::new(rows.iter().map(|p| p.text)).expect("phrase table compiles");
+        // A DFA: built once, and the fastest to search (every failure's text is searched).
+        let ac = AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(rows.iter().map(|p| p.text))
+            .expect("phrase table compiles");
         PhraseSet { ac, rows }
     }
 
@@ -61,6 +65,12 @@ pub fn stated() -> &'static PhraseSet {
     })
 }
 
+/// What a connection failure's text says (`tables::NETWORK_PHRASES`).
+pub fn network() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| PhraseSet::new(super::tables::NETWORK_PHRASES))
+}
+
 pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| PhraseSet::new(super::tables::TRANSIENT_PHRASES))
@@ -69,43 +79,44 @@ pub fn transient() -> &'static PhraseSet {
 /// Replaces every link (`http://…`, `https://…`, up to the next blank or quote) with spaces, so
 /// the words inside a URL are never read as evidence.
 pub fn blank_links(hay: &mut String) {
-    let mut bytes = std::mem::take(hay).into_bytes();
-    let mut i = 0;
-    while let Some(p) = find_bytes(&bytes[i..], b"http") {
-        let start = i + p;
-        let rest = &bytes[start..];
+    let mut links = Vec::new();
+    let mut from = 0;
+    while let Some(p) = hay[from..].find("http") {
+        let start = from + p;
+        let rest = &hay.as_bytes()[start..];
         let scheme = if rest.starts_with(b"https://") {
             8
         } else if rest.starts_with(b"http://") {
             7
         } else {
-            i = start + 4;
+            from = start + 4;
             continue;
         };
+        let b = hay.as_bytes();
         let mut end = start + scheme;
-        while end < bytes.len()
+        while end < b.len()
             && !matches!(
-                bytes[end],
+                b[end],
                 b' ' | b'\n' | b'\t' | b'\r' | b'"' | b'\'' | b'<' | b'>' | b')' | b']'
             )
         {
             end += 1;
         }
         // Keep a sentence's final full stop or comma out of the link.
-        while end > start + scheme && matches!(bytes[end - 1], b'.' | b',' | b';') {
+        while end > start + scheme && matches!(b[end - 1], b'.' | b',' | b';') {
             end -= 1;
         }
-        for b in &mut bytes[start..end] {
-            *b = b' ';
+        // Ends on a char boundary: the bytes that stop a link are ASCII.
+        while !hay.is_char_boundary(end) {
+            end += 1;
         }
-        i = end;
+        links.push(start..end);
+        from = end;
     }
-    // Only ASCII bytes were replaced by spaces, inside runs that began with ASCII: still UTF-8.
-    *hay = String::from_utf8(bytes).unwrap_or_default();
-}
-
-fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    for r in links {
+        let spaces = " ".repeat(r.len());
+        hay.replace_range(r, &spaces);
+    }
 }
 
 /// A status at the very start of a message, in the forms clients print: google-genai's
