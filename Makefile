@@ -13,8 +13,9 @@ demo: setup
 	@scripts/demo.sh
 
 ## Every suite: Rust (vectors, drivers, properties, fleets, the example), Python, Ruby, and a
-## bounded fuzz smoke run of every target.
-test: setup test-rust test-python test-ruby fuzz-smoke
+## bounded fuzz smoke run of every target; then the release artifacts, built and installed as a
+## user gets them (`make test-dist`).
+test: setup test-rust test-python test-ruby fuzz-smoke test-dist
 
 test-rust:
 	$(CARGO) test --workspace
@@ -48,6 +49,24 @@ bench-report:
 fuzz-smoke:
 	@core/fuzz/smoke.sh
 
+## Every artifact a user installs, at the one version of Cargo.toml, into dist/: the manylinux
+## abi3 wheel, the sdist, the precompiled x86_64-linux gem, the source gem (crates vendored) and
+## the crate; then scripts/dist-check.sh. Release builds in target/dist, incremental.
+.PHONY: dist test-dist release-lint
+dist: setup
+	@scripts/dist.sh
+
+## dist/'s artifacts installed into clean environments (no Rust on PATH; the source gem with cargo
+## but offline) and used: classify, a retry through the fault lab, a pruned history.
+test-dist: dist
+	@scripts/dist-test.sh
+
+## The release workflow (actionlint) and the crate as crates.io would take it (needs crates.io).
+release-lint:
+	@scripts/dist.sh --tools-only
+	tmp/dist-venv/bin/actionlint .github/workflows/release.yml
+	$(CARGO) publish --dry-run --locked --allow-dirty -p retry-core
+
 clean:
 	$(CARGO) clean
-	rm -rf .venv tmp
+	rm -rf .venv tmp dist

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the project needs beyond Rust and Python, on Debian: Ruby and its headers,
-# libclang (rb-sys' bindgen), rake and minitest; redis-server for the fleet tests.
+# libclang (rb-sys' bindgen), rake and minitest; ruby-faraday (1.x: the Ruby suite tests against the
+# real Faraday); redis-server for the fleet tests.
 # As root it installs them; otherwise it prints the exact command and fails.
 set -euo pipefail
 
-packages=(ruby ruby-dev libclang-dev rake ruby-minitest redis-server)
+packages=(ruby ruby-dev libclang-dev rake ruby-minitest ruby-faraday redis-server)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

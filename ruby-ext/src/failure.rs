@@ -30,6 +30,9 @@ static ID_RESPONSE_BODY: LazyId = LazyId::new("response_body");
 static ID_RESPONSE_HEADERS: LazyId = LazyId::new("response_headers");
 static ID_STATUS_CODE: LazyId = LazyId::new("status_code");
 static ID_HTTP_STATUS: LazyId = LazyId::new("http_status");
+static ID_CODE: LazyId = LazyId::new("code");
+static ID_EACH_HEADER: LazyId = LazyId::new("each_header");
+static ID_TO_HASH: LazyId = LazyId::new("to_hash");
 
 fn status_from(ruby: &Ruby, v: Value) -> Result<Option<u16>, Error> {
     if v.is_nil() {
@@ -169,12 +172,25 @@ fn error_class_from(ruby: &Ruby, v: Value) -> Result<Vec<String>, Error> {
     Ok(names)
 }
 
-/// Calls `method` if the object responds to it; errors raised by it count as "no answer".
-fn probe(v: Value, method: &'static LazyId) -> Option<Value> {
+/// Calls `method` if the object responds to it. A `StandardError` raised by it counts as "no
+/// answer"; anything else (an `Interrupt`, a `SignalException`, `Thread#raise` of a non-standard
+/// error, a `throw`) is passed on, never swallowed.
+fn probe(ruby: &Ruby, v: Value, method: &'static LazyId) -> Result<Option<Value>, Error> {
     match v.check_funcall::<_, _, Value>(**method, ()) {
-        Some(Ok(x)) if !x.is_nil() => Some(x),
-        _ => None,
+        Some(Ok(x)) if !x.is_nil() => Ok(Some(x)),
+        Some(Err(e)) if !e.is_kind_of(ruby.exception_standard_error()) => Err(e),
+        _ => Ok(None),
     }
+}
+
+/// The first of these methods that answers.
+fn probe_first(ruby: &Ruby, v: Value, methods: &[&'static LazyId]) -> Result<Option<Value>, Error> {
+    for method in methods {
+        if let Some(x) = probe(ruby, v, method)? {
+            return Ok(Some(x));
+        }
+    }
+    Ok(None)
 }
 
 /// What one exception in a cause chain says about the HTTP response.
@@ -194,10 +210,12 @@ fn lenient_status(v: Option<Value>) -> Option<u16> {
     (100..=599).contains(&n).then_some(n as u16)
 }
 
-fn response_of(ruby: &Ruby, exc: Value) -> Response {
+fn response_of(ruby: &Ruby, exc: Value) -> Result<Response, Error> {
     let mut r = Response::default();
-    // RubyLLM: error.response is a Faraday::Response; Faraday::Error: error.response is a Hash.
-    if let Some(resp) = probe(exc, &ID_RESPONSE) {
+    // RubyLLM: error.response is a Faraday::Response; Faraday::Error (1.x and 2.x):
+    // error.response is a Hash {status:, headers:, body:, request:} (the request is never read);
+    // Net::HTTPExceptions: error.response is the Net::HTTPResponse.
+    if let Some(resp) = probe(ruby, exc, &ID_RESPONSE)? {
         if let Some(h) = RHash::from_value(resp) {
             r.status = lenient_status(convert::hash_get(ruby, h, "status"));
             r.headers = convert::hash_get(ruby, h, "headers")
@@ -205,38 +223,47 @@ fn response_of(ruby: &Ruby, exc: Value) -> Response {
                 .unwrap_or_default();
             r.body = convert::hash_get(ruby, h, "body").and_then(|v| body_from(v).ok().flatten());
         } else {
-            r.status = lenient_status(probe(resp, &ID_STATUS));
-            r.headers = probe(resp, &ID_HEADERS)
+            // Faraday::Response (RubyLLM): #status, #headers, #body. Net::HTTPResponse (the
+            // #response of the Net::HTTPExceptions that `res.value` raises): #code as a String,
+            // headers only through Net::HTTPHeader (#each_header, #to_hash: name => [values]).
+            r.status = lenient_status(probe_first(ruby, resp, &[&ID_STATUS, &ID_CODE])?);
+            let mut headers = probe(ruby, resp, &ID_HEADERS)?;
+            if headers.is_none() && resp.respond_to(*ID_EACH_HEADER, false).unwrap_or(false) {
+                headers = probe(ruby, resp, &ID_TO_HASH)?;
+            }
+            r.headers = headers
                 .and_then(|v| headers_from(ruby, v, false).ok())
                 .unwrap_or_default();
-            r.body = probe(resp, &ID_BODY).and_then(|v| body_from(v).ok().flatten());
+            r.body = probe(ruby, resp, &ID_BODY)?.and_then(|v| body_from(v).ok().flatten());
         }
     }
     if r.status.is_none() {
-        r.status = lenient_status(
-            probe(exc, &ID_RESPONSE_STATUS)
-                .or_else(|| probe(exc, &ID_STATUS_CODE))
-                .or_else(|| probe(exc, &ID_HTTP_STATUS))
-                .or_else(|| probe(exc, &ID_STATUS)),
-        );
+        r.status = lenient_status(probe_first(
+            ruby,
+            exc,
+            &[&ID_RESPONSE_STATUS, &ID_STATUS_CODE, &ID_HTTP_STATUS, &ID_STATUS],
+        )?);
     }
     if r.headers.is_empty() {
-        if let Some(h) = probe(exc, &ID_RESPONSE_HEADERS) {
+        if let Some(h) = probe(ruby, exc, &ID_RESPONSE_HEADERS)? {
             r.headers = headers_from(ruby, h, false).unwrap_or_default();
         }
     }
     if r.body.is_none() {
-        r.body = probe(exc, &ID_RESPONSE_BODY).and_then(|v| body_from(v).ok().flatten());
+        r.body = probe(ruby, exc, &ID_RESPONSE_BODY)?.and_then(|v| body_from(v).ok().flatten());
     }
-    r
+    Ok(r)
 }
 
 /// The failure record of a live exception: the class chains of the exception and its causes
 /// (concatenated, outermost first), the first status found along the chain with that
-/// exception's headers and body, and the outer exception's message.
-pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Failure {
+/// exception's headers and body, and the outer exception's message. Errors raised by the
+/// exception's own methods are ignored, except those that are not `StandardError`s
+/// (`Interrupt` and friends), which are passed on.
+pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Result<Failure, Error> {
     let message = match exc.funcall::<_, _, Value>(*ID_MESSAGE, ()) {
         Ok(m) => to_s(m),
+        Err(e) if !e.is_kind_of(ruby.exception_standard_error()) => return Err(e),
         Err(_) => String::new(),
     };
     let mut failure = Failure {
@@ -255,7 +282,7 @@ pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Failure {
         seen.push(current);
         failure.error_class.extend(class_chain(current.class()));
         if failure.status.is_none() {
-            let r = response_of(ruby, current);
+            let r = response_of(ruby, current)?;
             if r.status.is_some() {
                 failure.status = r.status;
                 failure.headers = r.headers;
@@ -265,12 +292,12 @@ pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Failure {
                 failure.headers = r.headers;
             }
         }
-        match probe(current, &ID_CAUSE) {
+        match probe(ruby, current, &ID_CAUSE)? {
             Some(cause) => current = cause,
             None => break,
         }
     }
-    failure
+    Ok(failure)
 }
 
 impl RbFailure {
@@ -323,7 +350,7 @@ impl RbFailure {
                     format!("expected an Exception, got {}", exc.class()),
                 ));
             }
-            Ok(RbFailure(failure_from_exception(ruby, exc)))
+            Ok(RbFailure(failure_from_exception(ruby, exc)?))
         })
     }
 

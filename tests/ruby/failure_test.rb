@@ -41,6 +41,78 @@ class FailureTest < Minitest::Test
     assert_equal :server_error, RetryCore.classify(error).category
   end
 
+  # What `res.value` raises, built as Net::HTTP builds it: #response is a Net::HTTPResponse
+  # whose #code is a String and whose headers are read through Net::HTTPHeader.
+  def net_http_error(klass, response_class, code, headers = {}, body = nil)
+    response = response_class.new("1.1", code, "Reason")
+    headers.each { |k, v| response[k] = v }
+    response.instance_variable_set(:@read, true)
+    response.instance_variable_set(:@body, body)
+    klass.new("#{code} \"Reason\"", response)
+  end
+
+  def test_net_http_exceptions_status_headers_body
+    error = net_http_error(Net::HTTPClientException, Net::HTTPTooManyRequests, "429", { "Retry-After" => "7" }, '{"error":{"type":"rate_limit_error"}}')
+    f = RetryCore::Failure.from_exception(error)
+    assert_equal 429, f.status
+    assert_equal({ "retry-after" => "7" }, f.headers)
+    assert_equal '{"error":{"type":"rate_limit_error"}}', f.body
+    assert_equal "Net::HTTPClientException", f.error_class.first
+    c = RetryCore.classify(error)
+    assert_equal [:rate_limited, 7.0], [c.category, c.retry_after]
+
+    error = net_http_error(Net::HTTPFatalError, Net::HTTPServiceUnavailable, "503")
+    assert_equal [503, :server_error], [RetryCore::Failure.from_exception(error).status, RetryCore.classify(error).category]
+    error = net_http_error(Net::HTTPClientException, Net::HTTPUnauthorized, "401")
+    assert_equal :unauthorized, RetryCore.classify(error).category
+    # A response whose code is not a status: the class rows stand in.
+    error = net_http_error(Net::HTTPFatalError, Net::HTTPUnknownResponse, "5xx")
+    assert_nil RetryCore::Failure.from_exception(error).status
+    assert_equal :server_error, RetryCore.classify(error).category
+  end
+
+  # Rows of the class table for Ruby-side classes (core/src/classify/tables.rs cites each
+  # source), by name: CancelledError and ToolCallParseError exist only on RubyLLM's main branch.
+  def test_ruby_class_rows
+    {
+      %w[RubyLLM::CancelledError StandardError Exception] => :cancelled,
+      %w[RubyLLM::ToolCallParseError RubyLLM::Error StandardError Exception] => :invalid_response,
+      %w[RubyLLM::PromptNotFoundError StandardError Exception] => :configuration,
+      %w[RubyLLM::InvalidToolChoiceError StandardError Exception] => :programming,
+      %w[RubyLLM::ContextLengthExceededError RubyLLM::Error StandardError Exception] => :context_overflow,
+      %w[Net::HTTPFatalError Net::ProtoFatalError Net::ProtocolError StandardError Exception] => :server_error,
+      %w[Net::HTTPClientException Net::ProtoServerError Net::ProtocolError StandardError Exception] => :client_error,
+      %w[Net::HTTPRetriableError Net::ProtoRetriableError Net::ProtocolError StandardError Exception] => :configuration,
+      %w[JSON::Schema::ValidationError StandardError Exception] => :validation
+    }.each do |chain, category|
+      assert_equal category, RetryCore.classify(RetryCore::Failure.new(error_class: chain, message: "x")).category, chain.first
+    end
+    # Real Net::HTTP classes give the chains above.
+    assert_equal %w[Net::HTTPFatalError Net::ProtoFatalError Net::ProtocolError StandardError Exception],
+                 RetryCore::Failure.new(error_class: Net::HTTPFatalError).error_class
+  end
+
+  # An exception whose own methods raise: a StandardError is "no answer", an Interrupt is
+  # passed on (never swallowed while the record is read).
+  class RaisingResponseError < StandardError
+    def initialize(raised)
+      @raised = raised
+      super("boom")
+    end
+
+    def response
+      raise @raised
+    end
+  end
+
+  def test_errors_raised_while_reading_an_exception
+    f = RetryCore::Failure.from_exception(RaisingResponseError.new(RuntimeError.new("no response here")))
+    assert_nil f.status
+    assert_equal "boom", f.message
+    assert_raises(Interrupt) { RetryCore::Failure.from_exception(RaisingResponseError.new(Interrupt.new)) }
+    assert_raises(Interrupt) { RetryCore.classify(RaisingResponseError.new(Interrupt.new)) }
+  end
+
   def test_network_errors
     assert_equal :timeout, RetryCore.classify(Faraday::TimeoutError.new).category
     assert_equal :connection, RetryCore.classify(Faraday::ConnectionFailed.new("Failed to open TCP connection")).category

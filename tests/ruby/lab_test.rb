@@ -79,12 +79,81 @@ class LabTest < Minitest::Test
     assert_match(/would exceed the rate limit for your organization/, seen.first[:error_message])
   end
 
+  # A plain Net::HTTP client that raises what `res.value` raises: Net::HTTPClientException for
+  # a 4xx, Net::HTTPFatalError for a 5xx, whose #response is the Net::HTTPResponse.
+  def net_http_complete
+    http = Net::HTTP.new(@lab.host, @lab.port, nil)
+    http.open_timeout = http.read_timeout = 5
+    request = Net::HTTP::Post.new("/v1/messages")
+    request["content-type"] = "application/json"
+    request["x-api-key"] = "sk-ant-api03-test-key-0000"
+    request["anthropic-version"] = "2023-06-01"
+    request.body = JSON.generate(model: "claude-sonnet-4", max_tokens: 64, messages: [{ role: "user", content: "hi" }])
+    response = http.request(request)
+    response.value
+    JSON.parse(response.body).dig("content", 0, "text")
+  end
+
+  def test_net_http_429_retry_after_7_is_waited_out
+    @lab.script(steps: [{ fault: "rate_limit", retry_after: 7 }, { fault: "unavailable" }])
+    sleeps = record_sleeps(RetryCore)
+    seen = []
+    reply = bounded { RetryCore.call_llm_with_retry(policy: :default, on_event: seen.method(:<<)) { net_http_complete } }
+    assert_equal hello(3), reply
+    assert_equal 7.0, sleeps.first, "the server's retry-after, read from the Net::HTTPResponse"
+    assert_equal 2, sleeps.size
+    assert_equal [["rate_limit", 429], ["unavailable", 503], ["ok", 200]], lab_calls
+    assert_equal [["rate_limited", 429, "Net::HTTPClientException", 7.0], ["server_error", 503, "Net::HTTPFatalError", nil]],
+                 seen.map { |e| e.values_at(:category, :status_code, :error_class, :retry_after) }
+  end
+
+  def test_net_http_exception_carries_status_headers_and_body
+    @lab.script(steps: [{ fault: "rate_limit", retry_after: 7 }])
+    error = assert_raises(Net::HTTPClientException) { bounded { net_http_complete } }
+    failure = RetryCore::Failure.from_exception(error)
+    assert_equal 429, failure.status
+    assert_equal "7", failure.headers["retry-after"]
+    assert_match(/rate_limit_error/, failure.body)
+    c = RetryCore.classify(error)
+    assert_equal [:rate_limited, 7.0, "RateLimit"], [c.category, c.retry_after, c.error_type]
+  end
+
+  # Real Faraday (Debian's ruby-faraday 1.x) with its raise_error middleware: 429 raises
+  # Faraday::ClientError (1.x has no TooManyRequestsError) whose #response is a Hash.
+  def test_faraday_429_retry_after_7_is_waited_out
+    @lab.script(steps: [{ fault: "rate_limit", retry_after: 7 }, { fault: "overloaded" }])
+    connection = Faraday.new(url: @lab.url, proxy: nil) do |f|
+      f.options.timeout = 5
+      f.response :raise_error
+      f.adapter :net_http
+    end
+    body = JSON.generate(model: "claude-sonnet-4", max_tokens: 64, messages: [{ role: "user", content: "hi" }])
+    headers = { "content-type" => "application/json", "x-api-key" => "sk-ant-api03-test-key-0000", "anthropic-version" => "2023-06-01" }
+    sleeps = record_sleeps(RetryCore)
+    seen = []
+    reply = bounded do
+      RetryCore.call_llm_with_retry(policy: :default, on_event: seen.method(:<<)) do
+        JSON.parse(connection.post("/v1/messages", body, headers).body).dig("content", 0, "text")
+      end
+    end
+    assert_equal hello(3), reply
+    assert_equal 7.0, sleeps.first
+    assert_equal [["rate_limit", 429], ["overloaded", 529], ["ok", 200]], lab_calls
+    assert_equal [["rate_limited", 429, "Faraday::ClientError", 7.0], ["overloaded", 529, "Faraday::ServerError", nil]],
+                 seen.map { |e| e.values_at(:category, :status_code, :error_class, :retry_after) }
+    @lab.script(steps: [{ fault: "rate_limit", retry_after: 7 }])
+    error = assert_raises(Faraday::ClientError) { connection.post("/v1/messages", body, headers) }
+    failure = RetryCore::Failure.from_exception(error)
+    assert_equal [429, "7"], [failure.status, failure.headers["retry-after"]]
+    refute_includes failure.to_json, "sk-ant-api03-test-key", "the request Hash in error.response is never read"
+  end
+
   def test_503_then_ok_on_the_openai_path
     @lab.script(steps: [{ fault: "unavailable" }, { fault: "status", status: 502 }])
     sleeps = record_sleeps(RetryCore)
     seen = []
     c = client(provider: :openai, api_key: "sk-proj-test-key-000000000000")
-    reply = bounded { RetryCore.call_llm_with_retry(on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
+    reply = bounded { RetryCore.call_llm_with_retry(max_retries: 3, on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
     assert_equal hello(3), reply
     assert_equal [15.0, 15.0], sleeps, "SwarmSDK's fixed 15 s, twice"
     assert_equal [["unavailable", 503], ["status", 502], ["ok", 200]], lab_calls
@@ -124,7 +193,7 @@ class LabTest < Minitest::Test
     seen = []
     c = client(read_timeout: 0.4)
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-    reply = bounded { RetryCore.call_llm_with_retry(on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
+    reply = bounded { RetryCore.call_llm_with_retry(delay: 15, on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
     assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :<, 2.5, "the client gave up after its read timeout"
     assert_equal hello(2), reply
     assert_equal [15.0], sleeps

@@ -28,11 +28,30 @@ class RetryTest < Minitest::Test
     assert_empty sleeps
   end
 
+  # CONTRACT §6: with no policy, max_retries or delay, the default preset decides; a 429's
+  # retry-after of 1 s costs 1 s (SwarmSDK's fixed 15 s used to cost 15).
+  def test_no_policy_means_the_default_preset_and_honours_retry_after
+    sleeps = record_sleeps(RetryCore)
+    error = RubyLLM.error_for(429, "Rate limit reached", headers: { "retry-after" => "1" })
+    call = flaky([error])
+    assert_equal [:ok, 2], RetryCore.call_llm_with_retry { call.call }
+    assert_equal [1.0], sleeps
+  end
+
+  def test_a_misspelt_policy_fails_before_the_first_call
+    calls = 0
+    assert_raises(RetryCore::InvalidPolicyError) { RetryCore.call_llm_with_retry(policy: :defualt) { calls += 1 } }
+    assert_equal 0, calls, "the API was never called"
+    assert_raises(ArgumentError) { RetryCore.call_llm_with_retry(policy: :default, delay: 1) { calls += 1 } }
+    assert_equal 0, calls
+  end
+
   def test_transient_errors_are_retried_with_the_fixed_delay
     sleeps = record_sleeps(RetryCore)
     events = []
     call = flaky([RubyLLM.error_for(500, "Internal server error"), Faraday::ConnectionFailed.new("Connection refused")])
-    assert_equal [:ok, 3], RetryCore.call_llm_with_retry(on_event: events.method(:<<)) { call.call }
+    # max_retries: alone means SwarmSDK's semantics (a fixed 15 s delay); CONTRACT §6.
+    assert_equal [:ok, 3], RetryCore.call_llm_with_retry(max_retries: 3, on_event: events.method(:<<)) { call.call }
     assert_equal [15.0, 15.0], sleeps
     assert_equal %w[llm_retry_attempt llm_retry_attempt], events.map { |e| e[:type] }
     first = events.first

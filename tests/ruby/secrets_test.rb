@@ -81,7 +81,7 @@ class SecretsTest < Minitest::Test
     attr_reader :response
 
     def initialize(record)
-      @response = Faraday::Response.new(status: record["status"], body: record["body"], headers: record["headers"] || {})
+      @response = RubyLLMDouble.response(status: record["status"], body: record["body"], headers: record["headers"] || {})
       super(record["message"])
     end
   end

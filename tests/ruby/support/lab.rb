@@ -162,7 +162,7 @@ module RetryLab
     end
     message = (body.is_a?(Hash) && body.dig("error", "message")) || raw[0, 200]
     headers = response.each_header.to_h
-    faraday = Faraday::Response.new(status: status, body: body, headers: headers)
+    faraday = RubyLLMDouble.response(status: status, body: body, headers: headers)
     klass = case status
             when 400 then RubyLLM::BadRequestError
             when 401 then RubyLLM::UnauthorizedError

@@ -21,8 +21,10 @@ module RetryCore
 
     # The record of a live exception: its class chain and those of its causes (concatenated,
     # outermost first), the status, headers and body of the first exception along the +#cause+
-    # chain that has a response (RubyLLM's +error.response+, Faraday's response Hash,
-    # +response_status+ / +status_code+ / +status+), and the outer message.
+    # chain that has a response (RubyLLM's +error.response+, Faraday's response Hash, the
+    # Net::HTTPResponse of Net::HTTP's +res.value+ errors, +response_status+ / +status_code+ /
+    # +status+), and the outer message. An +Interrupt+ (any non-StandardError) raised while the
+    # exception is read is passed on.
     #
     # @param error [Exception]
     # @return [Failure]

@@ -1,12 +1,22 @@
 # frozen_string_literal: true
 
-# Loads the native extension. RubyGems' Cargo builder puts it at lib/retry_core.so (RubyGems
-# 3.3) or lib/retry_core/retry_core.so (later layouts, which nest it by the ext directory);
-# `rake compile` puts it at lib/retry_core.so for development.
+# Loads the native extension, in this order:
+#
+# 1. lib/retry_core/<ruby minor>/retry_core.so: a precompiled gem (x86_64-linux, ...) carries
+#    one library per Ruby minor, since the extension links against that minor's ABI.
+# 2. lib/retry_core/retry_core.so: the source gem compiled at install time by RubyGems' Cargo
+#    builder (the layouts after RubyGems 3.3 nest it by the ext directory).
+# 3. lib/retry_core.so: RubyGems 3.3's layout, and `rake compile` for development.
 begin
-  require "retry_core/retry_core"
+  require "retry_core/#{RUBY_VERSION[/\A\d+\.\d+/]}/retry_core"
 rescue LoadError => e
-  raise unless e.path.nil? || e.path == "retry_core/retry_core"
+  raise unless e.path.nil? || e.path.end_with?("/retry_core")
 
-  require "retry_core.so"
+  begin
+    require "retry_core/retry_core"
+  rescue LoadError => e
+    raise unless e.path.nil? || e.path == "retry_core/retry_core"
+
+    require "retry_core.so"
+  end
 end

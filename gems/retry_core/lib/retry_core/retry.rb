@@ -49,8 +49,10 @@ module RetryCore
     # original error when the policy gives up (a permanent error at once, a transient one after
     # the last attempt). Cancellation (+Interrupt+, +SignalException+) is never rescued.
     #
-    # With no +policy+, this is SwarmSDK's +call_llm_with_retry(max_retries: 3, delay: 15)+:
-    # +max_retries+ counts every call, the delay is fixed. +policy+ takes a preset name
+    # With no +policy+, +max_retries+ or +delay+, the +:default+ preset decides (CONTRACT §6):
+    # a 429's retry-after is honoured, permanent errors cost one call. +max_retries:+ and/or
+    # +delay:+ alone mean SwarmSDK's +call_llm_with_retry(max_retries: 3, delay: 15)+ with those
+    # values: +max_retries+ counts every call, the delay is fixed. +policy+ takes a preset name
     # (+:default+, +:swarm_sdk+, +:swarm_sdk_legacy+, +:forgeflare+, +:llm_executor+), a
     # configuration Hash or a {Policy}, which carries its own limits: giving +max_retries+ or
     # +delay+ as well is an +ArgumentError+.
@@ -68,22 +70,18 @@ module RetryCore
     # @param key [String, nil] the fleet's key for this call, e.g. +"anthropic:claude-sonnet-4"+
     # @yieldreturn [Object] the call's result
     # @return [Object] the block's value
-    def call_llm_with_retry(max_retries: 3, delay: 15, policy: nil, on_event: nil, fleet: nil, key: nil, &block)
+    def call_llm_with_retry(max_retries: nil, delay: nil, policy: nil, on_event: nil, fleet: nil, key: nil, &block)
       raise ArgumentError, "call_llm_with_retry needs a block" unless block
 
-      if policy.nil?
-        raise TypeError, "max_retries must be an Integer, not #{max_retries.class}" unless max_retries.is_a?(Integer)
-        raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric) && delay.real?
-      elsif max_retries != 3 || delay != 15
-        raise ArgumentError, "give max_retries: and delay: or a policy:, not both (a policy carries its own)"
-      end
+      # Every option is checked, and the policy built, before the first call: a misspelt
+      # policy fails now, not in place of the API's error during an outage.
+      policy = resolve_call_policy(policy, max_retries, delay)
       raise TypeError, "on_event must respond to #call, not #{on_event.class}" unless on_event.nil? || on_event.respond_to?(:call)
 
       if fleet || key
         raise TypeError, "fleet: takes a RetryCore::Fleet, not #{fleet.class}" unless fleet.is_a?(Fleet)
         raise ArgumentError, "fleet: needs key: (the provider and model called, e.g. \"openai:gpt-4o\")" if key.nil?
 
-        policy = policy.nil? ? Policy.swarm_sdk(max_retries: max_retries, delay: delay) : Policy.coerce(policy)
         retrier = Retrier._new(policy, nil, false, false, fleet, Fleet.key!(key))
         emit = on_event && ->(events, _error) { events.each { |event| on_event.call(event) } }
         return Retry.with_fleet(retrier, emit, self, &block)
@@ -95,10 +93,7 @@ module RetryCore
         begin
           return yield
         rescue StandardError => e
-          retrier ||= Retrier._new(
-            policy.nil? ? Policy.swarm_sdk(max_retries: max_retries, delay: delay) : Policy.coerce(policy),
-            nil, false, false, nil, nil
-          )
+          retrier ||= Retrier._new(policy, nil, false, false, nil, nil)
           failure = Failure.from_exception(e)
           elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
           decision = retrier._on_failure(failure, elapsed)
@@ -114,13 +109,38 @@ module RetryCore
       end
     end
 
+    # The policy of a call_llm_with_retry: +:default+ with nothing given, SwarmSDK's semantics
+    # for +max_retries:+ / +delay:+ alone, the policy itself otherwise (never both).
+    def resolve_call_policy(policy, max_retries, delay)
+      if policy.nil?
+        return Policy.coerce(:default) if max_retries.nil? && delay.nil?
+
+        max_retries = 3 if max_retries.nil?
+        delay = 15 if delay.nil?
+        raise TypeError, "max_retries must be an Integer, not #{max_retries.class}" unless max_retries.is_a?(Integer)
+        raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric) && delay.real?
+
+        return Policy.swarm_sdk(max_retries: max_retries, delay: delay)
+      end
+      unless max_retries.nil? && delay.nil?
+        raise ArgumentError, "give max_retries: and delay: or a policy:, not both (a policy carries its own)"
+      end
+
+      Policy.coerce(policy)
+    end
+    private :resolve_call_policy
+
     # Prunes orphan tool calls (calls without results) and dangling tool results from a history
     # of RubyLLM-like messages (+role+, +content+, +tool_calls+ as a Hash of id => call,
     # +tool_call_id+) and/or Hashes (OpenAI / RubyLLM shape, or Anthropic content blocks).
-    # Changed messages are rebuilt with their own class, keeping model and token counts.
+    # Changed messages are rebuilt with their own class's constructor from their readers (role,
+    # content even when nil, model_id or model, tokens, raw, thinking, ...; RubyLLM 1.9 to 1.16
+    # and its main branch), their remaining tool calls in the form they had.
     #
     # @param messages [Array]
     # @return [Pruned]
+    # @raise [InvalidArgumentError] when a message's class refuses the rebuilt copy (the Array
+    #   given is left as it was)
     def prune_orphan_tool_calls(messages)
       Orphans.prune(messages)
     end

@@ -202,13 +202,20 @@ module RetryCore
 
       # Prunes orphan tool calls from the conversation, as SwarmSDK's recovery does: clears
       # the failed call's ephemeral content, replaces the messages, adds the reminder.
+      # A history that cannot be rebuilt (a message class that refuses the pruned copy) counts
+      # as nothing pruned: the history stays as it was and the 400 that asked for the recovery
+      # is what the caller gets, never an error of ours in its place.
       # @return [Integer] calls and dangling results removed
       def retry_core_prune_orphans
         @context_manager&.clear_ephemeral if @context_manager.respond_to?(:clear_ephemeral)
         messages = @llm_chat&.messages
         return 0 unless messages.is_a?(Array) && !messages.empty?
 
-        result = ::RetryCore::Orphans.prune(messages)
+        result = begin
+          ::RetryCore::Orphans.prune(messages)
+        rescue ::RetryCore::Error, TypeError
+          return 0
+        end
         return 0 unless result.changed?
 
         replace_messages(result.messages)
