@@ -181,8 +181,11 @@ fn unescape(text: &str) -> Option<String> {
     while let Some(i) = rest.find(['\\', '%']) {
         out.push_str(&rest[..i]);
         rest = &rest[i..];
-        let (len, decoded) = if rest.starts_with("\\u") {
-            (6, rest.get(2..6).and_then(hex))
+        // A run of backslashes before `u`: a repr of a repr escapes the escape (`\\u002d`).
+        let slashes = rest.bytes().take_while(|b| *b == b'\\').count();
+        let (len, decoded) = if slashes > 0 && rest[slashes..].starts_with('u') {
+            let at = slashes + 1;
+            (at + 4, rest.get(at..at + 4).and_then(hex))
         } else if rest.starts_with('%') {
             (3, rest.get(1..3).and_then(hex))
         } else {
@@ -210,7 +213,7 @@ fn unescape(text: &str) -> Option<String> {
 fn broken_lines() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
-        Regex::new(r"([A-Za-z0-9_\-/+=.:@])[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*([A-Za-z0-9_\-/+=.:@])")
+        Regex::new(r"([A-Za-z0-9_\-/+=.:@])[ \t]*(?:\r?\n|(?:\\+r)?\\+n)[ \t]*([A-Za-z0-9_\-/+=.:@])")
             .expect("valid regex")
     })
 }
@@ -354,6 +357,11 @@ mod tests {
         assert!(!s.contains("GhIjKl7890MnOp"), "{s}");
         let s = scrub(r"'gsk_AbCdEf1234567890AbCd\nEf1234567890'");
         assert!(!s.contains("Ef1234567890"), "{s}");
+        // Escaped twice (the repr of an exception's args repr): still decoded and joined.
+        let s = scrub(r"('key sk\\u002dproj\\u002dAbCdEf1234567890XyZ', 2)");
+        assert!(!s.contains("AbCdEf1234567890"), "{s}");
+        let s = scrub(r"('key sk-proj-AbCdEf123456\\nGhIjKl7890MnOp', 2)");
+        assert!(!s.contains("GhIjKl7890MnOp"), "{s}");
         // Texts without secrets keep their escapes.
         assert_eq!(scrub(r"caf\u00e9 100%25"), r"caf\u00e9 100%25");
     }

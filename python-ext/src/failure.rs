@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
-use pyo3::exceptions::{PyAttributeError, PyException};
+use pyo3::exceptions::PyException;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -335,30 +335,38 @@ fn class_names(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Vec<String>> 
     let base = py.get_type::<pyo3::exceptions::PyBaseException>();
     let object = py.get_type::<pyo3::types::PyAny>();
     let mut out = Vec::new();
-    for k in tp.getattr(intern!(py, "__mro__"))?.try_iter()? {
+    let mro = match or_absent(py, tp.getattr(intern!(py, "__mro__")))? {
+        Some(m) if m.is_instance_of::<PyTuple>() => m,
+        _ => return Ok(vec![tp.name().map(|n| n.to_string()).unwrap_or_default()]),
+    };
+    for k in mro.try_iter()? {
         let k = k?;
         if k.is(&base) || k.is(&object) {
             continue;
         }
-        let module = match k.getattr(intern!(py, "__module__")) {
-            Ok(m) => Some(m).filter(|m| !m.is_none()),
-            Err(e) if e.is_instance_of::<PyAttributeError>(py) => None,
-            Err(e) => return Err(e),
+        // A metaclass may make `__module__` or `__qualname__` raise or return anything: only a
+        // str counts, and a class without a readable name is left out.
+        // A module that is not a str is shown as its str(), as the reference reader's f-string
+        // does; one whose str() raises is left out.
+        let module = match or_absent(py, k.getattr(intern!(py, "__module__")))? {
+            Some(m) if m.is_none() => None,
+            Some(m) => match m.cast_into::<PyString>() {
+                Ok(s) => Some(s),
+                Err(e) => or_absent(py, e.into_inner().str())?,
+            },
+            None => None,
         };
-        let qualname = match k.getattr(intern!(py, "__qualname__")) {
-            Ok(q) => q,
-            Err(e) if e.is_instance_of::<PyAttributeError>(py) => {
-                k.getattr(intern!(py, "__name__"))?
-            }
-            Err(e) => return Err(e),
-        };
-        let qualname = utf8(&qualname.str()?)?;
+        let mut qualname = or_absent(py, k.getattr(intern!(py, "__qualname__")))?
+            .and_then(|q| q.cast_into::<PyString>().ok());
+        if qualname.is_none() {
+            qualname = or_absent(py, k.getattr(intern!(py, "__name__")))?
+                .and_then(|q| q.cast_into::<PyString>().ok());
+        }
+        let Some(qualname) = qualname else { continue };
+        let qualname = utf8(&qualname)?;
         match module {
-            Some(m)
-                if !(m.is_instance_of::<PyString>()
-                    && m.cast::<PyString>()?.to_cow()? == "builtins") =>
-            {
-                out.push(format!("{}.{}", utf8(&m.str()?)?, qualname));
+            Some(m) if m.to_cow().map_or(true, |m| m != "builtins") => {
+                out.push(format!("{}.{}", utf8(&m)?, qualname));
             }
             _ => out.push(qualname),
         }
@@ -517,21 +525,65 @@ fn header_items(h: Option<Bound<'_, PyAny>>) -> PyResult<Option<Vec<(String, Str
     or_absent(py, header_items_inner(&h))
 }
 
+/// At most this many headers are read, and at most [`MAX_HEADER_BYTES`] of names and values:
+/// an endless `items()` (a generator of the user's) must not grow memory without bound. Real
+/// responses carry a few dozen.
+const MAX_HEADERS: usize = 256;
+const MAX_HEADER_BYTES: usize = 64 * 1024;
+
+/// Collects header pairs up to the caps; `push` answers whether there is room for more.
+struct HeaderSink {
+    out: Vec<(String, String)>,
+    bytes: usize,
+}
+
+impl HeaderSink {
+    fn new() -> Self {
+        HeaderSink {
+            out: Vec::new(),
+            bytes: 0,
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.out.len() >= MAX_HEADERS || self.bytes >= MAX_HEADER_BYTES
+    }
+
+    fn push(&mut self, k: String, v: String) -> bool {
+        let n = k.len() + v.len();
+        if self.bytes + n <= MAX_HEADER_BYTES {
+            self.bytes += n;
+            self.out.push((k, v));
+        } else {
+            self.bytes = MAX_HEADER_BYTES;
+        }
+        !self.full()
+    }
+}
+
 fn header_items_inner(h: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
     let py = h.py();
-    let mut out = Vec::new();
-    if let Some(out) = httpx_headers(h)? {
-        return Ok(out);
+    let mut out = HeaderSink::new();
+    if let Some(mut list) = httpx_headers(h)? {
+        list.truncate(MAX_HEADERS);
+        for (k, v) in list {
+            if !out.push(k, v) {
+                break;
+            }
+        }
+        return Ok(out.out);
     }
     let raw = lookup(h, intern!(py, "raw"))?;
     if let Ok(raw) = raw.cast::<PyList>() {
         for item in raw.iter() {
             let (k, v) = pair(&item)?;
             if let (Ok(k), Ok(v)) = (k.cast::<PyBytes>(), v.cast::<PyBytes>()) {
-                out.push((latin1(k.as_bytes()), latin1(v.as_bytes())));
+                if !out.push(latin1(k.as_bytes()), latin1(v.as_bytes())) {
+                    break;
+                }
             }
         }
-        return Ok(out);
+        return Ok(out.out);
     }
     let items = if has(h, intern!(py, "multi_items"))? {
         h.call_method0(intern!(py, "multi_items"))?
@@ -540,13 +592,19 @@ fn header_items_inner(h: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
     } else {
         h.clone()
     };
-    for item in items.try_iter()? {
+    // Counted per item taken, not per header kept: an endless run of non-text pairs stops too.
+    for (n, item) in items.try_iter()?.enumerate() {
+        if n >= 4 * MAX_HEADERS || out.full() {
+            break;
+        }
         let (k, v) = pair(&item?)?;
         if let (Some(k), Some(v)) = (text(&k)?, text(&v)?) {
-            out.push((k.into_string()?, v.into_string()?));
+            if !out.push(k.into_string()?, v.into_string()?) {
+                break;
+            }
         }
     }
-    Ok(out)
+    Ok(out.out)
 }
 
 /// `_message(exc)`: `str(exc)`, or the class name when that raises.
@@ -554,7 +612,11 @@ fn message_of<'py>(e: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>> {
     let py = e.py();
     match or_absent(py, e.str())? {
         Some(s) => Ok(s),
-        None => e.get_type().getattr(intern!(py, "__name__"))?.str(),
+        None => Ok(
+            or_absent(py, e.get_type().getattr(intern!(py, "__name__")))?
+                .and_then(|n| n.cast_into::<PyString>().ok())
+                .unwrap_or_else(|| PyString::new(py, "Exception")),
+        ),
     }
 }
 
@@ -620,16 +682,23 @@ fn chain<'py>(exc: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
         if out.len() >= MAX_CHAIN || out.iter().any(|o| o.is(&c)) {
             break;
         }
-        let mut next = c.getattr(intern!(py, "__cause__"))?;
-        if next.is_none()
-            && !c
-                .getattr(intern!(py, "__suppress_context__"))?
-                .is_truthy()?
-        {
-            next = c.getattr(intern!(py, "__context__"))?;
+        // A `__cause__` / `__context__` that raises (a property of the user's), or that is not
+        // an exception, ends the walk: what was read so far still counts.
+        let mut next = or_absent(py, c.getattr(intern!(py, "__cause__")))?;
+        if next.as_ref().is_none_or(|n| n.is_none()) {
+            let suppressed = or_absent(
+                py,
+                c.getattr(intern!(py, "__suppress_context__"))
+                    .and_then(|s| s.is_truthy()),
+            )?
+            .unwrap_or(true);
+            if !suppressed {
+                next = or_absent(py, c.getattr(intern!(py, "__context__")))?;
+            }
         }
         out.push(c);
-        cur = Some(next).filter(|n| !n.is_none());
+        cur = next
+            .filter(|n| !n.is_none() && n.is_instance_of::<pyo3::exceptions::PyBaseException>());
     }
     Ok(out)
 }

@@ -9,9 +9,15 @@ use serde_json::Value;
 
 use crate::error::{guard, OrRaise};
 
+/// What pruning removed from one message: slots of its `tool_calls` container and of its
+/// `content` list (ascending), as [`Edit::Strip`] says.
+type Slots = (Vec<usize>, Vec<usize>);
+
 /// `(sources, pruned_json, dangling_results, reminder)` where `sources` lists, for each message
-/// of the new history, `(index in the old history, new JSON or None when unchanged)`.
-type PruneAnswer = (Vec<(usize, Option<String>)>, String, usize, String);
+/// of the new history, `(index in the old history, None when unchanged or the slots removed)`.
+/// Python applies the slots to the caller's own message, so that values JSON cannot carry
+/// (bytes, objects of the caller's) pass through untouched.
+type PruneAnswer = (Vec<(usize, Option<Slots>)>, String, usize, String);
 
 #[pyfunction]
 #[pyo3(signature = (messages_json, /))]
@@ -31,19 +37,15 @@ pub fn _prune_orphans(py: Python<'_>, messages_json: &str) -> PyResult<PruneAnsw
         };
         // One pass: the history is viewed and planned once, and moved, not copied.
         let pruned = orphan::prune_json_owned(items).or_raise(py)?;
-        let mut out = pruned.messages.iter();
         let mut sources = Vec::with_capacity(pruned.messages.len());
-        for (i, edit) in pruned.edits.iter().enumerate() {
+        for (i, edit) in pruned.edits.into_iter().enumerate() {
             match edit {
                 Edit::Remove => {}
-                Edit::Keep => {
-                    out.next();
-                    sources.push((i, None));
-                }
-                Edit::Strip { .. } => {
-                    let m = out.next().map(|m| m.to_string());
-                    sources.push((i, m));
-                }
+                Edit::Keep => sources.push((i, None)),
+                Edit::Strip {
+                    tool_calls,
+                    content,
+                } => sources.push((i, Some((tool_calls, content)))),
             }
         }
         let pruned_json = serde_json::to_string(&pruned.pruned)

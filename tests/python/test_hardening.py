@@ -261,7 +261,8 @@ WRONG_TYPES: Dict[str, Callable[[], Any]] = {
     "Fleet.tokens(None)": lambda: Fleet().tokens(None),  # type: ignore[arg-type]
     "Fleet.from_file(None)": lambda: Fleet.from_file(None),  # type: ignore[arg-type]
     "call(max_retries=str)": lambda: call_llm_with_retry(_fails, max_retries="3"),
-    "call(delay=None)": lambda: call_llm_with_retry(_fails, delay=None),
+    # (delay=None is the documented default now, CONTRACT §6: a wrong type is a string.)
+    "call(delay=str)": lambda: call_llm_with_retry(_fails, delay="15"),
     "call(delay=-1)": lambda: call_llm_with_retry(_fails, delay=-1),
     "call(policy=1)": lambda: call_llm_with_retry(_fails, policy=1),
     "call(on_event=str)": lambda: call_llm_with_retry(_fails, on_event="print"),

@@ -187,7 +187,7 @@ def test_rate_limit_honours_retry_after(lab, no_sleep, provider, mode):
 def test_overloaded_is_retried_with_swarm_sdks_defaults(lab, no_sleep, provider, mode):
     lab.script({"steps": [{"fault": "overloaded"}, {"fault": "overloaded"}]})
     events: List[Dict[str, Any]] = []
-    out = call(mode, PROVIDERS[provider](lab), on_event=events.append)
+    out = call(mode, PROVIDERS[provider](lab), max_retries=3, on_event=events.append)
     assert out == REPLY.format(3)
     status = 529 if provider == "anthropic" else 503
     assert lab.statuses() == [status, status, 200]

@@ -39,11 +39,28 @@ def test_success_path_returns_value_and_never_sleeps(no_sleep):
     assert no_sleep == []
 
 
+def test_no_policy_means_the_default_preset_and_honours_retry_after(no_sleep):
+    """CONTRACT §6: with no policy, max_retries or delay, the default preset decides: a 429's
+    retry-after of 1 s costs 1 s (SwarmSDK's fixed 15 s used to cost 15)."""
+    fn = Flaky(StatusError(429, headers={"retry-after": "1"}))
+    assert call_llm_with_retry(fn) == "ok"
+    assert fn.calls == 2
+    assert no_sleep == [1.0]
+
+
+def test_a_misspelt_policy_fails_before_the_first_call():
+    calls = []
+    with pytest.raises(retry_core.InvalidPolicyError):
+        call_llm_with_retry(lambda: calls.append(1), policy="defualt")
+    assert calls == []
+
+
 def test_swarm_sdk_defaults_three_calls_fixed_delay(no_sleep):
     fn = Flaky(StatusError(503), StatusError(503), StatusError(503))
     events = []
     with pytest.raises(StatusError) as info:
-        call_llm_with_retry(fn, on_event=events.append)
+        # max_retries (or delay) alone means SwarmSDK's loop (CONTRACT §6).
+        call_llm_with_retry(fn, max_retries=3, on_event=events.append)
     assert fn.calls == 3
     assert no_sleep == [15.0, 15.0]
     assert [e["type"] for e in events] == ["llm_retry_attempt", "llm_retry_attempt", "llm_retry_exhausted"]
@@ -173,12 +190,18 @@ def test_sleep_is_looked_up_at_call_time(monkeypatch):
     assert seen == [("patched", 3.0)]
 
 
-def test_on_event_errors_propagate(no_sleep):
+def test_on_event_errors_never_replace_the_result_or_the_users_error(no_sleep, caplog):
+    # Issue 14: a hook that raises is logged and noted on the user's exception, never raised in
+    # its place (it used to propagate and cost the caller a result the retry had earned).
     def broken(event):
         raise RuntimeError("sink down")
 
-    with pytest.raises(RuntimeError, match="sink down"):
-        call_llm_with_retry(Flaky(TimeoutError()), on_event=broken)
+    assert call_llm_with_retry(Flaky(TimeoutError()), on_event=broken) == "ok"
+    assert "on_event hook raised RuntimeError: sink down" in caplog.text
+    err = StatusError(401, "invalid api key")
+    with pytest.raises(StatusError) as info:
+        call_llm_with_retry(Flaky(err), on_event=broken)
+    assert info.value is err and isinstance(err.retry_core_errors[0], RuntimeError)
 
 
 @pytest.mark.parametrize(
@@ -277,6 +300,6 @@ def test_public_signature_is_keyword_only():
     assert list(sig.parameters) == ["fn", "max_retries", "delay", "policy", "on_event", "messages",
                                     "on_orphans", "on_context_overflow", "seed", "fleet", "key"]
     assert sig.parameters["max_retries"].kind is inspect.Parameter.KEYWORD_ONLY
-    assert sig.parameters["delay"].default == 15.0
+    assert sig.parameters["delay"].default is None
     assert "SwarmSDK" in call_llm_with_retry.__doc__
-    assert inspect.signature(retry_core.acall_llm_with_retry).parameters["max_retries"].default == 3
+    assert inspect.signature(retry_core.acall_llm_with_retry).parameters["max_retries"].default is None

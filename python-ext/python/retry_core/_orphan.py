@@ -74,8 +74,34 @@ def prune_orphan_tool_calls(messages: Sequence[Any]) -> PruneResult:
     # Messages pruning leaves alone are the caller's own objects, surrogates and all.
     text = _utf8(text)
     sources, pruned_json, dangling, reminder = _native._prune_orphans(text)
-    out = [messages[i] if new is None else json.loads(new) for i, new in sources]
+    out = [messages[i] if slots is None else _strip(plain[i], *slots) for i, slots in sources]
     return PruneResult(out, json.loads(pruned_json), dangling, reminder)
+
+
+def _without(items: Any, slots: List[int]) -> Any:
+    gone = set(slots)
+    if isinstance(items, dict):
+        return {k: v for n, (k, v) in enumerate(items.items()) if n not in gone}
+    return [v for n, v in enumerate(items) if n not in gone]
+
+
+def _strip(message: Dict[str, Any], tool_calls: List[int], content: List[int]) -> Dict[str, Any]:
+    """A copy of ``message`` without the slots the engine removed (its ``Edit::Strip``), built
+    from the caller's own values: what JSON cannot carry (bytes, objects) passes through as is.
+    The caller's message and its lists are not modified."""
+    new = dict(message)
+    if tool_calls:
+        calls = new.get("tool_calls")
+        if isinstance(calls, (list, tuple, dict)):
+            kept = _without(calls, tool_calls)
+            if kept:
+                new["tool_calls"] = kept
+            else:
+                del new["tool_calls"]
+    blocks = new.get("content")
+    if content and isinstance(blocks, (list, tuple)):
+        new["content"] = _without(blocks, content)
+    return new
 
 
 def prune_in_place(messages: MutableSequence[Any]) -> PruneResult:

@@ -4,8 +4,9 @@ Waits go through ``time.sleep`` and ``asyncio.sleep``, looked up on their module
 so Ctrl-C interrupts a sync wait at once (``time.sleep`` releases the GIL and wakes on
 signals), task cancellation interrupts an async one, and tests can patch either.
 
-The success path does nothing but call ``fn()``: the policy is resolved and the native retrier
-created only when a call has failed. With a fleet (``fleet=``, ``key=``), the retrier exists from
+The success path does little but call ``fn()``: the keyword arguments are checked and the
+policy resolved before it (a bad option fails before the first call, never in place of the
+user's error), and the native retrier is created only when a call has failed. With a fleet (``fleet=``, ``key=``), the retrier exists from
 the start: the fleet is asked before every call (a shared pause or an open circuit is waited out)
 and told about the success; that is two native calls on the success path.
 """
@@ -20,10 +21,10 @@ from collections.abc import MutableSequence
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, TypeVar, Union
 
 from . import _native
-from ._failure import Failure, record_of
+from ._failure import Failure, _utf8, record_of
 from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
-from ._policy import PolicyLike, resolve_policy
+from ._policy import _PRESET_CACHE as _PRESETS, PolicyLike, resolve_policy
 
 __all__ = ["Retrier", "call_llm_with_retry", "acall_llm_with_retry"]
 
@@ -104,26 +105,90 @@ class Retrier:
         return self._inner.attempts
 
 
-def _emit(on_event: Optional[EventHook], decision: "_native.Decision") -> None:
-    _emit_events(on_event, decision.events, decision)
+def _emit(on_event: Optional[EventHook], decision: "_native.Decision", exc: Optional[BaseException] = None) -> None:
+    _emit_events(on_event, decision.events, decision, exc)
 
 
 def _emit_events(on_event: Optional[EventHook], events: List[Dict[str, Any]],
-                 decision: Optional["_native.Decision"] = None) -> None:
+                 decision: Optional["_native.Decision"] = None, exc: Optional[BaseException] = None) -> None:
+    # A hook or a logging handler that raises must not replace the user's result or error: its
+    # failure is logged and noted on the user's exception (if there is one); the call goes on.
+    # Only Exception is caught: a KeyboardInterrupt in a hook propagates.
     for event in events:
         if on_event is not None:
-            on_event(event)
-        kind = event["type"]
-        if kind == "llm_retry_attempt":
-            logger.info("retry-core: %s (%s), attempt %s/%s failed; retrying in %ss",
-                        event.get("category"), event.get("error_class"), event.get("attempt"),
-                        event.get("max_retries"), event.get("retry_delay"))
-        elif kind in ("llm_retry_exhausted", "llm_request_failed"):
-            logger.warning("retry-core: %s", decision.note if decision is not None else kind)
-        elif kind in ("circuit_opened", "retry_budget_exhausted", "fleet_backend_degraded"):
-            logger.warning("retry-core: %s %s", kind, {k: v for k, v in event.items() if k != "type"})
-        elif kind in ("circuit_closed", "rate_limit_pause", "fleet_backend_recovered"):
-            logger.info("retry-core: %s %s", kind, {k: v for k, v in event.items() if k != "type"})
+            try:
+                on_event(event)
+            except Exception as err:
+                _broken(exc, "the on_event hook", err)
+        try:
+            kind = event["type"]
+            if kind == "llm_retry_attempt":
+                logger.info("retry-core: %s (%s), attempt %s/%s failed; retrying in %ss",
+                            event.get("category"), event.get("error_class"), event.get("attempt"),
+                            event.get("max_retries"), event.get("retry_delay"))
+            elif kind in ("llm_retry_exhausted", "llm_request_failed"):
+                logger.warning("retry-core: %s", decision.note if decision is not None else kind)
+            elif kind in ("circuit_opened", "retry_budget_exhausted", "fleet_backend_degraded"):
+                logger.warning("retry-core: %s %s", kind, {k: v for k, v in event.items() if k != "type"})
+            elif kind in ("circuit_closed", "rate_limit_pause", "fleet_backend_recovered"):
+                logger.info("retry-core: %s %s", kind, {k: v for k, v in event.items() if k != "type"})
+        except Exception as err:
+            _broken(exc, "logging", err)
+
+
+def _safe_text(obj: BaseException) -> str:
+    """``str(obj)`` scrubbed of keys and tokens, or its class name when ``__str__`` misbehaves
+    (raises, returns a non-str, recurses)."""
+    try:
+        text = str(obj)
+    except Exception:
+        text = None
+    if not isinstance(text, str):
+        text = _class_name(obj)
+    return _native._scrub(_utf8(text))[:500]
+
+
+def _class_name(obj: Any) -> str:
+    try:
+        name = type(obj).__name__
+    except Exception:
+        name = None
+    return name if isinstance(name, str) else "Exception"
+
+
+def _broken(exc: Optional[BaseException], what: str, err: BaseException) -> None:
+    """A failure inside retry-core, a hook of the caller's, or an option, met while handling
+    the user's exception ``exc``: attached to ``exc`` (``exc.retry_core_errors``, and a note on
+    3.11+) and logged, never raised in its place."""
+    text = f"retry-core: {what} raised {_class_name(err)}: {_safe_text(err)} (ignored; the original error stands)"
+    try:
+        logger.warning("%s", text)
+    except Exception:
+        pass
+    if exc is None:
+        return
+    try:
+        errors = exc.__dict__.setdefault("retry_core_errors", [])
+        if isinstance(errors, list):
+            errors.append(err)
+    except Exception:
+        pass
+    add_note = getattr(exc, "add_note", None)
+    if add_note is not None:
+        try:
+            add_note(text)
+        except Exception:
+            pass
+
+
+def _record(exc: BaseException) -> "_native.FailureRecord":
+    """The record of ``exc``; when reading it fails (a ``__cause__`` or ``__module__`` that
+    raises, ...), a record of its class name alone, and the failure noted on ``exc``."""
+    try:
+        return record_of(exc)
+    except Exception as err:
+        _broken(exc, "reading the exception", err)
+        return _native.FailureRecord(None, None, None, [_utf8(_class_name(exc))], "", None)
 
 
 def _give_up(exc: BaseException, decision: "_native.Decision") -> BaseException:
@@ -174,54 +239,68 @@ def _hook(name: str, hook: Any) -> Any:
 
 
 class _Options:
-    """The keyword arguments of a call: checked on its first failure (with a fleet, before the
-    first call). Plain assignments: this runs on a fleet call's success path."""
+    """The keyword arguments of a call, checked and the policy resolved before the first call
+    (CONTRACT §6), so that a bad keyword or a misspelt preset never stands in for the user's
+    own error at the first failure. This runs on the success path of every call given options:
+    the defaults are class attributes, the given options land in the instance's dict in one
+    update, and only the options given are checked."""
 
-    __slots__ = _OPTIONS
+    policy: Optional[PolicyLike] = None
+    max_retries: Any = None
+    delay: Any = None
+    on_event: Optional[EventHook] = None
+    messages: Optional[MutableSequence[Any]] = None
+    on_orphans: Optional[OrphanHook] = None
+    on_context_overflow: Optional[CompactHook] = None
+    seed: Optional[int] = None
+    fleet: Optional[Fleet] = None
+    key: Optional[str] = None
+    native: "_native.RetryPolicy"
 
     def __init__(self, name: str, options: Dict[str, Any]) -> None:
         if not _OPTION_SET.issuperset(options):
             for option in options:
                 if option not in _OPTION_SET:
                     raise TypeError(f"{name}() got an unexpected keyword argument {option!r}")
-        get = options.get
-        self.policy = get("policy")
-        if self.policy is not None and ("max_retries" in options or "delay" in options):
+        self.__dict__.update(options)
+        policy = self.policy
+        swarm = self.max_retries is not None or self.delay is not None
+        if policy is not None and swarm:
             raise TypeError(f"{name}() takes max_retries / delay or a policy, not both "
                             "(put them in the policy: {'max_retries': ..., 'backoff': ...})")
-        self.max_retries = get("max_retries", 3)
-        self.delay = get("delay", 15.0)
-        self.on_event = _hook("on_event", get("on_event"))
-        self.on_orphans = _hook("on_orphans", get("on_orphans"))
-        self.on_context_overflow = _hook("on_context_overflow", get("on_context_overflow"))
-        self.seed = get("seed")
-        self.fleet = fleet = get("fleet")
-        self.key = key = get("key")
+        on_event = self.on_event
+        if on_event is not None and not callable(on_event):
+            _hook("on_event", on_event)
+        if "on_orphans" in options:
+            _hook("on_orphans", self.on_orphans)
+        if "on_context_overflow" in options:
+            _hook("on_context_overflow", self.on_context_overflow)
+        fleet = self.fleet
+        key = self.key
         if (fleet is not None or key is not None) and not (type(fleet) is Fleet and type(key) is str and key):
             _check_fleet(fleet, key)
-        self.messages = messages = get("messages")
+        messages = self.messages
         if messages is not None and (isinstance(messages, (str, bytes)) or not isinstance(messages, MutableSequence)):
             raise TypeError(f"messages must be a list of messages (pruned in place), not {type(messages).__name__}")
-
-    max_retries: Any
-    delay: Any
-    policy: Optional[PolicyLike]
-    on_event: Optional[EventHook]
-    messages: Optional[MutableSequence[Any]]
-    on_orphans: Optional[OrphanHook]
-    on_context_overflow: Optional[CompactHook]
-    seed: Optional[int]
-    fleet: Optional[Fleet]
-    key: Optional[str]
+        if self.seed is not None:
+            _check_seed(self.seed)
+        # With no policy, max_retries or delay, the default preset decides (CONTRACT §6);
+        # max_retries / delay alone mean SwarmSDK's loop with those values.
+        if policy is None and not swarm:
+            policy = "default"
+        # A misspelt preset name or a bad configuration fails here, before the first call.
+        native = _PRESETS.get(policy) if type(policy) is str else None
+        if native is None:
+            max_retries = 3 if self.max_retries is None else self.max_retries
+            delay = 15.0 if self.delay is None else self.delay
+            native = resolve_policy(policy, max_retries, delay)
+        self.native = native
 
     def retrier(self) -> "_native.Retrier":
-        seed = self.seed
-        if seed is not None:
-            _check_seed(seed)
-        policy = resolve_policy(self.policy, self.max_retries, self.delay)
         if self.fleet is None:
-            return _native.Retrier(policy, seed, self.on_context_overflow is not None)
-        return _native.Retrier(policy, seed, self.on_context_overflow is not None, self.fleet._inner, self.key)
+            return _native.Retrier(self.native, self.seed, self.on_context_overflow is not None)
+        return _native.Retrier(self.native, self.seed, self.on_context_overflow is not None, self.fleet._inner,
+                               self.key)
 
 
 def _check_seed(seed: Any) -> None:
@@ -243,14 +322,40 @@ def _check_fleet(fleet: Any, key: Any) -> None:
         raise ValueError("key must not be empty")
 
 
+#: The options of a call given none (never modified: a call only reads its options).
+_DEFAULTS = _Options("call_llm_with_retry", {})
+
+_USUAL = frozenset(("policy", "on_event"))
+
+
+def _check_options(name: str, options: Dict[str, Any]) -> None:
+    """Checks a call's options before its first call, raising what :class:`_Options` raises.
+    The usual call (a known preset name, maybe an ``on_event`` hook) is checked without
+    building the options (a microsecond on every successful call); they are built again, from
+    the same dict, on the first failure."""
+    policy = options.get("policy")
+    if _USUAL.issuperset(options) and type(policy) is str and policy in _PRESETS:
+        on_event = options.get("on_event")
+        if on_event is None or callable(on_event):
+            return
+    _Options(name, options)
+
+
+# The user's error always wins: whatever fails inside retry-core while an exception is handled
+# (reading it, a hook, the history given as `messages=`) is noted on that exception
+# (`_broken`), never raised in its place. A recovery whose hook failed counts as one that changed
+# nothing, so the engine gives up with the original error. Each `raise exc` stands outside any
+# `except` block: raising there would overwrite the user's own `__context__`. Only Exception is
+# caught: a KeyboardInterrupt anywhere propagates at once.
+
 def _after_failure_sync(retrier: "_native.Retrier", exc: Exception, opts: _Options,
                         elapsed: float) -> "_native.Decision":
     """One failure: the engine's decision, its events, the free recoveries, and the wait before
     the next call. Returns the retry decision, or raises (give up, cancellation)."""
-    record = record_of(exc)
-    decision = retrier._on_failure(record, elapsed)
-    while True:
-        _emit(opts.on_event, decision)
+    record = _record(exc)
+    decision = _decide(exc, lambda: retrier._on_failure(record, elapsed))
+    while decision is not None:
+        _emit(opts.on_event, decision, exc)
         action = decision.action
         if action == "retry":
             wait = decision.delay
@@ -258,27 +363,35 @@ def _after_failure_sync(retrier: "_native.Retrier", exc: Exception, opts: _Optio
                 time.sleep(wait)
             return decision
         if action == "recover_orphans":
-            ret, n = _prune(opts.messages, opts.on_orphans)
-            if n is None:
-                n = _count(ret)
-            decision = retrier._on_orphans_pruned(n, record, elapsed)
+            n = 0
+            try:
+                ret, changed = _prune(opts.messages, opts.on_orphans)
+                n = _count(ret) if changed is None else changed
+            except Exception as err:
+                _broken(exc, "pruning orphan tool calls", err)
+            decision = _decide(exc, lambda: retrier._on_orphans_pruned(n, record, elapsed))
             continue
         if action == "recover_context":
+            compacted = False
             hook = opts.on_context_overflow
-            compacted = bool(hook()) if hook is not None else False
-            decision = retrier._on_context_compacted(compacted, record, elapsed)
+            try:
+                compacted = bool(hook()) if hook is not None else False
+            except Exception as err:
+                _broken(exc, "the on_context_overflow hook", err)
+            decision = _decide(exc, lambda: retrier._on_context_compacted(compacted, record, elapsed))
             continue
         if action == "reraise":
             raise exc
         raise _give_up(exc, decision)
+    raise exc
 
 
 async def _after_failure_async(retrier: "_native.Retrier", exc: Exception, opts: _Options,
                                elapsed: float) -> "_native.Decision":
-    record = record_of(exc)
-    decision = retrier._on_failure(record, elapsed)
-    while True:
-        _emit(opts.on_event, decision)
+    record = _record(exc)
+    decision = _decide(exc, lambda: retrier._on_failure(record, elapsed))
+    while decision is not None:
+        _emit(opts.on_event, decision, exc)
         action = decision.action
         if action == "retry":
             wait = decision.delay
@@ -286,25 +399,43 @@ async def _after_failure_async(retrier: "_native.Retrier", exc: Exception, opts:
                 await asyncio.sleep(wait)
             return decision
         if action == "recover_orphans":
-            ret, n = _prune(opts.messages, opts.on_orphans)
-            if inspect.isawaitable(ret):
-                ret = await ret
-            if n is None:
-                n = _count(ret)
-            decision = retrier._on_orphans_pruned(n, record, elapsed)
+            n = 0
+            try:
+                ret, changed = _prune(opts.messages, opts.on_orphans)
+                if inspect.isawaitable(ret):
+                    ret = await ret
+                n = _count(ret) if changed is None else changed
+            except Exception as err:
+                _broken(exc, "pruning orphan tool calls", err)
+            decision = _decide(exc, lambda: retrier._on_orphans_pruned(n, record, elapsed))
             continue
         if action == "recover_context":
             compacted: Any = False
             hook = opts.on_context_overflow
-            if hook is not None:
-                compacted = hook()
-                if inspect.isawaitable(compacted):
-                    compacted = await compacted
-            decision = retrier._on_context_compacted(bool(compacted), record, elapsed)
+            try:
+                if hook is not None:
+                    compacted = hook()
+                    if inspect.isawaitable(compacted):
+                        compacted = await compacted
+                compacted = bool(compacted)
+            except Exception as err:
+                _broken(exc, "the on_context_overflow hook", err)
+                compacted = False
+            decision = _decide(exc, lambda: retrier._on_context_compacted(compacted, record, elapsed))
             continue
         if action == "reraise":
             raise exc
         raise _give_up(exc, decision)
+    raise exc
+
+
+def _decide(exc: BaseException, step: Callable[[], "_native.Decision"]) -> Optional["_native.Decision"]:
+    """The engine's answer, or None (noted on ``exc``) when asking it failed."""
+    try:
+        return step()
+    except Exception as err:
+        _broken(exc, "retry-core's engine", err)
+        return None
 
 
 def _retry_sync(fn: Callable[[], T], exc: Exception, opts: _Options) -> T:
@@ -331,34 +462,17 @@ async def _retry_async(fn: Callable[[], Awaitable[T]], exc: Exception, opts: _Op
             exc = e
 
 
-def _fleet_retrier(options: Dict[str, Any]) -> "_native.Retrier":
-    """The retrier of a fleet call, made before its first call from just what it needs; the
-    other keyword arguments are checked on the first failure, as without a fleet."""
-    fleet: Any = options.get("fleet")
-    key: Any = options.get("key")
-    if not (type(fleet) is Fleet and type(key) is str and key):
-        _check_fleet(fleet, key)
-    seed = options.get("seed")
-    if seed is not None:
-        _check_seed(seed)
-    policy = resolve_policy(options.get("policy"), options.get("max_retries", 3), options.get("delay", 15.0))
-    return _native.Retrier(policy, seed, options.get("on_context_overflow") is not None, fleet._inner, key)
-
-
-def _fleet_sync(fn: Callable[[], T], name: str, options: Dict[str, Any]) -> T:
+def _fleet_sync(fn: Callable[[], T], opts: _Options) -> T:
     """The loop with a fleet: ask before every call, wait out pauses and open circuits, report
     the success. Elapsed time counts from the first failure, as without a fleet."""
-    retrier = _fleet_retrier(options)
-    opts: Optional[_Options] = None
+    retrier = opts.retrier()
     t0 = 0.0
     exc: Optional[Exception] = None
     last: Optional["_native.Decision"] = None
     while True:
         gate = retrier._before_attempt(0.0 if exc is None else _monotonic() - t0)
         if gate is not None:
-            if opts is None:
-                opts = _Options(name, options)
-            _emit_events(opts.on_event, gate.events)
+            _emit_events(opts.on_event, gate.events, None, exc)
             if gate.reject and exc is not None and last is not None:
                 raise _give_up(exc, last._stopped_at_gate())
             wait = gate.wait
@@ -373,27 +487,26 @@ def _fleet_sync(fn: Callable[[], T], name: str, options: Dict[str, Any]) -> T:
                 t0 = _monotonic()
             exc = e
         else:
-            events = retrier._on_success()
+            try:
+                events = retrier._on_success()
+            except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
+                _broken(None, "the fleet", err)
+                events = []
             if events:
-                _emit_events(_hook("on_event", options.get("on_event")) if opts is None else opts.on_event, events)
+                _emit_events(opts.on_event, events)
             return value
-        if opts is None:
-            opts = _Options(name, options)
         last = _after_failure_sync(retrier, exc, opts, _monotonic() - t0)
 
 
-async def _fleet_async(fn: Callable[[], Awaitable[T]], name: str, options: Dict[str, Any]) -> T:
-    retrier = _fleet_retrier(options)
-    opts: Optional[_Options] = None
+async def _fleet_async(fn: Callable[[], Awaitable[T]], opts: _Options) -> T:
+    retrier = opts.retrier()
     t0 = 0.0
     exc: Optional[Exception] = None
     last: Optional["_native.Decision"] = None
     while True:
         gate = retrier._before_attempt(0.0 if exc is None else _monotonic() - t0)
         if gate is not None:
-            if opts is None:
-                opts = _Options(name, options)
-            _emit_events(opts.on_event, gate.events)
+            _emit_events(opts.on_event, gate.events, None, exc)
             if gate.reject and exc is not None and last is not None:
                 raise _give_up(exc, last._stopped_at_gate())
             wait = gate.wait
@@ -408,19 +521,23 @@ async def _fleet_async(fn: Callable[[], Awaitable[T]], name: str, options: Dict[
                 t0 = _monotonic()
             exc = e
         else:
-            events = retrier._on_success()
+            try:
+                events = retrier._on_success()
+            except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
+                _broken(None, "the fleet", err)
+                events = []
             if events:
-                _emit_events(_hook("on_event", options.get("on_event")) if opts is None else opts.on_event, events)
+                _emit_events(opts.on_event, events)
             return value
-        if opts is None:
-            opts = _Options(name, options)
         last = await _after_failure_async(retrier, exc, opts, _monotonic() - t0)
 
 
 _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its value or re-raise.
 
-    Without ``policy`` this is SwarmSDK's ``call_llm_with_retry(max_retries: 3, delay: 15)``:
-    ``max_retries`` counts every call, a fixed ``delay`` in seconds. ``policy`` may be a preset
+    With no ``policy``, ``max_retries`` or ``delay``, the ``"default"`` preset decides (CONTRACT §6):
+    a 429's retry-after is honoured, a permanent error costs one call. ``max_retries`` and/or
+    ``delay`` alone mean SwarmSDK's ``call_llm_with_retry(max_retries: 3, delay: 15)`` with those
+    values: ``max_retries`` counts every call, a fixed ``delay`` in seconds. ``policy`` may be a preset
     name, a configuration dict or a :class:`RetryPolicy` (then without ``max_retries`` /
     ``delay``: a policy carries its own).
 
@@ -444,9 +561,12 @@ _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its valu
     attached (``exc.retry_classification``, ``exc.retry_decision``, and a note on 3.11+).
     Cancellation (``KeyboardInterrupt``, ``PipelineStopRequested``, ...) is re-raised untouched.
 
-    The success path only calls ``fn()``: the keyword arguments are checked, the policy resolved
-    and the engine's retrier created on the first failure, and a policy's deadline counts from
-    that failure.
+    The keyword arguments are checked and the policy resolved before the first call (a bad
+    keyword or a misspelt preset raises at once, ``fn`` uncalled); the engine's retrier is
+    created on the first failure, and a policy's deadline counts from that failure. Nothing
+    that goes wrong inside retry-core while it handles your exception (reading it, a hook that
+    raises) is ever raised in its place: it is attached to your exception
+    (``exc.retry_core_errors``, and a note on 3.11+).
 
     >>> from retry_core import call_llm_with_retry
     >>> call_llm_with_retry(lambda: "ok", max_retries=5)
@@ -463,8 +583,8 @@ if TYPE_CHECKING:
     def call_llm_with_retry(
         fn: Callable[[], T],
         *,
-        max_retries: int = 3,
-        delay: float = 15.0,
+        max_retries: Optional[int] = None,
+        delay: Optional[float] = None,
         policy: Optional[PolicyLike] = None,
         on_event: Optional[EventHook] = None,
         messages: Optional[MutableSequence[Any]] = None,
@@ -478,8 +598,8 @@ if TYPE_CHECKING:
     async def acall_llm_with_retry(
         fn: Callable[[], Awaitable[T]],
         *,
-        max_retries: int = 3,
-        delay: float = 15.0,
+        max_retries: Optional[int] = None,
+        delay: Optional[float] = None,
         policy: Optional[PolicyLike] = None,
         on_event: Optional[EventHook] = None,
         messages: Optional[MutableSequence[Any]] = None,
@@ -496,31 +616,35 @@ else:
     # checkers see (`__signature__` below).
 
     def call_llm_with_retry(fn, **options):
-        if options and options.get("fleet") is not None:
-            return _fleet_sync(fn, "call_llm_with_retry", options)
+        if options:
+            if options.get("fleet") is not None:
+                return _fleet_sync(fn, _Options("call_llm_with_retry", options))
+            _check_options("call_llm_with_retry", options)
         try:
             return fn()
         except Exception as e:
             exc = e
         # Outside the except block: later attempts' exceptions must not chain to this one.
-        return _retry_sync(fn, exc, _Options("call_llm_with_retry", options))
+        return _retry_sync(fn, exc, _Options("call_llm_with_retry", options) if options else _DEFAULTS)
 
     async def acall_llm_with_retry(fn, **options):
-        if options and options.get("fleet") is not None:
-            return await _fleet_async(fn, "acall_llm_with_retry", options)
+        if options:
+            if options.get("fleet") is not None:
+                return await _fleet_async(fn, _Options("acall_llm_with_retry", options))
+            _check_options("acall_llm_with_retry", options)
         try:
             return await fn()
         except Exception as e:
             exc = e
-        return await _retry_async(fn, exc, _Options("acall_llm_with_retry", options))
+        return await _retry_async(fn, exc, _Options("acall_llm_with_retry", options) if options else _DEFAULTS)
 
     def _signature(async_: bool) -> inspect.Signature:
         P = inspect.Parameter
         kw = P.KEYWORD_ONLY
         return inspect.Signature([
             P("fn", P.POSITIONAL_OR_KEYWORD, annotation="Callable[[], Awaitable[T]]" if async_ else "Callable[[], T]"),
-            P("max_retries", kw, default=3, annotation="int"),
-            P("delay", kw, default=15.0, annotation="float"),
+            P("max_retries", kw, default=None, annotation="Optional[int]"),
+            P("delay", kw, default=None, annotation="Optional[float]"),
             P("policy", kw, default=None, annotation="Optional[PolicyLike]"),
             P("on_event", kw, default=None, annotation="Optional[EventHook]"),
             P("messages", kw, default=None, annotation="Optional[MutableSequence[Any]]"),

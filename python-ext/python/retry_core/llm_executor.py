@@ -37,8 +37,9 @@ from uuid import uuid4
 from . import _native
 from ._classify import is_transient_error
 from ._config import RetryConfig
-from ._failure import _utf8, record_of
+from ._failure import _utf8
 from ._fleet import Fleet
+from ._retry import _broken, _class_name, _record
 
 __all__ = [
     "LLMExecutor",
@@ -265,6 +266,33 @@ def _log_text(text: str) -> str:
     return _native._scrub(_utf8(text))
 
 
+def _exc_text(exc: BaseException) -> str:
+    """``str(exc)`` scrubbed (the class name when ``__str__`` misbehaves). Scrubbed before any
+    quoting: ``repr``'s escapes (``\\n``, ``\\'``) would hide a key from the patterns."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = None
+    if not isinstance(text, str):
+        text = _class_name(exc)
+    return _native._scrub(_utf8(text))
+
+
+def _exc_repr(exc: Optional[BaseException]) -> str:
+    """PlanExe's ``repr(exc)`` (``ValueError('...')``), built from the scrubbed ``str(exc)``:
+    never the exception's own ``__repr__``, which may raise or escape a key past the scrubber."""
+    if exc is None:
+        return "None"
+    return f"{_class_name(exc)}({_exc_text(exc)!r})"
+
+
+def _traceback() -> str:
+    try:
+        return traceback.format_exc()
+    except Exception:
+        return "(traceback unavailable)"
+
+
 class _Failed:
     """Marks a model whose attempts all failed."""
 
@@ -349,10 +377,14 @@ class LLMExecutor:
 
         self._raise_final_exception()
 
-    def _emit(self, events: List[Dict[str, Any]]) -> None:
+    def _emit(self, events: List[Dict[str, Any]], exc: Optional[BaseException] = None) -> None:
         if self.on_event is not None:
             for event in events:
-                self.on_event(event)
+                try:
+                    self.on_event(event)
+                except Exception as err:
+                    # A hook that raises must not end the run nor hide the models' errors.
+                    _broken(exc, "the on_event hook", err)
 
     def _fleet_retrier(self, llm_model: LLMModelBase, policy: Any) -> Tuple[Any, str]:
         key = self.fleet_key(llm_model)
@@ -402,7 +434,7 @@ class LLMExecutor:
             exc = attempt.exception
             if exc is None:
                 return _FAILED
-            record = record_of(exc)
+            record = _record(exc)
             category = _native._classify(record, None).category
             if category == "cancelled":
                 # A stop request of another module's class (or any other cancellation that is an
@@ -413,7 +445,7 @@ class LLMExecutor:
                     # The provider answered: for the fleet's breaker and budget, a success.
                     self._emit(retrier._on_success() or [])
                 validation_left -= 1
-                self.validation_feedback = extract_validation_feedback(exc) or _native._scrub(str(exc))[:2000]
+                self.validation_feedback = extract_validation_feedback(exc) or _exc_text(exc)[:2000]
                 logger.info(
                     f"LLMExecutor: output of {llm_model!r} failed validation, retrying with feedback "
                     f"(validation retry {self.max_validation_retries - validation_left}/{self.max_validation_retries})"
@@ -424,7 +456,7 @@ class LLMExecutor:
             if retrier is None:
                 retrier = _native.Retrier(policy, None, False)
             decision = retrier._on_failure(record, time.monotonic() - model_start)
-            self._emit(decision.events)
+            self._emit(decision.events, exc)
             if decision.action != "retry":
                 if decision.action == "reraise":
                     raise exc
@@ -470,7 +502,7 @@ class LLMExecutor:
             llm = llm_model.create_llm()
         except Exception as e:
             duration = time.perf_counter() - attempt_start_time
-            logger.error(_log_text(f"LLMExecutor: Error creating LLM {llm_model!r}: {e!r} traceback: {traceback.format_exc()}"))
+            logger.error(_log_text(f"LLMExecutor: Error creating LLM {llm_model!r}: {_exc_repr(e)} traceback: {_traceback()}"))
             _record_metrics(len(self.attempts), getattr(llm_model, "name", llm_model.__class__.__name__),
                             duration, False, e, None)
             return LLMAttempt(stage="create", llm_model=llm_model, success=False, duration=duration, exception=e)
@@ -486,11 +518,11 @@ class LLMExecutor:
             _record_metrics(len(self.attempts), model_name, duration, True, None, result)
             return LLMAttempt(stage="execute", llm_model=llm_model, success=True, duration=duration, result=result)
         except PipelineStopRequested as e:
-            logger.info(f"LLMExecutor: Stopping because the execute_function callback raised PipelineStopRequested: {e!r}")
+            logger.info(f"LLMExecutor: Stopping because the execute_function callback raised PipelineStopRequested: {_exc_repr(e)}")
             raise
         except Exception as e:
             duration = time.perf_counter() - attempt_start_time
-            logger.error(_log_text(f"LLMExecutor: error when invoking execute_function. LLM {llm_model!r} and llm_executor_uuid: {llm_executor_uuid!r}: {e!r} traceback: {traceback.format_exc()}"))
+            logger.error(_log_text(f"LLMExecutor: error when invoking execute_function. LLM {llm_model!r} and llm_executor_uuid: {llm_executor_uuid!r}: {_exc_repr(e)} traceback: {_traceback()}"))
             _record_metrics(len(self.attempts), model_name, duration, False, e, None)
             return LLMAttempt(stage="execute", llm_model=llm_model, success=False, duration=duration, exception=e)
 
@@ -508,7 +540,7 @@ class LLMExecutor:
         try:
             self.should_stop_callback(parameters)
         except PipelineStopRequested as e:
-            logger.warning(f"Callback raised PipelineStopRequested. Aborting execution after attempt {attempt_index}: {e}")
+            logger.warning(f"Callback raised PipelineStopRequested. Aborting execution after attempt {attempt_index}: {_exc_text(e)}")
             raise
 
     def _raise_final_exception(self) -> typing.NoReturn:
@@ -516,7 +548,8 @@ class LLMExecutor:
         rows = []
         for attempt_index, attempt in enumerate(self.attempts):
             status = "success" if attempt.success else "failed"
-            rows.append(f" - Attempt {attempt_index} with {attempt.llm_model!r} {status} during '{attempt.stage}' stage: {attempt.exception!r}")
+            rows.append(f" - Attempt {attempt_index} with {attempt.llm_model!r} {status} during '{attempt.stage}' stage: "
+                        f"{_exc_repr(attempt.exception)}")
         # PlanExe's text, scrubbed: providers quote keys in their messages ("Incorrect API key
         # provided: sk-..."), and this text goes to logs and users (CONTRACT §4).
         error_summary = _log_text("\n".join(rows))
@@ -543,7 +576,7 @@ def _record_metrics(attempt_index: int, model: str, duration: float, success: bo
         except Exception:
             pass
         _metrics_hooks = hooks
-    error_message = None if exception is None else str(exception)
+    error_message = None if exception is None else _exc_text(exception)
     for kind, hook in _metrics_hooks:
         try:
             if kind == "tokens":
@@ -553,4 +586,4 @@ def _record_metrics(attempt_index: int, model: str, duration: float, success: bo
                 hook(model=model, duration_seconds=duration, success=False, error_message=error_message,
                      error_id=getattr(exception, "error_id", None))
         except Exception as exc:
-            logger.debug("Failed to record metrics for attempt: %s", exc)
+            logger.debug("Failed to record metrics for attempt: %s", _exc_text(exc))

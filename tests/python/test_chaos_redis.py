@@ -1,0 +1,167 @@
+"""Chaos, part 3 (issue 14): a Redis fleet under attack, from Python.
+
+- Fork: while threads hammer a Redis fleet, 100 children of ``os.fork()`` each complete a fleet
+  call (on Redis, not degraded) and exit 0; each child is given 10 s, stragglers are killed.
+- Black hole: a redis-server stopped with SIGSTOP after the fleet warmed up (it accepts
+  connections and never answers): a call returns within 2x ``redis_timeout_s`` plus a small
+  margin on local state, and a concurrent call on another key is not held behind it.
+
+redis-server is started by the tests themselves (``test_fleet_redis.RedisServer``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from typing import Any, Dict, List
+
+import pytest
+
+from retry_core import Fleet, call_llm_with_retry
+from test_fleet_redis import RedisServer, StatusError, free_port, redis_server  # noqa: F401
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="fork and SIGSTOP")
+
+FORK_CHILD = textwrap.dedent(
+    r"""
+    import json, os, signal, sys, threading, time
+    from retry_core import Fleet, call_llm_with_retry
+
+    url, children, per_child = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+
+    class Busy(Exception):
+        status_code = 503
+
+    def flaky():
+        state = {"n": 0}
+        def fn():
+            state["n"] += 1
+            if state["n"] == 1:
+                raise Busy("busy")
+            return "ok"
+        return fn
+
+    # No breaker and a deep budget: every call here fails once on purpose, which would open
+    # the circuit (then 100 children would queue for one probe) or drain the budget; this test
+    # is about fork, not about those.
+    fleet = Fleet(redis_url=url, namespace="chaos-fork", breaker=False, budget={"capacity": 1000000})
+    stop = threading.Event()
+    used = []
+
+    def hammer(i):
+        n = 0
+        while not stop.is_set():
+            assert call_llm_with_retry(flaky(), max_retries=3, delay=0.0, fleet=fleet, key=f"k{i % 2}") == "ok"
+            n += 1
+        used.append(n)
+
+    threads = [threading.Thread(target=hammer, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)  # the threads have used the fleet; they go on while we fork
+
+    started = {}
+    for i in range(children):
+        pid = os.fork()
+        if pid == 0:
+            # The child: one fleet call (a failure and a retry: Redis is read and written), on
+            # Redis, not degraded to local state.
+            code = 2
+            try:
+                events = []
+                ok = call_llm_with_retry(flaky(), max_retries=3, delay=0.0, fleet=fleet, key="k0",
+                                         on_event=events.append) == "ok"
+                degraded = any(e["type"] == "fleet_backend_degraded" for e in events)
+                code = 0 if ok and not degraded else (3 if ok else 1)
+            except BaseException:
+                code = 2
+            os._exit(code)
+        started[pid] = time.monotonic()
+
+    codes, killed, slowest = {}, 0, 0.0
+    while started:
+        for pid, t0 in list(started.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                codes[os.waitstatus_to_exitcode(status)] = codes.get(os.waitstatus_to_exitcode(status), 0) + 1
+                slowest = max(slowest, time.monotonic() - t0)
+                del started[pid]
+            elif time.monotonic() - t0 > per_child:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                killed += 1
+                del started[pid]
+        time.sleep(0.005)
+    stop.set()
+    for t in threads:
+        t.join()
+    print(json.dumps({"codes": codes, "killed": killed, "slowest_s": round(slowest, 3),
+                      "thread_calls": sum(used)}), flush=True)
+    """
+)
+
+
+def test_100_forked_children_complete_a_fleet_call_while_threads_use_it(redis_server):
+    proc = subprocess.run([sys.executable, "-c", FORK_CHILD, redis_server.url, "100", "10"],
+                          capture_output=True, text=True, timeout=150)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    print("fork report:", report)
+    assert report["killed"] == 0, report
+    assert report["codes"] == {"0": 100}, report
+    assert report["thread_calls"] > 0
+
+
+# --- a black-holed Redis ------------------------------------------------------------------------
+
+TIMEOUT = 0.25  # the default redis_timeout_s
+BOUND = 2 * TIMEOUT + 0.15
+
+
+def _timed(fn: Any) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def test_a_black_holed_redis_costs_a_call_at_most_twice_the_timeout(redis_server):
+    fleet = Fleet(redis_url=redis_server.url, namespace="chaos-hole")
+    assert fleet.config["redis_timeout_s"] == TIMEOUT
+    events: List[Dict[str, Any]] = []
+    for key in ("a", "b"):  # warm: connected, keys written
+        assert call_llm_with_retry(lambda: "ok", fleet=fleet, key=key, on_event=events.append) == "ok"
+    os.kill(redis_server.proc.pid, signal.SIGSTOP)
+    try:
+        held: Dict[str, float] = {}
+
+        def slow_a() -> None:
+            state = {"n": 0}
+
+            def fn() -> str:
+                state["n"] += 1
+                if state["n"] == 1:
+                    raise StatusError(503)
+                return "ok"
+
+            held["a"] = _timed(lambda: call_llm_with_retry(fn, max_retries=3, delay=0.0, fleet=fleet, key="a",
+                                                           on_event=events.append))
+
+        t = threading.Thread(target=slow_a)
+        t.start()
+        time.sleep(0.05)  # a is now waiting on the black hole
+        held["b"] = _timed(lambda: call_llm_with_retry(lambda: "ok", fleet=fleet, key="b", on_event=events.append))
+        t.join(timeout=10)
+        assert not t.is_alive()
+        after = [_timed(lambda: call_llm_with_retry(lambda: "ok", fleet=fleet, key="c")) for _ in range(5)]
+        print(f"black hole: a (fail + retry) {held['a']:.3f}s, b (concurrent) {held['b']:.3f}s, "
+              f"then {max(after):.3f}s at most")
+        assert held["a"] < BOUND, held
+        assert held["b"] < BOUND, held
+        assert max(after) < BOUND, after
+    finally:
+        os.kill(redis_server.proc.pid, signal.SIGCONT)
