@@ -6,27 +6,64 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
+    /// Too many requests: 429, `rate_limit_error`, `RESOURCE_EXHAUSTED`, `ThrottlingException`.
+    /// Transient.
     RateLimited,
+    /// The provider is overloaded: 529, `overloaded_error`, a 503 that says "overloaded".
+    /// Transient.
     Overloaded,
+    /// A server-side failure: 500, 502, 503, 504, any other 5xx, `api_error`, proxy error pages.
+    /// Transient.
     ServerError,
+    /// The request timed out: 408, or a read, connect or pool timeout of the HTTP client.
+    /// Transient.
     Timeout,
+    /// The connection failed: refused, reset, closed early, a remote protocol error, a temporary
+    /// DNS failure. Transient.
     Connection,
+    /// A streamed response broke off: an SSE `error` event of a transient or unknown type, or a
+    /// stream that ended without a stop reason. Transient.
     StreamInterrupted,
+    /// A 400 saying a tool call has no matching result. Not transient, but recoverable once by
+    /// pruning the orphan tool calls (see [`crate::orphan`]).
     OrphanToolCalls,
+    /// The prompt is longer than the model's context window (`context_length_exceeded`, 413).
+    /// Not transient.
     ContextOverflow,
+    /// Out of credits or quota: 402, OpenAI's 429 `insufficient_quota`, billing limits. Not
+    /// transient.
     PaymentRequired,
+    /// The credentials were rejected: 401, `authentication_error`, an invalid API key. Not
+    /// transient.
     Unauthorized,
+    /// The credentials lack permission: 403, `permission_error`. Not transient.
     Forbidden,
+    /// The resource or model does not exist: 404. Not transient.
     NotFound,
+    /// The provider refused the content (a safety or content filter). Not transient.
     ContentFiltered,
+    /// The request was understood but rejected: 422. Not transient.
     Unprocessable,
+    /// Any other 400, or `invalid_request_error`. Not transient.
     BadRequest,
+    /// Any other 4xx status. Not transient.
     ClientError,
+    /// The response could not be read: malformed JSON, an SSE protocol violation, an SSE
+    /// `invalid_request_error`. Not transient.
     InvalidResponse,
+    /// The model's output failed schema validation. Not transient: retried only when validation
+    /// retries are configured (a per-category override of the policy).
     Validation,
+    /// The setup is wrong: a missing key, an unknown model, a bad URL or host, a TLS certificate
+    /// error. Not transient.
     Configuration,
+    /// A bug in the calling program (`TypeError`, `ArgumentError`, `NoMethodError`, ...). Not
+    /// transient.
     Programming,
+    /// The call was cancelled or interrupted. Never retried; the host re-raises it untouched.
     Cancelled,
+    /// Nothing recognisable. Retried only when the policy's `retry_unknown` (or, for an LLM
+    /// client's API error without a status, `retry_unknown_api`) says so.
     Unknown,
 }
 
@@ -132,6 +169,8 @@ impl Category {
         self.row().3
     }
 
+    /// The category named `name` (its snake_case name, as [`Category::as_str`] gives it), or `None`
+    /// for an unknown name.
     pub fn parse(name: &str) -> Option<Category> {
         TABLE.iter().find(|r| r.1 == name).map(|r| r.0)
     }
@@ -147,7 +186,9 @@ impl std::fmt::Display for Category {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorClass {
+    /// Worth retrying.
     Transient,
+    /// Not worth retrying.
     Permanent,
 }
 
@@ -155,16 +196,25 @@ pub enum ErrorClass {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Evidence {
+    /// The failure is a cancellation or interrupt.
     Cancellation,
+    /// The HTTP status code, possibly refined by the provider's error code or the message.
     Status,
+    /// The body (the provider's error type or code, or an SSE `error` event), where no status
+    /// decided.
     Body,
+    /// The exception class chain.
     ErrorClass,
+    /// The transport hint of a Rust client.
     Transport,
+    /// The message text.
     Message,
+    /// Nothing matched: the category is [`Category::Unknown`].
     Nothing,
 }
 
 impl Evidence {
+    /// The snake_case name of the evidence (`status`, `error_class`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Evidence::Cancellation => "cancellation",
@@ -188,18 +238,21 @@ pub enum RetryAfterSource {
     ResetHint,
 }
 
-/// The result of [`crate::classify`].
+/// The result of [`classify`](fn@crate::classify).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Classification {
+    /// The category of the failure.
     pub category: Category,
     /// Whether the failure is worth retrying. Usually `category.is_transient()`, but an explicit
     /// `x-should-retry` header overrides it.
     pub transient: bool,
     /// Seconds the server asked us to wait, if it said.
     pub retry_after: Option<f64>,
+    /// Where `retry_after` came from, when it is set.
     pub retry_after_source: Option<RetryAfterSource>,
     /// A short friendly name (`RateLimit`, `Unauthorized`, `BadRequest`; a programming error's class).
     pub error_type: String,
+    /// The failure's HTTP status code, if it carried one.
     pub status: Option<u16>,
     /// What decided the category.
     pub evidence: Evidence,
@@ -209,6 +262,8 @@ pub struct Classification {
 }
 
 impl Classification {
+    /// The two-valued view: [`ErrorClass::Transient`] when `transient` is true, else
+    /// [`ErrorClass::Permanent`].
     pub fn error_class(&self) -> ErrorClass {
         if self.transient {
             ErrorClass::Transient

@@ -19,6 +19,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// The stable snake_case code (`invalid_argument`, `invalid_policy`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidArgument => "invalid_argument",
@@ -33,26 +34,33 @@ impl ErrorCode {
 /// An error raised by the core: a stable code plus a human sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
+    /// The stable code to match on.
     pub code: ErrorCode,
+    /// A human sentence saying what was wrong.
     pub message: String,
 }
 
 impl Error {
+    /// An error with the given code and message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Error {
             code,
             message: message.into(),
         }
     }
+    /// An [`ErrorCode::InvalidArgument`] error.
     pub fn invalid_argument(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidArgument, message)
     }
+    /// An [`ErrorCode::InvalidPolicy`] error.
     pub fn invalid_policy(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidPolicy, message)
     }
+    /// An [`ErrorCode::InvalidJson`] error.
     pub fn invalid_json(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidJson, message)
     }
+    /// An [`ErrorCode::InvalidState`] error.
     pub fn invalid_state(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidState, message)
     }
@@ -72,4 +80,5 @@ impl From<serde_json::Error> for Error {
     }
 }
 
+/// The core's result type, with [`Error`] as the default error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

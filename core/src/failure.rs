@@ -6,15 +6,25 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
+    /// The request timed out (classified [`Timeout`](crate::Category::Timeout)).
     Timeout,
+    /// The connection could not be made (classified [`Connection`](crate::Category::Connection)).
     Connect,
+    /// The response stream broke off mid-way (classified
+    /// [`StreamInterrupted`](crate::Category::StreamInterrupted)).
     StreamTransient,
+    /// The response stream could not be parsed (classified
+    /// [`InvalidResponse`](crate::Category::InvalidResponse)).
     StreamParse,
+    /// The response body was not the JSON expected (classified
+    /// [`InvalidResponse`](crate::Category::InvalidResponse)).
     Json,
+    /// Any other transport error; carries no evidence of its own.
     Other,
 }
 
 impl Transport {
+    /// Every transport hint, in declaration order.
     pub const ALL: [Transport; 6] = [
         Transport::Timeout,
         Transport::Connect,
@@ -24,6 +34,7 @@ impl Transport {
         Transport::Other,
     ];
 
+    /// The snake_case name used in failure records (`timeout`, `stream_transient`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Transport::Timeout => "timeout",
@@ -35,6 +46,7 @@ impl Transport {
         }
     }
 
+    /// The hint named `s` (its snake_case name), or `None` for an unknown name.
     pub fn parse(s: &str) -> Option<Transport> {
         Transport::ALL.into_iter().find(|t| t.as_str() == s)
     }
@@ -45,10 +57,13 @@ impl Transport {
 pub struct Headers(Vec<(String, String)>);
 
 impl Headers {
+    /// An empty header list.
     pub fn new() -> Self {
         Headers(Vec::new())
     }
 
+    /// Adds a header. The name is trimmed and lower-cased; an existing value of the same name is
+    /// kept, and [`Headers::get`] still returns the first one.
     pub fn insert(&mut self, name: &str, value: impl Into<String>) {
         self.0
             .push((name.trim().to_ascii_lowercase(), value.into()));
@@ -63,10 +78,12 @@ impl Headers {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Every `(name, value)` pair in arrival order, names lower-cased, duplicates included.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
+    /// Whether there are no headers.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -164,6 +181,7 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// A failure with only a message (no status, headers, body, class chain or transport hint).
     pub fn new(message: impl Into<String>) -> Self {
         Failure {
             message: message.into(),
@@ -180,14 +198,17 @@ impl Failure {
         }
     }
 
+    /// Sets the HTTP status code.
     pub fn with_status(mut self, status: u16) -> Self {
         self.status = Some(status);
         self
     }
+    /// Adds a response header (see [`Headers::insert`]).
     pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Self {
         self.headers.insert(name, value);
         self
     }
+    /// Sets the raw response body or SSE `error` payload.
     pub fn with_body(mut self, body: impl Into<String>) -> Self {
         self.body = Some(body.into());
         self
@@ -197,6 +218,7 @@ impl Failure {
         self.body = Some(String::from_utf8_lossy(body).into_owned());
         self
     }
+    /// Sets the exception class chain, most specific class first.
     pub fn with_class<I, S>(mut self, chain: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -205,6 +227,7 @@ impl Failure {
         self.error_class = chain.into_iter().map(Into::into).collect();
         self
     }
+    /// Sets the transport hint.
     pub fn with_transport(mut self, t: Transport) -> Self {
         self.transport = Some(t);
         self
@@ -218,6 +241,7 @@ impl Failure {
 
 /// Anything the drivers can turn into a failure record.
 pub trait AsFailure {
+    /// The failure record for this error.
     fn as_failure(&self) -> Failure;
 }
 

@@ -20,6 +20,7 @@ use crate::machine::GiveUpReason;
 /// One model of the chain.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelSpec {
+    /// The model's name, as the caller's client knows it.
     pub name: String,
     /// Tokens of context, when known (for the context-overflow fallback).
     #[serde(default)]
@@ -27,12 +28,14 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
+    /// A model with no known context window.
     pub fn new(name: impl Into<String>) -> Self {
         ModelSpec {
             name: name.into(),
             context_window: None,
         }
     }
+    /// Sets the model's context window, in tokens.
     pub fn with_context_window(mut self, tokens: u64) -> Self {
         self.context_window = Some(tokens);
         self
@@ -42,6 +45,7 @@ impl ModelSpec {
 /// Models in order of preference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelChain {
+    /// The models, most preferred first.
     pub models: Vec<ModelSpec>,
     /// On `context_overflow`, skip to the next model with a larger window (and stop if none).
     #[serde(default)]
@@ -52,6 +56,7 @@ pub struct ModelChain {
 const STOP: &[Category] = &[Category::Cancelled, Category::Programming];
 
 impl ModelChain {
+    /// A chain over `models`, with `larger_window_on_overflow` off.
     pub fn new(models: Vec<ModelSpec>) -> Self {
         ModelChain {
             models,
@@ -59,6 +64,7 @@ impl ModelChain {
         }
     }
 
+    /// Sets whether a context overflow skips to the next model with a larger window.
     pub fn prefer_larger_window_on_overflow(mut self, yes: bool) -> Self {
         self.larger_window_on_overflow = yes;
         self

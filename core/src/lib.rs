@@ -3,8 +3,8 @@
 //! One engine that decides how to survive a failed LLM API call.
 //!
 //! The core *decides*; the host *waits*. Feed a [`Failure`] (a language-neutral
-//! description of one failed call) to [`classify`] for a [`Classification`], or to a
-//! [`Retrier`] (the sans-IO state machine) for a [`Decision`]: retry after a delay,
+//! description of one failed call) to [`classify`](fn@classify) for a [`Classification`], or
+//! to a [`Retrier`] (the sans-IO state machine) for a [`Decision`]: retry after a delay,
 //! recover (prune orphan tool calls, compact the context), give up, or re-raise untouched.
 //! Nothing in this crate sleeps or performs I/O except the optional drivers
 //! ([`driver::blocking`], and `driver::tokio` behind the `tokio` feature).
@@ -21,6 +21,8 @@
 //! let decision = retrier.on_failure(&failure, 0.0);
 //! assert_eq!(decision.action, Action::Retry { delay: 7.0 });
 //! ```
+
+#![deny(missing_docs)]
 
 pub mod category;
 pub mod classify;

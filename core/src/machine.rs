@@ -47,6 +47,8 @@ pub enum GiveUpReason {
 use serde::Serialize;
 
 impl GiveUpReason {
+    /// The snake_case name of the reason (`exhausted`, `retry_after_too_long`, ...), as events
+    /// report it.
     pub fn as_str(self) -> &'static str {
         match self {
             GiveUpReason::Permanent => "permanent",
@@ -63,18 +65,25 @@ impl GiveUpReason {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Action {
     /// Wait `delay` seconds, then call again.
-    Retry { delay: f64 },
+    Retry {
+        /// Seconds to wait before the next call.
+        delay: f64,
+    },
     /// Prune orphan tool calls from the history, then report with [`Retrier::on_orphans_pruned`].
     RecoverOrphans,
     /// Compact the history with the caller's hook, then report with [`Retrier::on_context_compacted`].
     RecoverContext,
     /// Stop and surface the failure.
-    GiveUp { reason: GiveUpReason },
+    GiveUp {
+        /// Why the engine stopped.
+        reason: GiveUpReason,
+    },
     /// Cancellation: re-raise the original exception untouched, emit nothing.
     Reraise,
 }
 
 impl Action {
+    /// The snake_case name of the action (`retry`, `recover_orphans`, `give_up`, ...).
     pub fn name(&self) -> &'static str {
         match self {
             Action::Retry { .. } => "retry",
@@ -89,7 +98,9 @@ impl Action {
 /// One answer of the state machine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
+    /// What to do next.
     pub action: Action,
+    /// How the failure was classified.
     pub classification: Classification,
     /// The number of the call that just failed, 1-based (free recoveries do not count).
     pub attempt: u32,
@@ -136,10 +147,13 @@ pub struct Gate {
     pub reject: bool,
     /// This call is the circuit's half-open probe.
     pub probe: bool,
+    /// Fleet events to emit, in order.
     pub events: Vec<Event>,
 }
 
 impl Retrier {
+    /// A state machine for one logical call under `policy`, with an entropy-seeded jitter source
+    /// and no fleet.
     pub fn new(policy: RetryPolicy) -> Self {
         Retrier {
             policy,
@@ -254,6 +268,7 @@ impl Retrier {
         self
     }
 
+    /// The policy this retrier follows.
     pub fn policy(&self) -> &RetryPolicy {
         &self.policy
     }

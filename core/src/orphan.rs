@@ -14,14 +14,22 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
+    /// A system or developer message.
     System,
+    /// A user message (Anthropic-style tool results live here).
     User,
+    /// An assistant (or Gemini `model`) message, which may carry tool calls.
     Assistant,
+    /// A role `tool` message carrying one tool result (OpenAI / RubyLLM style).
     Tool,
+    /// Any other role, including the legacy `function` role; such messages never end a pairing
+    /// window.
     Other,
 }
 
 impl Role {
+    /// Reads a host's role name: `system` and `developer` are [`Role::System`], `model` is
+    /// [`Role::Assistant`], and an unknown name is [`Role::Other`].
     pub fn parse(s: &str) -> Role {
         match s {
             "system" | "developer" => Role::System,
@@ -54,6 +62,7 @@ pub enum Place {
 pub struct ToolCallView {
     /// `None` when the call has no id: it can never be matched, so it is an orphan.
     pub id: Option<String>,
+    /// The tool's name.
     pub name: String,
     /// The arguments: an object, or the JSON text OpenAI sends (parsed for the reminder).
     pub arguments: Value,
@@ -67,6 +76,7 @@ pub struct ToolCallView {
 /// One tool result inside a user message (Anthropic `tool_result` block).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolResultView {
+    /// The `tool_use_id` the result answers; `None` when it has none.
     pub id: Option<String>,
     /// The block's position in the message's content list.
     pub slot: usize,
@@ -75,9 +85,11 @@ pub struct ToolResultView {
 /// What pairing needs to know of one message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MessageView {
+    /// The message's role.
     pub role: Role,
     /// The message has content beyond its tool calls / tool results (text, images).
     pub has_content: bool,
+    /// The message's tool calls, in order.
     pub tool_calls: Vec<ToolCallView>,
     /// A role `tool` message's `tool_call_id` (OpenAI / RubyLLM).
     pub tool_call_id: Option<String>,
@@ -89,6 +101,7 @@ pub struct MessageView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "edit", rename_all = "snake_case")]
 pub enum Edit {
+    /// Leave the message as it is.
     Keep,
     /// Remove the whole message.
     Remove,
@@ -97,7 +110,9 @@ pub enum Edit {
     /// `tool_result` results). One message can lose both: an assistant message may carry an
     /// orphan call and a dangling result at once.
     Strip {
+        /// Slots to remove from the `tool_calls` container, ascending.
         tool_calls: Vec<usize>,
+        /// Slots to remove from the content list, ascending.
         content: Vec<usize>,
     },
 }
@@ -105,20 +120,27 @@ pub enum Edit {
 /// A removed call, for the reminder and for the caller's records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrunedCall {
+    /// The call's id, if it had one.
     pub id: Option<String>,
+    /// The tool's name.
     pub name: String,
+    /// The call's arguments, as the message held them.
     pub arguments: Value,
 }
 
 /// The plan: one edit per message, the calls removed and the dangling results removed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PrunePlan {
+    /// One edit per input message, in order.
     pub edits: Vec<Edit>,
+    /// The orphan calls removed, in history order.
     pub pruned: Vec<PrunedCall>,
+    /// How many tool results were removed because their call does not exist (or was pruned).
     pub dangling_results: usize,
 }
 
 impl PrunePlan {
+    /// Whether the plan changes nothing (every edit is [`Edit::Keep`]).
     pub fn is_empty(&self) -> bool {
         self.edits.iter().all(|e| *e == Edit::Keep)
     }
@@ -131,9 +153,13 @@ impl PrunePlan {
 /// The result of [`prune_json`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pruned {
+    /// The pruned history.
     pub messages: Vec<Value>,
+    /// The orphan calls removed, in history order.
     pub pruned: Vec<PrunedCall>,
+    /// How many tool results were removed because their call does not exist (or was pruned).
     pub dangling_results: usize,
+    /// The reminder text for the pruned calls (empty when none were pruned).
     pub reminder: String,
     /// What became of each message of the history, in order: which of `messages` are the
     /// input's own (`Keep`) and which were changed (`Strip`) or left out (`Remove`).
@@ -247,9 +273,13 @@ pub struct History {
 /// order they were pushed) and its slot in the host's container.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PrunedAt {
+    /// The message's index in the history.
     pub message: usize,
+    /// The call's index among that message's calls, in push order.
     pub call: usize,
+    /// The call's slot in the host's container.
     pub slot: usize,
+    /// Which container the slot is in.
     pub place: Place,
 }
 
@@ -260,16 +290,19 @@ pub struct Changes {
     pub edits: Vec<(usize, Edit)>,
     /// The calls removed, in history order.
     pub pruned: Vec<PrunedAt>,
+    /// How many tool results were removed because their call does not exist (or was pruned).
     pub dangling_results: usize,
 }
 
 impl Changes {
+    /// Whether nothing changes (no message is edited).
     pub fn is_empty(&self) -> bool {
         self.edits.is_empty()
     }
 }
 
 impl History {
+    /// An empty history with room for `messages` messages.
     pub fn with_capacity(messages: usize) -> Self {
         History {
             text: String::new(),
@@ -292,6 +325,7 @@ impl History {
         self.messages.len()
     }
 
+    /// Whether no message has been pushed.
     pub fn is_empty(&self) -> bool {
         self.messages.is_empty()
     }

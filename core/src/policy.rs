@@ -22,15 +22,24 @@ pub const MAX_DEADLINE_S: f64 = 7.0 * 86_400.0;
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Backoff {
     /// The same delay every time (SwarmSDK).
-    Fixed { delay: f64 },
+    Fixed {
+        /// The delay, in seconds.
+        delay: f64,
+    },
     /// `min(base * multiplier^n, cap)` (PlanExe's `RetryConfig`).
     Exponential {
+        /// The first retry's delay, in seconds.
         base: f64,
+        /// The factor applied for each further retry (at least 1).
         multiplier: f64,
+        /// The longest delay, in seconds.
         cap: f64,
     },
     /// An explicit list; the last entry repeats (Forgeflare's 2, 4, 8, 16).
-    Schedule { delays: Vec<f64> },
+    Schedule {
+        /// The delays in seconds, one per retry; must not be empty.
+        delays: Vec<f64>,
+    },
 }
 
 impl Backoff {
@@ -153,32 +162,45 @@ pub struct CategoryOverride {
 /// [`RetryPolicy::default()`] is the `default` preset: see [`RetryPolicy::recommended`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetryPolicy {
-    /// The preset it came from, or `custom`.
+    /// The preset it came from, or `custom`. Default: `default`.
     pub name: String,
-    /// Total calls allowed, the first included.
+    /// Total calls allowed, the first included. Default: 30.
     pub max_attempts: u32,
+    /// Whether `max_retries` counts every call or the calls after the first. Default:
+    /// [`Counting::Attempts`].
     pub counting: Counting,
+    /// The delay before each retry, before jitter. Default: exponential from 1 s, x1.25, capped
+    /// at 30 s.
     pub backoff: Backoff,
+    /// How each delay is randomised. Default: [`Jitter::Equal`].
     pub jitter: Jitter,
-    /// Use the server's `retry-after` instead of the backoff.
+    /// Use the server's `retry-after` instead of the backoff. Default: `true`.
     pub honor_retry_after: bool,
-    /// The longest server-requested wait honoured (`None`: no limit).
+    /// The longest server-requested wait honoured (`None`: no limit). Default: 60 s.
     pub retry_after_cap: Option<f64>,
+    /// What happens when the server asks for a wait longer than `retry_after_cap`. Default:
+    /// [`OverCap::GiveUp`].
     pub over_cap: OverCap,
-    /// Use provider reset headers as a lower bound on the wait of a rate limit.
+    /// Use provider reset headers as a lower bound on the wait of a rate limit. Default: `true`.
     pub honor_reset_hints: bool,
-    /// Retry failures nothing recognises (non-API errors).
+    /// Retry failures nothing recognises (non-API errors). Default: `false`.
     pub retry_unknown: bool,
     /// Retry unrecognised errors of an LLM client's API-error class without a status.
+    /// Default: `false`.
     pub retry_unknown_api: bool,
     /// Retry every failure but cancellation (SwarmSDK's old behaviour, for comparison only).
+    /// Default: `false`.
     pub retry_everything: bool,
     /// Give up rather than start a wait that would end past this many seconds since the first call.
+    /// Default: 180 s.
     pub deadline: Option<f64>,
-    /// Prune orphan tool calls once, for free, on a tool-pairing 400.
+    /// Prune orphan tool calls once, for free, on a tool-pairing 400. Default: `true`.
     pub recover_orphans: bool,
     /// Offer a context-overflow failure once to the caller's compaction hook, if it set one.
+    /// Default: `true`.
     pub recover_context: bool,
+    /// Per-category adjustments of the attempt limit, the backoff and whether to retry.
+    /// Default: none.
     pub overrides: BTreeMap<Category, CategoryOverride>,
 }
 

@@ -1,10 +1,13 @@
 //! A tiny seedable generator (SplitMix64) so that jitter is reproducible: the shared vectors
 //! hold a seed and the exact delays every language must produce.
 
+/// The SplitMix64 generator: 64 bits of state, the same sequence for the same seed on every
+/// platform.
 #[derive(Debug, Clone)]
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator starting from `seed`.
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
     }
@@ -22,6 +25,7 @@ impl SplitMix64 {
         SplitMix64(h.finish())
     }
 
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;

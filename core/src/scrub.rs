@@ -213,8 +213,10 @@ fn unescape(text: &str) -> Option<String> {
 fn broken_lines() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
-        Regex::new(r"([A-Za-z0-9_\-/+=.:@])[ \t]*(?:\r?\n|(?:\\+r)?\\+n)[ \t]*([A-Za-z0-9_\-/+=.:@])")
-            .expect("valid regex")
+        Regex::new(
+            r"([A-Za-z0-9_\-/+=.:@])[ \t]*(?:\r?\n|(?:\\+r)?\\+n)[ \t]*([A-Za-z0-9_\-/+=.:@])",
+        )
+        .expect("valid regex")
     })
 }
 

@@ -90,8 +90,8 @@ impl ProviderError {
     }
 }
 
-/// A code as the tables spell it: lower case, without AWS's namespace ("com.amazon#X") or
-/// documentation suffix ("X:http://internal.amazon.com/...").
+/// A code as the tables spell it: lower case, without AWS's namespace (`com.amazon#X`) or
+/// documentation suffix (`X:http://internal.amazon.com/...`).
 pub fn normalize_code(s: &str) -> String {
     let end = s.find(':').unwrap_or(s.len());
     let start = s[..end].rfind('#').map_or(0, |i| i + 1);

@@ -24,8 +24,11 @@ pub const STATUS: &[(u16, Category)] = &[
 /// Provider error `type` / `code` / `status` / `__type` values (lower-cased) -> category.
 /// `generic` rows only decide when nothing more specific is said.
 pub struct CodeRow {
+    /// The provider's value, lower-cased.
     pub code: &'static str,
+    /// The category it means.
     pub category: Category,
+    /// Whether the row is generic: it decides only when no specific code is present.
     pub generic: bool,
 }
 
@@ -44,6 +47,7 @@ const fn generic(code: &'static str, category: Category) -> CodeRow {
     }
 }
 
+/// Provider error codes and types, by provider, and the category each means.
 pub const CODES: &[CodeRow] = &[
     // OpenAI error.code / error.type (platform.openai.com/docs/guides/error-codes)
     row("rate_limit_exceeded", RateLimited),
@@ -673,7 +677,9 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).
 pub struct Phrase {
+    /// The phrase, lower-case.
     pub text: &'static str,
+    /// The category it is evidence of.
     pub category: Category,
     /// The phrase states the failure's nature outright, so it beats a transient status or a
     /// transient provider code ([`STATED`] categories only): a self-hosted server's 500 that

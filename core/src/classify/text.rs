@@ -14,6 +14,7 @@ pub struct PhraseSet {
 }
 
 impl PhraseSet {
+    /// Compiles `rows` into one automaton; earlier rows take priority over later ones.
     pub fn new(rows: impl IntoIterator<Item = &'static Phrase>) -> Self {
         let rows: Vec<_> = rows.into_iter().collect();
         // A DFA: built once, and the fastest to search (every failure's text is searched).
@@ -71,6 +72,7 @@ pub fn network() -> &'static PhraseSet {
     S.get_or_init(|| PhraseSet::new(super::tables::NETWORK_PHRASES))
 }
 
+/// The compiled transient phrase table (`tables::TRANSIENT_PHRASES`).
 pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| PhraseSet::new(super::tables::TRANSIENT_PHRASES))

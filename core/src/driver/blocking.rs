@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 /// How the blocking driver waits.
 pub trait Sleeper {
+    /// Blocks the current thread for `d`.
     fn sleep(&self, d: Duration);
 }
 
@@ -59,6 +60,9 @@ static THREAD_SLEEPER: ThreadSleeper = ThreadSleeper;
 static NO_EVENTS: NoEvents = NoEvents;
 
 impl<'a> Retry<'a> {
+    /// A loop under `policy`. It sleeps with [`ThreadSleeper`], measures elapsed time with the
+    /// system's monotonic clock, emits no events, shares nothing with a fleet and seeds its jitter
+    /// from entropy until told otherwise.
     pub fn new(policy: RetryPolicy) -> Self {
         Retry {
             policy,
@@ -69,18 +73,22 @@ impl<'a> Retry<'a> {
             fleet: None,
         }
     }
+    /// Fixes the jitter seed, so that delays are reproducible.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
         self
     }
+    /// Waits with `s` instead of [`ThreadSleeper`].
     pub fn sleeper(mut self, s: &'a dyn Sleeper) -> Self {
         self.sleeper = s;
         self
     }
+    /// Measures elapsed time (for the policy's deadline) with `c` instead of the system clock.
     pub fn clock(mut self, c: &'a dyn Clock) -> Self {
         self.clock = Some(c);
         self
     }
+    /// Sends the events of every decision to `sink`.
     pub fn events(mut self, sink: &'a dyn EventSink) -> Self {
         self.sink = sink;
         self

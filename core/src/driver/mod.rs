@@ -23,6 +23,7 @@ pub(crate) fn wait_duration(secs: f64) -> std::time::Duration {
 
 /// A monotonic clock in seconds; injectable so tests run on virtual time.
 pub trait Clock {
+    /// Seconds since an arbitrary fixed start; never goes backwards.
     fn now(&self) -> f64;
 }
 
@@ -45,9 +46,12 @@ impl Clock for SystemClock {
 /// The error a driver returns when it stops: the last error, and the decision that stopped it.
 #[derive(Debug)]
 pub struct RetryError<E> {
+    /// The error the last call returned.
     pub error: E,
+    /// The failure record built from that error.
     // Boxed: the success path should not carry a 200-byte error variant around.
     pub failure: Box<Failure>,
+    /// The decision that stopped the loop (its action says why).
     pub decision: Box<Decision>,
 }
 

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 /// How the async driver waits.
 pub trait AsyncSleeper: Send + Sync {
+    /// A future that completes after `d`.
     fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
@@ -60,6 +61,9 @@ pub struct AsyncRetry<'a> {
 }
 
 impl<'a> AsyncRetry<'a> {
+    /// A loop under `policy`. It sleeps with [`TokioSleeper`], measures elapsed time with
+    /// [`TokioClock`], emits no events, shares nothing with a fleet and seeds its jitter from
+    /// entropy until told otherwise.
     pub fn new(policy: RetryPolicy) -> Self {
         AsyncRetry {
             policy,
@@ -70,18 +74,22 @@ impl<'a> AsyncRetry<'a> {
             fleet: None,
         }
     }
+    /// Fixes the jitter seed, so that delays are reproducible.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
         self
     }
+    /// Waits with `s` instead of [`TokioSleeper`].
     pub fn sleeper(mut self, s: &'a dyn AsyncSleeper) -> Self {
         self.sleeper = s;
         self
     }
+    /// Measures elapsed time (for the policy's deadline) with `c` instead of [`TokioClock`].
     pub fn clock(mut self, c: &'a (dyn Clock + Sync)) -> Self {
         self.clock = Some(c);
         self
     }
+    /// Sends the events of every decision to `sink`.
     pub fn events(mut self, sink: &'a (dyn EventSink + Sync)) -> Self {
         self.sink = sink;
         self

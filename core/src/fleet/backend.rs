@@ -43,9 +43,13 @@ impl std::fmt::Display for BackendError {
     }
 }
 
+/// The result of a backend operation.
 pub type BackendResult<T> = Result<T, BackendError>;
 
+/// Storage for a fleet's per-key state: breaker, retry budget tokens and pauses. Each operation
+/// is atomic per key.
 pub trait FleetBackend: Send + Sync {
+    /// A short name for the backend (`in_process`, `redis`), for events and diagnostics.
     fn name(&self) -> &'static str;
     /// Whether the state is shared beyond this process (the bindings, for instance, move the
     /// calls of a remote backend off the async runtime's workers).
@@ -83,6 +87,7 @@ pub struct InProcess {
 }
 
 impl InProcess {
+    /// An empty in-process state.
     pub fn new() -> Self {
         Self::default()
     }

@@ -12,11 +12,18 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BreakerConfig {
+    /// Consecutive transient failures that open the circuit; 0 turns this trigger off. Default: 5.
     pub consecutive_failures: u32,
+    /// The failure rate (0 to 1) within a window that opens the circuit. Default: 0.5.
     pub failure_rate: f64,
+    /// The fewest calls in a window before the failure rate counts. Default: 20.
     pub min_calls: u32,
+    /// The length of the failure-rate window, in seconds. Default: 10.
     pub window_s: f64,
+    /// How long the circuit stays open before it lets a probe through, in seconds. Default: 5.
     pub open_s: f64,
+    /// Seconds after which a probe that has not reported is presumed lost and another caller may
+    /// probe. Default: 30.
     pub probe_timeout_s: f64,
 }
 
@@ -33,24 +40,34 @@ impl Default for BreakerConfig {
     }
 }
 
+/// The phase of a circuit breaker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// Calls go through; failures are counted.
     Closed,
+    /// Calls wait until the open period ends.
     Open,
+    /// One probe call is let through; its result closes or reopens the circuit.
     HalfOpen,
 }
 
 /// The whole state of one key's breaker (what the Redis backend stores as JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BreakerState {
+    /// The breaker's phase.
     pub phase: Phase,
+    /// Consecutive transient failures so far.
     pub consecutive: u32,
+    /// When the current failure-rate window began (wall-clock seconds).
     pub window_start: f64,
+    /// Calls counted in the current window.
     pub window_calls: u32,
+    /// Failures counted in the current window.
     pub window_failures: u32,
     /// Open: when it may half-open. HalfOpen: when the probe in flight is presumed lost.
     pub until: f64,
+    /// Whether a half-open probe is in flight.
     pub probe_in_flight: bool,
 }
 
@@ -85,11 +102,16 @@ pub enum Admit {
 /// A change worth an event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Transition {
+    /// The circuit opened.
     Opened {
+        /// What opened it: `consecutive_failures`, `failure_rate` or `probe_failed`.
         reason: &'static str,
+        /// The failures counted when it opened (consecutive or in the window, whichever is larger).
         failures: u32,
+        /// How long it stays open, in seconds.
         open_s: f64,
     },
+    /// The circuit closed after a successful call.
     Closed,
 }
 

@@ -14,9 +14,13 @@ use crate::category::Category;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BudgetConfig {
+    /// The tokens a key starts with and can never exceed. Default: 500.
     pub capacity: f64,
+    /// What a retry costs, and what a successful retry earns back. Default: 5.
     pub retry_cost: f64,
+    /// What a retry of a timeout or connection failure costs. Default: 10.
     pub timeout_cost: f64,
+    /// What a success on the first attempt earns back. Default: 1.
     pub success_refund: f64,
 }
 

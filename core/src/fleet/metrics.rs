@@ -6,15 +6,24 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
+/// What retrying cost for one key and category.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Counters {
+    /// Calls made (successes and failures).
     pub calls: u64,
+    /// Calls that succeeded.
     pub successes: u64,
+    /// Calls that failed.
     pub failures: u64,
+    /// Retries granted.
     pub retries: u64,
+    /// Seconds of retry delay granted.
     pub waited_s: f64,
+    /// Call sequences that gave up in the end.
     pub gave_up: u64,
+    /// Failed calls of the sequences that gave up.
     pub wasted_calls: u64,
+    /// Seconds waited by the sequences that gave up.
     pub wasted_s: f64,
 }
 
@@ -25,6 +34,7 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// Applies `f` to the counters of `key` and `category`, creating them at zero if new.
     pub fn update(&self, key: &str, category: &str, f: impl FnOnce(&mut Counters)) {
         let mut by = self.by.lock().unwrap_or_else(|e| e.into_inner());
         f(by.entry(key.to_owned())
@@ -63,6 +73,7 @@ impl Metrics {
         serde_json::Value::Object(out)
     }
 
+    /// Forgets every counter.
     pub fn reset(&self) {
         self.by.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }

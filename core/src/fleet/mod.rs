@@ -44,16 +44,22 @@ pub use metrics::{Counters, Metrics};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FleetConfig {
+    /// The retry budget per key; `None` turns it off. Default: [`BudgetConfig::default()`].
     pub budget: Option<BudgetConfig>,
+    /// The circuit breaker per key; `None` turns it off. Default: [`BreakerConfig::default()`].
     pub breaker: Option<BreakerConfig>,
+    /// Whether a rate limit or overload with a `retry-after` header pauses every caller of the key.
+    /// Default: `true`.
     pub shared_pause: bool,
+    /// The longest shared pause, in seconds, whatever the server asked for. Default: 300.
     pub max_pause_s: f64,
     /// `redis://host:port/db` to share state across processes (needs the `redis` feature).
+    /// Default: `None` (in-process state).
     pub redis_url: Option<String>,
-    /// Prefix of every Redis key.
+    /// Prefix of every Redis key. Default: `retry-core`.
     pub namespace: String,
     /// How long any one Redis operation (the connection handshake included) may take before
-    /// the call goes on with local state.
+    /// the call goes on with local state. Default: 0.25 s.
     pub redis_timeout_s: f64,
 }
 
@@ -141,6 +147,7 @@ impl Fleet {
         Self::with_backend(cfg, Arc::new(InProcess::new()))
     }
 
+    /// A fleet whose state lives in `backend`.
     pub fn with_backend(cfg: FleetConfig, backend: Arc<dyn FleetBackend>) -> Self {
         Fleet {
             cfg,
@@ -175,18 +182,23 @@ impl Fleet {
         self
     }
 
+    /// The fleet's configuration.
     pub fn config(&self) -> &FleetConfig {
         &self.cfg
     }
 
+    /// The current wall-clock time in seconds since the Unix epoch (or the clock set with
+    /// [`Fleet::with_clock`]).
     pub fn now(&self) -> f64 {
         (self.clock)()
     }
 
+    /// The retry cost counters of every key.
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
     }
 
+    /// The backend's name (`in_process`, `redis`).
     pub fn backend_name(&self) -> &'static str {
         self.backend.name()
     }
@@ -247,10 +259,7 @@ impl Fleet {
         if self.cfg.shared_pause {
             let until = self.run(key, &mut events, |b| b.pause_until(key));
             if until > now {
-                return (
-                    Admit::Paused(until.min(now + self.cfg.max_pause_s)),
-                    events,
-                );
+                return (Admit::Paused(until.min(now + self.cfg.max_pause_s)), events);
             }
         }
         let Some(bcfg) = &self.cfg.breaker else {
