@@ -182,7 +182,7 @@ fn decide(
         // endpoint), and the same request gets the same answer.
         Some(300..=399) => return (Category::Configuration, Evidence::Status),
         Some(s) if (400..=599).contains(&s) => {
-            let c = refine_by_class(refine_status(s, provider, &hay), classes);
+            let c = refine_by_class(s, refine_status(s, provider, &hay), classes);
             // A generic client error that quotes the transient failure it wraps is that failure.
             if matches!(c, Category::BadRequest | Category::ClientError) {
                 if let Some(inner) = text::quoted_aiohttp_status(&f.message).filter(|n| *n != s) {
@@ -491,14 +491,16 @@ fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category>
 
 /// A status that names its failure only broadly is sharpened by a class that names it exactly:
 /// a 400 raised as litellm's `ContextWindowExceededError`, a 500 that litellm attaches to an
-/// `APIConnectionError` although no response ever came.
-fn refine_by_class(c: Category, classes: &ClassFacts) -> Category {
+/// `APIConnectionError` although no response ever came. A 5xx is only sharpened into another
+/// transient category: a permanent one there must be stated by the body itself (found by the
+/// `classify` fuzz target: a 529 with a client-error code and a NotFoundError class).
+fn refine_by_class(status: u16, c: Category, classes: &ClassFacts) -> Category {
     let Some((class, false)) = classes.category else {
         return c;
     };
     match c {
         Category::BadRequest | Category::ClientError | Category::Unprocessable
-            if tables::PERMANENT_REFINEMENTS.contains(&class) =>
+            if status < 500 && tables::PERMANENT_REFINEMENTS.contains(&class) =>
         {
             class
         }
