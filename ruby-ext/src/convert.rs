@@ -50,22 +50,47 @@ pub fn name_of(v: Value) -> Option<String> {
     None
 }
 
-/// `v.to_s` as a Rust String, never failing (falls back to `inspect`). Hashes and Arrays are
-/// written as JSON (nesting cut at `MAX_DEPTH`) rather than by Ruby's `inspect`, which takes
-/// time quadratic in their depth (minutes for 100 000 levels).
-pub fn to_s(v: Value) -> String {
+/// Whether an error raised by the caller's object must be passed on rather than read as "no
+/// answer": anything that is not a `StandardError` (`Interrupt`, `SignalException`,
+/// `SystemExit`, `Thread#raise` of such an error, a `throw`).
+pub fn is_fatal(e: &Error) -> bool {
+    let ruby = Ruby::get().expect("called from a Ruby thread");
+    !e.is_kind_of(ruby.exception_standard_error())
+}
+
+/// `v.to_s` as a Rust String (falls back to `inspect`, then to the class's default text, when
+/// they raise a `StandardError`); an error that is not a `StandardError` (`Interrupt`, ...) is
+/// passed on, never swallowed. Hashes and Arrays are written as JSON (nesting cut at
+/// `MAX_DEPTH`) rather than by Ruby's `inspect`, which takes time quadratic in their depth
+/// (minutes for 100 000 levels).
+pub fn try_to_s(v: Value) -> Result<String, Error> {
     if let Some(n) = name_of(v) {
-        return n;
+        return Ok(n);
     }
     if RHash::from_value(v).is_some() || RArray::from_value(v).is_some() {
-        if let Ok(j) = to_json(v) {
-            return j.to_string();
+        match to_json(v) {
+            Ok(j) => return Ok(j.to_string()),
+            Err(e) if is_fatal(&e) => return Err(e),
+            Err(_) => {}
         }
     }
     match v.funcall::<_, _, RString>("to_s", ()) {
-        Ok(s) => rstring_lossy(s),
-        Err(_) => v.inspect(),
+        Ok(s) => Ok(rstring_lossy(s)),
+        Err(e) if is_fatal(&e) => Err(e),
+        Err(_) => match v.funcall::<_, _, RString>("inspect", ()) {
+            Ok(s) => Ok(rstring_lossy(s)),
+            Err(e) if is_fatal(&e) => Err(e),
+            // rb_inspect fails again and magnus falls back to rb_any_to_s.
+            Err(_) => Ok(v.inspect()),
+        },
     }
+}
+
+/// `v.to_s` as a Rust String, never failing (see [`try_to_s`]; an `Interrupt` raised by the
+/// object's `to_s` is replaced by its `inspect`). For values the caller gave as arguments;
+/// what is read from a live exception goes through [`try_to_s`].
+pub fn to_s(v: Value) -> String {
+    try_to_s(v).unwrap_or_else(|_| v.inspect())
 }
 
 pub fn is_true(v: Value) -> bool {
@@ -105,7 +130,7 @@ fn to_json_at(v: Value, depth: usize) -> Result<Json, Error> {
         if let Ok(n) = i.to_u64() {
             return Ok(Json::from(n));
         }
-        return Ok(Json::String(to_s(v)));
+        return Ok(Json::String(try_to_s(v)?));
     }
     if let Some(f) = Float::from_value(v) {
         return Ok(Number::from_f64(f.to_f64()).map_or(Json::Null, Json::Number));
@@ -126,8 +151,8 @@ fn to_json_at(v: Value, depth: usize) -> Result<Json, Error> {
         let mut pairs: Vec<(String, Json)> = Vec::with_capacity(h.len());
         let mut failed = None;
         h.foreach(|k: Value, val: Value| {
-            match to_json_at(val, depth + 1) {
-                Ok(j) => pairs.push((to_s(k), j)),
+            match to_json_at(val, depth + 1).and_then(|j| Ok((try_to_s(k)?, j))) {
+                Ok(pair) => pairs.push(pair),
                 Err(e) => {
                     failed = Some(e);
                     return Ok(magnus::r_hash::ForEach::Stop);
@@ -144,7 +169,7 @@ fn to_json_at(v: Value, depth: usize) -> Result<Json, Error> {
         }
         return Ok(Json::Object(m));
     }
-    Ok(Json::String(to_s(v)))
+    Ok(Json::String(try_to_s(v)?))
 }
 
 /// JSON as Ruby: objects become Hashes with Symbol keys when `symbol_keys`, else String keys.

@@ -2,12 +2,12 @@
 //! from JSON, or from a live exception.
 
 use magnus::{
-    prelude::*, value::LazyId, Error, Integer, Module, RArray, RClass, RHash, RModule, RString,
-    Ruby, Symbol, Value,
+    prelude::*, rb_sys::AsRawValue, value::LazyId, Error, Integer, Module, RArray, RClass, RHash,
+    RModule, RString, Ruby, Symbol, Value,
 };
 use retry_core::{Failure, Headers, Transport};
 
-use crate::convert::{self, name_of, rstring_lossy, to_s};
+use crate::convert::{self, is_fatal, name_of, rstring_lossy, to_s, try_to_s};
 use crate::error::{guard, invalid_argument, to_ruby, type_error};
 
 /// One failure record. Immutable from Ruby.
@@ -54,16 +54,26 @@ fn status_from(ruby: &Ruby, v: Value) -> Result<Option<u16>, Error> {
 }
 
 /// Header values: a String, a list of Strings (joined as HTTP joins repeated headers), or
-/// anything else by `to_s`.
+/// anything else by `to_s` (an `Interrupt` raised by it is passed on).
 fn header_value(v: Value) -> Result<String, Error> {
     if let Some(a) = RArray::from_value(v) {
         let mut parts = Vec::with_capacity(a.len());
         for i in 0..a.len() {
-            parts.push(to_s(a.entry::<Value>(i as isize)?));
+            parts.push(try_to_s(a.entry::<Value>(i as isize)?)?);
         }
         return Ok(parts.join(", "));
     }
-    Ok(to_s(v))
+    try_to_s(v)
+}
+
+/// What a misbehaving object's `StandardError` leaves: `absent`. Anything else (`Interrupt`,
+/// `SignalException`, a `throw`) is passed on.
+fn or_absent<T>(r: Result<T, Error>, absent: T) -> Result<T, Error> {
+    match r {
+        Err(e) if is_fatal(&e) => Err(e),
+        Err(_) => Ok(absent),
+        ok => ok,
+    }
 }
 
 fn headers_from(ruby: &Ruby, v: Value, strict: bool) -> Result<Headers, Error> {
@@ -77,6 +87,7 @@ fn headers_from(ruby: &Ruby, v: Value, strict: bool) -> Result<Headers, Error> {
         Some(h) => h,
         None => match v.check_funcall::<_, _, RHash>("to_h", ()) {
             Some(Ok(h)) => h,
+            Some(Err(e)) if is_fatal(&e) => return Err(e),
             _ if strict => {
                 return Err(type_error(
                     ruby,
@@ -87,10 +98,20 @@ fn headers_from(ruby: &Ruby, v: Value, strict: bool) -> Result<Headers, Error> {
         },
     };
     let mut pairs = Vec::with_capacity(hash.len());
-    hash.foreach(|k: Value, val: Value| {
-        pairs.push((to_s(k), val));
-        Ok(magnus::r_hash::ForEach::Continue)
+    let mut failed = None;
+    hash.foreach(|k: Value, val: Value| match try_to_s(k) {
+        Ok(k) => {
+            pairs.push((k, val));
+            Ok(magnus::r_hash::ForEach::Continue)
+        }
+        Err(e) => {
+            failed = Some(e);
+            Ok(magnus::r_hash::ForEach::Stop)
+        }
     })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     for (k, val) in pairs {
         if !val.is_nil() {
             headers.insert(&k, header_value(val)?);
@@ -111,14 +132,18 @@ fn body_from(v: Value) -> Result<Option<String>, Error> {
     if RHash::from_value(v).is_some() || RArray::from_value(v).is_some() {
         return Ok(Some(convert::to_json(v)?.to_string()));
     }
-    Ok(Some(to_s(v)))
+    Ok(Some(try_to_s(v)?))
 }
 
-/// The names of a class and its superclasses (modules left out), most specific first.
-fn class_chain(class: RClass) -> Vec<String> {
+/// The names of a class and its superclasses (modules left out), most specific first. A
+/// `StandardError` raised by `ancestors` or `name` leaves that name out; an `Interrupt` (any
+/// other error) is passed on.
+fn class_chain(class: RClass) -> Result<Vec<String>, Error> {
     let mut names = Vec::new();
-    let Ok(ancestors) = class.funcall::<_, _, RArray>(*ID_ANCESTORS, ()) else {
-        return names;
+    let ancestors = match class.funcall::<_, _, RArray>(*ID_ANCESTORS, ()) {
+        Ok(a) => a,
+        Err(e) if is_fatal(&e) => return Err(e),
+        Err(_) => return Ok(names),
     };
     for i in 0..ancestors.len() {
         let Ok(a) = ancestors.entry::<Value>(i as isize) else {
@@ -127,15 +152,19 @@ fn class_chain(class: RClass) -> Vec<String> {
         if RClass::from_value(a).is_none() {
             continue; // a module (Kernel, Comparable, ...)
         }
-        if let Ok(Some(name)) = a.funcall::<_, _, Option<RString>>(*ID_NAME, ()) {
-            let name = rstring_lossy(name);
-            if name == "Object" || name == "BasicObject" {
-                break;
+        match a.funcall::<_, _, Option<RString>>(*ID_NAME, ()) {
+            Ok(Some(name)) => {
+                let name = rstring_lossy(name);
+                if name == "Object" || name == "BasicObject" {
+                    break;
+                }
+                names.push(name);
             }
-            names.push(name);
+            Err(e) if is_fatal(&e) => return Err(e),
+            _ => {}
         }
     }
-    names
+    Ok(names)
 }
 
 fn error_class_from(ruby: &Ruby, v: Value) -> Result<Vec<String>, Error> {
@@ -143,7 +172,7 @@ fn error_class_from(ruby: &Ruby, v: Value) -> Result<Vec<String>, Error> {
         return Ok(Vec::new());
     }
     if let Some(c) = RClass::from_value(v) {
-        return Ok(class_chain(c));
+        return class_chain(c);
     }
     if let Some(n) = name_of(v) {
         return Ok(vec![n]);
@@ -218,23 +247,27 @@ fn response_of(ruby: &Ruby, exc: Value) -> Result<Response, Error> {
     if let Some(resp) = probe(ruby, exc, &ID_RESPONSE)? {
         if let Some(h) = RHash::from_value(resp) {
             r.status = lenient_status(convert::hash_get(ruby, h, "status"));
-            r.headers = convert::hash_get(ruby, h, "headers")
-                .and_then(|v| headers_from(ruby, v, false).ok())
-                .unwrap_or_default();
-            r.body = convert::hash_get(ruby, h, "body").and_then(|v| body_from(v).ok().flatten());
+            if let Some(v) = convert::hash_get(ruby, h, "headers") {
+                r.headers = or_absent(headers_from(ruby, v, false), Headers::new())?;
+            }
+            if let Some(v) = convert::hash_get(ruby, h, "body") {
+                r.body = or_absent(body_from(v), None)?;
+            }
         } else {
             // Faraday::Response (RubyLLM): #status, #headers, #body. Net::HTTPResponse (the
             // #response of the Net::HTTPExceptions that `res.value` raises): #code as a String,
             // headers only through Net::HTTPHeader (#each_header, #to_hash: name => [values]).
             r.status = lenient_status(probe_first(ruby, resp, &[&ID_STATUS, &ID_CODE])?);
             let mut headers = probe(ruby, resp, &ID_HEADERS)?;
-            if headers.is_none() && resp.respond_to(*ID_EACH_HEADER, false).unwrap_or(false) {
+            if headers.is_none() && or_absent(resp.respond_to(*ID_EACH_HEADER, false), false)? {
                 headers = probe(ruby, resp, &ID_TO_HASH)?;
             }
-            r.headers = headers
-                .and_then(|v| headers_from(ruby, v, false).ok())
-                .unwrap_or_default();
-            r.body = probe(ruby, resp, &ID_BODY)?.and_then(|v| body_from(v).ok().flatten());
+            if let Some(v) = headers {
+                r.headers = or_absent(headers_from(ruby, v, false), Headers::new())?;
+            }
+            if let Some(v) = probe(ruby, resp, &ID_BODY)? {
+                r.body = or_absent(body_from(v), None)?;
+            }
         }
     }
     if r.status.is_none() {
@@ -246,11 +279,13 @@ fn response_of(ruby: &Ruby, exc: Value) -> Result<Response, Error> {
     }
     if r.headers.is_empty() {
         if let Some(h) = probe(ruby, exc, &ID_RESPONSE_HEADERS)? {
-            r.headers = headers_from(ruby, h, false).unwrap_or_default();
+            r.headers = or_absent(headers_from(ruby, h, false), Headers::new())?;
         }
     }
     if r.body.is_none() {
-        r.body = probe(ruby, exc, &ID_RESPONSE_BODY)?.and_then(|v| body_from(v).ok().flatten());
+        if let Some(v) = probe(ruby, exc, &ID_RESPONSE_BODY)? {
+            r.body = or_absent(body_from(v), None)?;
+        }
     }
     Ok(r)
 }
@@ -262,8 +297,8 @@ fn response_of(ruby: &Ruby, exc: Value) -> Result<Response, Error> {
 /// (`Interrupt` and friends), which are passed on.
 pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Result<Failure, Error> {
     let message = match exc.funcall::<_, _, Value>(*ID_MESSAGE, ()) {
-        Ok(m) => to_s(m),
-        Err(e) if !e.is_kind_of(ruby.exception_standard_error()) => return Err(e),
+        Ok(m) => or_absent(try_to_s(m), String::new())?,
+        Err(e) if is_fatal(&e) => return Err(e),
         Err(_) => String::new(),
     };
     let mut failure = Failure {
@@ -273,14 +308,12 @@ pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Result<Failure, Error>
     let mut current = exc;
     let mut seen: Vec<Value> = Vec::new();
     for _ in 0..MAX_CAUSES {
-        if seen.iter().any(|s| {
-            s.funcall::<_, _, bool>("equal?", (current,))
-                .unwrap_or(true)
-        }) {
+        // Identity, compared without calling into Ruby (`equal?` could be redefined to raise).
+        if seen.iter().any(|s| s.as_raw() == current.as_raw()) {
             break;
         }
         seen.push(current);
-        failure.error_class.extend(class_chain(current.class()));
+        failure.error_class.extend(class_chain(current.class())?);
         if failure.status.is_none() {
             let r = response_of(ruby, current)?;
             if r.status.is_some() {

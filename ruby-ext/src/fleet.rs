@@ -91,8 +91,16 @@ impl RbFleet {
     }
 }
 
+/// Called by `Process._fork` before forking: waits until no fleet call is talking to Redis on
+/// another thread (each is bounded by the backend's timeouts; 5 s at most), so that the child
+/// inherits no lock held by a thread it does not have. Returns whether the wait succeeded.
+fn before_fork() -> bool {
+    crate::nogvl::quiesce(std::time::Duration::from_secs(5))
+}
+
 pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     let class = module.define_class("Fleet", ruby.class_object())?;
+    class.define_singleton_method("_before_fork", magnus::function!(before_fork, 0))?;
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbFleet::new, 1))?;
     class.define_method("backend", magnus::method!(RbFleet::backend, 0))?;

@@ -10,6 +10,37 @@
 use std::ffi::c_void;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Closures running (or about to run) without the GVL. `fork` copies only the forking thread:
+/// a lock that another thread holds at that moment (the fleet's state, the Redis connection's)
+/// stays held for ever in the child, whose first fleet call then hangs. So `Process._fork`
+/// (`lib/retry_core/fleet.rb`) first waits, holding the GVL, until this is zero: no new closure
+/// can start without the GVL, and those under way are bounded by the backend's timeouts.
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// Decrements `IN_FLIGHT` when the closure is done, however it ends.
+struct Leaving;
+
+impl Drop for Leaving {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Waits (holding the GVL, so no closure starts meanwhile) until no closure runs without the
+/// GVL, or `limit` has passed; returns whether it got there. Called right before `fork`.
+pub fn quiesce(limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while IN_FLIGHT.load(Ordering::SeqCst) != 0 {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    true
+}
 
 struct Call<F, R> {
     f: Option<F>,
@@ -20,6 +51,7 @@ unsafe extern "C" fn trampoline<F: FnOnce() -> R, R>(data: *mut c_void) -> *mut 
     // SAFETY: `data` is the `Call` that `without_gvl` keeps alive on its stack for this call.
     let call = unsafe { &mut *(data as *mut Call<F, R>) };
     if let Some(f) = call.f.take() {
+        let _leaving = Leaving;
         call.result = Some(catch_unwind(AssertUnwindSafe(f)));
     }
     ptr::null_mut()
@@ -39,6 +71,8 @@ pub fn without_gvl<F: FnOnce() -> R, R>(f: F) -> R {
         f: Some(f),
         result: None,
     };
+    // Counted while the GVL is held: a fork (which holds it) sees every closure under way.
+    IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
     // SAFETY: the callback only runs `f`, which touches no Ruby state; `call` outlives the call.
     unsafe {
         rb_sys::rb_thread_call_without_gvl2(
@@ -53,7 +87,10 @@ pub fn without_gvl<F: FnOnce() -> R, R>(f: F) -> R {
         Some(Err(payload)) => resume_unwind(payload),
         // An interrupt was pending: Ruby did not release the lock nor call back.
         None => match call.f.take() {
-            Some(f) => f(),
+            Some(f) => {
+                let _leaving = Leaving;
+                f()
+            }
             None => unreachable!("the callback took the closure and left no result"),
         },
     }

@@ -13,7 +13,7 @@ class FleetRedisTest < Minitest::Test
 
   # A redis-server of this test's own: loopback, a free port, no persistence.
   class RedisServer
-    attr_reader :port
+    attr_reader :port, :pid
 
     def self.available?
       ENV["PATH"].split(File::PATH_SEPARATOR).any? { |d| File.executable?(File.join(d, "redis-server")) }

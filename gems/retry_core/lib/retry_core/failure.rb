@@ -81,9 +81,11 @@ module RetryCore
       to_h.hash
     end
 
+    # The message is shown with its secrets scrubbed (an inspect ends up in logs and in
+    # exception texts); #message itself is the record's, unchanged.
     def inspect
       "#<RetryCore::Failure status=#{status.inspect} error_class=#{error_class.first.inspect} " \
-        "message=#{message.inspect}>"
+        "message=#{RetryCore.scrub(message).inspect}>"
     end
   end
 end

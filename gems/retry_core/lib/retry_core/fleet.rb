@@ -122,4 +122,18 @@ module RetryCore
       "#<RetryCore::Fleet backend=#{backend}>"
     end
   end
+
+  # Fork safety for Redis fleets: +fork+ copies only the forking thread, so a lock that another
+  # thread holds at that moment (it was talking to Redis, without the GVL) would stay held for
+  # ever in the child. +Process._fork+ (Ruby 3.1+, called by every +fork+) first waits, holding
+  # the GVL, until no such call is under way (each is bounded by the backend's timeouts).
+  # @api private
+  module ForkSafety
+    def _fork
+      RetryCore::Fleet._before_fork
+      super
+    end
+  end
+
+  Process.singleton_class.prepend(ForkSafety) if Process.respond_to?(:_fork)
 end

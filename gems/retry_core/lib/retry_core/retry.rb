@@ -65,6 +65,11 @@ module RetryCore
     # Waits go through +Kernel#sleep+, so Ctrl-C, +Thread#raise+, +Timeout.timeout+ and Fiber
     # schedulers work in the middle of a wait, and other threads run during it.
     #
+    # An +on_event+ that raises a +StandardError+ never replaces the block's value or its error,
+    # and does not stop the retries: its errors are attached to the error re-raised (as
+    # +@retry_core_errors+, an Array), or given as a warning when the call succeeds. An
+    # +Interrupt+ it raises propagates.
+    #
     # @param on_event [#call, nil] receives each event as a Hash with Symbol keys (+type:+ first)
     # @param fleet [Fleet, nil] shared budget, breaker and pauses
     # @param key [String, nil] the fleet's key for this call, e.g. +"anthropic:claude-sonnet-4"+
@@ -89,9 +94,12 @@ module RetryCore
 
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       retrier = nil
+      hook_errors = nil
       while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
         begin
-          return yield
+          value = yield
+          Retry.report(hook_errors) if hook_errors
+          return value
         rescue StandardError => e
           retrier ||= Retrier._new(policy, nil, false, false, nil, nil)
           failure = Failure.from_exception(e)
@@ -101,8 +109,11 @@ module RetryCore
           when :recover_orphans then decision = retrier._on_orphans_pruned(0, failure, elapsed)
           when :recover_context then decision = retrier._on_context_compacted(false, failure, elapsed)
           end
-          decision.events.each { |event| on_event.call(event) } if on_event
-          raise unless decision.action == :retry
+          hook_errors = Retry.deliver(decision.events, hook_errors) { |event| on_event.call(event) } if on_event
+          unless decision.action == :retry
+            Retry.attach(e, hook_errors)
+            raise
+          end
 
           sleep(decision.delay)
         end
@@ -170,6 +181,43 @@ module RetryCore
   # before every call, wait as it says, report successes.
   # @api private
   module Retry
+    # Hands each event to the block (the caller's hook: +on_event+, SwarmSDK's LogStream). A
+    # +StandardError+ the hook raises is kept in +errors+ (returned; created when needed) and
+    # never raised: a broken hook must not replace the call's value or its error, nor stop the
+    # retries. Anything else (+Interrupt+) propagates.
+    def self.deliver(events, errors = nil)
+      events.each do |event|
+        yield event
+      rescue StandardError => e
+        (errors ||= []) << e
+      end
+      errors
+    end
+
+    # Attaches the hook's errors to the user's error, as +@retry_core_errors+ (an Array, added
+    # to what is there), so that they are not lost; the error itself is left as it is.
+    def self.attach(error, errors)
+      return error if errors.nil? || errors.empty? || error.frozen?
+
+      before = error.instance_variable_get(:@retry_core_errors)
+      error.instance_variable_set(:@retry_core_errors, (before.is_a?(Array) ? before : []) + errors)
+      error
+    rescue StandardError
+      error
+    end
+
+    # The call succeeded but a hook raised: a warning (scrubbed), since there is no error to
+    # attach them to.
+    def self.report(errors)
+      return if errors.nil? || errors.empty?
+
+      first = errors.first
+      Kernel.warn("retry_core: an event hook raised #{errors.size} time(s), ignored; first: " \
+                  "#{first.class}: #{RetryCore.scrub(first.message.to_s)}", category: nil)
+    rescue StandardError
+      nil
+    end
+
     # Calls the block through +retrier+ (which has a fleet). +emit+ takes each batch of events
     # and the error they are about (nil for the fleet's own); +sleeper+ is the object whose
     # +sleep+ waits (the caller's, so that tests and schedulers that replace it are honoured).
@@ -178,11 +226,12 @@ module RetryCore
     def self.with_fleet(retrier, emit, sleeper, recover: nil, on_give_up: nil)
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
       last = nil
+      hook_errors = nil
       while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
         wait, reject, _probe, events = retrier._before_attempt(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started)
-        emit.call(events, nil) if emit && !events.empty?
+        hook_errors = deliver(events, hook_errors) { |event| emit.call([event], nil) } if emit && !events.empty?
         # A retry whose wait would overrun the policy's deadline: surface the last error.
-        raise last if reject && last
+        raise attach(last, hook_errors) if reject && last
 
         if wait
           sleeper.__send__(:sleep, wait) if wait.positive?
@@ -202,22 +251,29 @@ module RetryCore
           when :recover_context
             decision = retrier._on_context_compacted(false, failure, elapsed)
           end
-          emit&.call(decision.events, e)
+          hook_errors = deliver(decision.events, hook_errors) { |event| emit.call([event], e) } if emit
           case decision.action
           when :retry
             last = e
             sleeper.__send__(:sleep, decision.delay) unless recovered
             next
           when :give_up
-            raise unless on_give_up && decision.reason == :permanent
+            unless on_give_up && decision.reason == :permanent
+              attach(e, hook_errors)
+              raise
+            end
 
-            return on_give_up.call(failure, decision)
+            value = on_give_up.call(failure, decision)
+            report(hook_errors)
+            return value
           else
+            attach(e, hook_errors)
             raise
           end
         end
         events = retrier._on_success
-        emit.call(events, nil) if emit && !events.empty?
+        hook_errors = deliver(events, hook_errors) { |event| emit.call([event], nil) } if emit && !events.empty?
+        report(hook_errors)
         return value
       end
     end

@@ -127,7 +127,12 @@ module RetryCore
         super
         definition = kwargs[:definition]
         config = definition[:retry_config] || definition["retry_config"] if definition.respond_to?(:[])
-        @retry_config = config if config
+        return unless config
+
+        @retry_config = config
+        # Checked now, not when the first call fails (a bad setting must not take the place
+        # of the API's error during an outage).
+        retry_core_check_config
       end
 
       private
@@ -137,6 +142,8 @@ module RetryCore
       # +max_retries+ and +delay+ default to the agent's +retry_config+, then to
       # {SwarmSDK.configuration}.
       def call_llm_with_retry(max_retries: nil, delay: nil)
+        # Arguments given here are checked before the first call (once per distinct pair).
+        retry_core_check_args(max_retries, delay) unless max_retries.nil? && delay.nil?
         # Two reads decide the usual case (no fleet anywhere) before any method of ours runs.
         if @retry_config || ::RetryCore::SwarmSDK.configuration.fleet
           fleet = retry_core_fleet
@@ -145,9 +152,12 @@ module RetryCore
 
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         retrier = nil
+        hook_errors = nil
         while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
           begin
-            return yield
+            value = yield
+            ::RetryCore::Retry.report(hook_errors) if hook_errors
+            return value
           rescue StandardError => e
             unless retrier
               policy, delay = retry_core_policy(max_retries, delay)
@@ -164,16 +174,22 @@ module RetryCore
             when :recover_context
               decision = retrier._on_context_compacted(false, failure, elapsed)
             end
-            retry_core_emit(decision.events, e, delay)
+            hook_errors = retry_core_emit(decision.events, e, delay, hook_errors)
             case decision.action
             when :retry
               # SwarmSDK retries at once after pruning, and sleeps before any other retry.
               sleep(decision.delay) unless recovered
             when :give_up
-              raise unless decision.reason == :permanent
+              unless decision.reason == :permanent
+                ::RetryCore::Retry.attach(e, hook_errors)
+                raise
+              end
 
-              return retry_core_error_message(failure, decision.classification)
+              reply = retry_core_error_message(failure, decision.classification)
+              ::RetryCore::Retry.report(hook_errors)
+              return reply
             else
+              ::RetryCore::Retry.attach(e, hook_errors)
               raise
             end
           end
@@ -189,6 +205,30 @@ module RetryCore
         max_retries ||= agent[:max_retries] || agent["max_retries"] || config.default_max_retries
         delay ||= agent[:retry_delay] || agent["retry_delay"] || config.default_retry_delay
         [::RetryCore::Policy.swarm_sdk(max_retries: max_retries, delay: delay), delay]
+      end
+
+      # Builds the policy that +max_retries+ / +delay+ mean, so that a bad value raises before
+      # the first call; remembered, so a repeated pair costs one comparison.
+      def retry_core_check_args(max_retries, delay)
+        checked = @retry_core_checked_args
+        return if checked && checked[0].eql?(max_retries) && checked[1].eql?(delay)
+
+        retry_core_policy(max_retries, delay)
+        @retry_core_checked_args = [max_retries, delay]
+      end
+
+      # The agent's +retry_config+, checked: a Hash whose retry settings make a policy, whose
+      # fleet is a Fleet, a configuration Hash, false or nil, and whose key is a fleet key.
+      def retry_core_check_config
+        agent = retry_core_agent_config
+        retry_core_policy(nil, nil)
+        fleet = agent.key?(:fleet) ? agent[:fleet] : agent["fleet"]
+        unless fleet.nil? || fleet == false || fleet.is_a?(Hash) || fleet.is_a?(::RetryCore::Fleet)
+          raise TypeError, "retry_config fleet: takes a RetryCore::Fleet or a Hash, not #{fleet.class}"
+        end
+
+        key = agent[:key] || agent["key"]
+        ::RetryCore::Fleet.key!(key) if key
       end
 
       # The agent's +retry_config+ (a Hash, or nothing).
@@ -229,7 +269,11 @@ module RetryCore
         policy, delay = retry_core_policy(max_retries, delay)
         retrier = ::RetryCore::Retrier._new(policy, nil, false, true, fleet[0], fleet[1])
         ::RetryCore::Retry.with_fleet(
-          retrier, ->(events, error) { retry_core_emit(events, error, delay) }, self,
+          retrier, lambda { |events, error|
+            # with_fleet keeps what a hook raises (one event at a time), so raise it there.
+            errors = retry_core_emit(events, error, delay)
+            raise errors.first if errors
+          }, self,
           recover: -> { retry_core_prune_orphans },
           on_give_up: ->(failure, decision) { retry_core_error_message(failure, decision.classification) },
           &block
@@ -267,10 +311,12 @@ module RetryCore
         retry_core_model_id.to_s
       end
 
-      def retry_core_emit(events, error, delay)
-        return unless defined?(::SwarmSDK::LogStream)
+      # Each event to LogStream. A StandardError raised on the way is kept (returned in
+      # +errors+), never raised in place of the call's outcome (see {RetryCore::Retry.deliver}).
+      def retry_core_emit(events, error, delay, errors = nil)
+        return errors unless defined?(::SwarmSDK::LogStream)
 
-        events.each do |event|
+        ::RetryCore::Retry.deliver(events, errors) do |event|
           ::SwarmSDK::LogStream.emit(**retry_core_event(event, error, delay))
         end
       end
