@@ -3,32 +3,14 @@
 //! a half-open probe that ends without news frees its slot, and fleet waits stay finite.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use retry_core::driver::blocking::{Retry, Sleeper};
-use retry_core::driver::Clock;
+use retry_core::driver::blocking::Retry;
 use retry_core::fleet::{Admit, Fleet, FleetConfig};
 use retry_core::policy::MAX_DELAY_S;
 use retry_core::{Action, Backoff, Failure, GiveUpReason, Retrier, RetryPolicy};
 
-#[derive(Default)]
-struct VirtualTime {
-    now: Mutex<f64>,
-    slept: Mutex<Vec<f64>>,
-}
-
-impl Sleeper for VirtualTime {
-    fn sleep(&self, d: Duration) {
-        *self.now.lock().unwrap() += d.as_secs_f64();
-        self.slept.lock().unwrap().push(d.as_secs_f64());
-    }
-}
-
-impl Clock for VirtualTime {
-    fn now(&self) -> f64 {
-        *self.now.lock().unwrap()
-    }
-}
+mod common;
+use common::VirtualTime;
 
 #[test]
 fn absurd_delays_are_refused_at_construction() {

@@ -4,8 +4,6 @@
 //! only the broken key affected. Needs `redis-server` (scripts/setup.sh installs it).
 #![cfg(feature = "redis")]
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,81 +13,20 @@ use retry_core::{Action, Failure, Retrier, RetryPolicy};
 /// The Redis timeout every case configures; the promise is "within 2x of it".
 const TIMEOUT_S: f64 = 0.25;
 
-struct Redis {
-    child: Child,
-    port: u16,
-    // One server at a time: a port picked free can be taken by another test's server before
-    // ours binds it, and then the two tests share (and kill) one server.
-    _serial: std::sync::MutexGuard<'static, ()>,
-}
+mod common;
+use common::Redis;
 
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-impl Redis {
-    fn start() -> Redis {
-        let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect(
-                "redis-server is needed: run scripts/setup.sh (apt-get install -y redis-server)",
-            );
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Redis {
-            child,
-            port,
-            _serial: serial,
-        }
+/// Runs one command on the test's server (to plant values of the wrong type or shape).
+fn cli(redis: &Redis, args: &[&str]) {
+    let mut c = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
     }
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-    fn signal(&self, sig: &str) {
-        let ok = Command::new("kill")
-            .args([sig, &self.child.id().to_string()])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "kill {sig}");
-    }
-    fn cli(&self, args: &[&str]) {
-        let mut c = redis::Client::open(self.url())
-            .unwrap()
-            .get_connection()
-            .unwrap();
-        let mut cmd = redis::cmd(args[0]);
-        for a in &args[1..] {
-            cmd.arg(*a);
-        }
-        let _: redis::Value = cmd.query(&mut c).unwrap();
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.signal("-CONT");
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    let _: redis::Value = cmd.query(&mut c).unwrap();
 }
 
 fn fleet(redis: &Redis) -> Arc<Fleet> {
@@ -173,8 +110,8 @@ fn a_handshake_that_never_answers_is_bounded_too() {
 fn a_wrongly_typed_key_degrades_that_key_only() {
     let redis = Redis::start();
     let fleet = fleet(&redis);
-    redis.cli(&["LPUSH", "chaos:bad:pause", "x"]);
-    redis.cli(&["SET", "chaos:bad2:breaker", "{not json"]);
+    cli(&redis, &["LPUSH", "chaos:bad:pause", "x"]);
+    cli(&redis, &["SET", "chaos:bad2:breaker", "{not json"]);
     for bad in ["bad", "bad2"] {
         let (admit, ev) = fleet.admit(bad);
         assert_eq!(admit, Admit::Go, "{bad}");
@@ -199,12 +136,12 @@ fn nan_and_infinite_values_are_healed_or_bounded() {
     let rate_limit = retry_core::classify(&Failure::http(429, "slow down"));
 
     // A NaN budget does not block every retry of its key.
-    redis.cli(&["SET", "chaos:nan:tokens", "nan"]);
+    cli(&redis, &["SET", "chaos:nan:tokens", "nan"]);
     let (ok, _) = fleet.try_retry("nan", &rate_limit);
     assert!(ok, "a NaN budget blocked a retry");
 
     // An infinite pause lasts at most max_pause_s.
-    redis.cli(&["SET", "chaos:inf:pause", "inf"]);
+    cli(&redis, &["SET", "chaos:inf:pause", "inf"]);
     match fleet.admit("inf").0 {
         Admit::Paused(until) => {
             let wait = until - fleet.now();
@@ -219,7 +156,7 @@ fn a_peer_clock_an_hour_ahead_is_capped_by_fleet_and_policy() {
     let redis = Redis::start();
     let fleet = fleet(&redis);
     let ahead = fleet.now() + 3600.0;
-    redis.cli(&["SET", "chaos:ahead:pause", &ahead.to_string()]);
+    cli(&redis, &["SET", "chaos:ahead:pause", &ahead.to_string()]);
     match fleet.admit("ahead").0 {
         Admit::Paused(until) => assert!(until - fleet.now() <= 300.0 + 1e-6),
         other => panic!("{other:?}"),

@@ -5,30 +5,12 @@ use std::cell::RefCell;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use retry_core::driver::blocking::{Recovery, Retry, Sleeper};
+use retry_core::driver::blocking::{Recovery, Retry};
 use retry_core::driver::tokio::AsyncRetry;
-use retry_core::driver::Clock;
 use retry_core::{Action, Event, Failure, GiveUpReason, RetryPolicy};
 
-/// A fake clock advanced by the fake sleeper.
-#[derive(Default)]
-struct VirtualTime {
-    now: Mutex<f64>,
-    slept: Mutex<Vec<f64>>,
-}
-
-impl Sleeper for VirtualTime {
-    fn sleep(&self, d: Duration) {
-        *self.now.lock().unwrap() += d.as_secs_f64();
-        self.slept.lock().unwrap().push(d.as_secs_f64());
-    }
-}
-
-impl Clock for VirtualTime {
-    fn now(&self) -> f64 {
-        *self.now.lock().unwrap()
-    }
-}
+mod common;
+use common::VirtualTime;
 
 fn script() -> Vec<Failure> {
     vec![
