@@ -69,8 +69,6 @@ fn rules() -> &'static [Rule] {
                 ),
                 Keep::Groups(3),
             ),
-            // A bare HTTP Basic credential ("Basic dXNlcjpwYXNz...") outside any header name.
-            rule(r"(?i)\b(basic)(\s+)([A-Za-z0-9+/]{8,}={0,2})", Keep::IfBase64),
             // AWS access key ids, wherever they sit: `\b` anchors would let `key_AKIA...` (or a
             // key glued to another one) through, and the regex crate has no lookaround.
             rule(r"(?:AKIA|ASIA)[0-9A-Z]{16}", Keep::Nothing),
@@ -96,6 +94,10 @@ fn rules() -> &'static [Rule] {
             key(r"npm_", r"[A-Za-z0-9]{36}"),
             key(r"xox[abporse]-", r"[A-Za-z0-9\-]{10,}"),
             key(r"(?:sk|rk)_(?:live|test)_", r"[A-Za-z0-9]{10,}"),
+            // A bare HTTP Basic credential ("Basic dXNlcjpwYXNz...") outside any header name. Late,
+            // for the reason given for `sk-` below: a key redacted just before it ("AKIA...Basic")
+            // makes the word boundary it needs (found by the `classify` fuzz target).
+            rule(r"(?i)\b(basic)(\s+)([A-Za-z0-9+/]{8,}={0,2})", Keep::IfBase64),
             // OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), OpenRouter (sk-or-),
             // DeepSeek: last, because a redaction above can make the text before an `sk-` a word
             // boundary ("AKIA...EXAMPLEsk-..."), and scrubbing twice must change nothing.

@@ -467,7 +467,13 @@ fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
 /// states a permanent nature (a quota gone mid-stream).
 fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category> {
     let p = provider.filter(|p| p.has_error)?;
-    if let Some(s) = text::stated().first(hay.get()) {
+    // A stated nature wins inside a stream too, except a bad request: an error event about the
+    // request is the stream's protocol failing (`invalid_response`), never `bad_request`
+    // (Forgeflare R1; found by the `sse` fuzz target).
+    if let Some(s) = text::stated()
+        .first(hay.get())
+        .filter(|s| !matches!(s.category, Category::BadRequest | Category::ClientError))
+    {
         return Some(s.category);
     }
     if p.codes.iter().any(|c| c == "invalid_request_error") {
@@ -476,16 +482,14 @@ fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category>
     match code_category(p) {
         Some(c) if !c.is_transient() && c != Category::BadRequest => Some(c),
         // overloaded_error, api_error, rate_limit_error, unknown or absent types.
-        code => Some(match text::stated().first(hay.get()) {
-            Some(s) => s.category,
-            None if code.is_none()
-                && text::permanent().first(hay.get()).map(|p| p.category)
-                    == Some(Category::PaymentRequired) =>
-            {
-                Category::PaymentRequired
-            }
-            None => Category::StreamInterrupted,
-        }),
+        // (a quota gone mid-stream, in softer words, where no code was named)
+        code if code.is_none()
+            && text::permanent().first(hay.get()).map(|p| p.category)
+                == Some(Category::PaymentRequired) =>
+        {
+            Some(Category::PaymentRequired)
+        }
+        _ => Some(Category::StreamInterrupted),
     }
 }
 
