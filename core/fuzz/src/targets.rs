@@ -702,8 +702,11 @@ pub fn sse(data: &[u8]) {
             // Issue 12 refines R1: a nature the text states outright wins inside a stream too
             // (Anthropic's mid-stream "Output blocked by content filtering policy",
             // tests/corpus/anthropic.json), except a bad request.
+            // (read in the decoded message, as the engine reads it: JSON escapes such as `\n`
+            // would hide a phrase's word boundary)
+            let message = retry_core::sse::failure_from_payload(&payload).message;
             let stated = retry_core::classify::text::stated()
-                .first(&payload.to_lowercase())
+                .first(&message.to_lowercase())
                 .map(|p| p.category)
                 .filter(|c| !matches!(c, Category::BadRequest | Category::ClientError));
             match stated {
