@@ -464,7 +464,7 @@ fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
 }
 
 /// SSE `error` event inside a stream: its `error.type` decides (Forgeflare R1), unless its text
-/// states a permanent nature (a quota gone mid-stream).
+/// states a permanent nature outright (a quota gone, a content filter mid-stream).
 fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category> {
     let p = provider.filter(|p| p.has_error)?;
     // A stated nature wins inside a stream too, except a bad request: an error event about the
@@ -482,13 +482,6 @@ fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category>
     match code_category(p) {
         Some(c) if !c.is_transient() && c != Category::BadRequest => Some(c),
         // overloaded_error, api_error, rate_limit_error, unknown or absent types.
-        // (a quota gone mid-stream, in softer words, where no code was named)
-        code if code.is_none()
-            && text::permanent().first(hay.get()).map(|p| p.category)
-                == Some(Category::PaymentRequired) =>
-        {
-            Some(Category::PaymentRequired)
-        }
         _ => Some(Category::StreamInterrupted),
     }
 }
