@@ -160,11 +160,11 @@ fn decide(
                 .filter(|n| (400..=599).contains(n))
             {
                 // What would be retried is the stream failing mid-way (CONTRACT §2).
-                let c = refine_status(n, provider, &hay);
-                let c = if c.is_transient() {
-                    Category::StreamInterrupted
-                } else {
-                    c
+                // (a request error inside a stream is its protocol failing: invalid_response)
+                let c = match refine_status(n, provider, &hay) {
+                    c if c.is_transient() => Category::StreamInterrupted,
+                    Category::BadRequest => Category::InvalidResponse,
+                    c => c,
                 };
                 return (c, Evidence::Body);
             }
