@@ -704,9 +704,13 @@ pub fn sse(data: &[u8]) {
             // tests/corpus/anthropic.json), except a bad request.
             // (read in the decoded message, as the engine reads it: JSON escapes such as `\n`
             // would hide a phrase's word boundary)
-            let message = retry_core::sse::failure_from_payload(&payload).message;
+            // (and with links blanked, as the engine reads them)
+            let mut message = retry_core::sse::failure_from_payload(&payload)
+                .message
+                .to_lowercase();
+            retry_core::classify::text::blank_links(&mut message);
             let stated = retry_core::classify::text::stated()
-                .first(&message.to_lowercase())
+                .first(&message)
                 .map(|p| p.category)
                 .filter(|c| !matches!(c, Category::BadRequest | Category::ClientError));
             match stated {
