@@ -129,7 +129,7 @@ pub fn leading_status(message: &str) -> Option<u16> {
     if m.len() < 5 || !m[..3].iter().all(u8::is_ascii_digit) || m[3] != b' ' {
         return None;
     }
-    let n = (m[0] - b'0') as u16 * 100 + (m[1] - b'0') as u16 * 10 + (m[2] - b'0') as u16;
+    let n = error_status_at(m, 0);
     let rest = &m[4..];
     let word: &[u8] = &rest[..rest
         .iter()
@@ -139,7 +139,7 @@ pub fn leading_status(message: &str) -> Option<u16> {
         || (word.len() >= 4 && word.iter().all(|c| c.is_ascii_uppercase() || *c == b'_'))
         || rest.starts_with(b"Client Error")
         || rest.starts_with(b"Server Error");
-    ((400..=599).contains(&n) && introduces).then_some(n)
+    n.filter(|_| introduces)
 }
 
 /// A byte that continues a word: letters, digits and `_` (so `max_tokens` is one word).
@@ -199,14 +199,8 @@ pub fn status_in_text(hay: &str, introducers: &[&str]) -> Option<u16> {
             while i < h.len() && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'') && i - end < 4 {
                 i += 1;
             }
-            if i + 3 <= h.len()
-                && h[i..i + 3].iter().all(u8::is_ascii_digit)
-                && (i + 3 == h.len() || !is_word(h[i + 3]))
-            {
-                let n = (h[i] - b'0') as u16 * 100
-                    + (h[i + 1] - b'0') as u16 * 10
-                    + (h[i + 2] - b'0') as u16;
-                if (400..=599).contains(&n) {
+            if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
+                if let Some(n) = error_status_at(h, i) {
                     return Some(n);
                 }
             }
@@ -215,22 +209,23 @@ pub fn status_in_text(hay: &str, introducers: &[&str]) -> Option<u16> {
     None
 }
 
+/// The error status (400 to 599) written by the three digits at `b[at..]`, if they are one.
+fn error_status_at(b: &[u8], at: usize) -> Option<u16> {
+    let d = b.get(at..at + 3)?;
+    d.iter()
+        .all(u8::is_ascii_digit)
+        .then(|| d.iter().fold(0u16, |n, c| n * 10 + u16::from(c - b'0')))
+        .filter(|n| (400..=599).contains(n))
+}
+
 /// A status printed right before the body it came with: the Anthropic TypeScript SDK's
 /// "InternalServerError: 529 {\"type\":\"error\",...}", RubyLLM's "429 {...}".
 pub fn status_before_body(message: &str) -> Option<u16> {
     let m = message.as_bytes();
     (0..m.len().saturating_sub(4)).find_map(|i| {
-        let ok = m[i..i + 3].iter().all(u8::is_ascii_digit)
-            && (i == 0 || !is_word(m[i - 1]))
-            && m[i + 3] == b' '
-            && matches!(m[i + 4], b'{' | b'[');
-        if !ok {
-            return None;
-        }
-        let n = m[i..i + 3]
-            .iter()
-            .fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
-        (400..=599).contains(&n).then_some(n)
+        let framed =
+            (i == 0 || !is_word(m[i - 1])) && m[i + 3] == b' ' && matches!(m[i + 4], b'{' | b'[');
+        framed.then(|| error_status_at(m, i)).flatten()
     })
 }
 
@@ -239,11 +234,9 @@ pub fn status_before_body(message: &str) -> Option<u16> {
 pub fn quoted_aiohttp_status(message: &str) -> Option<u16> {
     let i = message.find(", message=")?;
     let head = &message.as_bytes()[..i];
-    let n = head.len().checked_sub(3).map(|s| &head[s..])?;
-    let before_ok = head.len() == 3 || !is_word(head[head.len() - 4]);
-    (before_ok && n.iter().all(u8::is_ascii_digit))
-        .then(|| n.iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0')))
-        .filter(|n| (400..=599).contains(n))
+    let at = head.len().checked_sub(3)?;
+    let before_ok = at == 0 || !is_word(head[at - 1]);
+    before_ok.then(|| error_status_at(head, at)).flatten()
 }
 
 /// Lower-cases ASCII, bounded: huge bodies are only scanned in their first `limit` bytes.
