@@ -154,3 +154,22 @@ def no_sleep(monkeypatch):
     monkeypatch.setattr(time, "sleep", fake_sleep)
     monkeypatch.setattr(asyncio, "sleep", fake_async_sleep)
     return slept
+
+
+@pytest.fixture(scope="module")
+def lab():
+    """The fault lab on loopback, one per test module (tests/python/test_lab.py's `Lab`). httpx
+    honours HTTP(S)_PROXY even for loopback: proxies are cleared and loopback exempted."""
+    from test_lab import Lab
+
+    with pytest.MonkeyPatch.context() as mp:
+        for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+            mp.delenv(var, raising=False)
+        mp.setenv("NO_PROXY", "127.0.0.1,localhost")
+        mp.setenv("no_proxy", "127.0.0.1,localhost")
+        server = Lab()
+        try:
+            yield server
+        finally:
+            server.stop()
+

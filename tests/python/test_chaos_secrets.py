@@ -254,20 +254,6 @@ def test_a_hook_that_raises_with_a_secret_leaves_none_in_the_note(no_sleep, log)
 GSK = f"gsk_{R[:52]}"
 
 
-@pytest.fixture(scope="module")
-def lab():
-    pytest.importorskip("openai")
-    from test_lab import Lab
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NO_PROXY", "127.0.0.1,localhost")
-        mp.setenv("no_proxy", "127.0.0.1,localhost")
-        server = Lab()
-        try:
-            yield server
-        finally:
-            server.stop()
-
 
 def test_a_lab_401_with_a_groq_key_leaks_nowhere_through_the_openai_sdk(lab, no_sleep, log):
     import openai

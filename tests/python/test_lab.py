@@ -74,18 +74,6 @@ class Lab:
             self.proc.wait(timeout=5)
 
 
-@pytest.fixture(scope="module")
-def lab():
-    with pytest.MonkeyPatch.context() as mp:
-        # httpx honours HTTP(S)_PROXY even for loopback.
-        mp.setenv("NO_PROXY", "127.0.0.1,localhost")
-        mp.setenv("no_proxy", "127.0.0.1,localhost")
-        server = Lab()
-        try:
-            yield server
-        finally:
-            server.stop()
-
 
 # --- the two providers, sync and async, plain and streamed -------------------------------------
 

@@ -45,19 +45,6 @@ MSGS = [{"role": "user", "content": "hi"}]
 BEDROCK_MODEL = "anthropic.claude-3-haiku-20240307-v1:0"
 
 
-@pytest.fixture(scope="module")
-def lab():
-    with pytest.MonkeyPatch.context() as mp:
-        for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-            mp.delenv(var, raising=False)
-        mp.setenv("NO_PROXY", "127.0.0.1,localhost")
-        mp.setenv("no_proxy", "127.0.0.1,localhost")
-        server = Lab()
-        try:
-            yield server
-        finally:
-            server.stop()
-
 
 def core(reason: str) -> Any:
     """A case whose true label the core does not give yet."""
