@@ -178,6 +178,10 @@ pub struct Failure {
     /// A hint from a Rust client.
     #[serde(default)]
     pub transport: Option<Transport>,
+    /// Retries the client library already made for this request before it raised (the
+    /// openai and anthropic SDKs send it as `x-stainless-retry-count`): a second retry layer.
+    #[serde(default)]
+    pub client_retries: Option<u32>,
 }
 
 impl Failure {

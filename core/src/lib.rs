@@ -37,6 +37,7 @@ pub mod orphan;
 pub mod policy;
 pub mod retry_after;
 pub mod rng;
+pub mod run;
 pub mod scrub;
 pub mod sse;
 pub mod text;
@@ -56,6 +57,7 @@ pub use events::{Event, EventSink};
 pub use failure::{Failure, Headers, Transport};
 pub use machine::{Action, Decision, GiveUpReason, Retrier};
 pub use policy::{Backoff, Counting, Jitter, OverCap, RetryPolicy};
+pub use run::{Run, RunConfig, Step, WaitReason};
 
 /// Panics on purpose. The bindings expose it (`retry_core._native._debug_panic`,
 /// `RetryCore::Native._debug_panic`) so their tests can prove that a panic inside the core

@@ -59,6 +59,20 @@ impl GiveUpReason {
             GiveUpReason::CircuitOpen => "circuit_open",
         }
     }
+
+    /// The reason named `name` (the inverse of [`GiveUpReason::as_str`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            GiveUpReason::Permanent,
+            GiveUpReason::Exhausted,
+            GiveUpReason::RetryAfterTooLong,
+            GiveUpReason::Deadline,
+            GiveUpReason::BudgetExhausted,
+            GiveUpReason::CircuitOpen,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == name)
+    }
 }
 
 /// What the caller should do next.
@@ -147,6 +161,8 @@ pub struct Gate {
     pub reject: bool,
     /// This call is the circuit's half-open probe.
     pub probe: bool,
+    /// The wait is a shared pause (a peer's 429), not an open circuit.
+    pub paused: bool,
     /// Fleet events to emit, in order.
     pub events: Vec<Event>,
 }
@@ -185,6 +201,7 @@ impl Retrier {
                 wait: None,
                 reject: false,
                 probe: false,
+                paused: false,
                 events: vec![],
             };
         };
@@ -194,6 +211,7 @@ impl Retrier {
                 wait: None,
                 reject: false,
                 probe: false,
+                paused: false,
                 events,
             },
             Admit::Probe => {
@@ -202,6 +220,7 @@ impl Retrier {
                     wait: None,
                     reject: false,
                     probe: true,
+                    paused: false,
                     events,
                 }
             }
@@ -219,6 +238,7 @@ impl Retrier {
                             wait: None,
                             reject: false,
                             probe: false,
+                            paused,
                             events,
                         };
                     }
@@ -236,6 +256,7 @@ impl Retrier {
                     wait: Some(wait),
                     reject,
                     probe: false,
+                    paused,
                     events,
                 }
             }
@@ -503,6 +524,11 @@ impl Retrier {
         }
         self.waited += delay;
         self.prev_delay = Some(delay);
+        if used.is_some() {
+            // The server's own wait counts against the policy's patience for pauses: the shared
+            // pause this 429 leaves in the fleet is not waited out a second time.
+            self.gate_waited = delay;
+        }
         let e = self
             .base_event(events::RETRY_ATTEMPT, failure, &c)
             .with("attempt", self.failed)
@@ -511,6 +537,12 @@ impl Retrier {
             .with("retry_after", used.map_or(Value::Null, Value::from));
         pre.push(e);
         self.decision(Action::Retry { delay }, c, used, pre)
+    }
+
+    /// The fleet's gate refused a retry (its wait would pass the deadline): give up with the
+    /// last failure, reason `circuit_open`, with the usual `llm_retry_exhausted` event.
+    pub(crate) fn give_up_at_gate(&mut self, failure: &Failure, c: Classification) -> Decision {
+        self.give_up(GiveUpReason::CircuitOpen, failure, c, None)
     }
 
     fn give_up(

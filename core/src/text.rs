@@ -1,7 +1,13 @@
-//! User-facing texts: SwarmSDK's error message format and seconds formatting.
+//! User-facing texts: SwarmSDK's error message format, the give-up note, the log lines and
+//! seconds formatting. Written once here; the bindings only pass them on.
+
+use serde_json::Value;
 
 use crate::category::{Category, Classification};
+use crate::events::{self, Event};
 use crate::failure::Failure;
+use crate::machine::{Action, Decision, GiveUpReason};
+use crate::run::LogLevel;
 use crate::scrub::scrub;
 
 /// One line of guidance per category, after SwarmSDK's `format_error_message`.
@@ -131,6 +137,213 @@ pub fn format_seconds(s: f64) -> String {
     }
 }
 
+/// Seconds for a log line: one decimal under 10 s, whole seconds above (`0.3`, `2`, `1.5`, `30`).
+pub fn round_seconds(s: f64) -> String {
+    if !s.is_finite() {
+        return format_seconds(s);
+    }
+    let r = if s.abs() < 10.0 {
+        (s * 10.0).round() / 10.0
+    } else {
+        s.round()
+    };
+    format_seconds(r)
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Why the engine stopped, as the note and the log say it.
+fn give_up_reason_text(reason: GiveUpReason, attempts: u64) -> String {
+    let after = format!("gave up after {}", plural(attempts, "attempt", "attempts"));
+    // Exhaustive on purpose: a new reason must get its sentence here.
+    match reason {
+        GiveUpReason::Permanent => "not retried".to_owned(),
+        GiveUpReason::Exhausted => format!("{after} (limit reached)"),
+        GiveUpReason::RetryAfterTooLong => {
+            format!("{after}: the server asked for a longer wait than the policy allows")
+        }
+        GiveUpReason::Deadline => format!("{after}: the next wait would pass the deadline"),
+        GiveUpReason::BudgetExhausted => {
+            format!("{after}: the fleet's retry budget for this key is spent")
+        }
+        GiveUpReason::CircuitOpen => format!(
+            "{after}: the fleet holds this key back (open circuit or shared pause) past the deadline"
+        ),
+    }
+}
+
+/// The note attached to an error re-raised after `d`:
+/// `retry-core: rate_limited (transient, status 429); gave up after 3 attempts (limit reached)`.
+pub fn give_up_note(d: &Decision) -> String {
+    let c = &d.classification;
+    let mut head = format!(
+        "retry-core: {} ({}",
+        c.category,
+        if c.transient { "transient" } else { "permanent" }
+    );
+    if let Some(s) = c.status {
+        head.push_str(&format!(", status {s}"));
+    }
+    if let Some(ra) = c.retry_after {
+        head.push_str(&format!(", retry-after {} s", format_seconds(ra)));
+    }
+    head.push(')');
+    let tail = match d.action {
+        Action::GiveUp { reason } => give_up_reason_text(reason, u64::from(d.attempt)),
+        Action::Retry { delay } => format!("retrying in {} s", format_seconds(delay)),
+        Action::RecoverOrphans => "recovering by pruning orphan tool calls".to_owned(),
+        Action::RecoverContext => "recovering by compacting the context".to_owned(),
+        Action::Reraise => "cancelled; re-raised untouched".to_owned(),
+    };
+    format!("{head}; {tail}")
+}
+
+fn field<'a>(e: &'a Event, key: &str) -> Option<&'a Value> {
+    e.get(key).filter(|v| !v.is_null())
+}
+
+fn field_str(e: &Event, key: &str) -> String {
+    match field(e, key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => "?".to_owned(),
+    }
+}
+
+fn field_u64(e: &Event, key: &str) -> u64 {
+    field(e, key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+fn field_secs(e: &Event, key: &str) -> String {
+    round_seconds(field(e, key).and_then(Value::as_f64).unwrap_or(0.0))
+}
+
+/// `rate_limited (RateLimitError, status 429)`: what failed, for a log line.
+fn what_failed(e: &Event) -> String {
+    let mut s = field_str(e, "category");
+    let class = field(e, "error_class").and_then(Value::as_str).map(short_class);
+    let status = field(e, "status_code").and_then(Value::as_u64);
+    match (class, status) {
+        (Some(c), Some(st)) => s.push_str(&format!(" ({c}, status {st})")),
+        (Some(c), None) => s.push_str(&format!(" ({c})")),
+        (None, Some(st)) => s.push_str(&format!(" (status {st})")),
+        (None, None) => {}
+    }
+    s
+}
+
+/// `key=value` pairs of the other keys, numbers rounded, for the fleet's events.
+fn pairs(e: &Event) -> String {
+    e.fields
+        .iter()
+        .map(|(k, v)| match v {
+            Value::Number(n) if n.is_f64() => format!("{k}={}", round_seconds(n.as_f64().unwrap_or(0.0))),
+            Value::String(s) => format!("{k}={}", scrub(s)),
+            v => format!("{k}={v}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The log line of an event, and its level, or `None` for events that are not logged (a
+/// retry's wait is announced by its `llm_retry_attempt`, so its wait events are not).
+/// Every line starts with one `retry-core: `.
+pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
+    use LogLevel::{Info, Warning};
+    let model = || field(e, "model").and_then(Value::as_str).map(|m| format!(" {m}"));
+    let (level, text) = match e.kind {
+        events::RETRY_ATTEMPT => {
+            let mut t = format!(
+                "{}, attempt {}/{} failed; retrying in {} s",
+                what_failed(e),
+                field_u64(e, "attempt"),
+                field_u64(e, "max_retries"),
+                field_secs(e, "retry_delay"),
+            );
+            if field(e, "retry_after").is_some() {
+                t.push_str(" (the server's retry-after)");
+            }
+            (Warning, t)
+        }
+        events::RETRY_EXHAUSTED => {
+            let reason = field(e, "reason")
+                .and_then(Value::as_str)
+                .and_then(GiveUpReason::from_name)
+                .unwrap_or(GiveUpReason::Exhausted);
+            let t = give_up_reason_text(reason, field_u64(e, "attempts"));
+            (Warning, format!("{}; {t}", what_failed(e)))
+        }
+        events::REQUEST_FAILED => (Warning, format!("{}; not retried (permanent)", what_failed(e))),
+        events::ORPHANS_PRUNED => (
+            Info,
+            format!(
+                "pruned {}; retrying at once",
+                plural(field_u64(e, "pruned_count"), "orphan tool call", "orphan tool calls")
+            ),
+        ),
+        events::CONTEXT_COMPACTED => (Info, "compacted the context; retrying at once".to_owned()),
+        crate::run::WAIT_STARTED => match field(e, "reason").and_then(Value::as_str) {
+            Some(r @ ("fleet_pause" | "circuit_open")) => (
+                Warning,
+                format!(
+                    "the fleet holds{} back ({}); waiting {} s",
+                    model().unwrap_or_else(|| " this key".to_owned()),
+                    r.replace('_', " "),
+                    field_secs(e, "seconds")
+                ),
+            ),
+            _ => return None,
+        },
+        crate::run::MODEL_FALLBACK => (
+            Warning,
+            format!(
+                "model {} gave up ({}, {}); trying {}",
+                field_str(e, "from"),
+                field_str(e, "category"),
+                field_str(e, "reason").replace('_', " "),
+                field_str(e, "to")
+            ),
+        ),
+        crate::run::MODEL_SKIPPED => (
+            Warning,
+            format!(
+                "the fleet holds model{} back for {} s; skipping it",
+                model().unwrap_or_default(),
+                field_secs(e, "seconds")
+            ),
+        ),
+        crate::run::VALIDATION_RETRY => (
+            Info,
+            format!(
+                "output{} failed validation; calling again with feedback ({}/{})",
+                model().map(|m| format!(" of{m}")).unwrap_or_default(),
+                field_u64(e, "validation_retry"),
+                field_u64(e, "max_validation_retries")
+            ),
+        ),
+        crate::run::LAYERS_STACKED => (
+            Warning,
+            format!(
+                "the client retries each request itself ({}); with {} the layers multiply to \
+                 {} requests per call. Turn one layer off (openai/anthropic: max_retries=0)",
+                plural(field_u64(e, "client_retries"), "retry", "retries"),
+                plural(field_u64(e, "attempts"), "attempt", "attempts"),
+                field_u64(e, "requests")
+            ),
+        ),
+        "circuit_opened" | "retry_budget_exhausted" | "fleet_backend_degraded" => {
+            (Warning, format!("{} {}", e.kind, pairs(e)))
+        }
+        "circuit_closed" | "rate_limit_pause" | "fleet_backend_recovered" => {
+            (Info, format!("{} {}", e.kind, pairs(e)))
+        }
+        _ => return None,
+    };
+    Some((level, format!("retry-core: {}", text.trim_end())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,5 +461,52 @@ mod tests {
         assert_eq!(format_seconds(2.0), "2");
         assert_eq!(format_seconds(1.5), "1.5");
         assert_eq!(format_seconds(0.02), "0.02");
+    }
+
+    #[test]
+    fn log_lines_have_one_prefix_and_rounded_numbers() {
+        use crate::machine::Retrier;
+        use crate::policy::RetryPolicy;
+        let mut r = Retrier::new(RetryPolicy::recommended()).with_seed(3);
+        let f = Failure::http(429, "slow down")
+            .with_class(["openai.RateLimitError"])
+            .with_header("retry-after", "1.23456");
+        let d = r.on_failure(&f, 0.0);
+        let (level, line) = log_line(&d.events[0]).unwrap();
+        assert_eq!(level, LogLevel::Warning);
+        assert_eq!(
+            line,
+            "retry-core: rate_limited (RateLimitError, status 429), attempt 1/30 failed; \
+             retrying in 1.2 s (the server's retry-after)"
+        );
+        let mut r = Retrier::new(RetryPolicy::swarm_sdk(1, 15.0));
+        let d = r.on_failure(&Failure::http(503, "busy"), 0.0);
+        let (_, line) = log_line(&d.events[0]).unwrap();
+        assert_eq!(
+            line,
+            "retry-core: server_error (status 503); gave up after 1 attempt (limit reached)"
+        );
+        assert_eq!(line.matches("retry-core:").count(), 1);
+    }
+
+    #[test]
+    fn a_retry_wait_is_announced_once_and_a_fleet_wait_by_its_own_line() {
+        let backoff = Event::new(crate::run::WAIT_STARTED)
+            .with("seconds", 30.0)
+            .with("reason", "backoff");
+        assert_eq!(log_line(&backoff), None, "llm_retry_attempt announced it");
+        let open = Event::new(crate::run::WAIT_STARTED)
+            .with("model", "gpt-4o")
+            .with("seconds", 4.567)
+            .with("reason", "circuit_open");
+        assert_eq!(
+            log_line(&open),
+            Some((
+                LogLevel::Warning,
+                "retry-core: the fleet holds gpt-4o back (circuit open); waiting 4.6 s".to_owned()
+            ))
+        );
+        assert_eq!(round_seconds(29.7), "30");
+        assert_eq!(round_seconds(0.04), "0");
     }
 }

@@ -152,6 +152,7 @@ fn generated_failure() -> impl Strategy<Value = Failure> {
                 error_class,
                 message,
                 transport,
+                client_retries: None,
             },
         )
 }
@@ -469,6 +470,7 @@ proptest! {
             error_class: classes,
             message,
             transport,
+            client_retries: None,
         };
         check_classification(&f);
     }

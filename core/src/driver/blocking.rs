@@ -2,13 +2,12 @@
 
 use std::time::Duration;
 
-use super::{after_failure, gate, stopped_at_gate, Clock, Next, RetryError, SystemClock};
+use super::{build_run, drain, finish, Clock, RetryError, SystemClock};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
-use crate::failure::Failure;
 use crate::fleet::Fleet;
-use crate::machine::{Action, Decision, Retrier};
 use crate::policy::RetryPolicy;
+use crate::run::Step;
 use std::sync::Arc;
 
 /// How the blocking driver waits.
@@ -116,60 +115,35 @@ impl<'a> Retry<'a> {
         let system = SystemClock::default();
         let clock = self.clock.unwrap_or(&system);
         let start = clock.now();
-        let mut retrier = Retrier::new(self.policy).with_context_hook(recovery.can_compact());
-        if let Some(seed) = self.seed {
-            retrier = retrier.with_seed(seed);
-        }
-        if let Some((fleet, key)) = self.fleet.clone() {
-            retrier = retrier.with_fleet(fleet, key);
-        }
-        let mut last: Option<(E, Failure, Decision)> = None;
+        let mut run = build_run(self.policy, self.seed, self.fleet, recovery.can_compact());
+        let mut last = None;
+        let mut step = run.start(0.0);
         loop {
-            match gate(&mut retrier, clock.now() - start, self.sink) {
-                Next::Stop if last.is_some() => {
-                    let (error, failure, decision) = last.take().expect("checked above");
-                    return Err(stopped_at_gate(error, failure, decision));
-                }
-                Next::Wait(w) => {
-                    if w > 0.0 {
-                        self.sleeper.sleep(super::wait_duration(w));
+            drain(&mut run, self.sink);
+            let elapsed = clock.now() - start;
+            step = match step {
+                Step::Call { .. } => match f(run.attempts() + 1) {
+                    Ok(v) => {
+                        run.succeeded(elapsed);
+                        drain(&mut run, self.sink);
+                        return Ok(v);
                     }
-                    continue;
-                }
-                Next::Stop | Next::Call => {}
-            }
-            let error = match f(retrier.attempts() + 1) {
-                Ok(v) => {
-                    for e in &retrier.on_success() {
-                        self.sink.emit(e);
+                    Err(e) => {
+                        let failure = e.as_failure();
+                        let next = run.failed(&failure, clock.now() - start);
+                        last = Some((e, failure));
+                        next
                     }
-                    return Ok(v);
+                },
+                Step::Wait { seconds, .. } => {
+                    self.sleeper.sleep(super::wait_duration(seconds));
+                    run.resume(clock.now() - start)
                 }
-                Err(e) => e,
+                Step::Skip { .. } => run.resume(elapsed),
+                Step::PruneOrphans => run.pruned(recovery.prune_orphans(), elapsed),
+                Step::CompactContext => run.compacted(recovery.compact_context(), elapsed),
+                Step::Return | Step::GiveUp { .. } | Step::Reraise => return Err(finish(&run, last)),
             };
-            let failure = error.as_failure();
-            let decision = after_failure(
-                &mut retrier,
-                recovery,
-                &failure,
-                clock.now() - start,
-                self.sink,
-            );
-            match decision.action {
-                Action::Retry { delay } => {
-                    last = Some((error, failure, decision));
-                    if delay > 0.0 {
-                        self.sleeper.sleep(super::wait_duration(delay));
-                    }
-                }
-                _ => {
-                    return Err(RetryError {
-                        error,
-                        failure: Box::new(failure),
-                        decision: Box::new(decision),
-                    })
-                }
-            }
         }
     }
 }

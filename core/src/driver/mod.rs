@@ -1,14 +1,18 @@
-//! Drivers: the loops that call, wait and call again, for Rust users. The bindings have their
-//! own (in Python and Ruby) so that waits go through the host's sleep.
+//! Drivers: the loops that call, wait and call again, for Rust users. Each interprets a
+//! [`Run`](crate::run::Run), as the Python and Ruby front doors do with their host's sleep.
 
 pub mod blocking;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
+use std::sync::Arc;
+
 use crate::events::EventSink;
 use crate::failure::Failure;
-use crate::machine::{Action, Decision, GiveUpReason, Retrier};
-use blocking::Recovery;
+use crate::fleet::Fleet;
+use crate::machine::Decision;
+use crate::policy::RetryPolicy;
+use crate::run::{Run, RunConfig};
 
 /// A wait as a `Duration` that cannot panic, whatever a policy or a fleet says: NaN and negative
 /// waits are none, and no wait is longer than [`MAX_DELAY_S`](crate::policy::MAX_DELAY_S).
@@ -25,6 +29,36 @@ pub(crate) fn wait_duration(secs: f64) -> std::time::Duration {
 pub trait Clock {
     /// Seconds since an arbitrary fixed start; never goes backwards.
     fn now(&self) -> f64;
+}
+
+/// A clock that only moves when told to: virtual time for replays and tests, shareable with a
+/// [`Fleet`] as its wall clock ([`ManualClock::wall_clock`]).
+#[derive(Debug, Clone, Default)]
+pub struct ManualClock(Arc<std::sync::atomic::AtomicU64>);
+
+impl ManualClock {
+    /// A clock showing `t` seconds.
+    pub fn new(t: f64) -> Self {
+        let c = ManualClock::default();
+        c.set(t);
+        c
+    }
+    /// Sets the time to `t` seconds.
+    pub fn set(&self, t: f64) {
+        self.0
+            .store(t.to_bits(), std::sync::atomic::Ordering::SeqCst);
+    }
+    /// This clock as a fleet's wall clock.
+    pub fn wall_clock(&self) -> crate::fleet::WallClock {
+        let c = self.clone();
+        Arc::new(move || c.now())
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> f64 {
+        f64::from_bits(self.0.load(std::sync::atomic::Ordering::SeqCst))
+    }
 }
 
 /// The real monotonic clock.
@@ -67,66 +101,46 @@ impl<E: std::fmt::Display> std::fmt::Display for RetryError<E> {
 
 impl<E: std::fmt::Debug + std::fmt::Display> std::error::Error for RetryError<E> {}
 
-/// What a driver does before a call, after asking the fleet ([`Retrier::before_attempt`]).
-pub(crate) enum Next {
-    Call,
-    Wait(f64),
-    /// A retry would wait past the deadline: stop with the last error.
-    Stop,
-}
-
-/// The twins' shared gate step: emits the gate's events and says what to do.
-pub(crate) fn gate(retrier: &mut Retrier, elapsed: f64, sink: &dyn EventSink) -> Next {
-    let g = retrier.before_attempt(elapsed);
-    for e in &g.events {
-        sink.emit(e);
-    }
-    match g.wait {
-        _ if g.reject => Next::Stop,
-        Some(w) => Next::Wait(w),
-        None => Next::Call,
+/// Sends the run's new events to `sink`.
+pub(crate) fn drain(run: &mut Run, sink: &dyn EventSink) {
+    if run.has_events() {
+        for e in &run.take_events() {
+            sink.emit(e);
+        }
     }
 }
 
-/// The twins' shared failure step: runs the free recoveries (they are synchronous hooks),
-/// emits the decision's events and returns it.
-pub(crate) fn after_failure<R: Recovery + ?Sized>(
-    retrier: &mut Retrier,
-    recovery: &mut R,
-    failure: &Failure,
-    elapsed: f64,
-    sink: &dyn EventSink,
-) -> Decision {
-    let mut decision = retrier.on_failure(failure, elapsed);
-    loop {
-        decision = match decision.action {
-            Action::RecoverOrphans => {
-                retrier.on_orphans_pruned(recovery.prune_orphans(), failure, elapsed)
-            }
-            Action::RecoverContext => {
-                retrier.on_context_compacted(recovery.compact_context(), failure, elapsed)
-            }
-            _ => break,
-        };
-    }
-    for e in &decision.events {
-        sink.emit(e);
-    }
-    decision
-}
-
-/// Stopping at the gate: the last retried error, its decision turned into `circuit_open`.
-pub(crate) fn stopped_at_gate<E>(
-    error: E,
-    failure: Failure,
-    mut decision: Decision,
-) -> RetryError<E> {
-    decision.action = Action::GiveUp {
-        reason: GiveUpReason::CircuitOpen,
-    };
+/// The error a driver returns at the run's end: the last error, its failure and its decision.
+/// A run ends without a failure only when the fleet made it skip every model, which the
+/// drivers never ask for (they wait out the fleet), so `last` is always there.
+pub(crate) fn finish<E>(run: &Run, last: Option<(E, Failure)>) -> RetryError<E> {
+    let (error, failure) = last.expect("a driver's run ends after a failed call");
+    let decision = run
+        .decision()
+        .cloned()
+        .expect("a failed call always has a decision");
     RetryError {
         error,
         failure: Box::new(failure),
         decision: Box::new(decision),
+    }
+}
+
+/// The run a driver interprets.
+pub(crate) fn build_run(
+    policy: RetryPolicy,
+    seed: Option<u64>,
+    fleet: Option<(Arc<Fleet>, String)>,
+    context_hook: bool,
+) -> Run {
+    let cfg = RunConfig {
+        context_hook,
+        seed,
+        ..RunConfig::default()
+    };
+    let run = Run::with_config(policy, cfg);
+    match fleet {
+        Some((fleet, key)) => run.fleet(fleet, vec![key]),
+        None => run,
     }
 }

@@ -1,0 +1,664 @@
+//! One whole logical call as a sans-IO step machine: the loop every front door runs.
+//!
+//! A [`Run`] says what to do next ([`Step`]); the front door does it its own way (a call, a
+//! `time.sleep`, a tokio sleep, `Kernel#sleep`, pruning its history) and reports back. The run
+//! covers what the front doors used to write by hand, each a little differently: the fleet's
+//! gate before every call, the free recoveries (orphan pruning, context compaction), validation
+//! retries, the model fallback chain, the deadline, and the wait events. A front door only
+//! translates: it never decides.
+//!
+//! ```
+//! use retry_core::run::{Run, Step, WaitReason};
+//! use retry_core::{Failure, RetryPolicy};
+//!
+//! let mut run = Run::new(RetryPolicy::forgeflare()).seed(1);
+//! assert_eq!(run.start(0.0), Step::Call { model: 0 });
+//! let busy = Failure::http(503, "Service Unavailable");
+//! assert_eq!(run.failed(&busy, 0.0), Step::Wait { seconds: 2.0, reason: WaitReason::Backoff });
+//! assert_eq!(run.resume(2.0), Step::Call { model: 0 });
+//! assert_eq!(run.succeeded(2.5), Step::Return);
+//! ```
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::category::Category;
+use crate::classify::classify;
+use crate::events::Event;
+use crate::failure::Failure;
+use crate::fallback::{ModelChain, ModelSpec};
+use crate::fleet::Fleet;
+use crate::machine::{Action, Decision, GiveUpReason, Retrier};
+use crate::policy::RetryPolicy;
+
+/// What the front door does next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step {
+    /// Call model `model` (an index into the chain; 0 without one), then report
+    /// [`Run::succeeded`] or [`Run::failed`].
+    Call {
+        /// Which model to call.
+        model: usize,
+    },
+    /// Wait `seconds`, then report [`Run::resume`].
+    Wait {
+        /// How long.
+        seconds: f64,
+        /// Why.
+        reason: WaitReason,
+    },
+    /// The fleet holds model `model` back for `seconds`, longer than this run waits
+    /// ([`Run::max_gate_wait`]): the model is skipped. Report [`Run::resume`].
+    Skip {
+        /// The model skipped.
+        model: usize,
+        /// How long the fleet would have made it wait.
+        seconds: f64,
+    },
+    /// Prune orphan tool calls from the history, then report [`Run::pruned`].
+    PruneOrphans,
+    /// Compact the history with the caller's hook, then report [`Run::compacted`].
+    CompactContext,
+    /// The last call succeeded: return its value.
+    Return,
+    /// Stop: raise the last error, with [`Run::decision`] and [`Run::note`] attached. Without a
+    /// decision (every model skipped by the fleet), there was no call to blame.
+    GiveUp {
+        /// Why the run stopped.
+        reason: GiveUpReason,
+    },
+    /// Cancellation: re-raise the original error untouched.
+    Reraise,
+}
+
+impl Step {
+    /// The snake_case name of the step (`call`, `wait`, `give_up`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Call { .. } => "call",
+            Step::Wait { .. } => "wait",
+            Step::Skip { .. } => "skip",
+            Step::PruneOrphans => "prune_orphans",
+            Step::CompactContext => "compact_context",
+            Step::Return => "return",
+            Step::GiveUp { .. } => "give_up",
+            Step::Reraise => "reraise",
+        }
+    }
+
+    /// Whether the run is over (return, give up, re-raise).
+    pub fn is_final(&self) -> bool {
+        matches!(self, Step::Return | Step::GiveUp { .. } | Step::Reraise)
+    }
+}
+
+/// Why a run waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitReason {
+    /// The policy's backoff before a retry.
+    Backoff,
+    /// The server's `retry-after` (or a reset hint) before a retry.
+    RetryAfter,
+    /// A pause the fleet shares after a peer's 429.
+    FleetPause,
+    /// The key's circuit is open.
+    CircuitOpen,
+}
+
+impl WaitReason {
+    /// The snake_case name (`backoff`, `retry_after`, `fleet_pause`, `circuit_open`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WaitReason::Backoff => "backoff",
+            WaitReason::RetryAfter => "retry_after",
+            WaitReason::FleetPause => "fleet_pause",
+            WaitReason::CircuitOpen => "circuit_open",
+        }
+    }
+}
+
+/// `retry_wait_started`: a wait begins (`seconds`, `reason`, `model`, `ends_at`).
+pub const WAIT_STARTED: &str = "retry_wait_started";
+/// `retry_wait_finished`: the wait announced by `retry_wait_started` is over.
+pub const WAIT_FINISHED: &str = "retry_wait_finished";
+/// `model_fallback`: a model gave up; the next one of the chain is tried.
+pub const MODEL_FALLBACK: &str = "model_fallback";
+/// `model_skipped`: the fleet holds a model back longer than the run waits.
+pub const MODEL_SKIPPED: &str = "model_skipped";
+/// `validation_retry`: the output failed validation; the same model is called again.
+pub const VALIDATION_RETRY: &str = "validation_retry";
+/// `retry_layers_stacked`: the wrapped client retries on its own; the layers multiply.
+pub const LAYERS_STACKED: &str = "retry_layers_stacked";
+
+/// What the run expects to hear next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Expect {
+    Start,
+    Outcome,
+    /// After a wait: ask the gate again.
+    Resume,
+    /// After a skip: the next model.
+    Skipped,
+    Pruned,
+    Compacted,
+    Done,
+}
+
+/// How a run is set up, beyond its policy. Every field has a default; [`RunConfig::from_json`]
+/// reads the shape the shared run vectors use.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// The models, most preferred first; empty means one unnamed model and no fallback.
+    pub models: Vec<ModelSpec>,
+    /// On `context_overflow`, skip to the next model with a larger window.
+    pub larger_window_on_overflow: bool,
+    /// Calls of the same model after output that failed validation (PlanExe's
+    /// `max_validation_retries`).
+    pub max_validation_retries: u32,
+    /// The caller can compact its history on `context_overflow`.
+    pub context_hook: bool,
+    /// A fleet wait longer than this skips the model instead ([`Step::Skip`]); `None` waits.
+    pub max_gate_wait: Option<f64>,
+    /// Fixes the jitter seed (tests, shared vectors).
+    pub seed: Option<u64>,
+    /// How many times the wrapped client retries each request on its own, when known.
+    pub client_max_retries: u32,
+    /// Unix time at `elapsed` 0, for the `ends_at` of wait events; `None` leaves it out.
+    pub started_at: Option<f64>,
+}
+
+impl RunConfig {
+    /// Reads a configuration from JSON (unknown keys are refused).
+    pub fn from_json(json: &str) -> crate::error::Result<Self> {
+        let cfg: RunConfig = serde_json::from_str(json)
+            .map_err(|e| crate::error::Error::invalid_policy(format!("run configuration: {e}")))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks the limits: every number finite and non-negative, model names non-empty.
+    pub fn validate(&self) -> crate::error::Result<()> {
+        let bad = |x: Option<f64>| x.is_some_and(|x| !(x.is_finite() && x >= 0.0));
+        if bad(self.max_gate_wait) || bad(self.started_at) {
+            return Err(crate::error::Error::invalid_policy(
+                "max_gate_wait and started_at must be finite and >= 0",
+            ));
+        }
+        if self.models.iter().any(|m| m.name.is_empty()) {
+            return Err(crate::error::Error::invalid_policy(
+                "a model's name must not be empty",
+            ));
+        }
+        if self.max_validation_retries > 1000 || self.client_max_retries > 1000 {
+            return Err(crate::error::Error::invalid_policy(
+                "max_validation_retries and client_max_retries must be at most 1000",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One logical call, from its first attempt to its end. See the module documentation.
+pub struct Run {
+    policy: RetryPolicy,
+    cfg: RunConfig,
+    chain: Option<ModelChain>,
+    fleet: Option<(Arc<Fleet>, Vec<String>)>,
+    model: usize,
+    retrier: Retrier,
+    validation_left: u32,
+    expect: Expect,
+    /// The last failure and the decision it got (for recoveries and a give-up at the gate).
+    last: Option<(Failure, Decision)>,
+    /// The wait under way, for its `retry_wait_finished` event.
+    waiting: Option<(f64, WaitReason)>,
+    stacked_reported: bool,
+    events: Vec<Event>,
+    /// The final step, once the run is over.
+    ended: Option<Step>,
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run")
+            .field("policy", &self.policy.name)
+            .field("model", &self.model)
+            .field("expect", &self.expect)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Run {
+    /// A run under `policy`, one model, no fleet.
+    pub fn new(policy: RetryPolicy) -> Self {
+        Self::with_config(policy, RunConfig::default())
+    }
+
+    /// A run under `policy` with `cfg` (models, validation retries, ...).
+    pub fn with_config(policy: RetryPolicy, cfg: RunConfig) -> Self {
+        let chain = (cfg.models.len() > 1).then(|| {
+            ModelChain::new(cfg.models.clone())
+                .prefer_larger_window_on_overflow(cfg.larger_window_on_overflow)
+        });
+        let mut run = Run {
+            retrier: Retrier::new(policy.clone()),
+            policy,
+            validation_left: cfg.max_validation_retries,
+            cfg,
+            chain,
+            fleet: None,
+            model: 0,
+            expect: Expect::Start,
+            last: None,
+            waiting: None,
+            stacked_reported: false,
+            events: Vec::new(),
+            ended: None,
+        };
+        run.retrier = run.new_retrier(0);
+        run
+    }
+
+    /// Fixes the jitter seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.cfg.seed = Some(seed);
+        self.retrier = self.new_retrier(self.model);
+        self
+    }
+
+    /// Shares budget, breaker and pauses on `fleet`: model `i` under `keys[i]` (one key is
+    /// used for every model when only one is given).
+    pub fn fleet(mut self, fleet: Arc<Fleet>, keys: Vec<String>) -> Self {
+        self.fleet = Some((fleet, keys));
+        self.retrier = self.new_retrier(self.model);
+        self
+    }
+
+    /// A fleet wait longer than `seconds` skips the model ([`Step::Skip`]).
+    pub fn max_gate_wait(mut self, seconds: Option<f64>) -> Self {
+        self.cfg.max_gate_wait = seconds;
+        self
+    }
+
+    fn new_retrier(&self, model: usize) -> Retrier {
+        let mut r = Retrier::new(self.policy.clone()).with_context_hook(self.cfg.context_hook);
+        if let Some(seed) = self.cfg.seed {
+            // Each model its own jitter stream, reproducible from the one seed.
+            r = r.with_seed(seed.wrapping_add(model as u64));
+        }
+        if let Some((fleet, keys)) = &self.fleet {
+            if let Some(key) = keys.get(model).or_else(|| keys.first()) {
+                r = r.with_fleet(Arc::clone(fleet), key.clone());
+            }
+        }
+        r
+    }
+
+    /// The policy the run follows.
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// The model being tried.
+    pub fn model(&self) -> usize {
+        self.model
+    }
+
+    /// The name of model `i`, when the run has named models.
+    pub fn model_name(&self, i: usize) -> Option<&str> {
+        self.cfg.models.get(i).map(|m| m.name.as_str())
+    }
+
+    /// Failed calls of the current model counted so far (free recoveries do not count).
+    pub fn attempts(&self) -> u32 {
+        self.retrier.attempts()
+    }
+
+    /// The decision of the last failure, if any call failed.
+    pub fn decision(&self) -> Option<&Decision> {
+        self.last.as_ref().map(|(_, d)| d)
+    }
+
+    /// The note for the error raised at [`Step::GiveUp`]: what the engine made of it and why
+    /// it stopped. `None` before the end, after a success or a cancellation, and when no call
+    /// failed (every model skipped).
+    pub fn note(&self) -> Option<String> {
+        match self.ended {
+            Some(Step::GiveUp { .. }) => self.decision().map(crate::text::give_up_note),
+            _ => None,
+        }
+    }
+
+    /// The events emitted since the last call of this method, in order.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Whether events are waiting for [`Run::take_events`].
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// The first step. `elapsed` is seconds since the run began (0 here, usually).
+    pub fn start(&mut self, elapsed: f64) -> Step {
+        if self.expect != Expect::Start {
+            return self.misuse("start");
+        }
+        self.gate(elapsed)
+    }
+
+    /// The call asked for succeeded.
+    pub fn succeeded(&mut self, _elapsed: f64) -> Step {
+        if !matches!(self.expect, Expect::Outcome | Expect::Start) {
+            return self.misuse("succeeded");
+        }
+        let events = self.retrier.on_success();
+        self.events.extend(events);
+        self.finish(Step::Return)
+    }
+
+    /// The call asked for failed with `failure`. A run that has not been started may be told
+    /// of a failure at once: without a fleet, the first step is always the first call, so a
+    /// front door can make it before building the run.
+    pub fn failed(&mut self, failure: &Failure, elapsed: f64) -> Step {
+        if !matches!(self.expect, Expect::Outcome | Expect::Start) {
+            return self.misuse("failed");
+        }
+        let c = classify(failure);
+        self.report_stacked(failure);
+        if c.category == Category::Validation && self.validation_left > 0 {
+            // The provider answered; only the output was wrong: for the fleet, a success.
+            self.validation_left -= 1;
+            let events = self.retrier.on_success();
+            self.events.extend(events);
+            let used = self.cfg.max_validation_retries - self.validation_left;
+            let e = self
+                .model_event(VALIDATION_RETRY)
+                .with("validation_retry", used)
+                .with("max_validation_retries", self.cfg.max_validation_retries);
+            self.events.push(e);
+            return self.gate(elapsed);
+        }
+        let d = self.retrier.on_classified(failure, c, elapsed);
+        self.follow(failure.clone(), d, elapsed)
+    }
+
+    /// The wait asked for ([`Step::Wait`]) or the skip ([`Step::Skip`]) is over.
+    pub fn resume(&mut self, elapsed: f64) -> Step {
+        match self.expect {
+            Expect::Resume => {
+                if let Some((seconds, reason)) = self.waiting.take() {
+                    let e = self
+                        .model_event(WAIT_FINISHED)
+                        .with("seconds", seconds)
+                        .with("reason", reason.as_str());
+                    self.events.push(e);
+                }
+                self.gate(elapsed)
+            }
+            Expect::Skipped => self.next_model(GiveUpReason::CircuitOpen, elapsed),
+            _ => self.misuse("resume"),
+        }
+    }
+
+    /// The history was pruned after [`Step::PruneOrphans`]: `pruned` calls removed.
+    pub fn pruned(&mut self, pruned: usize, elapsed: f64) -> Step {
+        if self.expect != Expect::Pruned {
+            return self.misuse("pruned");
+        }
+        let Some((failure, _)) = self.last.take() else {
+            return self.misuse("pruned");
+        };
+        let d = self.retrier.on_orphans_pruned(pruned, &failure, elapsed);
+        self.follow(failure, d, elapsed)
+    }
+
+    /// The compaction hook ran after [`Step::CompactContext`]; `compacted`: it changed the history.
+    pub fn compacted(&mut self, compacted: bool, elapsed: f64) -> Step {
+        if self.expect != Expect::Compacted {
+            return self.misuse("compacted");
+        }
+        let Some((failure, _)) = self.last.take() else {
+            return self.misuse("compacted");
+        };
+        let d = self.retrier.on_context_compacted(compacted, &failure, elapsed);
+        self.follow(failure, d, elapsed)
+    }
+
+    /// Acts on a decision of the retrier.
+    fn follow(&mut self, failure: Failure, d: Decision, elapsed: f64) -> Step {
+        self.events.extend(d.events.iter().cloned());
+        let action = d.action;
+        let used = d.retry_after_used;
+        self.last = Some((failure, d));
+        match action {
+            Action::Retry { delay } if delay > 0.0 => {
+                let reason = if used.is_some() {
+                    WaitReason::RetryAfter
+                } else {
+                    WaitReason::Backoff
+                };
+                self.wait(delay, reason, elapsed)
+            }
+            Action::Retry { .. } => self.gate(elapsed),
+            Action::RecoverOrphans => {
+                self.expect = Expect::Pruned;
+                Step::PruneOrphans
+            }
+            Action::RecoverContext => {
+                self.expect = Expect::Compacted;
+                Step::CompactContext
+            }
+            Action::Reraise => self.finish(Step::Reraise),
+            Action::GiveUp { reason } => self.next_model(reason, elapsed),
+        }
+    }
+
+    /// Before each call: ask the fleet.
+    fn gate(&mut self, elapsed: f64) -> Step {
+        let g = self.retrier.before_attempt(elapsed);
+        self.events.extend(g.events);
+        if g.reject {
+            if let Some((failure, d)) = self.last.take() {
+                let d = self.retrier.give_up_at_gate(&failure, d.classification);
+                self.events.extend(d.events.iter().cloned());
+                self.last = Some((failure, d));
+                return self.next_model(GiveUpReason::CircuitOpen, elapsed);
+            }
+        }
+        match g.wait {
+            Some(w) if w > 0.0 => {
+                if self.cfg.max_gate_wait.is_some_and(|max| w > max) {
+                    let e = self.model_event(MODEL_SKIPPED).with("seconds", w);
+                    self.events.push(e);
+                    self.expect = Expect::Skipped;
+                    return Step::Skip {
+                        model: self.model,
+                        seconds: w,
+                    };
+                }
+                let reason = if g.paused {
+                    WaitReason::FleetPause
+                } else {
+                    WaitReason::CircuitOpen
+                };
+                self.wait(w, reason, elapsed)
+            }
+            _ => {
+                self.expect = Expect::Outcome;
+                Step::Call { model: self.model }
+            }
+        }
+    }
+
+    fn wait(&mut self, seconds: f64, reason: WaitReason, elapsed: f64) -> Step {
+        let mut e = self
+            .model_event(WAIT_STARTED)
+            .with("seconds", seconds)
+            .with("reason", reason.as_str())
+            .with("attempt", self.retrier.attempts());
+        if let Some(t0) = self.cfg.started_at {
+            // Milliseconds are enough for a countdown, and keep the vectors exact.
+            let ends = ((t0 + elapsed + seconds) * 1000.0).round() / 1000.0;
+            e = e.with("ends_at", ends);
+        }
+        self.events.push(e);
+        self.waiting = Some((seconds, reason));
+        self.expect = Expect::Resume;
+        Step::Wait { seconds, reason }
+    }
+
+    /// The current model gave up (or was skipped): the next model of the chain, or the end.
+    fn next_model(&mut self, reason: GiveUpReason, elapsed: f64) -> Step {
+        let skipped = self.expect == Expect::Skipped;
+        let next = match &self.chain {
+            None => None,
+            Some(chain) if skipped => {
+                (self.model + 1 < chain.models.len()).then_some(self.model + 1)
+            }
+            Some(chain) => match &self.last {
+                Some((_, d)) => chain.next(self.model, &d.classification, reason),
+                None => None,
+            },
+        };
+        let Some(next) = next else {
+            return self.finish(Step::GiveUp { reason });
+        };
+        let mut e = Event::new(MODEL_FALLBACK)
+            .with("from", self.model_name(self.model).unwrap_or_default())
+            .with("to", self.model_name(next).unwrap_or_default())
+            .with("reason", reason.as_str());
+        e = e.with(
+            "category",
+            match (&self.last, skipped) {
+                (Some((_, d)), false) => Value::from(d.classification.category.as_str()),
+                _ => Value::Null,
+            },
+        );
+        self.events.push(e);
+        self.model = next;
+        self.retrier = self.new_retrier(next);
+        self.validation_left = self.cfg.max_validation_retries;
+        self.gate(elapsed)
+    }
+
+    /// Reports once that the wrapped client retries on its own: known from the configuration,
+    /// or seen on a failure (`client_retries`).
+    fn report_stacked(&mut self, failure: &Failure) {
+        if self.stacked_reported {
+            return;
+        }
+        let (client, source) = match failure.client_retries {
+            Some(n) if n > 0 => (n.max(self.cfg.client_max_retries), "observed"),
+            _ if self.cfg.client_max_retries > 0 => (self.cfg.client_max_retries, "configured"),
+            _ => return,
+        };
+        self.stacked_reported = true;
+        let calls = self.policy.max_attempts.max(1);
+        let requests = u64::from(calls) * (u64::from(client) + 1);
+        self.events.push(
+            Event::new(LAYERS_STACKED)
+                .with("client_retries", client)
+                .with("attempts", calls)
+                .with("requests", requests)
+                .with("source", source),
+        );
+    }
+
+    fn model_event(&self, kind: &'static str) -> Event {
+        let e = Event::new(kind);
+        match self.model_name(self.model) {
+            Some(name) => e.with("model", name),
+            None => e,
+        }
+    }
+
+    fn finish(&mut self, step: Step) -> Step {
+        self.expect = Expect::Done;
+        self.ended = Some(step);
+        step
+    }
+
+    /// An input the run did not ask for (a front door's bug): the run ends, giving up with
+    /// what it has rather than panicking across a binding.
+    fn misuse(&mut self, _what: &str) -> Step {
+        let step = match &self.last {
+            Some((_, d)) => match d.action {
+                Action::GiveUp { reason } => Step::GiveUp { reason },
+                Action::Reraise => Step::Reraise,
+                _ => Step::GiveUp {
+                    reason: GiveUpReason::Permanent,
+                },
+            },
+            None => Step::GiveUp {
+                reason: GiveUpReason::Permanent,
+            },
+        };
+        self.finish(step)
+    }
+}
+
+/// The shape of the events log for logs: which events a front door logs, at which level,
+/// and the line (one prefix, rounded numbers). The front doors log exactly these lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    /// Shown by default (Python's `logging.WARNING`, Ruby's `Logger::WARN`).
+    Warning,
+    /// Shown when asked for (`logging.INFO`, `Logger::INFO`).
+    Info,
+}
+
+impl LogLevel {
+    /// `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Warning => "warning",
+            LogLevel::Info => "info",
+        }
+    }
+}
+
+/// The log line of `event`, if it is logged: retries, give-ups and fleet trouble at WARNING,
+/// the rest at INFO. A retry's wait is announced once, by its `llm_retry_attempt`; a fleet's
+/// wait by its `retry_wait_started`.
+pub fn log_line(event: &Event) -> Option<(LogLevel, String)> {
+    crate::text::log_line(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_out_of_turn_ends_the_run_without_panicking() {
+        let mut run = Run::new(RetryPolicy::forgeflare());
+        assert_eq!(run.resume(0.0).name(), "give_up");
+        let mut run = Run::new(RetryPolicy::forgeflare());
+        let busy = Failure::http(503, "busy");
+        assert!(matches!(run.failed(&busy, 0.0), Step::Wait { .. }));
+        // A call reported while the run waits: the run ends with what it knows.
+        assert_eq!(
+            run.succeeded(0.0),
+            Step::GiveUp {
+                reason: GiveUpReason::Permanent
+            }
+        );
+        assert!(run.failed(&busy, 0.0).is_final());
+    }
+
+    #[test]
+    fn a_bad_configuration_is_refused() {
+        for bad in [
+            r#"{"max_gate_wait": -1}"#,
+            r#"{"models": [{"name": ""}]}"#,
+            r#"{"max_validation_retries": 5000}"#,
+            r#"{"modles": []}"#,
+        ] {
+            assert!(RunConfig::from_json(bad).is_err(), "{bad}");
+        }
+        assert!(RunConfig::from_json(r#"{"models": [{"name": "a"}], "seed": 1}"#).is_ok());
+    }
+}
