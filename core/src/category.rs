@@ -192,6 +192,16 @@ pub enum ErrorClass {
     Permanent,
 }
 
+impl ErrorClass {
+    /// `transient` or `permanent`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::Transient => "transient",
+            ErrorClass::Permanent => "permanent",
+        }
+    }
+}
+
 /// Which piece of evidence decided the category (for explanations and the demo timeline).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -236,6 +246,16 @@ pub enum RetryAfterSource {
     Header,
     /// A provider rate-limit reset header: a hint, never a reason to give up.
     ResetHint,
+}
+
+impl RetryAfterSource {
+    /// `header` or `reset_hint`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RetryAfterSource::Header => "header",
+            RetryAfterSource::ResetHint => "reset_hint",
+        }
+    }
 }
 
 /// The result of [`classify`](fn@crate::classify).

@@ -155,6 +155,18 @@ impl<'de> Deserialize<'de> for Headers {
     }
 }
 
+/// The HTTP statuses a failure may carry; a binding reads any other number as no status.
+pub const STATUS_RANGE: std::ops::RangeInclusive<u16> = 100..=999;
+
+/// How many wrapped causes (`__cause__`, `#cause`) a binding follows when it reads an
+/// exception's class chain.
+pub const MAX_CAUSES: usize = 16;
+
+/// A status as a binding read it (any integer), kept when it is in [`STATUS_RANGE`].
+pub fn checked_status(n: i64) -> Option<u16> {
+    u16::try_from(n).ok().filter(|s| STATUS_RANGE.contains(s))
+}
+
 /// One failed call. Every field is optional except `message`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -12,10 +12,7 @@ pub struct PyClassification {
 }
 
 pub fn source_str(s: RetryAfterSource) -> &'static str {
-    match s {
-        RetryAfterSource::Header => "header",
-        RetryAfterSource::ResetHint => "reset_hint",
-    }
+    s.as_str()
 }
 
 #[pymethods]
@@ -70,10 +67,7 @@ impl PyClassification {
     /// The two-valued view: `transient` or `permanent`.
     #[getter]
     fn error_class(&self) -> &'static str {
-        match self.inner.error_class() {
-            retry_core::ErrorClass::Transient => "transient",
-            retry_core::ErrorClass::Permanent => "permanent",
-        }
+        self.inner.error_class().as_str()
     }
 
     /// All attributes as a dict.

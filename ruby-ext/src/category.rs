@@ -1,8 +1,7 @@
 //! `RetryCore::Classification` (core `category.rs`): what `classify` returns.
 
 use magnus::{prelude::*, Error, RModule, Ruby, Symbol};
-use retry_core::category::RetryAfterSource;
-use retry_core::{Category, Classification, ErrorClass};
+use retry_core::{Category, Classification};
 
 /// A classification. Immutable from Ruby.
 #[magnus::wrap(
@@ -28,10 +27,7 @@ impl RbClassification {
 
     fn retry_after_source(ruby: &Ruby, rb_self: &Self) -> Option<Symbol> {
         rb_self.0.retry_after_source.map(|s| {
-            ruby.to_symbol(match s {
-                RetryAfterSource::Header => "header",
-                RetryAfterSource::ResetHint => "reset_hint",
-            })
+            ruby.to_symbol(s.as_str())
         })
     }
 
@@ -52,10 +48,7 @@ impl RbClassification {
     }
 
     fn error_class(ruby: &Ruby, rb_self: &Self) -> Symbol {
-        ruby.to_symbol(match rb_self.0.error_class() {
-            ErrorClass::Transient => "transient",
-            ErrorClass::Permanent => "permanent",
-        })
+        ruby.to_symbol(rb_self.0.error_class().as_str())
     }
 }
 

@@ -1,7 +1,6 @@
 //! `RetryCore._retry_after` (core `retry_after.rs`): the server's wait from response headers.
 
 use magnus::{prelude::*, Error, RHash, RModule, Ruby, Value};
-use retry_core::category::RetryAfterSource;
 use retry_core::failure::Headers;
 
 use crate::classify::system_time;
@@ -25,11 +24,7 @@ fn retry_after(ruby: &Ruby, headers: RHash, now: f64) -> Result<Option<(f64, Val
         }
         Ok(
             retry_core::retry_after::from_headers(&h, now).map(|(secs, src)| {
-                let src = match src {
-                    RetryAfterSource::Header => "header",
-                    RetryAfterSource::ResetHint => "reset_hint",
-                };
-                (secs, ruby.to_symbol(src).as_value())
+                (secs, ruby.to_symbol(src.as_str()).as_value())
             }),
         )
     })
