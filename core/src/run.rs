@@ -424,7 +424,9 @@ impl Run {
         let Some((failure, _)) = self.last.take() else {
             return self.misuse("compacted");
         };
-        let d = self.retrier.on_context_compacted(compacted, &failure, elapsed);
+        let d = self
+            .retrier
+            .on_context_compacted(compacted, &failure, elapsed);
         self.follow(failure, d, elapsed)
     }
 

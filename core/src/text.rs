@@ -181,7 +181,11 @@ pub fn give_up_note(d: &Decision) -> String {
     let mut head = format!(
         "retry-core: {} ({}",
         c.category,
-        if c.transient { "transient" } else { "permanent" }
+        if c.transient {
+            "transient"
+        } else {
+            "permanent"
+        }
     );
     if let Some(s) = c.status {
         head.push_str(&format!(", status {s}"));
@@ -223,7 +227,9 @@ fn field_secs(e: &Event, key: &str) -> String {
 /// `rate_limited (RateLimitError, status 429)`: what failed, for a log line.
 fn what_failed(e: &Event) -> String {
     let mut s = field_str(e, "category");
-    let class = field(e, "error_class").and_then(Value::as_str).map(short_class);
+    let class = field(e, "error_class")
+        .and_then(Value::as_str)
+        .map(short_class);
     let status = field(e, "status_code").and_then(Value::as_u64);
     match (class, status) {
         (Some(c), Some(st)) => s.push_str(&format!(" ({c}, status {st})")),
@@ -239,7 +245,9 @@ fn pairs(e: &Event) -> String {
     e.fields
         .iter()
         .map(|(k, v)| match v {
-            Value::Number(n) if n.is_f64() => format!("{k}={}", round_seconds(n.as_f64().unwrap_or(0.0))),
+            Value::Number(n) if n.is_f64() => {
+                format!("{k}={}", round_seconds(n.as_f64().unwrap_or(0.0)))
+            }
             Value::String(s) => format!("{k}={}", scrub(s)),
             v => format!("{k}={v}"),
         })
@@ -252,7 +260,11 @@ fn pairs(e: &Event) -> String {
 /// Every line starts with one `retry-core: `.
 pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
     use LogLevel::{Info, Warning};
-    let model = || field(e, "model").and_then(Value::as_str).map(|m| format!(" {m}"));
+    let model = || {
+        field(e, "model")
+            .and_then(Value::as_str)
+            .map(|m| format!(" {m}"))
+    };
     let (level, text) = match e.kind {
         events::RETRY_ATTEMPT => {
             let mut t = format!(
@@ -275,12 +287,19 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
             let t = give_up_reason_text(reason, field_u64(e, "attempts"));
             (Warning, format!("{}; {t}", what_failed(e)))
         }
-        events::REQUEST_FAILED => (Warning, format!("{}; not retried (permanent)", what_failed(e))),
+        events::REQUEST_FAILED => (
+            Warning,
+            format!("{}; not retried (permanent)", what_failed(e)),
+        ),
         events::ORPHANS_PRUNED => (
             Info,
             format!(
                 "pruned {}; retrying at once",
-                plural(field_u64(e, "pruned_count"), "orphan tool call", "orphan tool calls")
+                plural(
+                    field_u64(e, "pruned_count"),
+                    "orphan tool call",
+                    "orphan tool calls"
+                )
             ),
         ),
         events::CONTEXT_COMPACTED => (Info, "compacted the context; retrying at once".to_owned()),

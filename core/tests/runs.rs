@@ -78,8 +78,16 @@ fn replay(case: &Value) -> Replayed {
         run = run.fleet(fleet, keys);
     }
     let script = case["script"].as_array().unwrap();
-    let mut pruned = case.get("pruned").and_then(Value::as_array).cloned().unwrap_or_default();
-    let mut compacted = case.get("compacted").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut pruned = case
+        .get("pruned")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut compacted = case
+        .get("compacted")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let (mut steps, mut events) = (Vec::new(), Vec::new());
     let mut t = 0.0;
     let mut next = 0;
@@ -114,7 +122,11 @@ fn replay(case: &Value) -> Replayed {
             }
             Step::Skip { .. } => run.resume(t),
             Step::PruneOrphans => {
-                let n = if pruned.is_empty() { 0 } else { pruned.remove(0).as_u64().unwrap() };
+                let n = if pruned.is_empty() {
+                    0
+                } else {
+                    pruned.remove(0).as_u64().unwrap()
+                };
                 run.pruned(n as usize, t)
             }
             Step::CompactContext => {
@@ -146,7 +158,10 @@ fn run_vectors() {
         let got = replay(case);
         let want_steps = case["expect"]["steps"].clone();
         if got.unused > 0 {
-            failures.push(format!("{name}: {} outcome(s) of the script never asked for", got.unused));
+            failures.push(format!(
+                "{name}: {} outcome(s) of the script never asked for",
+                got.unused
+            ));
         }
         if !same(&Value::from(got.steps.clone()), &want_steps) {
             failures.push(format!(
@@ -168,7 +183,10 @@ fn run_vectors() {
             ));
         }
         if !same(&got.note, &case["expect"]["note"]) {
-            failures.push(format!("{name}: note {} != {}", got.note, case["expect"]["note"]));
+            failures.push(format!(
+                "{name}: note {} != {}",
+                got.note, case["expect"]["note"]
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

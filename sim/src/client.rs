@@ -350,7 +350,7 @@ impl ClientSpec {
         v.push(ClientSpec::no_retry());
         v.push(ClientSpec::with_core_fleet(
             "default+fleet",
-            "`default` with the core's `Fleet` (defaults: budget 500 tokens, breaker 5 failures / 5 s, shared pauses)",
+            "`default` with the core's `Fleet` (defaults: budget 500 tokens, breaker after 5 failures, open 0.5 s growing to 30 s, shared pauses)",
             RetryPolicy::recommended(),
         ));
         v
@@ -546,11 +546,12 @@ mod tests {
                 Next::Wait(_)
             ));
         }
-        // The sixth agent is told to wait (the breaker stays open 5 s) instead of calling.
-        clock.set(1.0);
-        agents[5].begin(1.0);
-        match agents[5].gate(1.0) {
-            Gate::Wait(w) => assert!(w > 3.0 && w <= 5.0, "{w}"),
+        // The sixth agent is told to wait (the breaker opened at 0.4 s, the fleet's clock, for
+        // 0.5 s: its first, shortest open period) instead of calling.
+        clock.set(0.6);
+        agents[5].begin(0.6);
+        match agents[5].gate(0.6) {
+            Gate::Wait(w) => assert!((w - 0.3).abs() < 1e-9, "{w}"),
             g => panic!("expected a wait, got {g:?}"),
         }
     }

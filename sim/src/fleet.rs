@@ -54,9 +54,9 @@ impl FleetResult {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-struct Ev {
-    t: f64,
-    agent: usize,
+pub(crate) struct Ev {
+    pub(crate) t: f64,
+    pub(crate) agent: usize,
 }
 impl Eq for Ev {}
 impl Ord for Ev {
@@ -71,7 +71,7 @@ impl PartialOrd for Ev {
     }
 }
 
-enum State {
+pub(crate) enum State {
     /// The next logical call starts at the event.
     Idle,
     /// A call (the first or a retry) is due at the event, once the gate lets it through.

@@ -21,6 +21,7 @@ pub mod candidates;
 pub mod client;
 pub mod fleet;
 pub mod live;
+pub mod recovery;
 pub mod report;
 pub mod run;
 pub mod scenario;

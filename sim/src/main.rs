@@ -7,6 +7,8 @@
 //!           [--live] [--live-agents 100] [--live-scale 20] [--live-parallel 4]
 //!           [--clients ID,ID] [--command TEXT]
 //! retry-sim criterion FILE      # criterion's console output -> a Markdown table on stdout
+//! retry-sim fleet-tuning [--reps 200] [--outages 1,2,3,4,5]
+//!                               # recovery after short outages and the 1 000-agent amplification
 //! ```
 
 use std::fmt::Write as _;
@@ -125,6 +127,10 @@ fn main() {
                 std::process::exit(1)
             }
         }
+        return;
+    }
+    if argv.first().map(String::as_str) == Some("fleet-tuning") {
+        fleet_tuning(&argv[1..]);
         return;
     }
     let a = parse_args(&argv);
@@ -303,7 +309,7 @@ fn main() {
         );
         let _ = writeln!(
             md,
-            "{} agents per policy against a retry-lab of its own over loopback (reqwest with `.no_proxy()`, `POST /v1/messages`, failures built by the core's `failure_from_response`). **Every duration is divided by {}**: the policies' delays, latencies ({:.0} ms / {:.0} ms, padded on the client: the lab answers in about a millisecond), think time ({:.0} ms) and the outage ({:.1} s, the lab's `outages` window with its `unavailable` 503). The core sees elapsed time multiplied back (deadline), and `default+fleet`'s `Fleet` runs on a clock multiplied back too (its 5 s breaker is 0.25 s of real time). The base load is measured in the {:.1} s of healthy traffic before the outage; calls are counted from the lab's own log. {} policies at a time; {:.1} s in all. Delays below a few milliseconds (RubyLLM's 0.1 s becomes 5 ms) are stretched by timer granularity, which lowers the live figure a little for those policies.\n",
+            "{} agents per policy against a retry-lab of its own over loopback (reqwest with `.no_proxy()`, `POST /v1/messages`, failures built by the core's `failure_from_response`). **Every duration is divided by {}**: the policies' delays, latencies ({:.0} ms / {:.0} ms, padded on the client: the lab answers in about a millisecond), think time ({:.0} ms) and the outage ({:.1} s, the lab's `outages` window with its `unavailable` 503). The core sees elapsed time multiplied back (deadline), and `default+fleet`'s `Fleet` runs on a clock multiplied back too (its breaker's 0.5 s first open period is 25 ms of real time). The base load is measured in the {:.1} s of healthy traffic before the outage; calls are counted from the lab's own log. {} policies at a time; {:.1} s in all. Delays below a few milliseconds (RubyLLM's 0.1 s becomes 5 ms) are stretched by timer granularity, which lowers the live figure a little for those policies.\n",
             lp.fleet.agents,
             lp.scale,
             1000.0 * lp.fleet.latency.ok / lp.scale,
@@ -364,6 +370,39 @@ fn main() {
     );
     write("sim.md", &md);
     eprintln!("retry-sim: wrote {}", a.out.display());
+}
+
+/// `retry-sim fleet-tuning`: the table behind the `Fleet` defaults (README, "Fleets").
+fn fleet_tuning(argv: &[String]) {
+    let mut reps = 200u64;
+    let mut outages = vec![1.0, 2.0, 3.0, 4.0, 5.0];
+    let mut it = argv.iter();
+    while let Some(flag) = it.next() {
+        let v = it
+            .next()
+            .unwrap_or_else(|| usage(&format!("{flag} needs a value")));
+        let num = |x: &str| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x > 0.0)
+                .unwrap_or_else(|| usage(&format!("{flag}: not a positive number: {x}")))
+        };
+        match flag.as_str() {
+            "--reps" => reps = num(v) as u64,
+            "--outages" => outages = v.split(',').map(num).collect(),
+            _ => usage(&format!("fleet-tuning: unknown option {flag}")),
+        }
+    }
+    let started = Instant::now();
+    print!(
+        "{}",
+        retry_sim::recovery::tuning_report(&outages, reps.max(1))
+    );
+    eprintln!(
+        "retry-sim: fleet-tuning done in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 }
 
 fn verdict(c: &Check) -> &'static str {

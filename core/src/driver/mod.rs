@@ -1,5 +1,5 @@
 //! Drivers: the loops that call, wait and call again, for Rust users. Each interprets a
-//! [`Run`](crate::run::Run), as the Python and Ruby front doors do with their host's sleep.
+//! [`crate::run::Run`], as the Python and Ruby front doors do with their host's sleep.
 
 pub mod blocking;
 #[cfg(feature = "tokio")]

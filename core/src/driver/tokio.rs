@@ -151,7 +151,9 @@ impl<'a> AsyncRetry<'a> {
                 Step::Skip { .. } => run.resume(elapsed),
                 Step::PruneOrphans => run.pruned(recovery.prune_orphans(), elapsed),
                 Step::CompactContext => run.compacted(recovery.compact_context(), elapsed),
-                Step::Return | Step::GiveUp { .. } | Step::Reraise => return Err(finish(&run, last)),
+                Step::Return | Step::GiveUp { .. } | Step::Reraise => {
+                    return Err(finish(&run, last))
+                }
             };
         }
     }

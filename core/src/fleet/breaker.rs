@@ -7,8 +7,12 @@ use serde::{Deserialize, Serialize};
 ///
 /// # Default
 /// Opens after 5 consecutive transient failures, or when at least 20 calls in a 10 s window
-/// fail at a rate of 50 % or more; stays open 5 s, then lets one probe through (a probe that
-/// has not reported in 30 s is presumed lost and another is allowed).
+/// fail at a rate of 50 % or more. It stays open a quarter of the time since it first opened
+/// (the patience of the `default` policy, whose every wait is at most a quarter of the time
+/// already spent), at least 0.5 s and at most 30 s, then lets one probe through (a probe that
+/// has not reported in 30 s is presumed lost and another is allowed). So a fleet sees a
+/// provider's recovery about as soon as its agents alone would: measured by `make fleet-tuning`
+/// (README, "Fleets").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BreakerConfig {
@@ -20,12 +24,25 @@ pub struct BreakerConfig {
     pub min_calls: u32,
     /// The length of the failure-rate window, in seconds. Default: 10.
     pub window_s: f64,
-    /// How long the circuit stays open before it lets a probe through, in seconds. Default: 5.
+    /// The shortest open period, in seconds: the first one, and every one while the circuit has
+    /// been failing for less than four times this. Also how long callers wait before they look
+    /// again while a probe is out (at most 1 s). Default: 0.5 (the shortest first wait of the
+    /// `default` policy: its 1 s base with equal jitter).
     pub open_s: f64,
+    /// The longest open period, in seconds: an open circuit lets a probe through at least this
+    /// often, however long the provider has been failing. Set it to `open_s` (or lower) for a
+    /// fixed open period. Default: 30 (the `default` policy's longest wait).
+    pub max_open_s: f64,
     /// Seconds after which a probe that has not reported is presumed lost and another caller may
     /// probe. Default: 30.
     pub probe_timeout_s: f64,
 }
+
+/// An open period is this fraction of the time since the circuit first opened (within
+/// `open_s..=max_open_s`): the `default` policy's rule for its own waits (`1.25ⁿ`: each wait at
+/// most a quarter of the time already spent), so the circuit's delay in noticing a recovery
+/// stays within a quarter of the outage's length, as an agent's own does.
+pub const OPEN_FRACTION: f64 = 0.25;
 
 impl Default for BreakerConfig {
     fn default() -> Self {
@@ -34,7 +51,8 @@ impl Default for BreakerConfig {
             failure_rate: 0.5,
             min_calls: 20,
             window_s: 10.0,
-            open_s: 5.0,
+            open_s: 0.5,
+            max_open_s: 30.0,
             probe_timeout_s: 30.0,
         }
     }
@@ -69,6 +87,10 @@ pub struct BreakerState {
     pub until: f64,
     /// Whether a half-open probe is in flight.
     pub probe_in_flight: bool,
+    /// When the circuit first opened since it last closed (wall-clock seconds): open periods
+    /// grow with this age. Absent in states stored by older versions (then: now).
+    #[serde(default)]
+    pub failing_since: Option<f64>,
 }
 
 impl Default for BreakerState {
@@ -81,6 +103,7 @@ impl Default for BreakerState {
             window_failures: 0,
             until: 0.0,
             probe_in_flight: false,
+            failing_since: None,
         }
     }
 }
@@ -119,7 +142,9 @@ impl BreakerState {
     /// Whether a stored state can be trusted: finite times (a peer, or anyone with access to
     /// the store, may have written anything).
     pub fn is_sane(&self) -> bool {
-        self.until.is_finite() && self.window_start.is_finite()
+        self.until.is_finite()
+            && self.window_start.is_finite()
+            && self.failing_since.map_or(true, f64::is_finite)
     }
 
     /// The probe in flight ended without saying anything about the provider's health (a 401, a
@@ -139,14 +164,25 @@ impl BreakerState {
         }
     }
 
+    /// How long the circuit stays open when it opens at `now`: [`OPEN_FRACTION`] of the time
+    /// since it first opened, within `open_s..=max_open_s` (`open_s` if `max_open_s` is lower).
+    pub fn open_period(&self, cfg: &BreakerConfig, now: f64) -> f64 {
+        let age = self.failing_since.map_or(0.0, |t| (now - t).max(0.0));
+        (OPEN_FRACTION * age).min(cfg.max_open_s).max(cfg.open_s)
+    }
+
     fn open(&mut self, cfg: &BreakerConfig, now: f64, reason: &'static str) -> Transition {
+        let open_s = self.open_period(cfg, now);
+        if self.failing_since.map_or(true, |t| t > now) {
+            self.failing_since = Some(now);
+        }
         self.phase = Phase::Open;
-        self.until = now + cfg.open_s;
+        self.until = now + open_s;
         self.probe_in_flight = false;
         Transition::Opened {
             reason,
             failures: self.consecutive.max(self.window_failures),
-            open_s: cfg.open_s,
+            open_s,
         }
     }
 
@@ -233,26 +269,93 @@ mod tests {
             b.failure(&cfg, 4.0, true),
             Some(Transition::Opened {
                 reason: "consecutive_failures",
+                open_s,
                 ..
-            })
+            }) if open_s == 0.5
         ));
-        assert_eq!(b.admit(&cfg, 5.0), Admit::WaitUntil(9.0));
-        assert_eq!(b.admit(&cfg, 9.0), Admit::Probe);
+        assert_eq!(b.admit(&cfg, 4.2), Admit::WaitUntil(4.5));
+        assert_eq!(b.admit(&cfg, 4.5), Admit::Probe);
         assert_eq!(
-            b.admit(&cfg, 9.1),
-            Admit::WaitUntil(10.1),
-            "one probe at a time"
+            b.admit(&cfg, 4.6),
+            Admit::WaitUntil(5.1),
+            "one probe at a time; the others look again in open_s"
         );
         assert!(matches!(
-            b.failure(&cfg, 9.5, true),
+            b.failure(&cfg, 4.7, true),
             Some(Transition::Opened {
                 reason: "probe_failed",
                 ..
             })
         ));
-        assert_eq!(b.admit(&cfg, 14.5), Admit::Probe);
-        assert_eq!(b.success(&cfg, 14.7), Some(Transition::Closed));
-        assert_eq!(b.admit(&cfg, 14.8), Admit::Go);
+        assert_eq!(b.admit(&cfg, 5.2), Admit::Probe);
+        assert_eq!(b.success(&cfg, 5.4), Some(Transition::Closed));
+        assert_eq!(b.admit(&cfg, 5.5), Admit::Go);
+    }
+
+    /// Open periods grow with the time since the circuit first opened (a quarter of it), within
+    /// `open_s..=max_open_s`, and start again from `open_s` once it closes.
+    #[test]
+    fn open_periods_grow_with_the_outage_and_reset_on_close() {
+        let cfg = BreakerConfig::default();
+        let mut b = BreakerState::default();
+        let opened = |t: Option<Transition>| match t {
+            Some(Transition::Opened { open_s, .. }) => open_s,
+            t => panic!("expected an opening, got {t:?}"),
+        };
+        for i in 0..4 {
+            b.failure(&cfg, 100.0 + i as f64 * 0.01, true);
+        }
+        assert_eq!(opened(b.failure(&cfg, 100.0, true)), 0.5);
+        // Probes failing 1 s, 8 s and 10 min after the circuit first opened.
+        for (at, period) in [(101.0, 0.5), (108.0, 2.0), (700.0, 30.0)] {
+            assert_eq!(b.admit(&cfg, at), Admit::Probe);
+            assert_eq!(opened(b.failure(&cfg, at, true)), period, "at {at}");
+            assert_eq!(b.admit(&cfg, at), Admit::WaitUntil(at + period));
+        }
+        assert_eq!(b.admit(&cfg, 730.0), Admit::Probe);
+        assert_eq!(b.success(&cfg, 730.5), Some(Transition::Closed));
+        for i in 0..5 {
+            b.failure(&cfg, 731.0 + i as f64, true);
+        }
+        assert_eq!(b.admit(&cfg, 735.1), Admit::WaitUntil(735.5));
+        // A fixed period: max_open_s at or below open_s.
+        let fixed = BreakerConfig {
+            open_s: 5.0,
+            max_open_s: 5.0,
+            ..BreakerConfig::default()
+        };
+        let mut b = BreakerState {
+            failing_since: Some(0.0),
+            ..BreakerState::default()
+        };
+        b.phase = Phase::HalfOpen;
+        b.probe_in_flight = true;
+        assert_eq!(opened(b.failure(&fixed, 1000.0, true)), 5.0);
+    }
+
+    /// A state stored by an older version has no `failing_since`; a peer's clock ahead of ours
+    /// does not make an open period negative or long.
+    #[test]
+    fn failing_since_is_optional_and_bounded() {
+        let old = r#"{"phase":"closed","consecutive":4,"window_start":0.0,"window_calls":4,"window_failures":4,"until":0.0,"probe_in_flight":false}"#;
+        let mut b: BreakerState = serde_json::from_str(old).unwrap();
+        assert!(b.is_sane());
+        let cfg = BreakerConfig::default();
+        assert!(matches!(
+            b.failure(&cfg, 50.0, true),
+            Some(Transition::Opened { open_s, .. }) if open_s == 0.5
+        ));
+        let mut ahead = BreakerState {
+            phase: Phase::HalfOpen,
+            probe_in_flight: true,
+            failing_since: Some(1.0e9),
+            ..BreakerState::default()
+        };
+        assert!(matches!(
+            ahead.failure(&cfg, 60.0, true),
+            Some(Transition::Opened { open_s, .. }) if open_s == 0.5
+        ));
+        assert_eq!(ahead.failing_since, Some(60.0));
     }
 
     #[test]
@@ -298,7 +401,7 @@ mod tests {
             ..BreakerState::default()
         };
         assert_eq!(b.admit(&cfg, 1.0), Admit::Probe);
-        assert_eq!(b.admit(&cfg, 1.1), Admit::WaitUntil(2.1));
+        assert_eq!(b.admit(&cfg, 1.1), Admit::WaitUntil(1.6));
         assert_eq!(b.failure(&cfg, 1.2, false), None);
         assert_eq!(b.admit(&cfg, 1.3), Admit::Probe, "not 30 s later");
         b.release_probe();

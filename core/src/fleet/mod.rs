@@ -22,6 +22,8 @@ pub mod budget;
 pub mod metrics;
 #[cfg(feature = "redis")]
 pub mod redis;
+#[cfg(feature = "redis-tokio")]
+pub mod redis_async;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -94,9 +96,15 @@ impl FleetConfig {
             }
         }
         if let Some(b) = &cfg.breaker {
-            if [b.failure_rate, b.window_s, b.open_s, b.probe_timeout_s]
-                .into_iter()
-                .any(bad)
+            if [
+                b.failure_rate,
+                b.window_s,
+                b.open_s,
+                b.max_open_s,
+                b.probe_timeout_s,
+            ]
+            .into_iter()
+            .any(bad)
                 || b.failure_rate > 1.0
             {
                 return Err(Error::invalid_policy(
@@ -176,6 +184,32 @@ impl Fleet {
         }
     }
 
+    /// A fleet on Redis for tokio programs: `cfg.redis_url` is required, and every call works on
+    /// a local mirror that a background task syncs with Redis (see [`redis_async`]), so no call
+    /// ever waits on Redis. Must be called inside a tokio runtime; dropping the fleet stops the
+    /// task. Processes using [`Fleet::from_config`]'s blocking backend share the same keys.
+    #[cfg(feature = "redis-tokio")]
+    pub fn redis_async(cfg: FleetConfig) -> Result<Self> {
+        Self::redis_async_with(cfg, redis_async::RedisAsyncOptions::default())
+    }
+
+    /// [`Fleet::redis_async`] with the sync options (interval, reconnection delay).
+    #[cfg(feature = "redis-tokio")]
+    pub fn redis_async_with(
+        cfg: FleetConfig,
+        options: redis_async::RedisAsyncOptions,
+    ) -> Result<Self> {
+        let Some(url) = cfg.redis_url.clone() else {
+            return Err(Error::invalid_policy(
+                "the async Redis fleet needs redis_url",
+            ));
+        };
+        let timeout = std::time::Duration::try_from_secs_f64(cfg.redis_timeout_s)
+            .map_err(|_| Error::invalid_policy("redis_timeout_s must be finite and >= 0"))?;
+        let backend = redis_async::RedisAsyncBackend::new(&url, &cfg.namespace, timeout, options)?;
+        Ok(Self::with_backend(cfg, Arc::new(backend)))
+    }
+
     /// Replaces the wall clock (tests, simulations on virtual time).
     pub fn with_clock(mut self, clock: WallClock) -> Self {
         self.clock = clock;
@@ -252,7 +286,8 @@ impl Fleet {
 
     /// May a caller of `key` call now? Pauses first, then the breaker. Whatever a shared store
     /// holds (a peer's clock an hour ahead, `inf`, NaN), a pause never lasts past `max_pause_s`
-    /// from now and an open circuit never past its `open_s`.
+    /// from now and an open circuit never past the longest open period (`max_open_s`, or
+    /// `open_s` if that is longer).
     pub fn admit(&self, key: &str) -> (Admit, Vec<Event>) {
         let mut events = Vec::new();
         let now = self.now();
@@ -270,7 +305,7 @@ impl Fleet {
             b.with_breaker(key, &mut |s| admit = s.admit(bcfg, now))
         });
         if let Admit::WaitUntil(until) = admit {
-            let limit = now + bcfg.open_s;
+            let limit = now + bcfg.open_s.max(bcfg.max_open_s);
             admit = Admit::WaitUntil(if until.is_nan() {
                 limit
             } else {

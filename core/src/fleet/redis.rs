@@ -51,7 +51,7 @@ return tostring(t)
 
 /// Pause until max(current, ARGV[1]): KEYS[1] pause; ARGV until, ttl. A stored value that is not
 /// a finite number is replaced.
-const EXTEND_PAUSE: &str = r#"
+pub(crate) const EXTEND_PAUSE: &str = r#"
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 if cur == nil or cur ~= cur or cur == math.huge or tonumber(ARGV[1]) > cur then
   redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
@@ -60,7 +60,7 @@ return 1
 "#;
 
 /// Compare-and-set: KEYS[1]; ARGV expected (empty = absent), new, ttl.
-const CAS: &str = r#"
+pub(crate) const CAS: &str = r#"
 local cur = redis.call('GET', KEYS[1]) or ''
 if cur == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]); return 1 end
 return 0
