@@ -383,7 +383,7 @@ impl Run {
             return self.gate(elapsed);
         }
         let d = self.retrier.on_classified(failure, c, elapsed);
-        self.follow(failure.clone(), d, elapsed)
+        self.follow(failure.clone(), d, false, elapsed)
     }
 
     /// The wait asked for ([`Step::Wait`]) or the skip ([`Step::Skip`]) is over.
@@ -413,7 +413,7 @@ impl Run {
             return self.misuse("pruned");
         };
         let d = self.retrier.on_orphans_pruned(pruned, &failure, elapsed);
-        self.follow(failure, d, elapsed)
+        self.follow(failure, d, pruned > 0, elapsed)
     }
 
     /// The compaction hook ran after [`Step::CompactContext`]; `compacted`: it changed the history.
@@ -427,17 +427,19 @@ impl Run {
         let d = self
             .retrier
             .on_context_compacted(compacted, &failure, elapsed);
-        self.follow(failure, d, elapsed)
+        self.follow(failure, d, compacted, elapsed)
     }
 
     /// Acts on a decision of the retrier.
-    fn follow(&mut self, failure: Failure, d: Decision, elapsed: f64) -> Step {
+    fn follow(&mut self, failure: Failure, d: Decision, recovered: bool, elapsed: f64) -> Step {
         self.events.extend(d.events.iter().cloned());
         let action = d.action;
         let used = d.retry_after_used;
         self.last = Some((failure, d));
         match action {
-            Action::Retry { delay } if delay > 0.0 => {
+            // A backoff of 0 s is still a wait (SwarmSDK's `sleep(0)` with `delay: 0`); a
+            // retry-after of 0 and a retry after a recovery go at once.
+            Action::Retry { delay } if delay > 0.0 || (used.is_none() && !recovered) => {
                 let reason = if used.is_some() {
                     WaitReason::RetryAfter
                 } else {

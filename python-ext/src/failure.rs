@@ -30,9 +30,11 @@ pub struct PyFailureRecord {
 
 #[pymethods]
 impl PyFailureRecord {
-    /// `FailureRecord(status, headers, body, error_class, message, transport)`, all positional.
+    /// `FailureRecord(status, headers, body, error_class, message, transport,
+    /// client_retries=None)`, all positional.
     #[new]
-    #[pyo3(signature = (status, headers, body, error_class, message, transport, /))]
+    #[pyo3(signature = (status, headers, body, error_class, message, transport, client_retries=None, /))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         status: Option<i64>,
@@ -41,6 +43,7 @@ impl PyFailureRecord {
         error_class: Option<Vec<String>>,
         message: String,
         transport: Option<String>,
+        client_retries: Option<u32>,
     ) -> PyResult<Self> {
         guard(py, || {
             let status = match status {
@@ -75,6 +78,7 @@ impl PyFailureRecord {
                     error_class: error_class.unwrap_or_default(),
                     message,
                     transport,
+                    client_retries,
                 },
             })
         })
@@ -113,6 +117,13 @@ impl PyFailureRecord {
     #[getter]
     fn transport(&self) -> Option<&'static str> {
         self.inner.transport.map(Transport::as_str)
+    }
+
+    /// Retries the client library already made before it raised (`x-stainless-retry-count`
+    /// of the request, sent by the openai and anthropic SDKs), when known.
+    #[getter]
+    fn client_retries(&self) -> Option<u32> {
+        self.inner.client_retries
     }
 
     /// The record of a live exception, wrapped causes looked through (see the module docs).
@@ -237,6 +248,7 @@ const CONTENT: u16 = 64;
 const CODE: u16 = 128;
 const DETAILS: u16 = 256;
 const LITELLM_HEADERS: u16 = 512;
+const REQUEST: u16 = 1024;
 
 /// The guesses for a response object's class.
 fn response_present(r: &Bound<'_, PyAny>) -> PyResult<Arc<Present>> {
@@ -763,6 +775,7 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
     let mut body: Option<Text<'_>> = None;
     let mut error_class: Vec<String> = Vec::new();
     let mut message = message_of(exc)?;
+    let mut client_retries: Option<u32> = None;
     for e in &chain {
         let info = class_info(py, &e.get_type())?;
         error_class.extend(info.names.iter().cloned());
@@ -777,6 +790,10 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
             Some(r) => Some(response_present(r)?),
             None => None,
         };
+        if client_retries.is_none() {
+            client_retries =
+                client_retries_of(e, &info.present, response.as_ref().zip(rp.as_deref()))?;
+        }
         if status.is_none() {
             status = status_of(attr_guessed(
                 e,
@@ -854,7 +871,40 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
         error_class,
         message: utf8(&message)?,
         transport: None,
+        client_retries,
     })
+}
+
+/// The retries the client library made before it raised: the openai and anthropic SDKs send
+/// `x-stainless-retry-count` on every request, and keep the httpx request on their errors
+/// (`exc.request`, or `exc.response.request`). Any `Exception` on the way reads as unknown.
+fn client_retries_of(
+    e: &Bound<'_, PyAny>,
+    present: &Present,
+    response: Option<(&Bound<'_, PyAny>, &Present)>,
+) -> PyResult<Option<u32>> {
+    let py = e.py();
+    let mut request = attr_guessed(e, present, REQUEST, intern!(py, "request"))?;
+    if request.is_none() {
+        if let Some((r, rp)) = response {
+            request = attr_guessed(r, rp, REQUEST, intern!(py, "request"))?;
+        }
+    }
+    let Some(request) = request else {
+        return Ok(None);
+    };
+    let read = || -> PyResult<Option<u32>> {
+        let headers = request.getattr(intern!(py, "headers"))?;
+        let value = headers.call_method1(
+            intern!(py, "get"),
+            (intern!(py, "x-stainless-retry-count"),),
+        )?;
+        Ok(match value.cast::<PyString>() {
+            Ok(s) => s.to_cow()?.trim().parse::<u32>().ok(),
+            Err(_) => None,
+        })
+    };
+    Ok(or_absent(py, read())?.flatten())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -55,6 +55,38 @@ impl PyFleet {
         })
     }
 
+    /// `Fleet._with_manual_clock(json, start)` (tests): a fleet whose wall clock is a virtual
+    /// `_ManualClock` showing `start`, returned with it (`clock._set(t)` moves it).
+    #[staticmethod]
+    #[pyo3(signature = (json, start, /))]
+    fn _with_manual_clock(
+        py: Python<'_>,
+        json: &str,
+        start: f64,
+    ) -> PyResult<(Self, crate::run::PyManualClock)> {
+        guard(py, || {
+            if !start.is_finite() {
+                return Err(crate::error::invalid_argument(
+                    py,
+                    "the time must be finite",
+                ));
+            }
+            let cfg = FleetConfig::from_json(json).or_raise(py)?;
+            let clock = retry_core::driver::ManualClock::new(start);
+            let fleet = Fleet::from_config(cfg)
+                .or_raise(py)?
+                .with_clock(clock.wall_clock());
+            let remote = fleet.backend_name() != "in_process";
+            Ok((
+                PyFleet {
+                    inner: Arc::new(fleet),
+                    remote,
+                },
+                crate::run::PyManualClock { inner: clock },
+            ))
+        })
+    }
+
     /// `in_process` or `redis`.
     #[getter]
     fn backend(&self) -> &'static str {

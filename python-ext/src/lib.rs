@@ -15,6 +15,7 @@ mod machine;
 mod orphan;
 mod policy;
 mod retry_after;
+mod run;
 mod scrub;
 mod text;
 
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     orphan::register(m)?;
     policy::register(m)?;
     retry_after::register(m)?;
+    run::register(m)?;
     scrub::register(m)?;
     text::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;

@@ -8,7 +8,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use retry_core::machine::{Gate, GiveUpReason};
+use retry_core::machine::Gate;
 use retry_core::text::format_seconds;
 use retry_core::{Action, Decision, Event, Failure, Retrier};
 
@@ -257,7 +257,7 @@ pub struct PyDecision {
 }
 
 impl PyDecision {
-    fn new(inner: Decision) -> Self {
+    pub fn new(inner: Decision) -> Self {
         PyDecision { inner }
     }
 }
@@ -319,22 +319,11 @@ impl PyDecision {
         guard(py, || events_list(py, &self.inner.events))
     }
 
-    /// This decision turned into giving up at the fleet's gate (`circuit_open`: a retry's wait
-    /// for an open circuit or a shared pause would end past the deadline), without events: they
-    /// were emitted when the decision was made. What the core's drivers return in that case.
-    fn _stopped_at_gate(&self) -> PyDecision {
-        let mut inner = self.inner.clone();
-        inner.action = Action::GiveUp {
-            reason: GiveUpReason::CircuitOpen,
-        };
-        inner.events.clear();
-        PyDecision { inner }
-    }
-
-    /// The note attached to an exception re-raised after this decision.
+    /// The note attached to an exception re-raised after this decision (core
+    /// `text::give_up_note`).
     #[getter]
     fn note(&self) -> String {
-        note(&self.inner)
+        retry_core::text::give_up_note(&self.inner)
     }
 
     fn __repr__(&self) -> String {
@@ -352,56 +341,6 @@ impl PyDecision {
         ));
         s
     }
-}
-
-/// `retry-core: rate_limited (transient, status 429); gave up after 3 attempts (limit reached)`.
-fn note(d: &Decision) -> String {
-    let c = &d.classification;
-    let mut head = format!(
-        "retry-core: {} ({}",
-        c.category,
-        if c.transient {
-            "transient"
-        } else {
-            "permanent"
-        }
-    );
-    if let Some(s) = c.status {
-        head.push_str(&format!(", status {s}"));
-    }
-    if let Some(ra) = c.retry_after {
-        head.push_str(&format!(", retry-after {} s", format_seconds(ra)));
-    }
-    head.push(')');
-    let plural = |n: u32| if n == 1 { "attempt" } else { "attempts" };
-    // Exhaustive on purpose: a new core reason must get its sentence here.
-    let tail = match d.action {
-        Action::GiveUp { reason: GiveUpReason::Permanent } => "not retried".to_owned(),
-        Action::GiveUp { reason: GiveUpReason::Exhausted } => {
-            format!("gave up after {} {} (limit reached)", d.attempt, plural(d.attempt))
-        }
-        Action::GiveUp { reason: GiveUpReason::RetryAfterTooLong } => format!(
-            "gave up after {} {}: the server asked for a longer wait than the policy allows",
-            d.attempt,
-            plural(d.attempt)
-        ),
-        Action::GiveUp { reason: GiveUpReason::Deadline } => {
-            format!("gave up after {} {}: the next wait would pass the deadline", d.attempt, plural(d.attempt))
-        }
-        Action::GiveUp { reason: GiveUpReason::BudgetExhausted } => {
-            format!("gave up after {} {}: the fleet's retry budget for this key is spent", d.attempt, plural(d.attempt))
-        }
-        Action::GiveUp { reason: GiveUpReason::CircuitOpen } => format!(
-            "gave up after {} {}: the fleet holds this key back (open circuit or shared pause) past the deadline",
-            d.attempt,
-            plural(d.attempt)
-        ),
-        Action::Retry { delay } => format!("retrying in {} s", format_seconds(delay)),
-        Action::RecoverOrphans => "recovering by pruning orphan tool calls".to_owned(),
-        Action::RecoverContext => "recovering by compacting the context".to_owned(),
-        Action::Reraise => "cancelled; re-raised untouched".to_owned(),
-    };
-    format!("{head}; {tail}")
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -26,9 +26,10 @@ impl RbClassification {
     }
 
     fn retry_after_source(ruby: &Ruby, rb_self: &Self) -> Option<Symbol> {
-        rb_self.0.retry_after_source.map(|s| {
-            ruby.to_symbol(s.as_str())
-        })
+        rb_self
+            .0
+            .retry_after_source
+            .map(|s| ruby.to_symbol(s.as_str()))
     }
 
     fn error_type(&self) -> String {

@@ -14,8 +14,20 @@ use crate::error::{guard, invalid_argument, to_ruby, type_error};
 #[magnus::wrap(class = "RetryCore::Failure", free_immediately, size, frozen_shareable)]
 pub struct RbFailure(pub Failure);
 
-/// How many `#cause` links are followed (a cycle or a very deep chain stops there).
-const MAX_CAUSES: usize = 8;
+/// How many exceptions of a `#cause` chain are read (a cycle or a very deep chain stops there):
+/// the same limit as the Python binding's `MAX_CHAIN` (core has no shared constant).
+const MAX_CAUSES: usize = 16;
+
+/// The HTTP statuses a record takes: the Python binding's range (core has no shared constant).
+const STATUS_RANGE: std::ops::RangeInclusive<i64> = 100..=999;
+
+/// At most this many headers are read, and at most [`MAX_HEADER_BYTES`] of names and values
+/// (the Python binding's caps): a headers object whose `each` yields endlessly must not grow
+/// memory without bound, nor hang. Real responses carry a few dozen.
+const MAX_HEADERS: usize = 256;
+const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// Items taken from a header object's `each` (pairs that are not text count too).
+const MAX_HEADER_ITEMS: usize = 4 * MAX_HEADERS;
 
 static ID_RESPONSE: LazyId = LazyId::new("response");
 static ID_STATUS: LazyId = LazyId::new("status");
@@ -45,10 +57,10 @@ fn status_from(ruby: &Ruby, v: Value) -> Result<Option<u16>, Error> {
         ));
     };
     match i.to_i64() {
-        Ok(n) if (100..=599).contains(&n) => Ok(Some(n as u16)),
+        Ok(n) if STATUS_RANGE.contains(&n) => Ok(Some(n as u16)),
         _ => Err(invalid_argument(
             ruby,
-            format!("status must be an HTTP status (100..599), got {}", to_s(v)),
+            format!("status must be an HTTP status (100..999), got {}", to_s(v)),
         )),
     }
 }
@@ -57,8 +69,9 @@ fn status_from(ruby: &Ruby, v: Value) -> Result<Option<u16>, Error> {
 /// anything else by `to_s` (an `Interrupt` raised by it is passed on).
 fn header_value(v: Value) -> Result<String, Error> {
     if let Some(a) = RArray::from_value(v) {
-        let mut parts = Vec::with_capacity(a.len());
-        for i in 0..a.len() {
+        let n = a.len().min(MAX_HEADERS);
+        let mut parts = Vec::with_capacity(n);
+        for i in 0..n {
             parts.push(try_to_s(a.entry::<Value>(i as isize)?)?);
         }
         return Ok(parts.join(", "));
@@ -81,41 +94,92 @@ fn headers_from(ruby: &Ruby, v: Value, strict: bool) -> Result<Headers, Error> {
     if v.is_nil() {
         return Ok(headers);
     }
-    // Faraday::Utils::Headers and friends are Hash subclasses; other header objects convert
-    // with to_h.
+    let mut pairs: Vec<(String, Value)> = Vec::new();
+    // Faraday::Utils::Headers and friends are Hash subclasses (read from the table, at most
+    // MAX_HEADER_ITEMS entries). Other header objects are read through `each_pair` or `each`,
+    // stopped after MAX_HEADER_ITEMS items (an endless one must not hang nor fill memory);
+    // objects with neither convert with `to_h`.
     let hash = match RHash::from_value(v) {
-        Some(h) => h,
-        None => match v.check_funcall::<_, _, RHash>("to_h", ()) {
-            Some(Ok(h)) => h,
-            Some(Err(e)) if is_fatal(&e) => return Err(e),
-            _ if strict => {
-                return Err(type_error(
-                    ruby,
-                    format!("headers must be a Hash or nil, not {}", v.class()),
-                ))
+        Some(h) => Some(h),
+        None => {
+            let each = ["each_pair", "each"]
+                .into_iter()
+                .map(|m| or_absent(v.respond_to(m, false), false).map(|r| r.then_some(m)))
+                .collect::<Result<Vec<_>, Error>>()?
+                .into_iter()
+                .flatten()
+                .next();
+            match each {
+                Some(m) => {
+                    let items = v
+                        .funcall::<_, _, Value>("enum_for", (ruby.to_symbol(m),))
+                        .and_then(|e| e.funcall::<_, _, Value>("first", (MAX_HEADER_ITEMS,)));
+                    let items = match items {
+                        Err(e) if is_fatal(&e) || strict => return Err(e),
+                        Err(_) => return Ok(headers),
+                        Ok(items) => items,
+                    };
+                    if let Some(items) = RArray::from_value(items) {
+                        for i in 0..items.len().min(MAX_HEADER_ITEMS) {
+                            let item = items.entry::<Value>(i as isize)?;
+                            if let Some(pair) = RArray::from_value(item) {
+                                if pair.len() == 2 {
+                                    let k = try_to_s(pair.entry::<Value>(0)?)?;
+                                    pairs.push((k, pair.entry::<Value>(1)?));
+                                }
+                            }
+                        }
+                    }
+                    None
+                }
+                None => match v.check_funcall::<_, _, RHash>("to_h", ()) {
+                    Some(Ok(h)) => Some(h),
+                    Some(Err(e)) if is_fatal(&e) => return Err(e),
+                    _ if strict => {
+                        return Err(type_error(
+                            ruby,
+                            format!("headers must be a Hash or nil, not {}", v.class()),
+                        ))
+                    }
+                    _ => return Ok(headers),
+                },
             }
-            _ => return Ok(headers),
-        },
+        }
     };
-    let mut pairs = Vec::with_capacity(hash.len());
-    let mut failed = None;
-    hash.foreach(|k: Value, val: Value| match try_to_s(k) {
-        Ok(k) => {
-            pairs.push((k, val));
-            Ok(magnus::r_hash::ForEach::Continue)
+    if let Some(hash) = hash {
+        let mut failed = None;
+        hash.foreach(|k: Value, val: Value| {
+            if pairs.len() >= MAX_HEADER_ITEMS {
+                return Ok(magnus::r_hash::ForEach::Stop);
+            }
+            match try_to_s(k) {
+                Ok(k) => {
+                    pairs.push((k, val));
+                    Ok(magnus::r_hash::ForEach::Continue)
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    Ok(magnus::r_hash::ForEach::Stop)
+                }
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
         }
-        Err(e) => {
-            failed = Some(e);
-            Ok(magnus::r_hash::ForEach::Stop)
-        }
-    })?;
-    if let Some(e) = failed {
-        return Err(e);
     }
+    let mut bytes = 0usize;
+    let mut kept = 0usize;
     for (k, val) in pairs {
-        if !val.is_nil() {
-            headers.insert(&k, header_value(val)?);
+        if val.is_nil() {
+            continue;
         }
+        let value = header_value(val)?;
+        bytes += k.len() + value.len();
+        if bytes > MAX_HEADER_BYTES || kept >= MAX_HEADERS {
+            break;
+        }
+        headers.insert(&k, value);
+        kept += 1;
     }
     Ok(headers)
 }
@@ -236,7 +300,7 @@ fn lenient_status(v: Option<Value>) -> Option<u16> {
         Some(i) => i.to_i64().ok()?,
         None => name_of(v)?.trim().parse::<i64>().ok()?,
     };
-    (100..=599).contains(&n).then_some(n as u16)
+    STATUS_RANGE.contains(&n).then_some(n as u16)
 }
 
 fn response_of(ruby: &Ruby, exc: Value) -> Result<Response, Error> {
@@ -274,7 +338,12 @@ fn response_of(ruby: &Ruby, exc: Value) -> Result<Response, Error> {
         r.status = lenient_status(probe_first(
             ruby,
             exc,
-            &[&ID_RESPONSE_STATUS, &ID_STATUS_CODE, &ID_HTTP_STATUS, &ID_STATUS],
+            &[
+                &ID_RESPONSE_STATUS,
+                &ID_STATUS_CODE,
+                &ID_HTTP_STATUS,
+                &ID_STATUS,
+            ],
         )?);
     }
     if r.headers.is_empty() {
@@ -371,6 +440,7 @@ impl RbFailure {
                     to_s(message)
                 },
                 transport,
+                client_retries: None,
             }))
         })
     }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use magnus::{prelude::*, Error, RHash, RModule, RString, Ruby};
+use retry_core::driver::ManualClock;
 use retry_core::fleet::{Fleet, FleetConfig};
 use serde_json::Value as Json;
 
@@ -14,7 +15,7 @@ use crate::nogvl::without_gvl;
 
 /// A fleet. Thread-safe: one is meant to be shared by every thread of a process.
 #[magnus::wrap(class = "RetryCore::Fleet", free_immediately, size)]
-pub struct RbFleet(pub Arc<Fleet>);
+pub struct RbFleet(pub Arc<Fleet>, pub Option<ManualClock>);
 
 impl RbFleet {
     /// Whether the fleet's state lives in another process (its calls may block on I/O, so the
@@ -29,9 +30,43 @@ impl RbFleet {
         guard(ruby, || {
             let cfg = FleetConfig::from_json(&json).map_err(|e| to_ruby(ruby, e))?;
             Fleet::from_config(cfg)
-                .map(|f| RbFleet(Arc::new(f)))
+                .map(|f| RbFleet(Arc::new(f), None))
                 .map_err(|e| to_ruby(ruby, e))
         })
+    }
+
+    /// Test only: a fleet whose wall clock is virtual, at `start` (Unix seconds) until
+    /// `_set_clock` moves it (the shared run vectors replay on it).
+    fn with_manual_clock(ruby: &Ruby, json: RString, start: f64) -> Result<Self, Error> {
+        let json = rstring_lossy(json);
+        guard(ruby, || {
+            if !start.is_finite() {
+                return Err(crate::error::invalid_argument(ruby, "start must be finite"));
+            }
+            let cfg = FleetConfig::from_json(&json).map_err(|e| to_ruby(ruby, e))?;
+            let clock = ManualClock::new(start);
+            Fleet::from_config(cfg)
+                .map(|f| RbFleet(Arc::new(f.with_clock(clock.wall_clock())), Some(clock)))
+                .map_err(|e| to_ruby(ruby, e))
+        })
+    }
+
+    /// Test only: sets the virtual clock of a fleet made by `_with_manual_clock`.
+    fn set_clock(ruby: &Ruby, rb_self: &Self, t: f64) -> Result<(), Error> {
+        match &rb_self.1 {
+            Some(clock) if t.is_finite() => {
+                clock.set(t);
+                Ok(())
+            }
+            Some(_) => Err(crate::error::invalid_argument(
+                ruby,
+                "the clock must be finite",
+            )),
+            None => Err(to_ruby(
+                ruby,
+                retry_core::Error::invalid_state("this fleet runs on the system clock"),
+            )),
+        }
     }
 
     /// `"in_process"` or `"redis"`.
@@ -103,6 +138,11 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_singleton_method("_before_fork", magnus::function!(before_fork, 0))?;
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbFleet::new, 1))?;
+    class.define_singleton_method(
+        "_with_manual_clock",
+        magnus::function!(RbFleet::with_manual_clock, 2),
+    )?;
+    class.define_method("_set_clock", magnus::method!(RbFleet::set_clock, 1))?;
     class.define_method("backend", magnus::method!(RbFleet::backend, 0))?;
     class.define_method("_config_json", magnus::method!(RbFleet::config_json, 0))?;
     class.define_method("metrics", magnus::method!(RbFleet::metrics, 0))?;

@@ -26,6 +26,7 @@ mod nogvl;
 mod orphan;
 mod policy;
 mod retry_after;
+mod run;
 mod scrub;
 mod text;
 
@@ -48,6 +49,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     policy::init(ruby, module)?;
     fleet::init(ruby, module)?;
     machine::init(ruby, module)?;
+    run::init(ruby, module)?;
     orphan::init(ruby, module)?;
     retry_after::init(ruby, module)?;
     scrub::init(ruby, module)?;
@@ -72,5 +74,6 @@ fn resolve_classes(ruby: &Ruby) {
     fleet::RbFleet::class(ruby);
     machine::RbRetrier::class(ruby);
     machine::RbDecision::class(ruby);
+    run::RbRun::class(ruby);
     policy::RbPolicy::class(ruby);
 }

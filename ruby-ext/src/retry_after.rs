@@ -22,11 +22,8 @@ fn retry_after(ruby: &Ruby, headers: RHash, now: f64) -> Result<Option<(f64, Val
                 h.insert(&k, to_s(v));
             }
         }
-        Ok(
-            retry_core::retry_after::from_headers(&h, now).map(|(secs, src)| {
-                (secs, ruby.to_symbol(src.as_str()).as_value())
-            }),
-        )
+        Ok(retry_core::retry_after::from_headers(&h, now)
+            .map(|(secs, src)| (secs, ruby.to_symbol(src.as_str()).as_value())))
     })
 }
 

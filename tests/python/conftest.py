@@ -173,3 +173,22 @@ def lab():
         finally:
             server.stop()
 
+
+
+def without_waits(events: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The events other than a run's wait events, after checking those: every
+    ``retry_wait_started`` is closed by its ``retry_wait_finished`` (same seconds and reason)
+    before any other wait starts, and none is left open."""
+    out: List[Dict[str, Any]] = []
+    started: Optional[Dict[str, Any]] = None
+    for e in events:
+        if e["type"] == "retry_wait_started":
+            assert started is None, f"a wait started inside another: {events}"
+            started = e
+        elif e["type"] == "retry_wait_finished":
+            assert started is not None and (e["seconds"], e["reason"]) == (started["seconds"], started["reason"]), events
+            started = None
+        else:
+            out.append(e)
+    assert started is None, f"a wait never finished: {events}"
+    return out

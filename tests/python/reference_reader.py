@@ -6,6 +6,8 @@ native reader gives exactly the same fields for every exception shape the suite 
 
 from __future__ import annotations
 
+import typing
+
 import json
 import weakref
 from typing import Any, List, Optional, Tuple
@@ -178,6 +180,7 @@ def _fields(exc: BaseException) -> Tuple[Any, ...]:
     body: Optional[str] = None
     error_class: List[str] = []
     message = _message(exc)
+    client_retries: Optional[int] = None
     for e in chain:
         error_class.extend(class_names(type(e)))
         if not message:
@@ -185,6 +188,8 @@ def _fields(exc: BaseException) -> Tuple[Any, ...]:
         if status is not None and headers is not None and body is not None:
             continue
         response = _attr(e, "response")
+        if client_retries is None:
+            client_retries = _client_retries(e, response)
         if status is None:
             status = (
                 _status(_attr(e, "status_code"))
@@ -209,10 +214,33 @@ def _fields(exc: BaseException) -> Tuple[Any, ...]:
             body = _parsed_body(e, response)
     if body is not None:
         body = _utf8(body)
-    return status, headers, body, error_class, _utf8(message)
+    return status, headers, body, error_class, _utf8(message), client_retries
+
+
+def _client_retries(e: BaseException, response: Any) -> Optional[int]:
+    """The openai and anthropic SDKs' ``x-stainless-retry-count`` request header: the retries the
+    client made before it raised (``exc.request``, else ``exc.response.request``)."""
+    request = _attr(e, "request")
+    if request is None and response is not None:
+        request = _attr(response, "request")
+    if request is None:
+        return None
+    try:
+        value = request.headers.get("x-stainless-retry-count")
+        if not isinstance(value, str):
+            return None
+        n = int(value.strip())
+    except Exception:
+        return None
+    return n if 0 <= n < 2**32 else None
 
 
 
 def fields(exc: BaseException) -> Tuple[Any, ...]:
     """``(status, headers, body, error_class, message)`` of a live exception."""
-    return _fields(exc)
+    return _fields(exc)[:5]
+
+
+def client_retries(exc: BaseException) -> Optional[int]:
+    """What the reader takes as ``client_retries``."""
+    return typing.cast(Optional[int], _fields(exc)[5])

@@ -99,7 +99,9 @@ CHILD = textwrap.dedent(
         ctrl_c()
 
     def arm(event):
-        ctrl_c_later()
+        # Once per wait: the wait's own events (retry_wait_started, ...) must not arm more.
+        if event["type"] == "llm_retry_attempt":
+            ctrl_c_later()
 
     for door, make in (("sync", sync), ("async", async_)):
         for point, exc_type in (("call", None), ("reading status", ReadingStatus), ("reading str", ReadingStr),

@@ -88,7 +88,7 @@ class FleetRedisTest < Minitest::Test
     events = []
     calls = 0
     Timeout.timeout(10) do
-      RetryCore.call_llm_with_retry(policy: FAST, fleet: a, key: "anthropic:sonnet", on_event: events.method(:<<)) do
+      RetryCore.call_llm_with_retry(policy: FAST, fleet: a, key: "anthropic:sonnet", on_event: contract_events(events)) do
         calls += 1
         raise RubyLLM.error_for(429, "slow down", headers: { "retry-after-ms" => "500" }) if calls == 1
 
@@ -123,7 +123,7 @@ class FleetRedisTest < Minitest::Test
     assert_equal 0.0, b.tokens("k")
     calls = 0
     assert_raises(RubyLLM::ServerError) do
-      RetryCore.call_llm_with_retry(policy: FAST, fleet: a, key: "k", on_event: events.method(:<<)) do
+      RetryCore.call_llm_with_retry(policy: FAST, fleet: a, key: "k", on_event: contract_events(events)) do
         calls += 1
         raise error
       end

@@ -154,15 +154,18 @@ class FleetTest < Minitest::Test
       assert_equal %i[a_done b_done], [a.value, b.value]
     end
     assert_equal({ a: 2, b: 1 }, calls)
-    assert_equal %w[rate_limit_pause llm_retry_attempt], events[:a].map { |e| e[:type] }
+    assert_equal %w[rate_limit_pause llm_retry_attempt retry_wait_started retry_wait_finished], events[:a].map { |e| e[:type] }
     pause = events[:a].first
     assert_equal ["anthropic:sonnet", 0.4, "rate_limited"], pause.values_at(:key, :seconds, :category)
-    assert_equal 0.4, events[:a].last[:retry_delay]
+    assert_equal 0.4, events[:a][1][:retry_delay]
+    assert_equal [0.4, "retry_after"], events[:a][2].values_at(:seconds, :reason)
     b_waits = sleeps.select { |who, _| who == :b }.map(&:last)
     refute_empty b_waits, "the second thread waited for the pause"
     assert_operator b_waits.sum, :>, 0.2
     assert_operator b_waits.sum, :<=, 0.41
-    assert_empty events[:b], "a wait is not an event"
+    # The fleet's pause is a wait of the run: announced and closed (issue 13).
+    assert_equal %w[retry_wait_started retry_wait_finished], events[:b].map { |e| e[:type] }.uniq
+    assert_equal "fleet_pause", events[:b].first[:reason]
     assert_empty sleeps.select { |who, _| who.nil? }, "the other key was not paused"
   end
 
@@ -193,6 +196,8 @@ class FleetTest < Minitest::Test
       assert_equal %i[recovered b_done], [a.value, b.value]
     end
     assert_equal 4, calls
+    # The run's wait events aside (issue 13), the fleet's and SwarmSDK's events as before.
+    events.each_value { |list| list.reject! { |e| RetryCore::SwarmSDK::RUN_ONLY_EVENTS.include?(e[:type]) } }
     types = events[:a].map { |e| e[:type] }
     # Whichever thread asks first after open_s is the probe: its success closes the circuit.
     assert_equal %w[llm_retry_attempt llm_retry_attempt circuit_opened llm_retry_attempt], types.first(4)
@@ -229,7 +234,7 @@ class FleetTest < Minitest::Test
     calls = 0
     error = RubyLLM.error_for(500, "Internal server error")
     raised = assert_raises(RubyLLM::ServerError) do
-      RetryCore.call_llm_with_retry(max_retries: 10, delay: 0, fleet: fleet, key: "k", on_event: events.method(:<<)) do
+      RetryCore.call_llm_with_retry(max_retries: 10, delay: 0, fleet: fleet, key: "k", on_event: contract_events(events)) do
         calls += 1
         raise error
       end
@@ -239,7 +244,7 @@ class FleetTest < Minitest::Test
     assert_equal %w[llm_retry_attempt llm_retry_attempt retry_budget_exhausted llm_retry_exhausted], events.map { |e| e[:type] }
     assert_equal({ type: "retry_budget_exhausted", key: "k", tokens: 0.0, cost: 5.0, category: "server_error" }, events[2])
     assert_equal "budget_exhausted", events.last[:reason]
-    assert_equal [0.0, 0.0], sleeps
+    assert_equal [0.0, 0.0], sleeps, "a backoff of 0 s still sleeps(0), as SwarmSDK's loop does"
     assert_equal 0.0, fleet.tokens("k")
 
     # Another caller of the key cannot retry either; a timeout costs more than what is left.
@@ -430,7 +435,7 @@ class FleetStressTest < Minitest::Test
     record_sleeps(RetryCore)
     events = []
     calls = 0
-    value = RetryCore.call_llm_with_retry(delay: 0, fleet: fleet, key: "k", on_event: events.method(:<<)) do
+    value = RetryCore.call_llm_with_retry(delay: 0, fleet: fleet, key: "k", on_event: contract_events(events)) do
       (calls += 1) < 3 ? raise(Errno::ECONNRESET) : :ok
     end
     assert_equal [:ok, 3], [value, calls]

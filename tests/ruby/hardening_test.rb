@@ -317,7 +317,7 @@ class HardeningTest < Minitest::Test
     seen = []
     bounded do
       assert_raises(RubyLLM::BadRequestError) do
-        RetryCore.call_llm_with_retry(on_event: seen.method(:<<)) { raise RubyLLM.error_for(400, big, body: json) }
+        RetryCore.call_llm_with_retry(on_event: contract_events(seen)) { raise RubyLLM.error_for(400, big, body: json) }
       end
     end
     assert_equal 10_000_000, seen.first[:error_message].size

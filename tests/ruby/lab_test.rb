@@ -69,7 +69,7 @@ class LabTest < Minitest::Test
     sleeps = record_sleeps(RetryCore)
     seen = []
     c = client
-    reply = bounded { RetryCore.call_llm_with_retry(policy: :forgeflare, on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
+    reply = bounded { RetryCore.call_llm_with_retry(policy: :forgeflare, on_event: contract_events(seen)) { c.complete([{ role: "user", content: "hi" }]) } }
     assert_equal hello(2), reply
     assert_equal [3.0], sleeps, "forgeflare honours retry-after over its 2 s backoff"
     assert_equal [["rate_limit", 429], ["ok", 200]], lab_calls
@@ -98,7 +98,7 @@ class LabTest < Minitest::Test
     @lab.script(steps: [{ fault: "rate_limit", retry_after: 7 }, { fault: "unavailable" }])
     sleeps = record_sleeps(RetryCore)
     seen = []
-    reply = bounded { RetryCore.call_llm_with_retry(policy: :default, on_event: seen.method(:<<)) { net_http_complete } }
+    reply = bounded { RetryCore.call_llm_with_retry(policy: :default, on_event: contract_events(seen)) { net_http_complete } }
     assert_equal hello(3), reply
     assert_equal 7.0, sleeps.first, "the server's retry-after, read from the Net::HTTPResponse"
     assert_equal 2, sleeps.size
@@ -132,7 +132,7 @@ class LabTest < Minitest::Test
     sleeps = record_sleeps(RetryCore)
     seen = []
     reply = bounded do
-      RetryCore.call_llm_with_retry(policy: :default, on_event: seen.method(:<<)) do
+      RetryCore.call_llm_with_retry(policy: :default, on_event: contract_events(seen)) do
         JSON.parse(connection.post("/v1/messages", body, headers).body).dig("content", 0, "text")
       end
     end
@@ -153,7 +153,7 @@ class LabTest < Minitest::Test
     sleeps = record_sleeps(RetryCore)
     seen = []
     c = client(provider: :openai, api_key: "sk-proj-test-key-000000000000")
-    reply = bounded { RetryCore.call_llm_with_retry(max_retries: 3, on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
+    reply = bounded { RetryCore.call_llm_with_retry(max_retries: 3, on_event: contract_events(seen)) { c.complete([{ role: "user", content: "hi" }]) } }
     assert_equal hello(3), reply
     assert_equal [15.0, 15.0], sleeps, "SwarmSDK's fixed 15 s, twice"
     assert_equal [["unavailable", 503], ["status", 502], ["ok", 200]], lab_calls
@@ -167,7 +167,7 @@ class LabTest < Minitest::Test
     seen = []
     c = client
     error = assert_raises(RubyLLM::Error) do
-      bounded { RetryCore.call_llm_with_retry(max_retries: 3, delay: 2, on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
+      bounded { RetryCore.call_llm_with_retry(max_retries: 3, delay: 2, on_event: contract_events(seen)) { c.complete([{ role: "user", content: "hi" }]) } }
     end
     assert_equal 524, error.response.status
     assert_equal [2.0, 2.0], sleeps
@@ -181,7 +181,7 @@ class LabTest < Minitest::Test
     sleeps = record_sleeps(RetryCore)
     seen = []
     c = client
-    assert_raises(RubyLLM::UnauthorizedError) { bounded { RetryCore.call_llm_with_retry(on_event: seen.method(:<<)) { c.complete([]) } } }
+    assert_raises(RubyLLM::UnauthorizedError) { bounded { RetryCore.call_llm_with_retry(on_event: contract_events(seen)) { c.complete([]) } } }
     assert_empty sleeps
     assert_equal [["unauthorized", 401]], lab_calls
     assert_equal [["llm_request_failed", "unauthorized", 401, false]], seen.map { |e| e.values_at(:type, :category, :status_code, :retryable) }
@@ -193,7 +193,7 @@ class LabTest < Minitest::Test
     seen = []
     c = client(read_timeout: 0.4)
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-    reply = bounded { RetryCore.call_llm_with_retry(delay: 15, on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
+    reply = bounded { RetryCore.call_llm_with_retry(delay: 15, on_event: contract_events(seen)) { c.complete([{ role: "user", content: "hi" }]) } }
     assert_operator Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, :<, 2.5, "the client gave up after its read timeout"
     assert_equal hello(2), reply
     assert_equal [15.0], sleeps
@@ -206,7 +206,7 @@ class LabTest < Minitest::Test
     sleeps = record_sleeps(RetryCore)
     seen = []
     c = client
-    reply = bounded { RetryCore.call_llm_with_retry(policy: :forgeflare, on_event: seen.method(:<<)) { c.complete([{ role: "user", content: "hi" }]) } }
+    reply = bounded { RetryCore.call_llm_with_retry(policy: :forgeflare, on_event: contract_events(seen)) { c.complete([{ role: "user", content: "hi" }]) } }
     assert_equal hello(3), reply
     assert_equal [2.0, 4.0], sleeps
     assert_equal [["reset", nil], ["reset", nil], ["ok", 200]], lab_calls

@@ -7,7 +7,16 @@ require "timeout"
 class RetryTest < Minitest::Test
   include TestHelpers
 
+  # RubyLLM 1.13+'s default (3 retries per request): the run reports the stacked layers.
+  # Other tests (SwarmSDK's install!) turn it off; each test here starts from the default.
+  def setup
+    super
+    @ruby_llm_retries = RubyLLM.config.max_retries
+    RubyLLM.config.max_retries = 3
+  end
+
   def teardown
+    RubyLLM.config.max_retries = @ruby_llm_retries
     unstub_sleeps
     super
   end
@@ -53,12 +62,17 @@ class RetryTest < Minitest::Test
     # max_retries: alone means SwarmSDK's semantics (a fixed 15 s delay); CONTRACT §6.
     assert_equal [:ok, 3], RetryCore.call_llm_with_retry(max_retries: 3, on_event: events.method(:<<)) { call.call }
     assert_equal [15.0, 15.0], sleeps
-    assert_equal %w[llm_retry_attempt llm_retry_attempt], events.map { |e| e[:type] }
-    first = events.first
+    # RubyLLM (1.13+) retries each request itself: the run says once that the layers multiply;
+    # each wait is announced and closed (issue 13).
+    assert_equal %w[retry_layers_stacked llm_retry_attempt retry_wait_started retry_wait_finished
+                    llm_retry_attempt retry_wait_started retry_wait_finished], events.map { |e| e[:type] }
+    assert_equal({ type: "retry_wait_started", seconds: 15.0, reason: "backoff", attempt: 1 },
+                 events[2].except(:ends_at))
+    first = events[1]
     assert_equal({ type: "llm_retry_attempt", category: "server_error", status_code: 500,
                    error_class: "RubyLLM::ServerError", error_message: "Internal server error", attempt: 1,
                    max_retries: 3, retry_delay: 15.0, retry_after: nil }, first)
-    assert_equal "connection", events.last[:category]
+    assert_equal "connection", events[4][:category]
   end
 
   def test_exhaustion_reraises_the_original_error
@@ -75,7 +89,8 @@ class RetryTest < Minitest::Test
     assert_same error, raised
     assert_equal 2, calls
     assert_equal [1.0], sleeps
-    assert_equal %w[llm_retry_attempt llm_retry_exhausted], events.map { |e| e[:type] }
+    assert_equal %w[retry_layers_stacked llm_retry_attempt retry_wait_started retry_wait_finished llm_retry_exhausted],
+                 events.map { |e| e[:type] }
     assert_equal 2, events.last[:attempts]
     assert_equal "exhausted", events.last[:reason]
   end
@@ -94,8 +109,8 @@ class RetryTest < Minitest::Test
         end
       end
       assert_equal 1, calls, error.message
-      assert_equal ["llm_request_failed"], events.map { |e| e[:type] }
-      assert_equal false, events.first[:retryable]
+      assert_equal %w[retry_layers_stacked llm_request_failed], events.map { |e| e[:type] }
+      assert_equal false, events.last[:retryable]
     end
     assert_empty sleeps
   end

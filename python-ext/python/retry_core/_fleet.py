@@ -37,7 +37,7 @@ class Fleet:
     - ``budget``: ``{"capacity", "retry_cost", "timeout_cost", "success_refund"}``, or
       ``None`` / ``False`` to switch it off;
     - ``breaker``: ``{"consecutive_failures", "failure_rate", "min_calls", "window_s",
-      "open_s", "probe_timeout_s"}``, or ``None`` / ``False``;
+      "open_s", "max_open_s", "probe_timeout_s"}``, or ``None`` / ``False``;
     - ``shared_pause`` (bool), ``max_pause_s`` (seconds);
     - ``redis_url`` (``redis://host:port/db``) to share the state across processes, and
       ``namespace``, the prefix of its Redis keys. If Redis cannot be reached, calls fall back to

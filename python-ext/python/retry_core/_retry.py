@@ -1,4 +1,6 @@
-"""The retry loops. The engine (Rust) decides; these loops call, wait and call again.
+"""The retry loops. The engine (Rust) decides; these loops call, wait and call again: each is
+a short interpreter of the engine's run (``_native.Run``, core/src/run.rs), the same step
+machine every front door runs.
 
 Waits go through ``time.sleep`` and ``asyncio.sleep``, looked up on their modules at each wait,
 so Ctrl-C interrupts a sync wait at once (``time.sleep`` releases the GIL and wakes on
@@ -15,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import time
 from collections.abc import MutableSequence
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, TypeVar, Union
 
 from . import _native
+from ._errors import InternalError
 from ._failure import Failure, _utf8, record_of
 from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
@@ -34,6 +38,7 @@ logger = logging.getLogger("retry_core")
 EventHook = Callable[[Dict[str, Any]], Any]
 OrphanHook = Callable[[Optional[PruneResult]], Any]
 CompactHook = Callable[[], Any]
+ProgressHook = Callable[[Dict[str, Any]], Any]
 
 Decision = _native.Decision
 Gate = _native.Gate
@@ -105,35 +110,23 @@ class Retrier:
         return self._inner.attempts
 
 
-def _emit(on_event: Optional[EventHook], decision: "_native.Decision", exc: Optional[BaseException] = None) -> None:
-    _emit_events(on_event, decision.events, decision, exc)
-
-
-def _emit_events(on_event: Optional[EventHook], events: List[Dict[str, Any]],
-                 decision: Optional["_native.Decision"] = None, exc: Optional[BaseException] = None) -> None:
-    # A hook or a logging handler that raises must not replace the user's result or error: its
-    # failure is logged and noted on the user's exception (if there is one); the call goes on.
-    # Only Exception is caught: a KeyboardInterrupt in a hook propagates.
-    for event in events:
+def _emit(on_event: Optional[EventHook], pending: Any, exc: Optional[BaseException] = None) -> None:
+    """Each new event of the run to ``on_event``, and its one log line (the core's text, at the
+    core's level) to the ``retry_core`` logger. ``pending``: ``(event, level, line)`` triples.
+    A hook or a logging handler that raises must not replace the user's result or error: its
+    failure is logged and noted on the user's exception (if there is one); the call goes on.
+    Only Exception is caught: a KeyboardInterrupt in a hook propagates."""
+    for event, level, line in pending:
         if on_event is not None:
             try:
                 on_event(event)
             except Exception as err:
                 _broken(exc, "the on_event hook", err)
-        try:
-            kind = event["type"]
-            if kind == "llm_retry_attempt":
-                logger.info("retry-core: %s (%s), attempt %s/%s failed; retrying in %ss",
-                            event.get("category"), event.get("error_class"), event.get("attempt"),
-                            event.get("max_retries"), event.get("retry_delay"))
-            elif kind in ("llm_retry_exhausted", "llm_request_failed"):
-                logger.warning("retry-core: %s", decision.note if decision is not None else kind)
-            elif kind in ("circuit_opened", "retry_budget_exhausted", "fleet_backend_degraded"):
-                logger.warning("retry-core: %s %s", kind, {k: v for k, v in event.items() if k != "type"})
-            elif kind in ("circuit_closed", "rate_limit_pause", "fleet_backend_recovered"):
-                logger.info("retry-core: %s %s", kind, {k: v for k, v in event.items() if k != "type"})
-        except Exception as err:
-            _broken(exc, "logging", err)
+        if line is not None:
+            try:
+                logger.log(level, "%s", line)
+            except Exception as err:
+                _broken(exc, "logging", err)
 
 
 def _safe_text(obj: BaseException) -> str:
@@ -191,18 +184,26 @@ def _record(exc: BaseException) -> "_native.FailureRecord":
         return _native.FailureRecord(None, None, None, [_utf8(_class_name(exc))], "", None)
 
 
-def _give_up(exc: BaseException, decision: "_native.Decision") -> BaseException:
-    # The original exception, with the engine's verdict attached: an attribute always, a
-    # note where the interpreter shows notes (3.11+).
+def _give_up(exc: BaseException, run: "_native.Run") -> BaseException:
+    """The original exception, with the engine's verdict attached: an attribute always, the
+    core's note where the interpreter shows notes (3.11+)."""
+    try:
+        decision = run.decision
+        note = run.note
+    except Exception as err:
+        _broken(exc, "retry-core's engine", err)
+        return exc
+    if decision is None:
+        return exc
     try:
         exc.retry_classification = decision.classification  # type: ignore[attr-defined]
         exc.retry_decision = decision  # type: ignore[attr-defined]
     except Exception:
         pass
     add_note = getattr(exc, "add_note", None)
-    if add_note is not None:
+    if add_note is not None and note is not None:
         try:
-            add_note(decision.note)
+            add_note(note)
         except Exception:
             pass
     return exc
@@ -228,7 +229,7 @@ def _count(n: Any) -> int:
 
 
 _OPTIONS = ("max_retries", "delay", "policy", "on_event", "messages", "on_orphans", "on_context_overflow", "seed",
-            "fleet", "key")
+            "fleet", "key", "on_progress")
 _OPTION_SET = frozenset(_OPTIONS)
 
 
@@ -255,6 +256,7 @@ class _Options:
     seed: Optional[int] = None
     fleet: Optional[Fleet] = None
     key: Optional[str] = None
+    on_progress: Optional[ProgressHook] = None
     native: "_native.RetryPolicy"
 
     def __init__(self, name: str, options: Dict[str, Any]) -> None:
@@ -275,6 +277,8 @@ class _Options:
             _hook("on_orphans", self.on_orphans)
         if "on_context_overflow" in options:
             _hook("on_context_overflow", self.on_context_overflow)
+        if "on_progress" in options:
+            _hook("on_progress", self.on_progress)
         fleet = self.fleet
         key = self.key
         if (fleet is not None or key is not None) and not (type(fleet) is Fleet and type(key) is str and key):
@@ -296,11 +300,17 @@ class _Options:
             native = resolve_policy(policy, max_retries, delay)
         self.native = native
 
-    def retrier(self) -> "_native.Retrier":
-        if self.fleet is None:
-            return _native.Retrier(self.native, self.seed, self.on_context_overflow is not None)
-        return _native.Retrier(self.native, self.seed, self.on_context_overflow is not None, self.fleet._inner,
-                               self.key)
+    def run(self) -> "_native.Run":
+        """The engine's run for this call; its deadline's clock starts now."""
+        cfg: Dict[str, Any] = {}
+        if self.seed is not None:
+            cfg["seed"] = self.seed
+        if self.on_context_overflow is not None:
+            cfg["context_hook"] = True
+        config = json.dumps(cfg) if cfg else None
+        if self.fleet is None or self.key is None:
+            return _native.Run(self.native, config)
+        return _native.Run(self.native, config, self.fleet._inner, [self.key])
 
 
 def _check_seed(seed: Any) -> None:
@@ -347,189 +357,205 @@ def _check_options(name: str, options: Dict[str, Any]) -> None:
 # nothing, so the engine gives up with the original error. Each `raise exc` stands outside any
 # `except` block: raising there would overwrite the user's own `__context__`. Only Exception is
 # caught: a KeyboardInterrupt anywhere propagates at once.
+#
+# The loops below only interpret the engine's run (`_native.Run`, core/src/run.rs): one native
+# call per step, which returns the next step and the new events with their log lines.
 
-def _after_failure_sync(retrier: "_native.Retrier", exc: Exception, opts: _Options,
-                        elapsed: float) -> "_native.Decision":
-    """One failure: the engine's decision, its events, the free recoveries, and the wait before
-    the next call. Returns the retry decision, or raises (give up, cancellation)."""
-    record = _record(exc)
-    decision = _decide(exc, lambda: retrier._on_failure(record, elapsed))
-    while decision is not None:
-        _emit(opts.on_event, decision, exc)
-        action = decision.action
-        if action == "retry":
-            wait = decision.delay
-            if wait:
-                time.sleep(wait)
-            return decision
-        if action == "recover_orphans":
-            n = 0
-            try:
-                ret, changed = _prune(opts.messages, opts.on_orphans)
-                n = _count(ret) if changed is None else changed
-            except Exception as err:
-                _broken(exc, "pruning orphan tool calls", err)
-            decision = _decide(exc, lambda: retrier._on_orphans_pruned(n, record, elapsed))
-            continue
-        if action == "recover_context":
-            compacted = False
-            hook = opts.on_context_overflow
-            try:
-                compacted = bool(hook()) if hook is not None else False
-            except Exception as err:
-                _broken(exc, "the on_context_overflow hook", err)
-            decision = _decide(exc, lambda: retrier._on_context_compacted(compacted, record, elapsed))
-            continue
-        if action == "reraise":
-            raise exc
-        raise _give_up(exc, decision)
-    raise exc
+_RERAISE = ("reraise",)
 
 
-async def _after_failure_async(retrier: "_native.Retrier", exc: Exception, opts: _Options,
-                               elapsed: float) -> "_native.Decision":
-    record = _record(exc)
-    decision = _decide(exc, lambda: retrier._on_failure(record, elapsed))
-    while decision is not None:
-        _emit(opts.on_event, decision, exc)
-        action = decision.action
-        if action == "retry":
-            wait = decision.delay
-            if wait:
-                await asyncio.sleep(wait)
-            return decision
-        if action == "recover_orphans":
-            n = 0
-            try:
-                ret, changed = _prune(opts.messages, opts.on_orphans)
-                if inspect.isawaitable(ret):
-                    ret = await ret
-                n = _count(ret) if changed is None else changed
-            except Exception as err:
-                _broken(exc, "pruning orphan tool calls", err)
-            decision = _decide(exc, lambda: retrier._on_orphans_pruned(n, record, elapsed))
-            continue
-        if action == "recover_context":
-            compacted: Any = False
-            hook = opts.on_context_overflow
-            try:
-                if hook is not None:
-                    compacted = hook()
-                    if inspect.isawaitable(compacted):
-                        compacted = await compacted
-                compacted = bool(compacted)
-            except Exception as err:
-                _broken(exc, "the on_context_overflow hook", err)
-                compacted = False
-            decision = _decide(exc, lambda: retrier._on_context_compacted(compacted, record, elapsed))
-            continue
-        if action == "reraise":
-            raise exc
-        raise _give_up(exc, decision)
-    raise exc
-
-
-def _decide(exc: BaseException, step: Callable[[], "_native.Decision"]) -> Optional["_native.Decision"]:
-    """The engine's answer, or None (noted on ``exc``) when asking it failed."""
+def _step(exc: Optional[BaseException], opts: Any, method: Callable[..., Any], *args: Any) -> Any:
+    """One step of the run: its events sent to ``on_event`` and logged; returns the next step.
+    When asking the engine fails, that is noted on ``exc`` and ``exc`` is re-raised."""
     try:
-        return step()
+        step, pending = method(*args)
     except Exception as err:
+        if exc is None:
+            raise
         _broken(exc, "retry-core's engine", err)
-        return None
+        return _RERAISE
+    if pending:
+        _emit(opts.on_event, pending, exc)
+    return step
 
 
-def _retry_sync(fn: Callable[[], T], exc: Exception, opts: _Options) -> T:
-    # The first call failed. Elapsed time (for a policy's deadline) counts from here: reading a
-    # clock before the first call would cost the success path.
+def _succeeded(run: "_native.Run", opts: Any, t0: float) -> None:
+    try:
+        _, pending = run._succeeded(_elapsed(t0))
+    except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
+        _broken(None, "the fleet", err)
+        return
+    if pending:
+        _emit(opts.on_event, pending)
+
+
+def _elapsed(t0: float) -> float:
+    return max(_monotonic() - t0, 0.0)
+
+
+def _end(exc: Optional[BaseException], run: "_native.Run", kind: str) -> BaseException:
+    """The exception to raise when the run ends with ``give_up`` or ``reraise``."""
+    if exc is None:
+        return InternalError(f"retry-core: the run ended ({kind}) before any call failed")
+    return _give_up(exc, run) if kind == "give_up" else exc
+
+
+def _prune_sync(exc: BaseException, opts: Any) -> int:
+    try:
+        ret, changed = _prune(opts.messages, opts.on_orphans)
+        return _count(ret) if changed is None else changed
+    except Exception as err:
+        _broken(exc, "pruning orphan tool calls", err)
+        return 0
+
+
+async def _prune_async(exc: BaseException, opts: Any) -> int:
+    try:
+        ret, changed = _prune(opts.messages, opts.on_orphans)
+        if inspect.isawaitable(ret):
+            ret = await ret
+        return _count(ret) if changed is None else changed
+    except Exception as err:
+        _broken(exc, "pruning orphan tool calls", err)
+        return 0
+
+
+def _compact_sync(exc: BaseException, opts: Any) -> bool:
+    hook = opts.on_context_overflow
+    try:
+        return bool(hook()) if hook is not None else False
+    except Exception as err:
+        _broken(exc, "the on_context_overflow hook", err)
+        return False
+
+
+async def _compact_async(exc: BaseException, opts: Any) -> bool:
+    hook = opts.on_context_overflow
+    try:
+        compacted = hook() if hook is not None else False
+        if inspect.isawaitable(compacted):
+            compacted = await compacted
+        return bool(compacted)
+    except Exception as err:
+        _broken(exc, "the on_context_overflow hook", err)
+        return False
+
+
+#: Waits longer than this are slept in slices of at most this long when a progress hook is given.
+_PROGRESS_SLICE = 1.0
+
+
+def _progress(hook: ProgressHook, exc: Optional[BaseException], info: Dict[str, Any]) -> Any:
+    """Calls the progress hook; returns what it returned, or ``_BROKEN`` when it raised."""
+    try:
+        return hook(info)
+    except Exception as err:
+        _broken(exc, "the on_progress hook", err)
+        return _BROKEN
+
+
+_BROKEN = object()
+
+
+def _wait_sync(seconds: float, reason: str, hook: Optional[ProgressHook], exc: Optional[BaseException],
+               model: Optional[str] = None) -> None:
+    """One ``time.sleep`` (looked up now), or with a progress hook and a wait over a second,
+    slices of a second with ``hook({"remaining", "seconds", "reason", "model"})`` after each."""
+    left = seconds
+    while left > 0:
+        piece = min(_PROGRESS_SLICE, left) if hook is not None and seconds > _PROGRESS_SLICE else left
+        time.sleep(piece)
+        left = max(left - piece, 0.0)
+        if hook is not None and seconds > _PROGRESS_SLICE and _progress(
+                hook, exc, {"remaining": left, "seconds": seconds, "reason": reason, "model": model}) is _BROKEN:
+            hook = None
+
+
+async def _wait_async(seconds: float, reason: str, hook: Optional[ProgressHook], exc: Optional[BaseException],
+                      model: Optional[str] = None) -> None:
+    left = seconds
+    while left > 0:
+        piece = min(_PROGRESS_SLICE, left) if hook is not None and seconds > _PROGRESS_SLICE else left
+        await asyncio.sleep(piece)
+        left = max(left - piece, 0.0)
+        if hook is not None and seconds > _PROGRESS_SLICE:
+            ret = _progress(hook, exc, {"remaining": left, "seconds": seconds, "reason": reason, "model": model})
+            if inspect.isawaitable(ret):
+                try:
+                    await ret
+                except Exception as err:
+                    _broken(exc, "the on_progress hook", err)
+                    ret = _BROKEN
+            if ret is _BROKEN:
+                hook = None
+
+
+def _run_sync(fn: Callable[[], T], opts: _Options, exc: Optional[Exception]) -> T:
+    """Interprets the engine's run. ``exc``: the first call's error (without a fleet the run is
+    built only then), or None (with a fleet: the run asks the fleet before the first call)."""
+    run = opts.run()
     t0 = _monotonic()
-    retrier = opts.retrier()
+    if exc is None:
+        step = _step(None, opts, run._start, 0.0)
+    else:
+        step = _step(exc, opts, run._failed, _record(exc), 0.0)
     while True:
-        _after_failure_sync(retrier, exc, opts, _monotonic() - t0)
-        try:
-            return fn()
-        except Exception as e:
-            exc = e
+        kind = step[0]
+        if kind == "call":
+            try:
+                value = fn()
+            except Exception as e:
+                exc = e
+            else:
+                _succeeded(run, opts, t0)
+                return value
+            step = _step(exc, opts, run._failed, _record(exc), _elapsed(t0))
+        elif kind == "wait":
+            _wait_sync(step[1], step[2], opts.on_progress, exc)
+            step = _step(exc, opts, run._resume, _elapsed(t0))
+        elif kind == "skip":
+            step = _step(exc, opts, run._resume, _elapsed(t0))
+        elif kind == "prune_orphans":
+            assert exc is not None
+            step = _step(exc, opts, run._pruned, _prune_sync(exc, opts), _elapsed(t0))
+        elif kind == "compact_context":
+            assert exc is not None
+            step = _step(exc, opts, run._compacted, _compact_sync(exc, opts), _elapsed(t0))
+        else:
+            raise _end(exc, run, kind)
 
 
-async def _retry_async(fn: Callable[[], Awaitable[T]], exc: Exception, opts: _Options) -> T:
+async def _run_async(fn: Callable[[], Awaitable[T]], opts: _Options, exc: Optional[Exception]) -> T:
+    run = opts.run()
     t0 = _monotonic()
-    retrier = opts.retrier()
+    if exc is None:
+        step = _step(None, opts, run._start, 0.0)
+    else:
+        step = _step(exc, opts, run._failed, _record(exc), 0.0)
     while True:
-        await _after_failure_async(retrier, exc, opts, _monotonic() - t0)
-        try:
-            return await fn()
-        except Exception as e:
-            exc = e
-
-
-def _fleet_sync(fn: Callable[[], T], opts: _Options) -> T:
-    """The loop with a fleet: ask before every call, wait out pauses and open circuits, report
-    the success. Elapsed time counts from the first failure, as without a fleet."""
-    retrier = opts.retrier()
-    t0 = 0.0
-    exc: Optional[Exception] = None
-    last: Optional["_native.Decision"] = None
-    while True:
-        gate = retrier._before_attempt(0.0 if exc is None else _monotonic() - t0)
-        if gate is not None:
-            _emit_events(opts.on_event, gate.events, None, exc)
-            if gate.reject and exc is not None and last is not None:
-                raise _give_up(exc, last._stopped_at_gate())
-            wait = gate.wait
-            if wait is not None:
-                if wait > 0:
-                    time.sleep(wait)
-                continue
-        try:
-            value = fn()
-        except Exception as e:
-            if exc is None:
-                t0 = _monotonic()
-            exc = e
-        else:
+        kind = step[0]
+        if kind == "call":
             try:
-                events = retrier._on_success()
-            except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
-                _broken(None, "the fleet", err)
-                events = []
-            if events:
-                _emit_events(opts.on_event, events)
-            return value
-        last = _after_failure_sync(retrier, exc, opts, _monotonic() - t0)
-
-
-async def _fleet_async(fn: Callable[[], Awaitable[T]], opts: _Options) -> T:
-    retrier = opts.retrier()
-    t0 = 0.0
-    exc: Optional[Exception] = None
-    last: Optional["_native.Decision"] = None
-    while True:
-        gate = retrier._before_attempt(0.0 if exc is None else _monotonic() - t0)
-        if gate is not None:
-            _emit_events(opts.on_event, gate.events, None, exc)
-            if gate.reject and exc is not None and last is not None:
-                raise _give_up(exc, last._stopped_at_gate())
-            wait = gate.wait
-            if wait is not None:
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                continue
-        try:
-            value = await fn()
-        except Exception as e:
-            if exc is None:
-                t0 = _monotonic()
-            exc = e
+                value = await fn()
+            except Exception as e:
+                exc = e
+            else:
+                _succeeded(run, opts, t0)
+                return value
+            step = _step(exc, opts, run._failed, _record(exc), _elapsed(t0))
+        elif kind == "wait":
+            await _wait_async(step[1], step[2], opts.on_progress, exc)
+            step = _step(exc, opts, run._resume, _elapsed(t0))
+        elif kind == "skip":
+            step = _step(exc, opts, run._resume, _elapsed(t0))
+        elif kind == "prune_orphans":
+            assert exc is not None
+            step = _step(exc, opts, run._pruned, await _prune_async(exc, opts), _elapsed(t0))
+        elif kind == "compact_context":
+            assert exc is not None
+            step = _step(exc, opts, run._compacted, await _compact_async(exc, opts), _elapsed(t0))
         else:
-            try:
-                events = retrier._on_success()
-            except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
-                _broken(None, "the fleet", err)
-                events = []
-            if events:
-                _emit_events(opts.on_event, events)
-            return value
-        last = await _after_failure_async(retrier, exc, opts, _monotonic() - t0)
+            raise _end(exc, run, kind)
 
 
 _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its value or re-raise.
@@ -550,20 +576,32 @@ _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its valu
     - ``on_context_overflow()``: compacts the history after a context overflow, returns whether it
       changed anything (offered once, when the policy allows it).
     - ``seed``: fixes the jitter (tests).
+    - ``on_progress(dict)``: during a wait longer than a second, called after each second
+      slept with ``{"remaining": s, "seconds": total, "reason": ..., "model": None}`` (``reason``:
+      ``backoff``, ``retry_after``, ``fleet_pause`` or ``circuit_open``); without it a wait is
+      one sleep. A hook that raises is noted on the error and not called again for that wait.
     - ``fleet``, ``key``: share a :class:`Fleet`'s retry budget, circuit breaker and pauses
       with every other call of ``key`` (the provider and model, e.g. ``"openai:gpt-4o"``):
       a shared pause or an open circuit is waited out before a call (through ``time.sleep``),
       a retry the budget cannot pay for gives up, and the fleet's events (``circuit_opened``,
       ``circuit_closed``, ``retry_budget_exhausted``, ``rate_limit_pause``,
-      ``fleet_backend_degraded``, ``fleet_backend_recovered``) go to ``on_event`` too.
+      ``fleet_backend_degraded``, ``fleet_backend_recovered``) go to ``on_event`` too. A wait
+      for the fleet that would end past the policy's deadline gives up with the last error
+      (reason ``circuit_open``, and an ``llm_retry_exhausted`` event).
+    - Every wait is announced to ``on_event`` by ``retry_wait_started`` (``seconds``, ``reason``,
+      ``attempt``) and closed by ``retry_wait_finished``.
 
     A permanent failure or exhaustion re-raises the original exception with the classification
     attached (``exc.retry_classification``, ``exc.retry_decision``, and a note on 3.11+).
     Cancellation (``KeyboardInterrupt``, ``PipelineStopRequested``, ...) is re-raised untouched.
 
     The keyword arguments are checked and the policy resolved before the first call (a bad
-    keyword or a misspelt preset raises at once, ``fn`` uncalled); the engine's retrier is
-    created on the first failure, and a policy's deadline counts from that failure. Nothing
+    keyword or a misspelt preset raises at once, ``fn`` uncalled); the engine's run is
+    created on the first failure, and a policy's deadline counts from that failure (with a
+    fleet, from the first call).
+
+    Each event is logged once, with the core's line, on the ``retry_core`` logger (retries and
+    give-ups at WARNING), whether or not ``on_event`` is given. Nothing
     that goes wrong inside retry-core while it handles your exception (reading it, a hook that
     raises) is ever raised in its place: it is attached to your exception
     (``exc.retry_core_errors``, and a note on 3.11+).
@@ -593,6 +631,7 @@ if TYPE_CHECKING:
         seed: Optional[int] = None,
         fleet: Optional[Fleet] = None,
         key: Optional[str] = None,
+        on_progress: Optional[ProgressHook] = None,
     ) -> T: ...
 
     async def acall_llm_with_retry(
@@ -608,6 +647,7 @@ if TYPE_CHECKING:
         seed: Optional[int] = None,
         fleet: Optional[Fleet] = None,
         key: Optional[str] = None,
+        on_progress: Optional[ProgressHook] = None,
     ) -> T: ...
 
 else:
@@ -618,25 +658,25 @@ else:
     def call_llm_with_retry(fn, **options):
         if options:
             if options.get("fleet") is not None:
-                return _fleet_sync(fn, _Options("call_llm_with_retry", options))
+                return _run_sync(fn, _Options("call_llm_with_retry", options), None)
             _check_options("call_llm_with_retry", options)
         try:
             return fn()
         except Exception as e:
             exc = e
         # Outside the except block: later attempts' exceptions must not chain to this one.
-        return _retry_sync(fn, exc, _Options("call_llm_with_retry", options) if options else _DEFAULTS)
+        return _run_sync(fn, _Options("call_llm_with_retry", options) if options else _DEFAULTS, exc)
 
     async def acall_llm_with_retry(fn, **options):
         if options:
             if options.get("fleet") is not None:
-                return await _fleet_async(fn, _Options("acall_llm_with_retry", options))
+                return await _run_async(fn, _Options("acall_llm_with_retry", options), None)
             _check_options("acall_llm_with_retry", options)
         try:
             return await fn()
         except Exception as e:
             exc = e
-        return await _retry_async(fn, exc, _Options("acall_llm_with_retry", options) if options else _DEFAULTS)
+        return await _run_async(fn, _Options("acall_llm_with_retry", options) if options else _DEFAULTS, exc)
 
     def _signature(async_: bool) -> inspect.Signature:
         P = inspect.Parameter
@@ -653,6 +693,7 @@ else:
             P("seed", kw, default=None, annotation="Optional[int]"),
             P("fleet", kw, default=None, annotation="Optional[Fleet]"),
             P("key", kw, default=None, annotation="Optional[str]"),
+            P("on_progress", kw, default=None, annotation="Optional[ProgressHook]"),
         ], return_annotation="T")
 
     call_llm_with_retry.__doc__ = _DOC_SYNC

@@ -17,6 +17,11 @@ validation, with ``executor.validation_feedback`` set to a short description of 
 for the caller to put into its next prompt. And ``fleet=`` shares a :class:`retry_core.Fleet`'s
 budget, breaker and pauses per model with every other executor and call of the process.
 
+``run`` interprets one run of the engine (``retry_core._native.Run``) over the models: the
+engine decides retries, waits, validation retries and the fallback to the next model. Each
+retry is logged in one WARNING line (the engine's, on the ``retry_core`` logger), and a model
+that gives up in one ERROR line, without a traceback.
+
 llama-index is optional. When it is installed, ``execute_function``'s parameter hint is checked
 against llama-index's ``LLM`` class as PlanExe does, and each call runs inside its
 ``instrument_tags``; without it there is no ``LLM`` class to check against, so any hint passes.
@@ -26,9 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import json
 import logging
 import time
-import traceback
 import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
@@ -39,7 +44,7 @@ from ._classify import is_transient_error
 from ._config import RetryConfig
 from ._failure import _utf8
 from ._fleet import Fleet
-from ._retry import _broken, _class_name, _record
+from ._retry import _class_name, _emit, _record, _wait_sync
 
 __all__ = [
     "LLMExecutor",
@@ -241,6 +246,22 @@ def extract_validation_feedback(exc: BaseException) -> Optional[str]:
     return _native._scrub("\n".join(lines))
 
 
+def _model_name(llm_model: "LLMModelBase") -> str:
+    """A model's name in the engine's events and log lines: its ``name``, else its ``repr``."""
+    try:
+        name = getattr(llm_model, "name", None)
+    except Exception:
+        name = None
+    if not isinstance(name, str) or not name:
+        try:
+            name = repr(llm_model)
+        except Exception:
+            name = None
+        if not isinstance(name, str) or not name:
+            name = type(llm_model).__name__
+    return _native._scrub(_utf8(name))[:200]
+
+
 def fleet_key_of(llm_model: "LLMModelBase") -> str:
     """The fleet key of a model, when ``LLMExecutor`` is given no ``fleet_key``: the name of an
     :class:`LLMModelFromName`; the ``model`` / ``model_name`` of an :class:`LLMModelWithInstance`'s
@@ -262,7 +283,7 @@ def fleet_key_of(llm_model: "LLMModelBase") -> str:
 
 
 def _log_text(text: str) -> str:
-    """PlanExe's log lines (the exception and its traceback), scrubbed of keys and tokens."""
+    """PlanExe's log lines, scrubbed of keys and tokens."""
     return _native._scrub(_utf8(text))
 
 
@@ -286,11 +307,7 @@ def _exc_repr(exc: Optional[BaseException]) -> str:
     return f"{_class_name(exc)}({_exc_text(exc)!r})"
 
 
-def _traceback() -> str:
-    try:
-        return traceback.format_exc()
-    except Exception:
-        return "(traceback unavailable)"
+_NO_RETRIES = RetryConfig(max_retries=0)
 
 
 class _Failed:
@@ -365,111 +382,105 @@ class LLMExecutor:
         self.attempts = []
         self.validation_feedback = None
         overall_start_time = time.perf_counter()
-        # Built once per run; a bad RetryConfig fails here, before any call. A fleet needs a
-        # retrier even when nothing is retried (it is asked before every call).
-        retries = self.retry_config.max_retries > 0
-        policy = self.retry_config.to_policy()._inner if retries or self.fleet is not None else None
-
-        for index, llm_model in enumerate(self.llm_models):
-            result = self._run_model(index, llm_model, execute_function, overall_start_time, policy)
+        # Built once per run; a bad RetryConfig or fleet key fails here, before any call.
+        # As in PlanExe (`range(max_retries)`), a negative count means no retries, not an error.
+        config = self.retry_config if self.retry_config.max_retries > 0 else _NO_RETRIES
+        policy = config.to_policy()._inner
+        keys = self._fleet_keys()
+        first = 0
+        while first < len(self.llm_models):
+            # One engine run over the models from `first`. The engine's model chain stops on a
+            # programming error; PlanExe moves on to the next model on any error but a stop
+            # request, so a run that stopped early is followed by one over the models left.
+            result, first = self._run_models(first, execute_function, overall_start_time, policy, keys)
             if result is not _FAILED:
                 return result
-
         self._raise_final_exception()
 
-    def _emit(self, events: List[Dict[str, Any]], exc: Optional[BaseException] = None) -> None:
-        if self.on_event is not None:
-            for event in events:
-                try:
-                    self.on_event(event)
-                except Exception as err:
-                    # A hook that raises must not end the run nor hide the models' errors.
-                    _broken(exc, "the on_event hook", err)
+    def _fleet_keys(self) -> Optional[List[str]]:
+        if self.fleet is None:
+            return None
+        keys = []
+        for llm_model in self.llm_models:
+            key = self.fleet_key(llm_model)
+            if not isinstance(key, str) or not key:
+                raise TypeError(f"fleet_key({llm_model!r}) must return a non-empty str, not {type(key).__name__}")
+            keys.append(key)
+        return keys
 
-    def _fleet_retrier(self, llm_model: LLMModelBase, policy: Any) -> Tuple[Any, str]:
-        key = self.fleet_key(llm_model)
-        if not isinstance(key, str) or not key:
-            raise TypeError(f"fleet_key({llm_model!r}) must return a non-empty str, not {type(key).__name__}")
+    def _new_run(self, first: int, policy: Any, keys: Optional[List[str]]) -> "_native.Run":
+        config = json.dumps({
+            "models": [{"name": _model_name(m)} for m in self.llm_models[first:]],
+            "max_validation_retries": self.max_validation_retries,
+            # A fleet's wait up to max_delay is waited out; a longer one (any, without retries)
+            # skips the model.
+            "max_gate_wait": float(self.retry_config.max_delay) if self.retry_config.max_retries > 0 else 0.0,
+        })
+        if keys is None:
+            return _native.Run(policy, config)
         assert self.fleet is not None
-        return _native.Retrier(policy, None, False, self.fleet._inner, key), key
+        return _native.Run(policy, config, self.fleet._inner, keys[first:])
 
-    def _run_model(self, index: int, llm_model: LLMModelBase, execute_function: Callable[[Any], Any],
-                   overall_start_time: float, policy: Any) -> Any:
-        retrier: Any = None
-        key = None
-        if self.fleet is not None:
-            retrier, key = self._fleet_retrier(llm_model, policy)
-        retries = self.retry_config.max_retries > 0
-        validation_left = self.max_validation_retries
-        self.validation_feedback = None
-        model_start = time.monotonic()
+    def _step(self, exc: Optional[BaseException], method: Callable[..., Any], *args: Any) -> Tuple[Any, Any]:
+        """One step of the run, its events sent to ``on_event`` and logged (the core's lines)."""
+        step, pending = method(*args)
+        if pending:
+            _emit(self.on_event, pending, exc)
+        return step, pending or ()
+
+    def _run_models(self, first: int, execute_function: Callable[[Any], Any], overall_start_time: float,
+                    policy: Any, keys: Optional[List[str]]) -> Tuple[Any, int]:
+        """Interprets one engine run over the models from ``first``: the result and 0, or
+        ``_FAILED`` and the first model not tried yet."""
+        run, t0 = self._new_run(first, policy, keys), time.monotonic()
         custom_delay = type(self.retry_config).delay_for_retry is not RetryConfig.delay_for_retry
+        exc: Optional[BaseException] = None
+        current = -1
+        step, _ = self._step(None, run._start, 0.0)
         while True:
-            if key is not None:
-                gate = retrier._before_attempt(time.monotonic() - model_start)
-                if gate is not None:
-                    self._emit(gate.events)
-                    wait = gate.wait
-                    if wait is not None:
-                        if gate.reject or not retries or wait > self.retry_config.max_delay:
-                            # Held back longer than this executor waits: the next model, at once.
-                            attempt = LLMAttempt(stage="fleet", llm_model=llm_model, success=False, duration=0.0,
-                                                 exception=ModelUnavailable(
-                                                     f"the fleet holds {key!r} back for {wait:.1f}s "
-                                                     "(open circuit or shared pause); moved on"))
-                            logger.info(f"LLMExecutor: {llm_model!r} held back by the fleet for {wait:.1f}s, moving on")
-                            self.attempts.append(attempt)
-                            self._check_stop_callback(attempt, overall_start_time, index)
-                            return _FAILED
-                        if wait > 0:
-                            time.sleep(wait)
-                        continue
-            attempt = self._try_one_attempt(llm_model, execute_function)
-            self.attempts.append(attempt)
-            if attempt.success and key is not None:
-                self._emit(retrier._on_success() or [])
-            self._check_stop_callback(attempt, overall_start_time, index)
-            if attempt.success:
-                return attempt.result
-            exc = attempt.exception
-            if exc is None:
-                return _FAILED
-            record = _record(exc)
-            category = _native._classify(record, None).category
-            if category == "cancelled":
+            kind, index = step[0], first + run.model
+            llm_model = self.llm_models[index]
+            if kind == "call":
+                if index != current:
+                    self.validation_feedback, current = None, index
+                attempt = self._try_one_attempt(llm_model, execute_function)
+                self.attempts.append(attempt)
+                self._check_stop_callback(attempt, overall_start_time, index)
+                if attempt.success:
+                    self._step(None, run._succeeded, time.monotonic() - t0)
+                    return attempt.result, 0
+                exc = attempt.exception
+                assert exc is not None
+                step, events = self._step(exc, run._failed, _record(exc), time.monotonic() - t0)
+                if any(e["type"] == "validation_retry" for e, _, _ in events):
+                    self.validation_feedback = extract_validation_feedback(exc) or _exc_text(exc)[:2000]
+                elif step[0] == "give_up" or first + run.model != index:
+                    logger.error(_log_text(f"LLMExecutor: {llm_model!r} failed during '{attempt.stage}' stage: "
+                                           f"{_exc_repr(exc)}"))
+            elif kind == "wait":
+                seconds = step[1]
+                if custom_delay and step[2] == "backoff":
+                    seconds = self.retry_config.delay_for_retry(run.attempts - 1)
+                _wait_sync(seconds, step[2], None, exc)
+                step, _ = self._step(exc, run._resume, time.monotonic() - t0)
+            elif kind == "skip":
+                attempt = LLMAttempt(stage="fleet", llm_model=llm_model, success=False, duration=0.0,
+                                     exception=ModelUnavailable(
+                                         f"the fleet holds {keys[index] if keys else llm_model!r} back for "
+                                         f"{step[2]:.1f}s (open circuit or shared pause); moved on"))
+                self.attempts.append(attempt)
+                self._check_stop_callback(attempt, overall_start_time, index)
+                step, _ = self._step(exc, run._resume, time.monotonic() - t0)
+            elif kind == "prune_orphans":
+                step, _ = self._step(exc, run._pruned, 0, time.monotonic() - t0)
+            elif kind == "compact_context":
+                step, _ = self._step(exc, run._compacted, False, time.monotonic() - t0)
+            elif kind == "reraise" and exc is not None:
                 # A stop request of another module's class (or any other cancellation that is an
                 # Exception): never retried, never turned into "exhausted".
                 raise exc
-            if category == "validation" and validation_left > 0:
-                if key is not None:
-                    # The provider answered: for the fleet's breaker and budget, a success.
-                    self._emit(retrier._on_success() or [])
-                validation_left -= 1
-                self.validation_feedback = extract_validation_feedback(exc) or _exc_text(exc)[:2000]
-                logger.info(
-                    f"LLMExecutor: output of {llm_model!r} failed validation, retrying with feedback "
-                    f"(validation retry {self.max_validation_retries - validation_left}/{self.max_validation_retries})"
-                )
-                continue
-            if policy is None:
-                return _FAILED
-            if retrier is None:
-                retrier = _native.Retrier(policy, None, False)
-            decision = retrier._on_failure(record, time.monotonic() - model_start)
-            self._emit(decision.events, exc)
-            if decision.action != "retry":
-                if decision.action == "reraise":
-                    raise exc
-                return _FAILED
-            delay = decision.delay or 0.0
-            if custom_delay and decision.retry_after_used is None:
-                delay = self.retry_config.delay_for_retry(decision.attempt - 1)
-            logger.info(
-                f"LLMExecutor: transient error ({decision.classification.category}) from {llm_model!r}, "
-                f"retrying in {delay:.1f}s (retry {decision.attempt}/{self.retry_config.max_retries})"
-            )
-            if delay > 0:
-                time.sleep(delay)
+            else:
+                return _FAILED, index + 1 if exc is not None else len(self.llm_models)
 
     def _validate_execute_function(self, execute_function: Callable[[Any], Any]) -> None:
         """``execute_function`` must be callable with exactly one parameter, whose type hint (if
@@ -502,7 +513,7 @@ class LLMExecutor:
             llm = llm_model.create_llm()
         except Exception as e:
             duration = time.perf_counter() - attempt_start_time
-            logger.error(_log_text(f"LLMExecutor: Error creating LLM {llm_model!r}: {_exc_repr(e)} traceback: {_traceback()}"))
+            # Logged by the run: one line per retry (the core's), an ERROR line when the model gives up.
             _record_metrics(len(self.attempts), getattr(llm_model, "name", llm_model.__class__.__name__),
                             duration, False, e, None)
             return LLMAttempt(stage="create", llm_model=llm_model, success=False, duration=duration, exception=e)
@@ -522,7 +533,7 @@ class LLMExecutor:
             raise
         except Exception as e:
             duration = time.perf_counter() - attempt_start_time
-            logger.error(_log_text(f"LLMExecutor: error when invoking execute_function. LLM {llm_model!r} and llm_executor_uuid: {llm_executor_uuid!r}: {_exc_repr(e)} traceback: {_traceback()}"))
+            logger.debug(f"LLMExecutor: execute_function failed. LLM {llm_model!r}. llm_executor_uuid: {llm_executor_uuid!r}")
             _record_metrics(len(self.attempts), model_name, duration, False, e, None)
             return LLMAttempt(stage="execute", llm_model=llm_model, success=False, duration=duration, exception=e)
 

@@ -130,6 +130,9 @@ run("swarm_three_calls_fixed_15", "SwarmSDK: 3 calls, fixed 15 s", SWARM, [BUSY,
 run("swarm_ignores_retry_after", "SwarmSDK ignores retry-after", SWARM, [ra(1), OK], [C(), W(15.0), C(), RET])
 run("swarm_custom", "max_retries 2, delay 1.5", {"preset": "swarm_sdk", "max_retries": 2, "backoff": {"kind": "fixed", "delay": 1.5}},
     [BUSY, BUSY], [C(), W(1.5), C(), G("exhausted")])
+run("swarm_delay_0_still_sleeps", "SwarmSDK with delay 0 calls sleep(0) before each retry, as its own loop does",
+    {"preset": "swarm_sdk", "max_retries": 3, "backoff": {"kind": "fixed", "delay": 0}}, [BUSY, BUSY, OK],
+    [C(), W(0.0), C(), W(0.0), C(), RET])
 run("swarm_unknown_retried", "SwarmSDK retries unknown non-API errors", SWARM, [UNKNOWN, OK], [C(), W(15.0), C(), RET])
 run("swarm_401_not_retried", "SwarmSDK: permanent at once", SWARM, [BAD_KEY], [C(), G("permanent")])
 run("legacy_retries_everything", "SwarmSDK legacy: even a 401", LEGACY, [BAD_KEY, OK], [C(), W(10.0), C(), RET])

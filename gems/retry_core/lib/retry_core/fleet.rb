@@ -23,7 +23,7 @@ module RetryCore
   #
   # The keywords are those of the Rust crate's +FleetConfig+: +budget:+ (+capacity+,
   # +retry_cost+, +timeout_cost+, +success_refund+), +breaker:+ (+consecutive_failures+,
-  # +failure_rate+, +min_calls+, +window_s+, +open_s+, +probe_timeout_s+), +shared_pause:+,
+  # +failure_rate+, +min_calls+, +window_s+, +open_s+, +max_open_s+, +probe_timeout_s+), +shared_pause:+,
   # +max_pause_s:+, +redis_url:+ and +namespace:+. An absent section keeps its defaults; +nil+
   # or +false+ switches the mechanism off.
   class Fleet

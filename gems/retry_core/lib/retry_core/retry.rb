@@ -47,7 +47,8 @@ module RetryCore
 
     # Calls the block, retrying it as the policy says, and returns its value; re-raises the
     # original error when the policy gives up (a permanent error at once, a transient one after
-    # the last attempt). Cancellation (+Interrupt+, +SignalException+) is never rescued.
+    # the last attempt). Cancellation (+Interrupt+, +SignalException+) is never rescued. The
+    # loop is the core's ({Run}): this method only does what each step says.
     #
     # With no +policy+, +max_retries+ or +delay+, the +:default+ preset decides (CONTRACT §6):
     # a 429's retry-after is honoured, permanent errors cost one call. +max_retries:+ and/or
@@ -58,67 +59,75 @@ module RetryCore
     # +delay+ as well is an +ArgumentError+.
     #
     # With a +fleet+ (and the +key+ of the provider and model called), every call first asks
-    # the fleet whether it may go: it waits out a shared pause or an open circuit, stops
-    # retrying when the fleet's budget is spent, and reports successes so that the budget
-    # refills and a half-open circuit closes. See {Fleet}.
+    # the fleet whether it may go: it waits out a shared pause or an open circuit, gives up
+    # (+circuit_open+, with an +llm_retry_exhausted+ event) when the fleet's wait would overrun
+    # the policy's deadline or its budget is spent, and reports successes. See {Fleet}.
     #
     # Waits go through +Kernel#sleep+, so Ctrl-C, +Thread#raise+, +Timeout.timeout+ and Fiber
-    # schedulers work in the middle of a wait, and other threads run during it.
+    # schedulers work in the middle of a wait, and other threads run during it. Each event's
+    # log line (the core's, one per event: retries at WARN) goes to +logger+.
     #
-    # An +on_event+ that raises a +StandardError+ never replaces the block's value or its error,
-    # and does not stop the retries: its errors are attached to the error re-raised (as
-    # +@retry_core_errors+, an Array), or given as a warning when the call succeeds. An
-    # +Interrupt+ it raises propagates.
+    # An +on_event+ (or +on_orphans+, +on_progress+, a logger) that raises a +StandardError+
+    # never replaces the block's value or its error, and does not stop the retries: its errors
+    # are attached to the error re-raised (as +@retry_core_errors+, an Array), or given as a
+    # warning when the call succeeds. An +Interrupt+ it raises propagates. The error re-raised
+    # after a give-up carries the engine's verdict: +retry_decision+, +retry_classification+ and
+    # +retry_note+ (see {GaveUp}).
     #
     # @param on_event [#call, nil] receives each event as a Hash with Symbol keys (+type:+ first)
     # @param fleet [Fleet, nil] shared budget, breaker and pauses
     # @param key [String, nil] the fleet's key for this call, e.g. +"anthropic:claude-sonnet-4"+
+    # @param messages [Array, nil] the history the next call sends: on a tool-pairing 400 it is
+    #   pruned in place once (a free retry, CONTRACT §5)
+    # @param on_orphans [#call, nil] called with the {Pruned} result (nil without +messages+:
+    #   it then prunes the history itself and returns how many calls it removed)
+    # @param on_progress [#call, nil] during a wait longer than 1 s, called about once a second
+    #   with +{remaining:, seconds:, reason:, model:}+ (the wait then sleeps in slices of 1 s)
+    # @param logger [#warn, nil] default {RetryCore.logger}
     # @yieldreturn [Object] the call's result
     # @return [Object] the block's value
-    def call_llm_with_retry(max_retries: nil, delay: nil, policy: nil, on_event: nil, fleet: nil, key: nil, &block)
+    def call_llm_with_retry(max_retries: nil, delay: nil, policy: nil, on_event: nil, fleet: nil, key: nil,
+                            messages: nil, on_orphans: nil, on_progress: nil, logger: nil, &block)
       raise ArgumentError, "call_llm_with_retry needs a block" unless block
 
       # Every option is checked, and the policy built, before the first call: a misspelt
       # policy fails now, not in place of the API's error during an outage.
       policy = resolve_call_policy(policy, max_retries, delay)
-      raise TypeError, "on_event must respond to #call, not #{on_event.class}" unless on_event.nil? || on_event.respond_to?(:call)
+      { on_event: on_event, on_orphans: on_orphans, on_progress: on_progress }.each do |name, hook|
+        raise TypeError, "#{name} must respond to #call, not #{hook.class}" unless hook.nil? || hook.respond_to?(:call)
+      end
+      raise TypeError, "messages must be an Array, not #{messages.class}" unless messages.nil? || messages.is_a?(Array)
 
       if fleet || key
         raise TypeError, "fleet: takes a RetryCore::Fleet, not #{fleet.class}" unless fleet.is_a?(Fleet)
         raise ArgumentError, "fleet: needs key: (the provider and model called, e.g. \"openai:gpt-4o\")" if key.nil?
 
-        retrier = Retrier._new(policy, nil, false, false, fleet, Fleet.key!(key))
-        emit = on_event && ->(events, _error) { events.each { |event| on_event.call(event) } }
-        return Retry.with_fleet(retrier, emit, self, &block)
+        key = Fleet.key!(key)
       end
+      door = Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress)
+      return Retry.call(door, &block) if fleet
 
-      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      retrier = nil
-      hook_errors = nil
-      while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
-        begin
-          value = yield
-          Retry.report(hook_errors) if hook_errors
-          return value
-        rescue StandardError => e
-          retrier ||= Retrier._new(policy, nil, false, false, nil, nil)
-          failure = Failure.from_exception(e)
-          elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
-          decision = retrier._on_failure(failure, elapsed)
-          case decision.action
-          when :recover_orphans then decision = retrier._on_orphans_pruned(0, failure, elapsed)
-          when :recover_context then decision = retrier._on_context_compacted(false, failure, elapsed)
-          end
-          hook_errors = Retry.deliver(decision.events, hook_errors) { |event| on_event.call(event) } if on_event
-          unless decision.action == :retry
-            Retry.attach(e, hook_errors)
-            raise
-          end
+      # Without a fleet the first call needs no run: the success path allocates nothing native.
+      begin
+        value = yield
+      rescue StandardError => e
+        return Retry.call(door, e, &block)
+      end
+      value
+    end
 
-          sleep(decision.delay)
-        end
+    # The logger of the front doors' lines (one per event, the core's text): by default a
+    # +::Logger+ to +$stderr+ (the +$stderr+ of the moment) at +WARN+, so that retries show.
+    # @return [#warn, #info]
+    def logger
+      @logger ||= begin
+        require "logger"
+        ::Logger.new(Retry::Stderr.new, level: ::Logger::WARN, progname: "retry_core")
       end
     end
+
+    # @param logger [#warn, #info, nil] nil: back to the default
+    attr_writer :logger
 
     # The policy of a call_llm_with_retry: +:default+ with nothing given, SwarmSDK's semantics
     # for +max_retries:+ / +delay:+ alone, the policy itself otherwise (never both).
@@ -177,10 +186,209 @@ module RetryCore
     end
   end
 
-  # The retry loop with a fleet (core +driver/blocking.rs+ is the reference): ask the fleet
-  # before every call, wait as it says, report successes.
+  # The verdict of the engine, on the error re-raised after a give-up: extended onto it (the
+  # error itself, its class and message, are left as they are).
+  module GaveUp
+    # @return [Decision, nil] the last decision (nil: no call failed before the give-up)
+    attr_reader :retry_decision
+    # @return [Classification, nil]
+    attr_reader :retry_classification
+    # @return [String, nil] e.g. "retry-core: rate_limited (transient, status 429); gave up after 3 attempts (limit reached)"
+    attr_reader :retry_note
+  end
+
+  # The one retry loop of the Ruby front doors, an interpreter of the core's {Run} (core
+  # +driver/blocking.rs+ is the reference): it does what each step says, through a door
+  # ({Door}, or SwarmSDK's) that knows how this front door sleeps, emits, prunes and ends.
   # @api private
   module Retry
+    # Calls the block until the run says stop. +error+: the first call already failed (a
+    # front door without a fleet makes it before building the run).
+    def self.call(door, error = nil)
+      run = door.run
+      step = error ? door.failed(run, error) : door.answer(run._start(0.0), nil)
+      value = nil
+      while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
+        case step[0]
+        when :call
+          begin
+            value = yield
+          rescue StandardError => e
+            step = door.failed(run, error = e)
+            next
+          end
+          step = door.answer(run._succeeded(door.elapsed), nil)
+        when :wait
+          door.wait(step[1], step[2])
+          step = door.answer(run._resume(door.elapsed), error)
+        when :skip then step = door.answer(run._resume(door.elapsed), error)
+        when :prune_orphans then step = door.answer(run._pruned(door.prune(error), door.elapsed), error)
+        when :compact_context then step = door.answer(run._compacted(false, door.elapsed), error)
+        when :return then return door.returned(value)
+        when :give_up then return door.give_up(error, run, step[1])
+        else raise door.attach(error)
+        end
+      end
+    end
+
+    # +$stderr+ as it is when a line is written (tests and daemons reassign it).
+    class Stderr
+      def write(*args)
+        $stderr.write(*args)
+      end
+
+      def close; end
+    end
+
+    # How the plain front door ({RetryCore.call_llm_with_retry}) does each step.
+    class Door
+      def initialize(policy, sleeper, on_event, logger, fleet, key, messages, on_orphans, on_progress)
+        @started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        @policy = policy
+        @sleeper = sleeper
+        @on_event = on_event
+        @logger = logger
+        @fleet = fleet
+        @keys = key && [key]
+        @messages = messages
+        @on_orphans = on_orphans
+        @on_progress = on_progress
+        @errors = nil
+      end
+
+      # Seconds since the first call began.
+      def elapsed
+        Process.clock_gettime(Process::CLOCK_MONOTONIC) - @started
+      end
+
+      def run
+        @run ||= Run._new(@policy, JSON.generate(config), @fleet, @keys, swarm_names?)
+      end
+
+      def swarm_names?
+        false
+      end
+
+      # The run's configuration (nil: the defaults).
+      def config
+        config = { started_at: Process.clock_gettime(Process::CLOCK_REALTIME) - elapsed }
+        client = Retry.ruby_llm_retries
+        config[:client_max_retries] = [client, 1000].min if client.positive?
+        config
+      end
+
+      # The user's error failed the call: the run's answer. Should the engine itself fail
+      # (a bug), the user's error is re-raised with that failure attached, never replaced.
+      def failed(run, error)
+        @failure = Failure.from_exception(error)
+        answer(run._failed(@failure, elapsed), error)
+      rescue StandardError => e
+        hook_error(e)
+        raise attach(error)
+      end
+
+      # Emits the events of a run's answer and logs their lines; returns the step.
+      def answer(reply, error)
+        step, events, lines = reply
+        events.each_with_index { |event, i| emit(event, lines[i], error) }
+        step
+      end
+
+      def emit(event, line, _error)
+        log(line) if line
+        guarded { @on_event.call(event) } if @on_event
+        @wait_model = event[:model] if event[:type] == "retry_wait_started"
+      end
+
+      def log(line)
+        guarded { (@logger || RetryCore.logger).public_send(line[0], line[1]) }
+      end
+
+      # Runs a hook of the caller's: a StandardError it raises is kept for the end.
+      def guarded
+        yield
+      rescue StandardError => e
+        hook_error(e)
+      end
+
+      def hook_error(error)
+        (@errors ||= []) << error
+      end
+
+      # Sleeps +seconds+ through the caller's +sleep+: at once, or in slices of 1 s with
+      # +on_progress+ told before each.
+      def wait(seconds, reason)
+        return @sleeper.__send__(:sleep, seconds) unless @on_progress && seconds > 1.0
+
+        remaining = seconds
+        while remaining.positive?
+          progress = { remaining: remaining, seconds: seconds, reason: reason, model: @wait_model }
+          guarded { @on_progress.call(progress) }
+          slice = [remaining, 1.0].min
+          @sleeper.__send__(:sleep, slice)
+          remaining -= slice
+        end
+      end
+
+      # Prunes +messages+ in place; returns how many calls (and dangling results) went.
+      def prune(_error)
+        if @messages
+          result = Orphans.prune(@messages)
+          @messages.replace(result.messages) if result.changed?
+          guarded { @on_orphans.call(result) } if @on_orphans
+          result.count
+        elsif @on_orphans
+          n = guarded { @on_orphans.call(nil) }
+          n.is_a?(Integer) ? n.clamp(0, 2**31) : 0
+        else
+          0
+        end
+      rescue RetryCore::Error, TypeError => e
+        hook_error(e)
+        0
+      end
+
+      def returned(value)
+        Retry.report(@errors)
+        value
+      end
+
+      # The run gave up: the user's error, with the verdict attached, re-raised.
+      def give_up(error, run, _reason)
+        raise RetryCore::InvalidStateError, "the fleet held every model back: no call was made" if error.nil?
+
+        Retry.verdict(error, run)
+        raise attach(error)
+      end
+
+      def attach(error)
+        Retry.attach(error, @errors)
+      end
+    end
+
+    # RubyLLM's own retries per request when it is loaded (1.13+ defaults to 3), else 0.
+    def self.ruby_llm_retries
+      return 0 unless defined?(::RubyLLM) && ::RubyLLM.respond_to?(:config)
+
+      config = ::RubyLLM.config
+      config.respond_to?(:max_retries) ? config.max_retries.to_i : 0
+    rescue StandardError
+      0
+    end
+
+    # Attaches the run's decision, classification and note to +error+ ({GaveUp}).
+    def self.verdict(error, run)
+      return error if error.frozen?
+
+      decision = run.decision
+      error.instance_variable_set(:@retry_decision, decision)
+      error.instance_variable_set(:@retry_classification, decision&.classification)
+      error.instance_variable_set(:@retry_note, run.note)
+      error.extend(GaveUp)
+    rescue StandardError
+      error
+    end
+
     # Hands each event to the block (the caller's hook: +on_event+, SwarmSDK's LogStream). A
     # +StandardError+ the hook raises is kept in +errors+ (returned; created when needed) and
     # never raised: a broken hook must not replace the call's value or its error, nor stop the
@@ -216,66 +424,6 @@ module RetryCore
                   "#{first.class}: #{RetryCore.scrub(first.message.to_s)}", category: nil)
     rescue StandardError
       nil
-    end
-
-    # Calls the block through +retrier+ (which has a fleet). +emit+ takes each batch of events
-    # and the error they are about (nil for the fleet's own); +sleeper+ is the object whose
-    # +sleep+ waits (the caller's, so that tests and schedulers that replace it are honoured).
-    # With +recover+, a +:recover_orphans+ decision calls it for the number of calls pruned;
-    # +on_give_up+ turns a permanent failure into a value (SwarmSDK returns a message).
-    def self.with_fleet(retrier, emit, sleeper, recover: nil, on_give_up: nil)
-      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      last = nil
-      hook_errors = nil
-      while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
-        wait, reject, _probe, events = retrier._before_attempt(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started)
-        hook_errors = deliver(events, hook_errors) { |event| emit.call([event], nil) } if emit && !events.empty?
-        # A retry whose wait would overrun the policy's deadline: surface the last error.
-        raise attach(last, hook_errors) if reject && last
-
-        if wait
-          sleeper.__send__(:sleep, wait) if wait.positive?
-          next
-        end
-        begin
-          value = yield
-        rescue StandardError => e
-          failure = Failure.from_exception(e)
-          elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
-          decision = retrier._on_failure(failure, elapsed)
-          recovered = false
-          case decision.action
-          when :recover_orphans
-            decision = retrier._on_orphans_pruned(recover ? recover.call : 0, failure, elapsed)
-            recovered = decision.action == :retry
-          when :recover_context
-            decision = retrier._on_context_compacted(false, failure, elapsed)
-          end
-          hook_errors = deliver(decision.events, hook_errors) { |event| emit.call([event], e) } if emit
-          case decision.action
-          when :retry
-            last = e
-            sleeper.__send__(:sleep, decision.delay) unless recovered
-            next
-          when :give_up
-            unless on_give_up && decision.reason == :permanent
-              attach(e, hook_errors)
-              raise
-            end
-
-            value = on_give_up.call(failure, decision)
-            report(hook_errors)
-            return value
-          else
-            attach(e, hook_errors)
-            raise
-          end
-        end
-        events = retrier._on_success
-        hook_errors = deliver(events, hook_errors) { |event| emit.call([event], nil) } if emit && !events.empty?
-        report(hook_errors)
-        return value
-      end
     end
   end
 end

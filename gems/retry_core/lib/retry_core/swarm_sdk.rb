@@ -141,59 +141,19 @@ module RetryCore
       # the error text for a failure that is not retried, or re-raises when retries run out.
       # +max_retries+ and +delay+ default to the agent's +retry_config+, then to
       # {SwarmSDK.configuration}.
-      def call_llm_with_retry(max_retries: nil, delay: nil)
+      def call_llm_with_retry(max_retries: nil, delay: nil, &block)
         # Arguments given here are checked before the first call (once per distinct pair).
         retry_core_check_args(max_retries, delay) unless max_retries.nil? && delay.nil?
         # Two reads decide the usual case (no fleet anywhere) before any method of ours runs.
-        if @retry_config || ::RetryCore::SwarmSDK.configuration.fleet
-          fleet = retry_core_fleet
-          return retry_core_call_with_fleet(fleet, max_retries, delay) { yield } if fleet
-        end
-
-        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        retrier = nil
-        hook_errors = nil
-        while true # rubocop:disable Style/InfiniteLoop -- `loop` would rescue StopIteration
+        fleet = retry_core_fleet if @retry_config || ::RetryCore::SwarmSDK.configuration.fleet
+        unless fleet
           begin
-            value = yield
-            ::RetryCore::Retry.report(hook_errors) if hook_errors
-            return value
+            return yield
           rescue StandardError => e
-            unless retrier
-              policy, delay = retry_core_policy(max_retries, delay)
-              retrier = ::RetryCore::Retrier._new(policy, nil, false, true, nil, nil)
-            end
-            failure = ::RetryCore::Failure.from_exception(e)
-            elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
-            decision = retrier._on_failure(failure, elapsed)
-            recovered = false
-            case decision.action
-            when :recover_orphans
-              decision = retrier._on_orphans_pruned(retry_core_prune_orphans, failure, elapsed)
-              recovered = decision.action == :retry
-            when :recover_context
-              decision = retrier._on_context_compacted(false, failure, elapsed)
-            end
-            hook_errors = retry_core_emit(decision.events, e, delay, hook_errors)
-            case decision.action
-            when :retry
-              # SwarmSDK retries at once after pruning, and sleeps before any other retry.
-              sleep(decision.delay) unless recovered
-            when :give_up
-              unless decision.reason == :permanent
-                ::RetryCore::Retry.attach(e, hook_errors)
-                raise
-              end
-
-              reply = retry_core_error_message(failure, decision.classification)
-              ::RetryCore::Retry.report(hook_errors)
-              return reply
-            else
-              ::RetryCore::Retry.attach(e, hook_errors)
-              raise
-            end
+            error = e
           end
         end
+        ::RetryCore::Retry.call(ChatDoor.new(self, *retry_core_policy(max_retries, delay), fleet), error, &block)
       end
 
       # @return [Array(Policy, Numeric)] the policy and the delay SwarmSDK would report
@@ -263,23 +223,6 @@ module RetryCore
         result.count
       end
 
-      # The same loop with a fleet: asked before every call (shared pauses, an open circuit),
-      # told of each success. Its events go to LogStream like the others.
-      def retry_core_call_with_fleet(fleet, max_retries, delay, &block)
-        policy, delay = retry_core_policy(max_retries, delay)
-        retrier = ::RetryCore::Retrier._new(policy, nil, false, true, fleet[0], fleet[1])
-        ::RetryCore::Retry.with_fleet(
-          retrier, lambda { |events, error|
-            # with_fleet keeps what a hook raises (one event at a time), so raise it there.
-            errors = retry_core_emit(events, error, delay)
-            raise errors.first if errors
-          }, self,
-          recover: -> { retry_core_prune_orphans },
-          on_give_up: ->(failure, decision) { retry_core_error_message(failure, decision.classification) },
-          &block
-        )
-      end
-
       # @return [Array(Fleet, String), nil] the agent's fleet and key, or nil (the usual case,
       #   decided with two reads)
       def retry_core_fleet
@@ -311,16 +254,6 @@ module RetryCore
         retry_core_model_id.to_s
       end
 
-      # Each event to LogStream. A StandardError raised on the way is kept (returned in
-      # +errors+), never raised in place of the call's outcome (see {RetryCore::Retry.deliver}).
-      def retry_core_emit(events, error, delay, errors = nil)
-        return errors unless defined?(::SwarmSDK::LogStream)
-
-        ::RetryCore::Retry.deliver(events, errors) do |event|
-          ::SwarmSDK::LogStream.emit(**retry_core_event(event, error, delay))
-        end
-      end
-
       def retry_core_event(event, error, delay)
         type = event.delete(:type)
         data = { type: type, agent: @agent_name, swarm_id: @agent_context&.swarm_id,
@@ -345,6 +278,52 @@ module RetryCore
         return { role: :assistant, content: content } unless defined?(::RubyLLM::Message)
 
         ::RubyLLM::Message.new(role: :assistant, content: content, model_id: retry_core_model_id)
+      end
+    end
+
+    # Events of the run that SwarmSDK never emitted: logged, not sent to LogStream.
+    RUN_ONLY_EVENTS = %w[retry_wait_started retry_wait_finished model_fallback model_skipped validation_retry
+                         retry_layers_stacked].freeze
+
+    # How {ChatRetry#call_llm_with_retry} does each step of the run: SwarmSDK's events to
+    # LogStream (its keys, its order), each event's line to {RetryCore.logger}, waits through
+    # the chat's +sleep+, orphan recovery through +replace_messages+ and
+    # +add_ephemeral_reminder+, a permanent failure returned as a +RubyLLM::Message+.
+    # @api private
+    class ChatDoor < ::RetryCore::Retry::Door
+      def initialize(chat, policy, delay, fleet)
+        super(policy, chat, nil, nil, fleet && fleet[0], fleet && fleet[1], nil, nil, nil)
+        @chat = chat
+        @delay = delay
+      end
+
+      def swarm_names?
+        true
+      end
+
+      # SwarmSDK says how its layers stack at install! (retry_layers_configured).
+      def config
+        { started_at: Process.clock_gettime(Process::CLOCK_REALTIME) - elapsed }
+      end
+
+      def emit(event, line, error)
+        log(line) if line
+        return if RUN_ONLY_EVENTS.include?(event[:type]) || !defined?(::SwarmSDK::LogStream)
+
+        guarded { ::SwarmSDK::LogStream.emit(**@chat.__send__(:retry_core_event, event, error, @delay)) }
+      end
+
+      def prune(_error)
+        @chat.__send__(:retry_core_prune_orphans)
+      end
+
+      # SwarmSDK returns a permanent failure as the assistant's reply; anything else re-raises.
+      def give_up(error, run, reason)
+        return super unless reason == :permanent && error
+
+        reply = @chat.__send__(:retry_core_error_message, @failure, run.decision.classification)
+        ::RetryCore::Retry.report(@errors)
+        reply
       end
     end
   end

@@ -1,0 +1,270 @@
+//! `RetryCore::Run` (core `run.rs`): one logical call as a step machine. Each input method
+//! answers with one Array, `[step, events, log_lines]`, so that a front door makes one native
+//! call per step:
+//!
+//! - `step`: `[:call, model]`, `[:wait, seconds, reason]`, `[:skip, model, seconds]`,
+//!   `[:prune_orphans]`, `[:compact_context]`, `[:return]`, `[:give_up, reason]`, `[:reraise]`;
+//! - `events`: the events emitted meanwhile, as Hashes (Symbol keys, `type:` first);
+//! - `log_lines`: for each event, in the same order, `[level, text]` (`:warn` or `:info`, the
+//!   core's one line for it, `text::log_line`) or nil when the event is not logged.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use magnus::{prelude::*, Error, RArray, RModule, RString, Ruby};
+use retry_core::events::REQUEST_FAILED;
+use retry_core::run::{LogLevel, Run, RunConfig, Step};
+use retry_core::{Event, Failure};
+
+use crate::convert::rstring_lossy;
+use crate::error::{guard, invalid_argument, to_ruby};
+use crate::events;
+use crate::failure::RbFailure;
+use crate::fleet::RbFleet;
+use crate::machine::RbDecision;
+use crate::nogvl::without_gvl;
+use crate::policy::RbPolicy;
+
+/// One run. Per logical call; not meant to be shared between threads.
+#[magnus::wrap(class = "RetryCore::Run", free_immediately, size)]
+pub struct RbRun {
+    inner: RefCell<Run>,
+    /// The last failure reported (SwarmSDK's `error_type` names are computed from it).
+    last: RefCell<Option<Failure>>,
+    /// Name `llm_request_failed`'s `error_type` as SwarmSDK does (the SwarmSDK adapter).
+    swarm_names: bool,
+    /// The fleet keeps its state in another process (Redis): run without the GVL.
+    remote: bool,
+}
+
+fn elapsed_ok(ruby: &Ruby, elapsed: f64) -> Result<f64, Error> {
+    if elapsed.is_finite() && elapsed >= 0.0 {
+        Ok(elapsed)
+    } else {
+        Err(invalid_argument(
+            ruby,
+            format!("elapsed must be a finite number of seconds >= 0, got {elapsed}"),
+        ))
+    }
+}
+
+fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
+    let a = ruby.ary_new_capa(3);
+    a.push(ruby.to_symbol(step.name()))?;
+    match step {
+        Step::Call { model } => a.push(model)?,
+        Step::Wait { seconds, reason } => {
+            a.push(seconds)?;
+            a.push(ruby.to_symbol(reason.as_str()))?;
+        }
+        Step::Skip { model, seconds } => {
+            a.push(model)?;
+            a.push(seconds)?;
+        }
+        Step::GiveUp { reason } => a.push(ruby.to_symbol(reason.as_str()))?,
+        Step::PruneOrphans | Step::CompactContext | Step::Return | Step::Reraise => {}
+    }
+    Ok(a)
+}
+
+fn log_lines(ruby: &Ruby, evs: &[Event]) -> Result<RArray, Error> {
+    let a = ruby.ary_new_capa(evs.len());
+    for e in evs {
+        match retry_core::text::log_line(e) {
+            Some((level, text)) => {
+                let pair = ruby.ary_new_capa(2);
+                pair.push(ruby.to_symbol(match level {
+                    LogLevel::Warning => "warn",
+                    LogLevel::Info => "info",
+                }))?;
+                pair.push(text)?;
+                a.push(pair)?;
+            }
+            None => a.push(ruby.qnil())?,
+        }
+    }
+    Ok(a)
+}
+
+impl RbRun {
+    fn new(
+        ruby: &Ruby,
+        policy: &RbPolicy,
+        config: Option<RString>,
+        fleet: Option<&RbFleet>,
+        keys: Option<RArray>,
+        swarm_names: bool,
+    ) -> Result<Self, Error> {
+        let config = config.map(rstring_lossy);
+        let mut owned_keys = Vec::new();
+        if let Some(keys) = keys {
+            for i in 0..keys.len() {
+                owned_keys.push(rstring_lossy(keys.entry::<RString>(i as isize)?));
+            }
+        }
+        let keys = owned_keys;
+        guard(ruby, || {
+            let cfg = match config {
+                Some(json) => RunConfig::from_json(&json).map_err(|e| to_ruby(ruby, e))?,
+                None => RunConfig::default(),
+            };
+            let mut run = Run::with_config(policy.0.clone(), cfg);
+            let mut remote = false;
+            if let Some(fleet) = fleet {
+                if keys.is_empty() || keys.iter().any(String::is_empty) {
+                    return Err(invalid_argument(
+                        ruby,
+                        "a fleet needs a key (a provider and model, e.g. \"openai:gpt-4o\")",
+                    ));
+                }
+                remote = fleet.remote();
+                run = run.fleet(Arc::clone(&fleet.0), keys);
+            }
+            Ok(RbRun {
+                inner: RefCell::new(run),
+                last: RefCell::new(None),
+                swarm_names,
+                remote,
+            })
+        })
+    }
+
+    /// Runs one input on the machine (without the GVL when the fleet is remote; `f` touches
+    /// only owned Rust values) and answers `[step, events, log_lines]`.
+    fn step(
+        ruby: &Ruby,
+        rb_self: &Self,
+        f: impl FnOnce(&mut Run) -> Step,
+    ) -> Result<RArray, Error> {
+        let mut inner = rb_self
+            .inner
+            .try_borrow_mut()
+            .map_err(|_| to_ruby(ruby, retry_core::Error::invalid_state("the run is in use")))?;
+        let run = &mut *inner;
+        let (step, mut evs) = if rb_self.remote {
+            without_gvl(|| {
+                let s = f(run);
+                (s, run.take_events())
+            })
+        } else {
+            let s = f(run);
+            (s, run.take_events())
+        };
+        if rb_self.swarm_names {
+            if let (Some(failure), Some(d)) = (rb_self.last.borrow().as_ref(), run.decision()) {
+                for e in evs.iter_mut().filter(|e| e.kind == REQUEST_FAILED) {
+                    let name = retry_core::text::swarm_error_type(failure, &d.classification);
+                    e.fields.insert("error_type".into(), name.into());
+                }
+            }
+        }
+        drop(inner);
+        let out = ruby.ary_new_capa(3);
+        out.push(step_array(ruby, step)?)?;
+        out.push(events::to_array(ruby, &evs)?)?;
+        out.push(log_lines(ruby, &evs)?)?;
+        Ok(out)
+    }
+
+    fn start(ruby: &Ruby, rb_self: &Self, elapsed: f64) -> Result<RArray, Error> {
+        guard(ruby, || {
+            let t = elapsed_ok(ruby, elapsed)?;
+            Self::step(ruby, rb_self, |r| r.start(t))
+        })
+    }
+
+    fn succeeded(ruby: &Ruby, rb_self: &Self, elapsed: f64) -> Result<RArray, Error> {
+        guard(ruby, || {
+            let t = elapsed_ok(ruby, elapsed)?;
+            Self::step(ruby, rb_self, |r| r.succeeded(t))
+        })
+    }
+
+    fn failed(
+        ruby: &Ruby,
+        rb_self: &Self,
+        failure: &RbFailure,
+        elapsed: f64,
+    ) -> Result<RArray, Error> {
+        guard(ruby, || {
+            let t = elapsed_ok(ruby, elapsed)?;
+            let f = failure.0.clone();
+            *rb_self.last.try_borrow_mut().map_err(|_| {
+                to_ruby(ruby, retry_core::Error::invalid_state("the run is in use"))
+            })? = Some(f.clone());
+            Self::step(ruby, rb_self, move |r| r.failed(&f, t))
+        })
+    }
+
+    fn resume(ruby: &Ruby, rb_self: &Self, elapsed: f64) -> Result<RArray, Error> {
+        guard(ruby, || {
+            let t = elapsed_ok(ruby, elapsed)?;
+            Self::step(ruby, rb_self, |r| r.resume(t))
+        })
+    }
+
+    fn pruned(ruby: &Ruby, rb_self: &Self, pruned: usize, elapsed: f64) -> Result<RArray, Error> {
+        guard(ruby, || {
+            let t = elapsed_ok(ruby, elapsed)?;
+            Self::step(ruby, rb_self, |r| r.pruned(pruned, t))
+        })
+    }
+
+    fn compacted(
+        ruby: &Ruby,
+        rb_self: &Self,
+        compacted: bool,
+        elapsed: f64,
+    ) -> Result<RArray, Error> {
+        guard(ruby, || {
+            let t = elapsed_ok(ruby, elapsed)?;
+            Self::step(ruby, rb_self, |r| r.compacted(compacted, t))
+        })
+    }
+
+    fn borrowed<T>(ruby: &Ruby, rb_self: &Self, f: impl FnOnce(&Run) -> T) -> Result<T, Error> {
+        let inner = rb_self
+            .inner
+            .try_borrow()
+            .map_err(|_| to_ruby(ruby, retry_core::Error::invalid_state("the run is in use")))?;
+        Ok(f(&inner))
+    }
+
+    /// The decision of the last failure (nil before any).
+    fn decision(ruby: &Ruby, rb_self: &Self) -> Result<Option<RbDecision>, Error> {
+        guard(ruby, || {
+            Self::borrowed(ruby, rb_self, |r| r.decision().cloned().map(RbDecision))
+        })
+    }
+
+    /// The give-up note (core `text::give_up_note`), nil before any failure.
+    fn note(ruby: &Ruby, rb_self: &Self) -> Result<Option<String>, Error> {
+        guard(ruby, || Self::borrowed(ruby, rb_self, Run::note))
+    }
+
+    fn attempts(ruby: &Ruby, rb_self: &Self) -> Result<u32, Error> {
+        guard(ruby, || Self::borrowed(ruby, rb_self, Run::attempts))
+    }
+
+    /// The model being tried (an index into the configuration's models).
+    fn model(ruby: &Ruby, rb_self: &Self) -> Result<usize, Error> {
+        guard(ruby, || Self::borrowed(ruby, rb_self, Run::model))
+    }
+}
+
+pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
+    let class = module.define_class("Run", ruby.class_object())?;
+    class.undef_default_alloc_func();
+    class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
+    class.define_method("_start", magnus::method!(RbRun::start, 1))?;
+    class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 1))?;
+    class.define_method("_failed", magnus::method!(RbRun::failed, 2))?;
+    class.define_method("_resume", magnus::method!(RbRun::resume, 1))?;
+    class.define_method("_pruned", magnus::method!(RbRun::pruned, 2))?;
+    class.define_method("_compacted", magnus::method!(RbRun::compacted, 2))?;
+    class.define_method("decision", magnus::method!(RbRun::decision, 0))?;
+    class.define_method("note", magnus::method!(RbRun::note, 0))?;
+    class.define_method("attempts", magnus::method!(RbRun::attempts, 0))?;
+    class.define_method("model", magnus::method!(RbRun::model, 0))?;
+    Ok(())
+}
