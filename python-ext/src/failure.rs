@@ -9,6 +9,7 @@
 //! Which attribute each field comes from, provider SDK by provider SDK, is listed in
 //! `retry_core/_failure.py`'s docstring.
 
+use retry_core::failure::checked_status;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -48,7 +49,7 @@ impl PyFailureRecord {
         guard(py, || {
             let status = match status {
                 None => None,
-                Some(s) if (100..=999).contains(&s) => Some(s as u16),
+                Some(s) if checked_status(s).is_some() => checked_status(s),
                 Some(s) => {
                     return Err(invalid_argument(
                         py,
@@ -167,8 +168,8 @@ impl PyFailureRecord {
 // ---------------------------------------------------------------------------------------------
 // Reading a live exception. Each helper names the Python it mirrors.
 
-/// How many wrapped exceptions are looked through at most.
-const MAX_CHAIN: usize = 16;
+/// How many wrapped exceptions are looked through at most: the core's limit for every binding.
+const MAX_CHAIN: usize = retry_core::failure::MAX_CAUSES;
 
 /// What is learned about a class is cached per class; past this many classes (a program
 /// creating exception classes on the fly) a cache starts over.
@@ -445,10 +446,7 @@ fn status_of(v: Option<Bound<'_, PyAny>>) -> Option<u16> {
     if !v.is_instance_of::<PyInt>() || v.is_instance_of::<PyBool>() {
         return None;
     }
-    v.extract::<i64>()
-        .ok()
-        .filter(|s| (100..=999).contains(s))
-        .map(|s| s as u16)
+    v.extract::<i64>().ok().and_then(checked_status)
 }
 
 /// `k, v = item`: exactly two elements.

@@ -14,12 +14,9 @@ use crate::error::{guard, invalid_argument, to_ruby, type_error};
 #[magnus::wrap(class = "RetryCore::Failure", free_immediately, size, frozen_shareable)]
 pub struct RbFailure(pub Failure);
 
-/// How many exceptions of a `#cause` chain are read (a cycle or a very deep chain stops there):
-/// the same limit as the Python binding's `MAX_CHAIN` (core has no shared constant).
-const MAX_CAUSES: usize = 16;
-
-/// The HTTP statuses a record takes: the Python binding's range (core has no shared constant).
-const STATUS_RANGE: std::ops::RangeInclusive<i64> = 100..=999;
+// How many exceptions of a `#cause` chain are read, and which statuses a record takes: the
+// core's limits, the same in every binding.
+use retry_core::failure::{checked_status, MAX_CAUSES};
 
 /// At most this many headers are read, and at most [`MAX_HEADER_BYTES`] of names and values
 /// (the Python binding's caps): a headers object whose `each` yields endlessly must not grow
@@ -57,7 +54,7 @@ fn status_from(ruby: &Ruby, v: Value) -> Result<Option<u16>, Error> {
         ));
     };
     match i.to_i64() {
-        Ok(n) if STATUS_RANGE.contains(&n) => Ok(Some(n as u16)),
+        Ok(n) if checked_status(n).is_some() => Ok(checked_status(n)),
         _ => Err(invalid_argument(
             ruby,
             format!("status must be an HTTP status (100..999), got {}", to_s(v)),
@@ -300,7 +297,7 @@ fn lenient_status(v: Option<Value>) -> Option<u16> {
         Some(i) => i.to_i64().ok()?,
         None => name_of(v)?.trim().parse::<i64>().ok()?,
     };
-    STATUS_RANGE.contains(&n).then_some(n as u16)
+    checked_status(n)
 }
 
 fn response_of(ruby: &Ruby, exc: Value) -> Result<Response, Error> {
