@@ -88,6 +88,22 @@ fn blocking_and_async_decide_identically() {
     );
 }
 
+/// Issue 13: without a policy, a 429 that asks for 1 s waits 1 s (not SwarmSDK's 15 s).
+#[test]
+fn no_policy_means_the_default_preset_and_honours_retry_after() {
+    let vt = VirtualTime::default();
+    let limited = Failure::http(429, "slow down").with_header("retry-after", "1");
+    let out = Retry::default().sleeper(&vt).clock(&vt).run(|n| {
+        if n == 1 {
+            Err(limited.clone())
+        } else {
+            Ok(n)
+        }
+    });
+    assert_eq!(out.unwrap(), 2);
+    assert_eq!(*vt.slept.lock().unwrap(), vec![1.0]);
+}
+
 #[test]
 fn permanent_failure_costs_one_call_and_no_wait() {
     let vt = VirtualTime::default();

@@ -58,6 +58,13 @@ pub struct Retry<'a> {
 static THREAD_SLEEPER: ThreadSleeper = ThreadSleeper;
 static NO_EVENTS: NoEvents = NoEvents;
 
+/// With no policy, the `default` preset (CONTRACT §6), as in Python and Ruby.
+impl Default for Retry<'_> {
+    fn default() -> Self {
+        Retry::new(RetryPolicy::default())
+    }
+}
+
 impl<'a> Retry<'a> {
     /// A loop under `policy`. It sleeps with [`ThreadSleeper`], measures elapsed time with the
     /// system's monotonic clock, emits no events, shares nothing with a fleet and seeds its jitter

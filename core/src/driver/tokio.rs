@@ -59,6 +59,13 @@ pub struct AsyncRetry<'a> {
     fleet: Option<(Arc<Fleet>, String)>,
 }
 
+/// With no policy, the `default` preset (CONTRACT §6), as in Python and Ruby.
+impl Default for AsyncRetry<'_> {
+    fn default() -> Self {
+        AsyncRetry::new(RetryPolicy::default())
+    }
+}
+
 impl<'a> AsyncRetry<'a> {
     /// A loop under `policy`. It sleeps with [`TokioSleeper`], measures elapsed time with
     /// [`TokioClock`], emits no events, shares nothing with a fleet and seeds its jitter from
