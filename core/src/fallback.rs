@@ -50,9 +50,14 @@ pub struct ModelChain {
     /// On `context_overflow`, skip to the next model with a larger window (and stop if none).
     #[serde(default)]
     pub larger_window_on_overflow: bool,
+    /// A programming error (`TypeError`, ...) moves on too, as PlanExe's `LLMExecutor` does
+    /// (every error but a stop request moves on there); by default it stops the chain.
+    #[serde(default)]
+    pub move_on_programming_errors: bool,
 }
 
-/// Failures no other model can fix: stop the chain.
+/// Failures no other model can fix: stop the chain (a programming error unless
+/// [`ModelChain::move_on_programming_errors`]).
 const STOP: &[Category] = &[Category::Cancelled, Category::Programming];
 
 impl ModelChain {
@@ -61,6 +66,7 @@ impl ModelChain {
         ModelChain {
             models,
             larger_window_on_overflow: false,
+            move_on_programming_errors: false,
         }
     }
 
@@ -70,12 +76,19 @@ impl ModelChain {
         self
     }
 
+    /// Sets whether a programming error moves on to the next model (PlanExe) or stops.
+    pub fn move_on_programming_errors_too(mut self, yes: bool) -> Self {
+        self.move_on_programming_errors = yes;
+        self
+    }
+
     /// The index of the model to try after model `current` gave up with `c` for `reason`,
     /// or `None` to stop. Permanent errors, exhaustion, a spent budget, an open circuit and a
     /// passed deadline all move on (another model may be another provider); cancellation and
     /// programming errors stop.
     pub fn next(&self, current: usize, c: &Classification, _reason: GiveUpReason) -> Option<usize> {
-        if STOP.contains(&c.category) {
+        let moves_on = c.category == Category::Programming && self.move_on_programming_errors;
+        if STOP.contains(&c.category) && !moves_on {
             return None;
         }
         if c.category == Category::ContextOverflow && self.larger_window_on_overflow {
@@ -110,6 +123,10 @@ mod tests {
         assert_eq!(c.next(1, &busy, GiveUpReason::Exhausted), Some(2));
         let bug = classify(&Failure::new("x").with_class(["TypeError"]));
         assert_eq!(c.next(0, &bug, GiveUpReason::Permanent), None);
+        let planexe = chain().move_on_programming_errors_too(true);
+        assert_eq!(planexe.next(0, &bug, GiveUpReason::Permanent), Some(1));
+        let stop = classify(&Failure::new("").with_class(["KeyboardInterrupt"]));
+        assert_eq!(planexe.next(0, &stop, GiveUpReason::Permanent), None);
     }
 
     #[test]

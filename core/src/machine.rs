@@ -270,11 +270,7 @@ impl Retrier {
         let Some((fleet, key)) = &self.fleet else {
             return vec![];
         };
-        fleet.metrics().update(key, "success", |c| {
-            c.calls += 1;
-            c.successes += 1;
-        });
-        fleet.record_success(key, self.failed > 0)
+        fleet.succeeded(key, self.failed > 0)
     }
 
     /// Fixes the jitter seed (tests, shared vectors).

@@ -155,6 +155,8 @@ pub struct RunConfig {
     pub models: Vec<ModelSpec>,
     /// On `context_overflow`, skip to the next model with a larger window.
     pub larger_window_on_overflow: bool,
+    /// A programming error moves on to the next model instead of stopping the chain (PlanExe).
+    pub move_on_programming_errors: bool,
     /// Calls of the same model after output that failed validation (PlanExe's
     /// `max_validation_retries`).
     pub max_validation_retries: u32,
@@ -242,6 +244,7 @@ impl Run {
         let chain = (cfg.models.len() > 1).then(|| {
             ModelChain::new(cfg.models.clone())
                 .prefer_larger_window_on_overflow(cfg.larger_window_on_overflow)
+                .move_on_programming_errors_too(cfg.move_on_programming_errors)
         });
         let mut run = Run {
             retrier: Retrier::new(policy.clone()),

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use retry_core::fleet::{Fleet, FleetConfig};
 
 use crate::error::{guard, OrRaise};
@@ -116,6 +116,27 @@ impl PyFleet {
         guard(py, || {
             self.inner.metrics().reset();
             Ok(())
+        })
+    }
+
+    /// The success path's gate: whether a call of `key` may go at once with nothing to report
+    /// (no pause, a closed circuit), read without changing anything. A remote fleet answers
+    /// False (its calls take the full gate), so this never does I/O.
+    #[pyo3(signature = (key, /))]
+    fn _admits_freely(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
+        guard(py, || Ok(self.inner.admits_freely(key)))
+    }
+
+    /// A first call of `key` succeeded: the metrics, budget and breaker told. Returns its events
+    /// as `(event, level, line)` triples (`run.rs`), or None when there are none (the usual case).
+    #[pyo3(signature = (key, /))]
+    fn _succeeded<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyList>>> {
+        guard(py, || {
+            let events = self.run(py, |f| f.succeeded(key, false));
+            if events.is_empty() {
+                return Ok(None);
+            }
+            crate::run::pending(py, &events).map(Some)
         })
     }
 

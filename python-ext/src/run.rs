@@ -49,7 +49,7 @@ fn step_tuple<'py>(py: Python<'py>, step: Step) -> PyResult<Bound<'py, PyTuple>>
 }
 
 /// The events as `(event, level, line)` triples (`(event, 0, None)` when not logged).
-fn pending<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyList>> {
+pub(crate) fn pending<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for e in events {
         let dict = event_to_dict(py, e)?;

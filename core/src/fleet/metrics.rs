@@ -37,6 +37,10 @@ impl Metrics {
     /// Applies `f` to the counters of `key` and `category`, creating them at zero if new.
     pub fn update(&self, key: &str, category: &str, f: impl FnOnce(&mut Counters)) {
         let mut by = self.by.lock().unwrap_or_else(|e| e.into_inner());
+        // Looked up first: the key and category are allocated only the first time they are seen.
+        if let Some(c) = by.get_mut(key).and_then(|cats| cats.get_mut(category)) {
+            return f(c);
+        }
         f(by.entry(key.to_owned())
             .or_default()
             .entry(category.to_owned())

@@ -315,6 +315,36 @@ impl Fleet {
         (admit, events)
     }
 
+    /// Whether a call of `key` may go at once with nothing to report (no pause, a closed
+    /// circuit), read without changing anything: the bindings' success path asks this instead of
+    /// building a whole run. A remote or degraded backend answers `false`: such calls take the
+    /// full gate.
+    pub fn admits_freely(&self, key: &str) -> bool {
+        if self.backend.is_remote() || self.degraded.load(Ordering::Relaxed) {
+            return false;
+        }
+        let b = self.backend.as_ref();
+        if self.cfg.shared_pause && b.pause_until(key).map_or(true, |u| u > self.now()) {
+            return false;
+        }
+        if self.cfg.breaker.is_none() {
+            return true;
+        }
+        let mut closed = false;
+        let read = b.with_breaker(key, &mut |s| closed = s.phase == breaker::Phase::Closed);
+        read.is_ok() && closed
+    }
+
+    /// A call of `key` succeeded: counted in the metrics, and the budget and breaker told
+    /// (`retried`: after at least one retry).
+    pub fn succeeded(&self, key: &str, retried: bool) -> Vec<Event> {
+        self.metrics.update(key, "success", |c| {
+            c.calls += 1;
+            c.successes += 1;
+        });
+        self.record_success(key, retried)
+    }
+
     /// The half-open probe of `key` ended without news of the provider's health (cancelled,
     /// panicked): the next caller may probe at once.
     pub fn release_probe(&self, key: &str) -> Vec<Event> {

@@ -389,6 +389,36 @@ def _succeeded(run: "_native.Run", opts: Any, t0: float) -> None:
         _emit(opts.on_event, pending)
 
 
+_FLEET_USUAL = frozenset(("fleet", "key", "policy", "on_event"))
+
+
+def _goes_freely(fleet: Any, options: Dict[str, Any]) -> bool:
+    """The fleet's success path (a project target: at most 500 ns over a plain call): the usual
+    options, checked as :class:`_Options` would check them, and an in-process fleet whose key
+    has no pause and a closed circuit (read, not changed). Anything else takes the full run,
+    whose first step asks the fleet's gate."""
+    key = options.get("key")
+    if not (type(fleet) is Fleet and type(key) is str and key and _FLEET_USUAL.issuperset(options)):
+        return False
+    policy = options.get("policy")
+    if policy is not None and not (type(policy) is str and policy in _PRESETS):
+        return False
+    on_event = options.get("on_event")
+    if on_event is not None and not callable(on_event):
+        return False
+    return bool(fleet._inner._admits_freely(key))
+
+
+def _fleet_succeeded(fleet: Fleet, options: Dict[str, Any]) -> None:
+    try:
+        pending = fleet._inner._succeeded(options["key"])
+    except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
+        _broken(None, "the fleet", err)
+        return
+    if pending:
+        _emit(options.get("on_event"), pending)
+
+
 def _elapsed(t0: float) -> float:
     return max(_monotonic() - t0, 0.0)
 
@@ -657,8 +687,19 @@ else:
 
     def call_llm_with_retry(fn, **options):
         if options:
-            if options.get("fleet") is not None:
-                return _run_sync(fn, _Options("call_llm_with_retry", options), None)
+            fleet = options.get("fleet")
+            if fleet is not None:
+                if not _goes_freely(fleet, options):
+                    return _run_sync(fn, _Options("call_llm_with_retry", options), None)
+                try:
+                    value = fn()
+                except Exception as e:
+                    exc = e
+                else:
+                    _fleet_succeeded(fleet, options)
+                    return value
+                # The gate was passed: the run starts at this failure, as without a fleet.
+                return _run_sync(fn, _Options("call_llm_with_retry", options), exc)
             _check_options("call_llm_with_retry", options)
         try:
             return fn()
@@ -669,8 +710,18 @@ else:
 
     async def acall_llm_with_retry(fn, **options):
         if options:
-            if options.get("fleet") is not None:
-                return await _run_async(fn, _Options("acall_llm_with_retry", options), None)
+            fleet = options.get("fleet")
+            if fleet is not None:
+                if not _goes_freely(fleet, options):
+                    return await _run_async(fn, _Options("acall_llm_with_retry", options), None)
+                try:
+                    value = await fn()
+                except Exception as e:
+                    exc = e
+                else:
+                    _fleet_succeeded(fleet, options)
+                    return value
+                return await _run_async(fn, _Options("acall_llm_with_retry", options), exc)
             _check_options("acall_llm_with_retry", options)
         try:
             return await fn()

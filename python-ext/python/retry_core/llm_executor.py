@@ -387,15 +387,10 @@ class LLMExecutor:
         config = self.retry_config if self.retry_config.max_retries > 0 else _NO_RETRIES
         policy = config.to_policy()._inner
         keys = self._fleet_keys()
-        first = 0
-        while first < len(self.llm_models):
-            # One engine run over the models from `first`. The engine's model chain stops on a
-            # programming error; PlanExe moves on to the next model on any error but a stop
-            # request, so a run that stopped early is followed by one over the models left.
-            result, first = self._run_models(first, execute_function, overall_start_time, policy, keys)
-            if result is not _FAILED:
-                return result
-        self._raise_final_exception()
+        result = self._run_models(execute_function, overall_start_time, policy, keys)
+        if result is _FAILED:
+            self._raise_final_exception()
+        return result
 
     def _fleet_keys(self) -> Optional[List[str]]:
         if self.fleet is None:
@@ -408,9 +403,11 @@ class LLMExecutor:
             keys.append(key)
         return keys
 
-    def _new_run(self, first: int, policy: Any, keys: Optional[List[str]]) -> "_native.Run":
+    def _new_run(self, policy: Any, keys: Optional[List[str]]) -> "_native.Run":
         config = json.dumps({
-            "models": [{"name": _model_name(m)} for m in self.llm_models[first:]],
+            "models": [{"name": _model_name(m)} for m in self.llm_models],
+            # PlanExe moves on to the next model after any error but a stop request.
+            "move_on_programming_errors": True,
             "max_validation_retries": self.max_validation_retries,
             # A fleet's wait up to max_delay is waited out; a longer one (any, without retries)
             # skips the model.
@@ -419,7 +416,7 @@ class LLMExecutor:
         if keys is None:
             return _native.Run(policy, config)
         assert self.fleet is not None
-        return _native.Run(policy, config, self.fleet._inner, keys[first:])
+        return _native.Run(policy, config, self.fleet._inner, keys)
 
     def _step(self, exc: Optional[BaseException], method: Callable[..., Any], *args: Any) -> Tuple[Any, Any]:
         """One step of the run, its events sent to ``on_event`` and logged (the core's lines)."""
@@ -428,17 +425,16 @@ class LLMExecutor:
             _emit(self.on_event, pending, exc)
         return step, pending or ()
 
-    def _run_models(self, first: int, execute_function: Callable[[Any], Any], overall_start_time: float,
-                    policy: Any, keys: Optional[List[str]]) -> Tuple[Any, int]:
-        """Interprets one engine run over the models from ``first``: the result and 0, or
-        ``_FAILED`` and the first model not tried yet."""
-        run, t0 = self._new_run(first, policy, keys), time.monotonic()
+    def _run_models(self, execute_function: Callable[[Any], Any], overall_start_time: float,
+                    policy: Any, keys: Optional[List[str]]) -> Any:
+        """Interprets one engine run over the models: the result, or ``_FAILED``."""
+        run, t0 = self._new_run(policy, keys), time.monotonic()
         custom_delay = type(self.retry_config).delay_for_retry is not RetryConfig.delay_for_retry
         exc: Optional[BaseException] = None
         current = -1
         step, _ = self._step(None, run._start, 0.0)
         while True:
-            kind, index = step[0], first + run.model
+            kind, index = step[0], run.model
             llm_model = self.llm_models[index]
             if kind == "call":
                 if index != current:
@@ -448,13 +444,13 @@ class LLMExecutor:
                 self._check_stop_callback(attempt, overall_start_time, index)
                 if attempt.success:
                     self._step(None, run._succeeded, time.monotonic() - t0)
-                    return attempt.result, 0
+                    return attempt.result
                 exc = attempt.exception
                 assert exc is not None
                 step, events = self._step(exc, run._failed, _record(exc), time.monotonic() - t0)
                 if any(e["type"] == "validation_retry" for e, _, _ in events):
                     self.validation_feedback = extract_validation_feedback(exc) or _exc_text(exc)[:2000]
-                elif step[0] == "give_up" or first + run.model != index:
+                elif step[0] == "give_up" or run.model != index:
                     logger.error(_log_text(f"LLMExecutor: {llm_model!r} failed during '{attempt.stage}' stage: "
                                            f"{_exc_repr(exc)}"))
             elif kind == "wait":
@@ -471,16 +467,13 @@ class LLMExecutor:
                 self.attempts.append(attempt)
                 self._check_stop_callback(attempt, overall_start_time, index)
                 step, _ = self._step(exc, run._resume, time.monotonic() - t0)
-            elif kind == "prune_orphans":
-                step, _ = self._step(exc, run._pruned, 0, time.monotonic() - t0)
-            elif kind == "compact_context":
-                step, _ = self._step(exc, run._compacted, False, time.monotonic() - t0)
             elif kind == "reraise" and exc is not None:
                 # A stop request of another module's class (or any other cancellation that is an
                 # Exception): never retried, never turned into "exhausted".
                 raise exc
             else:
-                return _FAILED, index + 1 if exc is not None else len(self.llm_models)
+                # The end: give_up, or a recovery step no llm_executor policy asks for.
+                return _FAILED
 
     def _validate_execute_function(self, execute_function: Callable[[Any], Any]) -> None:
         """``execute_function`` must be callable with exactly one parameter, whose type hint (if

@@ -204,6 +204,8 @@ run("fallback_stops_on_cancel", "a cancellation stops the chain", EXEC0, [CANCEL
     config={"models": MODELS2})
 run("fallback_stops_on_programming", "a programming error stops the chain", EXEC0, [TYPE_ERROR],
     [C(0), G("permanent")], config={"models": MODELS2})
+run("fallback_programming_moves_on_for_planexe", "PlanExe moves on after any error but a stop request",
+    EXEC0, [TYPE_ERROR, OK], [C(0), C(1), RET], config={"models": MODELS2, "move_on_programming_errors": True})
 run("fallback_larger_window", "a context overflow skips to a larger window", EXEC0, [OVERFLOW, OK],
     [C(0), C(2), RET], config={"models": MODELS3, "larger_window_on_overflow": True})
 run("fallback_next_window", "without the preference, the next model", EXEC0, [OVERFLOW, OVERFLOW, OK],
