@@ -26,8 +26,12 @@ module RetryCore
     def self.preset(name)
       raise TypeError, "a preset name is a String or a Symbol, not #{name.class}" unless name.is_a?(String) || name.is_a?(Symbol)
 
-      _preset(name.to_s)
+      # Policies are immutable: each preset is built once (the success path of
+      # call_llm_with_retry resolves its policy on every call).
+      BUILT[name] || (BUILT[name] = _preset(name.to_s))
     end
+    BUILT = {} # rubocop:disable Style/MutableConstant -- the cache above
+    private_constant :BUILT
 
     # @param config [Hash, String] a configuration map, or its JSON text
     # @raise [RetryCore::InvalidPolicyError]

@@ -93,9 +93,9 @@ module RetryCore
       # Every option is checked, and the policy built, before the first call: a misspelt
       # policy fails now, not in place of the API's error during an outage.
       policy = resolve_call_policy(policy, max_retries, delay)
-      { on_event: on_event, on_orphans: on_orphans, on_progress: on_progress }.each do |name, hook|
-        raise TypeError, "#{name} must respond to #call, not #{hook.class}" unless hook.nil? || hook.respond_to?(:call)
-      end
+      check_hook(:on_event, on_event) unless on_event.nil?
+      check_hook(:on_orphans, on_orphans) unless on_orphans.nil?
+      check_hook(:on_progress, on_progress) unless on_progress.nil?
       raise TypeError, "messages must be an Array, not #{messages.class}" unless messages.nil? || messages.is_a?(Array)
 
       if fleet || key
@@ -104,17 +104,26 @@ module RetryCore
 
         key = Fleet.key!(key)
       end
-      door = Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress)
-      return Retry.call(door, &block) if fleet
+      if fleet
+        return Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress),
+                          &block)
+      end
 
-      # Without a fleet the first call needs no run: the success path allocates nothing native.
+      # Without a fleet the first call needs no run and no door: the success path allocates
+      # nothing (the policy is a cached preset or the caller's).
       begin
         value = yield
       rescue StandardError => e
-        return Retry.call(door, e, &block)
+        return Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress), e,
+                          &block)
       end
       value
     end
+
+    def check_hook(name, hook)
+      raise TypeError, "#{name} must respond to #call, not #{hook.class}" unless hook.respond_to?(:call)
+    end
+    private :check_hook
 
     # The logger of the front doors' lines (one per event, the core's text): by default a
     # +::Logger+ to +$stderr+ (the +$stderr+ of the moment) at +WARN+, so that retries show.
