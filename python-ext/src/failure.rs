@@ -11,7 +11,6 @@
 
 use retry_core::failure::checked_status;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use pyo3::exceptions::PyException;
@@ -222,39 +221,12 @@ impl<V: Clone> TypeCache<V> {
     }
 }
 
-/// What the reader knows about an exception class: its class names, and which of the
-/// attributes it reads its instances had last time ([`Present`]).
+/// What the reader knows about an exception class: its class names.
 struct ClassInfo {
     names: Box<[String]>,
-    present: Present,
 }
 
 static CLASSES: TypeCache<Arc<ClassInfo>> = TypeCache::new();
-
-/// The same guesses for the classes of responses (`e.response`).
-static RESPONSES: TypeCache<Arc<Present>> = TypeCache::new();
-
-/// Which of the attributes the reader looks at an object of a class had last time, one bit
-/// each, so that those are asked for the cheap way ([`attr_guessed`]).
-#[derive(Default)]
-struct Present(AtomicU16);
-
-const RESPONSE: u16 = 1;
-const STATUS_CODE: u16 = 2;
-const STATUS: u16 = 4;
-const HEADERS: u16 = 8;
-const BODY: u16 = 16;
-const TEXT: u16 = 32;
-const CONTENT: u16 = 64;
-const CODE: u16 = 128;
-const DETAILS: u16 = 256;
-const LITELLM_HEADERS: u16 = 512;
-const REQUEST: u16 = 1024;
-
-/// The guesses for a response object's class.
-fn response_present(r: &Bound<'_, PyAny>) -> PyResult<Arc<Present>> {
-    RESPONSES.get_or_try_insert(&r.get_type(), || Ok(Arc::new(Present::default())))
-}
 
 /// Whether `err` is an `Exception` (Python's `except Exception:` catches it); other
 /// `BaseException`s (`KeyboardInterrupt`, `SystemExit`) pass through, as in Python.
@@ -302,34 +274,15 @@ fn has(obj: &Bound<'_, PyAny>, name: &Bound<'_, PyString>) -> PyResult<bool> {
 }
 
 /// `_attr(obj, name)`: `getattr(obj, name, None)`, any `Exception` read as absent (properties
-/// of some clients raise on access), `None` values absent too. Asked the cheap way for what the
-/// object's class had last time: a plain `getattr` for an attribute expected present (a few
-/// hundred instructions less than calling the builtin), the builtin with a default for one
-/// expected absent (thousands less than a plain `getattr` that raises). The answer is the same
-/// either way; only its cost depends on the guess.
-fn attr_guessed<'py>(
+/// of some clients raise on access), `None` values absent too. Always asked through the builtin
+/// with a default: a per-class guess of which attributes exist (a plain `getattr` for those)
+/// cost more than it saved (58.7 K instructions per `classify(openai.RateLimitError)` with
+/// it, 45.5 K without; `bench/callgrind_classify.sh`).
+fn attr<'py>(
     e: &Bound<'py, PyAny>,
-    present: &Present,
-    bit: u16,
     name: &Bound<'py, PyString>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let py = e.py();
-    let found = if present.0.load(Ordering::Relaxed) & bit != 0 {
-        match e.getattr(name) {
-            Ok(v) => Some(v),
-            Err(err) if is_exception(py, &err) => None,
-            Err(err) => return Err(err),
-        }
-    } else {
-        or_absent(py, lookup(e, name))?
-    };
-    let found = found.filter(|v| !v.is_none());
-    if found.is_some() {
-        present.0.fetch_or(bit, Ordering::Relaxed);
-    } else {
-        present.0.fetch_and(!bit, Ordering::Relaxed);
-    }
-    Ok(found)
+    Ok(or_absent(e.py(), lookup(e, name))?.filter(|v| !v.is_none()))
 }
 
 /// The cached [`ClassInfo`] of an exception class.
@@ -337,7 +290,6 @@ fn class_info(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Arc<ClassInfo>
     CLASSES.get_or_try_insert(tp, || {
         Ok(Arc::new(ClassInfo {
             names: class_names(py, tp)?.into_boxed_slice(),
-            present: Present::default(),
         }))
     })
 }
@@ -647,24 +599,23 @@ fn json_dumps<'py>(body: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
 /// the parsed body as JSON.
 fn body_of<'py>(
     e: &Bound<'py, PyAny>,
-    present: &Present,
-    response: Option<(&Bound<'py, PyAny>, &Present)>,
+    response: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Option<Text<'py>>> {
     let py = e.py();
-    let body = attr_guessed(e, present, BODY, intern!(py, "body"))?;
+    let body = attr(e, intern!(py, "body"))?;
     if let Some(t) = match &body {
         Some(b) => text(b)?,
         None => None,
     } {
         return Ok(Some(t));
     }
-    if let Some((r, rp)) = response {
-        let mut t = match attr_guessed(r, rp, TEXT, intern!(py, "text"))? {
+    if let Some(r) = response {
+        let mut t = match attr(r, intern!(py, "text"))? {
             Some(v) => text(&v)?,
             None => None,
         };
         if t.is_none() {
-            t = match attr_guessed(r, rp, CONTENT, intern!(py, "content"))? {
+            t = match attr(r, intern!(py, "content"))? {
                 Some(v) => text(&v)?,
                 None => None,
             };
@@ -743,7 +694,6 @@ fn item<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, Py
 /// dict `e.details` (google-genai keeps the whole response JSON there), as JSON.
 fn parsed_body<'py>(
     e: &Bound<'py, PyAny>,
-    present: &Present,
     response: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Option<Text<'py>>> {
     let py = e.py();
@@ -752,8 +702,7 @@ fn parsed_body<'py>(
         parsed = item(d, "Error")?.filter(|v| v.is_instance_of::<PyDict>());
     }
     if parsed.is_none() {
-        parsed = attr_guessed(e, present, DETAILS, intern!(py, "details"))?
-            .filter(|v| v.is_instance_of::<PyDict>());
+        parsed = attr(e, intern!(py, "details"))?.filter(|v| v.is_instance_of::<PyDict>());
     }
     match parsed {
         Some(b) => match or_absent(py, json_dumps(&b))? {
@@ -783,41 +732,21 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
         if status.is_some() && headers.is_some() && body.is_some() {
             continue;
         }
-        let response = attr_guessed(e, &info.present, RESPONSE, intern!(py, "response"))?;
-        let rp = match &response {
-            Some(r) => Some(response_present(r)?),
-            None => None,
-        };
+        let response = attr(e, intern!(py, "response"))?;
         if client_retries.is_none() {
-            client_retries =
-                client_retries_of(e, &info.present, response.as_ref().zip(rp.as_deref()))?;
+            client_retries = client_retries_of(e, response.as_ref())?;
         }
         if status.is_none() {
-            status = status_of(attr_guessed(
-                e,
-                &info.present,
-                STATUS_CODE,
-                intern!(py, "status_code"),
-            )?);
+            status = status_of(attr(e, intern!(py, "status_code"))?);
             if status.is_none() {
-                status = status_of(attr_guessed(
-                    e,
-                    &info.present,
-                    STATUS,
-                    intern!(py, "status"),
-                )?);
+                status = status_of(attr(e, intern!(py, "status"))?);
             }
-            if let (Some(r), Some(rp)) = (&response, &rp) {
+            if let Some(r) = &response {
                 if status.is_none() {
-                    status = status_of(attr_guessed(
-                        r,
-                        rp,
-                        STATUS_CODE,
-                        intern!(py, "status_code"),
-                    )?);
+                    status = status_of(attr(r, intern!(py, "status_code"))?);
                 }
                 if status.is_none() {
-                    status = status_of(attr_guessed(r, rp, STATUS, intern!(py, "status"))?);
+                    status = status_of(attr(r, intern!(py, "status"))?);
                 }
             }
             if status.is_none() {
@@ -825,40 +754,30 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
             }
             if status.is_none() {
                 // urllib's HTTPError, google-api-core, google-genai: `code` is the HTTP status.
-                status = status_of(attr_guessed(e, &info.present, CODE, intern!(py, "code"))?);
+                status = status_of(attr(e, intern!(py, "code"))?);
             }
         }
         if headers.is_none() {
             // litellm replaces `response` with a stand-in without headers and keeps the
             // provider's own in `litellm_response_headers`.
-            headers = header_items(attr_guessed(
-                e,
-                &info.present,
-                LITELLM_HEADERS,
-                intern!(py, "litellm_response_headers"),
-            )?)?;
+            headers = header_items(attr(e, intern!(py, "litellm_response_headers"))?)?;
         }
         if headers.is_none() {
-            if let (Some(r), Some(rp)) = (&response, &rp) {
-                headers = header_items(attr_guessed(r, rp, HEADERS, intern!(py, "headers"))?)?;
+            if let Some(r) = &response {
+                headers = header_items(attr(r, intern!(py, "headers"))?)?;
             }
             if headers.is_none() {
-                headers = header_items(attr_guessed(
-                    e,
-                    &info.present,
-                    HEADERS,
-                    intern!(py, "headers"),
-                )?)?;
+                headers = header_items(attr(e, intern!(py, "headers"))?)?;
             }
             if headers.is_none() {
                 headers = header_items(aws_meta(response.as_ref(), "HTTPHeaders")?)?;
             }
         }
         if body.is_none() {
-            body = body_of(e, &info.present, response.as_ref().zip(rp.as_deref()))?;
+            body = body_of(e, response.as_ref())?;
         }
         if body.is_none() {
-            body = parsed_body(e, &info.present, response.as_ref())?;
+            body = parsed_body(e, response.as_ref())?;
         }
     }
     let headers: Headers = headers.unwrap_or_default().into_iter().collect();
@@ -878,14 +797,13 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
 /// (`exc.request`, or `exc.response.request`). Any `Exception` on the way reads as unknown.
 fn client_retries_of(
     e: &Bound<'_, PyAny>,
-    present: &Present,
-    response: Option<(&Bound<'_, PyAny>, &Present)>,
+    response: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Option<u32>> {
     let py = e.py();
-    let mut request = attr_guessed(e, present, REQUEST, intern!(py, "request"))?;
+    let mut request = attr(e, intern!(py, "request"))?;
     if request.is_none() {
-        if let Some((r, rp)) = response {
-            request = attr_guessed(r, rp, REQUEST, intern!(py, "request"))?;
+        if let Some(r) = response {
+            request = attr(r, intern!(py, "request"))?;
         }
     }
     let Some(request) = request else {
