@@ -132,6 +132,29 @@ pub const VALIDATION_RETRY: &str = "validation_retry";
 /// `retry_layers_stacked`: the wrapped client retries on its own; the layers multiply.
 pub const LAYERS_STACKED: &str = "retry_layers_stacked";
 
+/// The events a run adds to the contract's (CONTRACT §4) and the fleet's. SwarmSDK's LogStream
+/// gets none of them: its harness knows SwarmSDK's events only.
+pub const EVENTS: [&str; 6] = [
+    WAIT_STARTED,
+    WAIT_FINISHED,
+    MODEL_FALLBACK,
+    MODEL_SKIPPED,
+    VALIDATION_RETRY,
+    LAYERS_STACKED,
+];
+
+/// `elapsed` as the inputs of a run and a retrier take it: finite seconds, at least 0. The
+/// bindings check what their callers pass with this, and raise its message.
+pub fn check_elapsed(elapsed: f64) -> Result<f64, String> {
+    if elapsed.is_finite() && elapsed >= 0.0 {
+        Ok(elapsed)
+    } else {
+        Err(format!(
+            "elapsed must be a finite number of seconds >= 0, got {elapsed}"
+        ))
+    }
+}
+
 /// What the run expects to hear next.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Expect {

@@ -69,15 +69,9 @@ fn events_list<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, Py
     Ok(list)
 }
 
-fn check_elapsed(py: Python<'_>, elapsed: f64) -> PyResult<f64> {
-    if elapsed.is_finite() && elapsed >= 0.0 {
-        Ok(elapsed)
-    } else {
-        Err(invalid_argument(
-            py,
-            format!("elapsed must be a finite number of seconds >= 0, got {elapsed}"),
-        ))
-    }
+/// `elapsed` checked by the core's rule (`run::check_elapsed`), raised as `InvalidArgumentError`.
+pub(crate) fn check_elapsed(py: Python<'_>, elapsed: f64) -> PyResult<f64> {
+    retry_core::run::check_elapsed(elapsed).map_err(|m| invalid_argument(py, m))
 }
 
 #[pymethods]

@@ -62,16 +62,7 @@ pub(crate) fn pending<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<
     Ok(list)
 }
 
-fn check_elapsed(py: Python<'_>, elapsed: f64) -> PyResult<f64> {
-    if elapsed.is_finite() && elapsed >= 0.0 {
-        Ok(elapsed)
-    } else {
-        Err(invalid_argument(
-            py,
-            format!("elapsed must be a finite number of seconds >= 0, got {elapsed}"),
-        ))
-    }
-}
+use crate::machine::check_elapsed;
 
 /// One logical call, from its first attempt to its end.
 #[pyclass(name = "Run", module = "retry_core._native")]

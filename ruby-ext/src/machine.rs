@@ -39,15 +39,10 @@ pub struct RbRetrier {
 )]
 pub struct RbDecision(pub Decision);
 
-fn elapsed_ok(ruby: &Ruby, elapsed: f64) -> Result<f64, Error> {
-    if elapsed.is_finite() && elapsed >= 0.0 {
-        Ok(elapsed)
-    } else {
-        Err(invalid_argument(
-            ruby,
-            format!("elapsed must be a finite number of seconds >= 0, got {elapsed}"),
-        ))
-    }
+/// `elapsed` checked by the core's rule (`run::check_elapsed`), raised as
+/// `RetryCore::InvalidArgumentError`.
+pub(crate) fn elapsed_ok(ruby: &Ruby, elapsed: f64) -> Result<f64, Error> {
+    retry_core::run::check_elapsed(elapsed).map_err(|m| invalid_argument(ruby, m))
 }
 
 impl RbRetrier {

@@ -37,16 +37,7 @@ pub struct RbRun {
     remote: bool,
 }
 
-fn elapsed_ok(ruby: &Ruby, elapsed: f64) -> Result<f64, Error> {
-    if elapsed.is_finite() && elapsed >= 0.0 {
-        Ok(elapsed)
-    } else {
-        Err(invalid_argument(
-            ruby,
-            format!("elapsed must be a finite number of seconds >= 0, got {elapsed}"),
-        ))
-    }
-}
+use crate::machine::elapsed_ok;
 
 fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
     let a = ruby.ary_new_capa(3);
@@ -254,6 +245,8 @@ impl RbRun {
 
 pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     let class = module.define_class("Run", ruby.class_object())?;
+    // The run's own event types (core `run::EVENTS`): SwarmSDK's LogStream gets none of them.
+    class.const_set("EVENTS", retry_core::run::EVENTS.to_vec())?;
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;

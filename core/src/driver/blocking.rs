@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::{build_run, drain, finish, Clock, RetryError, SystemClock};
+use super::{build_run, drain, finish, local_step, Clock, RetryError, SystemClock};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
 use crate::fleet::Fleet;
@@ -146,12 +146,10 @@ impl<'a> Retry<'a> {
                     self.sleeper.sleep(super::wait_duration(seconds));
                     run.resume(clock.now() - start)
                 }
-                Step::Skip { .. } => run.resume(elapsed),
-                Step::PruneOrphans => run.pruned(recovery.prune_orphans(), elapsed),
-                Step::CompactContext => run.compacted(recovery.compact_context(), elapsed),
-                Step::Return | Step::GiveUp { .. } | Step::Reraise => {
-                    return Err(finish(&run, last))
-                }
+                other => match local_step(&mut run, recovery, other, elapsed) {
+                    Some(next) => next,
+                    None => return Err(finish(&run, last)),
+                },
             };
         }
     }

@@ -12,7 +12,8 @@ use crate::failure::Failure;
 use crate::fleet::Fleet;
 use crate::machine::Decision;
 use crate::policy::RetryPolicy;
-use crate::run::{Run, RunConfig};
+use crate::run::{Run, RunConfig, Step};
+use blocking::Recovery;
 
 /// A wait as a `Duration` that cannot panic, whatever a policy or a fleet says: NaN and negative
 /// waits are none, and no wait is longer than [`MAX_DELAY_S`](crate::policy::MAX_DELAY_S).
@@ -124,6 +125,22 @@ pub(crate) fn finish<E>(run: &Run, last: Option<(E, Failure)>) -> RetryError<E> 
         failure: Box::new(failure),
         decision: Box::new(decision),
     }
+}
+
+/// The steps that do no I/O (a skip, the free recoveries through the caller's hooks), taken
+/// the same way by both drivers; `None` for a call, a wait or the end, which are each driver's.
+pub(crate) fn local_step<R: Recovery + ?Sized>(
+    run: &mut Run,
+    recovery: &mut R,
+    step: Step,
+    elapsed: f64,
+) -> Option<Step> {
+    Some(match step {
+        Step::Skip { .. } => run.resume(elapsed),
+        Step::PruneOrphans => run.pruned(recovery.prune_orphans(), elapsed),
+        Step::CompactContext => run.compacted(recovery.compact_context(), elapsed),
+        _ => return None,
+    })
 }
 
 /// The run a driver interprets.

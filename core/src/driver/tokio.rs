@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use super::blocking::{NoRecovery, Recovery};
-use super::{build_run, drain, finish, Clock, RetryError};
+use super::{build_run, drain, finish, local_step, Clock, RetryError};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
 use crate::fleet::Fleet;
@@ -155,12 +155,10 @@ impl<'a> AsyncRetry<'a> {
                     self.sleeper.sleep(super::wait_duration(seconds)).await;
                     run.resume(clock.now() - start)
                 }
-                Step::Skip { .. } => run.resume(elapsed),
-                Step::PruneOrphans => run.pruned(recovery.prune_orphans(), elapsed),
-                Step::CompactContext => run.compacted(recovery.compact_context(), elapsed),
-                Step::Return | Step::GiveUp { .. } | Step::Reraise => {
-                    return Err(finish(&run, last))
-                }
+                other => match local_step(&mut run, recovery, other, elapsed) {
+                    Some(next) => next,
+                    None => return Err(finish(&run, last)),
+                },
             };
         }
     }

@@ -343,12 +343,18 @@ def _check_options(name: str, options: Dict[str, Any]) -> None:
     The usual call (a known preset name, maybe an ``on_event`` hook) is checked without
     building the options (a microsecond on every successful call); they are built again, from
     the same dict, on the first failure."""
+    if not (_USUAL.issuperset(options) and options.get("policy") is not None and _usual(options)):
+        _Options(name, options)
+
+
+def _usual(options: Dict[str, Any]) -> bool:
+    """Whether ``policy`` is absent or a known preset name and ``on_event`` absent or callable:
+    the usual options, which need no :class:`_Options` to check on the success path."""
     policy = options.get("policy")
-    if _USUAL.issuperset(options) and type(policy) is str and policy in _PRESETS:
-        on_event = options.get("on_event")
-        if on_event is None or callable(on_event):
-            return
-    _Options(name, options)
+    if policy is not None and not (type(policy) is str and policy in _PRESETS):
+        return False
+    on_event = options.get("on_event")
+    return on_event is None or callable(on_event)
 
 
 # The user's error always wins: whatever fails inside retry-core while an exception is handled
@@ -400,13 +406,7 @@ def _goes_freely(fleet: Any, options: Dict[str, Any]) -> bool:
     key = options.get("key")
     if not (type(fleet) is Fleet and type(key) is str and key and _FLEET_USUAL.issuperset(options)):
         return False
-    policy = options.get("policy")
-    if policy is not None and not (type(policy) is str and policy in _PRESETS):
-        return False
-    on_event = options.get("on_event")
-    if on_event is not None and not callable(on_event):
-        return False
-    return bool(fleet._inner._admits_freely(key))
+    return _usual(options) and bool(fleet._inner._admits_freely(key))
 
 
 def _fleet_succeeded(fleet: Fleet, options: Dict[str, Any]) -> None:

@@ -282,8 +282,7 @@ module RetryCore
     end
 
     # Events of the run that SwarmSDK never emitted: logged, not sent to LogStream.
-    RUN_ONLY_EVENTS = %w[retry_wait_started retry_wait_finished model_fallback model_skipped validation_retry
-                         retry_layers_stacked].freeze
+    RUN_ONLY_EVENTS = ::RetryCore::Run::EVENTS.map(&:freeze).freeze
 
     # How {ChatRetry#call_llm_with_retry} does each step of the run: SwarmSDK's events to
     # LogStream (its keys, its order), each event's line to {RetryCore.logger}, waits through
