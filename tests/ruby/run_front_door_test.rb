@@ -27,8 +27,9 @@ class RunFrontDoorTest < Minitest::Test
     assert_equal :ok, value
     assert_equal [1.0] * 30, sleeps, "slices of at most 1 s through the caller's sleep"
     assert_equal 30, progress.size
-    assert_equal({ remaining: 30.0, seconds: 30.0, reason: :backoff, model: nil }, progress.first)
-    assert_equal (1..30).to_a.reverse.map(&:to_f), progress.map { |p| p[:remaining] }
+    # After each slice, as in Python: a countdown that ends at 0.
+    assert_equal({ remaining: 29.0, seconds: 30.0, reason: :backoff, model: nil }, progress.first)
+    assert_equal (0..29).to_a.reverse.map(&:to_f), progress.map { |p| p[:remaining] }
     # Without a hook, one sleep per wait.
     sleeps.clear
     calls = 0
@@ -49,8 +50,9 @@ class RunFrontDoorTest < Minitest::Test
     RetryCore.call_llm_with_retry(max_retries: 2, delay: 30) { (calls += 1) == 1 ? raise(busy) : :ok }
     assert_kind_of ::Logger, RetryCore.logger
     assert_equal ::Logger::WARN, RetryCore.logger.level
-    assert_match(/WARN -- retry_core: retry-core: server_error \(ServiceUnavailableError, status 503\), attempt 1\/2 failed; retrying in 30 s$/,
+    assert_match(/WARN -- : retry-core: server_error \(ServiceUnavailableError, status 503\), attempt 1\/2 failed; retrying in 30 s$/,
                  seen_at_sleep, "the line is written before the wait begins")
+    assert_equal 1, io.string.scan(/retry.core:/).size, "one prefix, not the logger's progname as well"
     refute_match(/retry_wait/, io.string)
   ensure
     $stderr = stderr

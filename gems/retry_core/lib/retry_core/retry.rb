@@ -131,7 +131,8 @@ module RetryCore
     def logger
       @logger ||= begin
         require "logger"
-        ::Logger.new(Retry::Stderr.new, level: ::Logger::WARN, progname: "retry_core")
+        # No progname: every line already starts with the core's one "retry-core:".
+        ::Logger.new(Retry::Stderr.new, level: ::Logger::WARN)
       end
     end
 
@@ -325,17 +326,17 @@ module RetryCore
       end
 
       # Sleeps +seconds+ through the caller's +sleep+: at once, or in slices of 1 s with
-      # +on_progress+ told before each.
+      # +on_progress+ told after each (the last with +remaining: 0.0+), as in Python.
       def wait(seconds, reason)
         return @sleeper.__send__(:sleep, seconds) unless @on_progress && seconds > 1.0
 
         remaining = seconds
         while remaining.positive?
-          progress = { remaining: remaining, seconds: seconds, reason: reason, model: @wait_model }
-          guarded { @on_progress.call(progress) }
           slice = [remaining, 1.0].min
           @sleeper.__send__(:sleep, slice)
-          remaining -= slice
+          remaining = [remaining - slice, 0.0].max
+          progress = { remaining: remaining, seconds: seconds, reason: reason, model: @wait_model }
+          guarded { @on_progress.call(progress) }
         end
       end
 
