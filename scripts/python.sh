@@ -59,7 +59,7 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     printf '%s\n' "$want" > "$stamp"
 fi
 
-# `pip install .` through the maturin backend (an abi3 wheel for CPython 3.9+). Cargo's target
+# `pip install .` through the maturin backend (an abi3 wheel for CPython 3.10+). Cargo's target
 # directory is shared with the workspace, so a rebuild after a small change is incremental.
 echo "python.sh: pip install ."
 CARGO_TARGET_DIR="$root/target" "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps .

@@ -8,9 +8,11 @@
 
 use std::sync::Arc;
 
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use retry_core::fleet::{Fleet, FleetConfig};
+use retry_core::policy::PRESETS;
 
 use crate::error::{guard, OrRaise};
 use crate::events::json_to_py;
@@ -25,6 +27,14 @@ pub struct PyFleet {
 }
 
 impl PyFleet {
+    fn new(fleet: Fleet) -> Self {
+        let remote = fleet.is_remote();
+        PyFleet {
+            inner: Arc::new(fleet),
+            remote,
+        }
+    }
+
     /// Runs `f` on the fleet, with the GIL released when the backend does I/O.
     pub fn run<T: Send>(&self, py: Python<'_>, f: impl FnOnce(&Fleet) -> T + Send) -> T {
         let fleet: &Fleet = &self.inner;
@@ -34,6 +44,60 @@ impl PyFleet {
             f(fleet)
         }
     }
+}
+
+impl PyFleet {
+    /// The key of a call that may skip the run if its key is free (no pause, a closed circuit):
+    /// one with the usual options on an in-process fleet. A remote fleet's calls always take the
+    /// whole run, so the success path never does I/O.
+    fn free_key<'py>(&self, options: &Bound<'py, PyDict>) -> Option<Bound<'py, PyAny>> {
+        if self.remote || !usual_options(options, true) {
+            return None;
+        }
+        options.get_item(intern!(options.py(), "key")).ok()?
+    }
+}
+
+/// A Python `str` as text; None for anything else (a subclass included: it may lie).
+fn text<'a>(value: &'a Bound<'_, PyAny>) -> Option<std::borrow::Cow<'a, str>> {
+    value.cast_exact::<PyString>().ok()?.to_cow().ok()
+}
+
+/// Whether a call's options are the usual ones, which the success path may take without building
+/// the run's options (Python's `_Options`): no option but `policy` (absent, None or a preset's
+/// name), `on_event` (absent, None or callable) and, with `with_fleet`, `fleet` and a non-empty
+/// `key` (the caller has checked `fleet`'s type). Anything else, or anything odd, is not usual:
+/// the whole run checks it and says what is wrong.
+pub fn usual_options(options: &Bound<'_, PyDict>, with_fleet: bool) -> bool {
+    const NAMES: [&str; 4] = ["policy", "on_event", "fleet", "key"];
+    let py = options.py();
+    let interned = [
+        intern!(py, "policy"),
+        intern!(py, "on_event"),
+        intern!(py, "fleet"),
+        intern!(py, "key"),
+    ];
+    options.iter().all(|(name, value)| {
+        // Keyword names are interned: found by identity, as text only when not.
+        let which = interned.iter().position(|n| name.is(n)).or_else(|| {
+            let name = text(&name)?;
+            NAMES.iter().position(|n| *n == name)
+        });
+        match which {
+            Some(0) => value.is_none() || text(&value).is_some_and(|s| PRESETS.contains(&&*s)),
+            Some(1) => value.is_none() || value.is_callable(),
+            Some(2) => with_fleet,
+            Some(3) => with_fleet && text(&value).is_some_and(|s| !s.is_empty()),
+            _ => false,
+        }
+    })
+}
+
+/// `_usual_options(options)`: [`usual_options`] without a fleet, for the plain success path.
+#[pyfunction]
+#[pyo3(signature = (options, /))]
+fn _usual_options(options: &Bound<'_, PyDict>) -> bool {
+    usual_options(options, false)
 }
 
 #[pymethods]
@@ -47,11 +111,7 @@ impl PyFleet {
         guard(py, || {
             let cfg = FleetConfig::from_json(json).or_raise(py)?;
             let fleet = Fleet::from_config(cfg).or_raise(py)?;
-            let remote = fleet.backend_name() != "in_process";
-            Ok(PyFleet {
-                inner: Arc::new(fleet),
-                remote,
-            })
+            Ok(PyFleet::new(fleet))
         })
     }
 
@@ -76,12 +136,8 @@ impl PyFleet {
             let fleet = Fleet::from_config(cfg)
                 .or_raise(py)?
                 .with_clock(clock.wall_clock());
-            let remote = fleet.backend_name() != "in_process";
             Ok((
-                PyFleet {
-                    inner: Arc::new(fleet),
-                    remote,
-                },
+                PyFleet::new(fleet),
                 crate::run::PyManualClock { inner: clock },
             ))
         })
@@ -119,12 +175,53 @@ impl PyFleet {
         })
     }
 
-    /// The success path's gate: whether a call of `key` may go at once with nothing to report
-    /// (no pause, a closed circuit), read without changing anything. A remote fleet answers
-    /// False (its calls take the full gate), so this never does I/O.
-    #[pyo3(signature = (key, /))]
-    fn _admits_freely(&self, py: Python<'_>, key: &str) -> PyResult<bool> {
-        guard(py, || Ok(self.inner.admits_freely(key)))
+    /// The success path of `call_llm_with_retry(fn, fleet=, key=)` in one native call (a project
+    /// target: at most 500 ns over a plain call). With the usual options ([`usual_options`]) and
+    /// a key that may go at once ([`Fleet::admits_freely`]), calls `fn()` and records its success;
+    /// the rare events of that success go to `emit(on_event, pending)`. `fn`'s own exception
+    /// propagates untouched, before anything is recorded. Returns `busy` without calling `fn`
+    /// otherwise: the caller then interprets the whole run, which asks the gate first.
+    #[pyo3(signature = (fn_, options, busy, emit, /))]
+    fn _call_freely<'py>(
+        &self,
+        py: Python<'py>,
+        fn_: &Bound<'py, PyAny>,
+        options: &Bound<'py, PyDict>,
+        busy: Bound<'py, PyAny>,
+        emit: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        guard(py, || {
+            let Some(key) = self.free_key(options) else {
+                return Ok(busy);
+            };
+            let Some(key) = text(&key) else {
+                return Ok(busy);
+            };
+            match self.inner.call_freely(&key, || fn_.call0()) {
+                None => Ok(busy),
+                Some(Err(e)) => Err(e),
+                Some(Ok((value, events))) => {
+                    if !events.is_empty() {
+                        let on_event = options.get_item(intern!(py, "on_event")).ok().flatten();
+                        emit.call1((on_event, crate::run::pending(py, &events)?))?;
+                    }
+                    Ok(value)
+                }
+            }
+        })
+    }
+
+    /// The async success path's gate: whether a call with these `options` may go at once with
+    /// nothing to report (as for `_call_freely`), read without changing anything.
+    #[pyo3(signature = (options, /))]
+    fn _admits_freely(&self, py: Python<'_>, options: &Bound<'_, PyDict>) -> PyResult<bool> {
+        guard(py, || {
+            let key = self.free_key(options);
+            Ok(key
+                .as_ref()
+                .and_then(text)
+                .is_some_and(|key| self.inner.admits_freely(&key)))
+        })
     }
 
     /// A first call of `key` succeeded: the metrics, budget and breaker told. Returns its events
@@ -153,5 +250,6 @@ impl PyFleet {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFleet>()?;
+    m.add_function(wrap_pyfunction!(_usual_options, m)?)?;
     Ok(())
 }

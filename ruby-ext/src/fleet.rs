@@ -21,7 +21,7 @@ impl RbFleet {
     /// Whether the fleet's state lives in another process (its calls may block on I/O, so the
     /// binding releases the GVL around them).
     pub fn remote(&self) -> bool {
-        self.0.backend_name() != "in_process"
+        self.0.is_remote()
     }
 
     /// From the JSON text of a `FleetConfig` (the Ruby side builds it from keywords or a file).

@@ -396,3 +396,82 @@ def test_fleet_and_key_go_together():
         Retrier(key="k")
     assert call_llm_with_retry(lambda: 1, fleet=None, key=None) == 1
     assert retry_core.Gate.__name__ == "Gate"
+
+
+# The success path (`Fleet._call_freely`: the usual options, an in-process fleet, a key with no
+# pause and a closed circuit) must keep every promise of the whole run. A paused key's callers
+# leave it for the gate: test_a_retry_after_pauses_every_thread_of_the_key.
+
+def test_the_success_path_counts_successes_and_earns_the_budget_back():
+    fleet = Fleet(budget={"capacity": 10, "retry_cost": 5, "success_refund": 1})
+    calls = []
+
+    def down():
+        calls.append(1)
+        raise StatusError(503)
+
+    # The first call fails on the success path: the run starts at that failure (one retry, not
+    # a second call of the gate's), spends 5 tokens on it and gives up.
+    events = []
+    with pytest.raises(StatusError):
+        call_llm_with_retry(down, policy=dict(FAST, max_retries=2), on_event=events.append, fleet=fleet, key="k")
+    assert len(calls) == 2 and kinds(events).count("llm_retry_attempt") == 1
+    assert fleet.tokens("k") == 5.0
+    # Three successes on the success path: counted, and each earns a token back.
+    for _ in range(3):
+        assert call_llm_with_retry(lambda: "ok", fleet=fleet, key="k") == "ok"
+    assert fleet.tokens("k") == 8.0
+    m = fleet.metrics()["k"]
+    assert m["success"]["successes"] == 3 and m["total"]["calls"] == 5
+
+
+def test_the_success_path_passes_the_users_error_and_interrupts_through_untouched():
+    fleet = Fleet()
+    err = StatusError(401, msg="bad key")
+
+    def fn():
+        raise err
+
+    with pytest.raises(StatusError) as got:
+        call_llm_with_retry(fn, fleet=fleet, key="k")
+    assert got.value is err and got.value.__context__ is None
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        call_llm_with_retry(interrupted, fleet=fleet, key="k")
+    assert fleet.metrics()["k"]["total"]["calls"] == 1  # the interrupt recorded nothing
+
+
+@pytest.mark.parametrize("options, error", [
+    ({"policy": "defualt"}, retry_core.InvalidPolicyError),
+    ({"on_event": "print"}, TypeError),
+    ({"key": 5}, TypeError),
+])
+def test_bad_options_with_a_fleet_fail_before_the_first_call(options, error):
+    called = []
+    with pytest.raises(error):
+        call_llm_with_retry(lambda: called.append(1), **dict({"fleet": Fleet(), "key": "k"}, **options))
+    assert called == []
+
+
+def test_odd_but_valid_options_take_the_whole_run_and_decide_the_same():
+    class Key(str):
+        pass
+
+    fleet = Fleet()
+    name = "".join(["po", "licy"])  # a keyword name that is not interned
+    assert call_llm_with_retry(lambda: 1, fleet=fleet, key=Key("k"), **{name: "default"}) == 1
+    assert call_llm_with_retry(lambda: 2, fleet=fleet, key="k", seed=3) == 2
+    assert fleet.metrics()["k"]["success"]["successes"] == 2
+    assert retry_core._native._usual_options({name: "default", "on_event": print})
+    assert not retry_core._native._usual_options({"policy": "defualt"})
+    assert not retry_core._native._usual_options({"fleet": fleet, "key": "k"})  # not without a fleet
+
+
+def test_call_options_are_declared_once():
+    from retry_core._retry import _CallOptions, _Options
+
+    declared = {name for name in vars(_Options) if not name.startswith("_")} - {"run", "native"}
+    assert set(_CallOptions.__annotations__) == declared

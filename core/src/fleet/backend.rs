@@ -71,8 +71,10 @@ pub trait FleetBackend: Send + Sync {
     fn extend_pause(&self, key: &str, until: f64) -> BackendResult<()>;
 }
 
+/// One key's state in process. It is also a [`FleetBackend`] for that key alone (the `key`
+/// arguments are ignored): the fleet's success path looks the key up once and works on it.
 #[derive(Default)]
-struct KeyState {
+pub struct KeyState {
     breaker: Mutex<BreakerState>,
     tokens: Mutex<Option<f64>>,
     pause_until: Mutex<f64>,
@@ -83,7 +85,7 @@ struct KeyState {
 /// callers of different keys never contend and the success path takes no global lock.
 #[derive(Default)]
 pub struct InProcess {
-    keys: RwLock<HashMap<String, Arc<KeyState>>>,
+    keys: RwLock<HashMap<String, Arc<KeyState>, foldhash::fast::RandomState>>,
 }
 
 impl InProcess {
@@ -92,7 +94,8 @@ impl InProcess {
         Self::default()
     }
 
-    fn key(&self, key: &str) -> Arc<KeyState> {
+    /// The state of `key`, created when first seen.
+    pub fn key(&self, key: &str) -> Arc<KeyState> {
         if let Some(k) = self.keys.read().unwrap_or_else(|e| e.into_inner()).get(key) {
             return Arc::clone(k);
         }
@@ -106,37 +109,58 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+impl FleetBackend for KeyState {
+    fn name(&self) -> &'static str {
+        "in_process"
+    }
+    fn with_breaker(&self, _: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
+        f(&mut lock(&self.breaker));
+        Ok(())
+    }
+    fn spend(&self, _: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool> {
+        let mut t = lock(&self.tokens);
+        let (ok, left) = budget::spend(*t, cost, cfg);
+        *t = Some(left);
+        Ok(ok)
+    }
+    fn earn(&self, _: &str, amount: f64, cfg: &BudgetConfig) -> BackendResult<()> {
+        let mut t = lock(&self.tokens);
+        *t = Some(budget::earn(*t, amount, cfg));
+        Ok(())
+    }
+    fn tokens(&self, _: &str, cfg: &BudgetConfig) -> BackendResult<f64> {
+        Ok(lock(&self.tokens).unwrap_or(cfg.capacity))
+    }
+    fn pause_until(&self, _: &str) -> BackendResult<f64> {
+        Ok(*lock(&self.pause_until))
+    }
+    fn extend_pause(&self, _: &str, until: f64) -> BackendResult<()> {
+        let mut p = lock(&self.pause_until);
+        *p = p.max(until);
+        Ok(())
+    }
+}
+
 impl FleetBackend for InProcess {
     fn name(&self) -> &'static str {
         "in_process"
     }
     fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
-        f(&mut lock(&self.key(key).breaker));
-        Ok(())
+        self.key(key).with_breaker(key, f)
     }
     fn spend(&self, key: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool> {
-        let k = self.key(key);
-        let mut t = lock(&k.tokens);
-        let (ok, left) = budget::spend(*t, cost, cfg);
-        *t = Some(left);
-        Ok(ok)
+        self.key(key).spend(key, cost, cfg)
     }
     fn earn(&self, key: &str, amount: f64, cfg: &BudgetConfig) -> BackendResult<()> {
-        let k = self.key(key);
-        let mut t = lock(&k.tokens);
-        *t = Some(budget::earn(*t, amount, cfg));
-        Ok(())
+        self.key(key).earn(key, amount, cfg)
     }
     fn tokens(&self, key: &str, cfg: &BudgetConfig) -> BackendResult<f64> {
-        Ok(lock(&self.key(key).tokens).unwrap_or(cfg.capacity))
+        self.key(key).tokens(key, cfg)
     }
     fn pause_until(&self, key: &str) -> BackendResult<f64> {
-        Ok(*lock(&self.key(key).pause_until))
+        self.key(key).pause_until(key)
     }
     fn extend_pause(&self, key: &str, until: f64) -> BackendResult<()> {
-        let k = self.key(key);
-        let mut p = lock(&k.pause_until);
-        *p = p.max(until);
-        Ok(())
+        self.key(key).extend_pause(key, until)
     }
 }

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::category::{Category, Classification, RetryAfterSource};
 use crate::error::{Error, Result};
 use crate::events::Event;
-pub use backend::{BackendError, FleetBackend, InProcess};
+pub use backend::{BackendError, FleetBackend, InProcess, KeyState};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
 pub use metrics::{Counters, Metrics};
@@ -143,7 +143,10 @@ fn is_health_failure(c: &Classification) -> bool {
 pub struct Fleet {
     cfg: FleetConfig,
     backend: Arc<dyn FleetBackend>,
-    local: InProcess,
+    /// The fallback of a remote backend, or the backend itself (`in_process`).
+    local: Arc<InProcess>,
+    /// Whether `backend` is `local`: the success path may then work on a key's state directly.
+    state_is_local: bool,
     degraded: AtomicBool,
     clock: WallClock,
     metrics: Metrics,
@@ -152,15 +155,26 @@ pub struct Fleet {
 impl Fleet {
     /// A fleet for one process.
     pub fn in_process(cfg: FleetConfig) -> Self {
-        Self::with_backend(cfg, Arc::new(InProcess::new()))
+        let local = Arc::new(InProcess::new());
+        Self::build(cfg, local.clone(), local, true)
     }
 
     /// A fleet whose state lives in `backend`.
     pub fn with_backend(cfg: FleetConfig, backend: Arc<dyn FleetBackend>) -> Self {
+        Self::build(cfg, backend, Arc::new(InProcess::new()), false)
+    }
+
+    fn build(
+        cfg: FleetConfig,
+        backend: Arc<dyn FleetBackend>,
+        local: Arc<InProcess>,
+        state_is_local: bool,
+    ) -> Self {
         Fleet {
             cfg,
             backend,
-            local: InProcess::new(),
+            local,
+            state_is_local,
             degraded: AtomicBool::new(false),
             clock: Arc::new(system_clock),
             metrics: Metrics::default(),
@@ -268,7 +282,7 @@ impl Fleet {
                         .with("error", crate::scrub::scrub(&e.message).into_owned())
                         .with("fallback", "in_process"),
                 );
-                op(&self.local).expect("the in-process backend cannot fail")
+                op(self.local.as_ref()).expect("the in-process backend cannot fail")
             }
             Err(e) => {
                 if !self.degraded.swap(true, Ordering::Relaxed) {
@@ -279,7 +293,7 @@ impl Fleet {
                             .with("fallback", "in_process"),
                     );
                 }
-                op(&self.local).expect("the in-process backend cannot fail")
+                op(self.local.as_ref()).expect("the in-process backend cannot fail")
             }
         }
     }
@@ -320,11 +334,40 @@ impl Fleet {
     /// building a whole run. A remote or degraded backend answers `false`: such calls take the
     /// full gate.
     pub fn admits_freely(&self, key: &str) -> bool {
-        if self.backend.is_remote() || self.degraded.load(Ordering::Relaxed) {
-            return false;
+        !self.backend.is_remote()
+            && !self.degraded.load(Ordering::Relaxed)
+            && self.free_on(self.backend.as_ref(), key)
+    }
+
+    /// The success path in one lookup of `key`'s state: when `key` may go at once with nothing
+    /// to report ([`Fleet::admits_freely`]), makes the call and, if it succeeds, records that as
+    /// [`Fleet::succeeded`] does. `None` without calling otherwise, or when the state lives
+    /// beyond this process: the caller then runs the whole [`crate::run::Run`], which asks the
+    /// gate first. The call's error is returned untouched, with nothing recorded: the run
+    /// starts at it.
+    pub fn call_freely<T, E>(
+        &self,
+        key: &str,
+        call: impl FnOnce() -> std::result::Result<T, E>,
+    ) -> Option<std::result::Result<(T, Vec<Event>), E>> {
+        if !self.state_is_local {
+            return None;
         }
-        let b = self.backend.as_ref();
-        if self.cfg.shared_pause && b.pause_until(key).map_or(true, |u| u > self.now()) {
+        let state = self.local.key(key);
+        if !self.free_on(state.as_ref(), key) {
+            return None;
+        }
+        let value = call();
+        Some(value.map(|v| (v, self.succeeded_on(Some(state.as_ref()), key, false))))
+    }
+
+    fn free_on(&self, b: &dyn FleetBackend, key: &str) -> bool {
+        // Most keys were never paused (0): the clock, a third of this check, is read only for
+        // those that were.
+        if self.cfg.shared_pause
+            && b.pause_until(key)
+                .map_or(true, |u| u > 0.0 && u > self.now())
+        {
             return false;
         }
         if self.cfg.breaker.is_none() {
@@ -338,11 +381,15 @@ impl Fleet {
     /// A call of `key` succeeded: counted in the metrics, and the budget and breaker told
     /// (`retried`: after at least one retry).
     pub fn succeeded(&self, key: &str, retried: bool) -> Vec<Event> {
+        self.succeeded_on(None, key, retried)
+    }
+
+    fn succeeded_on(&self, state: Option<&KeyState>, key: &str, retried: bool) -> Vec<Event> {
         self.metrics.update(key, "success", |c| {
             c.calls += 1;
             c.successes += 1;
         });
-        self.record_success(key, retried)
+        self.record_success_on(state, key, retried)
     }
 
     /// The half-open probe of `key` ended without news of the provider's health (cancelled,
@@ -359,14 +406,27 @@ impl Fleet {
 
     /// A call of `key` succeeded (`retried`: after at least one retry).
     pub fn record_success(&self, key: &str, retried: bool) -> Vec<Event> {
+        self.record_success_on(None, key, retried)
+    }
+
+    /// [`Fleet::record_success`] on `state` when given (the key's in-process state, already
+    /// looked up), else on the backend.
+    fn record_success_on(&self, state: Option<&KeyState>, key: &str, retried: bool) -> Vec<Event> {
         let mut events = Vec::new();
+        let on = |events: &mut Vec<Event>,
+                  op: &mut dyn FnMut(
+            &dyn FleetBackend,
+        ) -> std::result::Result<(), BackendError>| match state {
+            Some(s) => op(s).expect("the in-process backend cannot fail"),
+            None => self.run(key, events, op),
+        };
         if let Some(cfg) = &self.cfg.budget {
-            self.run(key, &mut events, |b| b.earn(key, cfg.refund(retried), cfg));
+            on(&mut events, &mut |b| b.earn(key, cfg.refund(retried), cfg));
         }
         if let Some(bcfg) = &self.cfg.breaker {
             let now = self.now();
             let mut t = None;
-            self.run(key, &mut events, |b| {
+            on(&mut events, &mut |b| {
                 b.with_breaker(key, &mut |s| t = s.success(bcfg, now))
             });
             if let Some(t) = t {

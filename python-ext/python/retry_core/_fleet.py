@@ -31,8 +31,9 @@ class Fleet:
     ``Fleet()`` has the engine's defaults (``core/src/fleet``): a retry budget of 500 tokens per
     key (a retry costs 5, a timeout or reset 10; successes earn tokens back), a circuit breaker
     (opens after 5 consecutive transient failures or a 50 % failure rate over at least 20 calls
-    in 10 s; one probe after 5 s), and shared pauses (a 429/529 with ``retry-after`` pauses every
-    caller of the key). Keyword arguments are the configuration's keys:
+    in 10 s; one probe after 0.5 s, later ones after a quarter of the time it has been failing,
+    at most 30 s), and shared pauses (a 429/529 with ``retry-after`` pauses every caller of the
+    key). Keyword arguments are the configuration's keys:
 
     - ``budget``: ``{"capacity", "retry_cost", "timeout_cost", "success_refund"}``, or
       ``None`` / ``False`` to switch it off;

@@ -1,6 +1,6 @@
 """Stubs of the private native module ``retry_core._native`` (python-ext/src)."""
 
-from typing import Any, Dict, List, Optional, Tuple, final
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, final
 
 __all__ = [
     "Classification",
@@ -14,6 +14,7 @@ __all__ = [
     "Gate",
     "Fleet",
     "Run",
+    "_usual_options",
     "_ManualClock",
     "_prune_orphans",
     "_is_tool_pairing_error",
@@ -150,6 +151,8 @@ class Gate:
     @property
     def events(self) -> List[Dict[str, object]]: ...
 
+def _usual_options(options: Mapping[str, object], /) -> bool: ...
+
 @final
 class Fleet:
     @staticmethod
@@ -161,7 +164,15 @@ class Fleet:
     def _config_json(self) -> str: ...
     def _metrics(self) -> Dict[str, Any]: ...
     def _reset_metrics(self) -> None: ...
-    def _admits_freely(self, key: str, /) -> bool: ...
+    def _call_freely(
+        self,
+        fn: Callable[[], Any],
+        options: Mapping[str, object],
+        busy: Any,
+        emit: Callable[[Any, _Pending], None],
+        /,
+    ) -> Any: ...
+    def _admits_freely(self, options: Mapping[str, object], /) -> bool: ...
     def _succeeded(self, key: str, /) -> Optional[_Pending]: ...
     def _tokens(self, key: str, /) -> Optional[float]: ...
 

@@ -6,11 +6,12 @@ Waits go through ``time.sleep`` and ``asyncio.sleep``, looked up on their module
 so Ctrl-C interrupts a sync wait at once (``time.sleep`` releases the GIL and wakes on
 signals), task cancellation interrupts an async one, and tests can patch either.
 
-The success path does little but call ``fn()``: the keyword arguments are checked and the
-policy resolved before it (a bad option fails before the first call, never in place of the
-user's error), and the native retrier is created only when a call has failed. With a fleet (``fleet=``, ``key=``), the retrier exists from
-the start: the fleet is asked before every call (a shared pause or an open circuit is waited out)
-and told about the success; that is two native calls on the success path.
+The success path does little but call ``fn()``: the keyword arguments are checked before it (a
+bad option fails before the first call, never in place of the user's error), and the run is
+built only when a call has failed. With a fleet (``fleet=``, ``key=``) and the usual options,
+one native call (``Fleet._call_freely``) asks the fleet, calls ``fn()`` and records the success;
+a paused key, an open circuit, a remote fleet or unusual options take the whole run, which asks
+the fleet's gate before every call.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import inspect
 import json
 import logging
 import time
-from collections.abc import MutableSequence
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, TypeVar, Union
+from collections.abc import Mapping, MutableSequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, TypedDict, TypeVar, Union
 
 from . import _native
 from ._errors import InternalError
@@ -29,6 +30,9 @@ from ._failure import Failure, _utf8, record_of
 from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
 from ._policy import _PRESET_CACHE as _PRESETS, PolicyLike, resolve_policy
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["Retrier", "call_llm_with_retry", "acall_llm_with_retry"]
 
@@ -228,9 +232,26 @@ def _count(n: Any) -> int:
     return min(max(int(n), 0), 2**31)
 
 
-_OPTIONS = ("max_retries", "delay", "policy", "on_event", "messages", "on_orphans", "on_context_overflow", "seed",
-            "fleet", "key", "on_progress")
-_OPTION_SET = frozenset(_OPTIONS)
+class _CallOptions(TypedDict, total=False):
+    """The keyword options of :func:`call_llm_with_retry` and :func:`acall_llm_with_retry`, declared
+    once: type checkers read them here (``**options: Unpack[_CallOptions]``), and so do ``help()``
+    and ``inspect.signature`` (``__signature__``) and the unknown-keyword check. :class:`_Options`
+    holds them checked, with their defaults (``tests/python/test_retry.py`` checks they agree)."""
+
+    max_retries: Optional[int]
+    delay: Optional[float]
+    policy: Optional[PolicyLike]
+    on_event: Optional[EventHook]
+    messages: Optional[MutableSequence[Any]]
+    on_orphans: Optional[OrphanHook]
+    on_context_overflow: Optional[CompactHook]
+    seed: Optional[int]
+    fleet: Optional[Fleet]
+    key: Optional[str]
+    on_progress: Optional[ProgressHook]
+
+
+_OPTION_SET = frozenset(_CallOptions.__annotations__)
 
 
 def _hook(name: str, hook: Any) -> Any:
@@ -259,7 +280,7 @@ class _Options:
     on_progress: Optional[ProgressHook] = None
     native: "_native.RetryPolicy"
 
-    def __init__(self, name: str, options: Dict[str, Any]) -> None:
+    def __init__(self, name: str, options: Mapping[str, object]) -> None:
         if not _OPTION_SET.issuperset(options):
             for option in options:
                 if option not in _OPTION_SET:
@@ -335,26 +356,13 @@ def _check_fleet(fleet: Any, key: Any) -> None:
 #: The options of a call given none (never modified: a call only reads its options).
 _DEFAULTS = _Options("call_llm_with_retry", {})
 
-_USUAL = frozenset(("policy", "on_event"))
-
-
-def _check_options(name: str, options: Dict[str, Any]) -> None:
+def _check_options(name: str, options: Mapping[str, object]) -> None:
     """Checks a call's options before its first call, raising what :class:`_Options` raises.
-    The usual call (a known preset name, maybe an ``on_event`` hook) is checked without
-    building the options (a microsecond on every successful call); they are built again, from
-    the same dict, on the first failure."""
-    if not (_USUAL.issuperset(options) and options.get("policy") is not None and _usual(options)):
+    The usual ones (a preset's name, an ``on_event`` hook: ``_native._usual_options``) are
+    checked without building the options, which costs a microsecond on every successful call;
+    they are built again, from the same dict, on the first failure."""
+    if not _native._usual_options(options):
         _Options(name, options)
-
-
-def _usual(options: Dict[str, Any]) -> bool:
-    """Whether ``policy`` is absent or a known preset name and ``on_event`` absent or callable:
-    the usual options, which need no :class:`_Options` to check on the success path."""
-    policy = options.get("policy")
-    if policy is not None and not (type(policy) is str and policy in _PRESETS):
-        return False
-    on_event = options.get("on_event")
-    return on_event is None or callable(on_event)
 
 
 # The user's error always wins: whatever fails inside retry-core while an exception is handled
@@ -395,23 +403,14 @@ def _succeeded(run: "_native.Run", opts: Any, t0: float) -> None:
         _emit(opts.on_event, pending)
 
 
-_FLEET_USUAL = frozenset(("fleet", "key", "policy", "on_event"))
+#: What ``Fleet._call_freely`` returns when the call may not skip the run (it did not call).
+_BUSY = object()
 
 
-def _goes_freely(fleet: Any, options: Dict[str, Any]) -> bool:
-    """The fleet's success path (a project target: at most 500 ns over a plain call): the usual
-    options, checked as :class:`_Options` would check them, and an in-process fleet whose key
-    has no pause and a closed circuit (read, not changed). Anything else takes the full run,
-    whose first step asks the fleet's gate."""
-    key = options.get("key")
-    if not (type(fleet) is Fleet and type(key) is str and key and _FLEET_USUAL.issuperset(options)):
-        return False
-    return _usual(options) and bool(fleet._inner._admits_freely(key))
-
-
-def _fleet_succeeded(fleet: Fleet, options: Dict[str, Any]) -> None:
+def _fleet_succeeded(fleet: Fleet, options: _CallOptions) -> None:
+    """The async success path's bookkeeping (the sync one's is in ``Fleet._call_freely``)."""
     try:
-        pending = fleet._inner._succeeded(options["key"])
+        pending = fleet._inner._succeeded(str(options["key"]))
     except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
         _broken(None, "the fleet", err)
         return
@@ -646,108 +645,70 @@ _DOC_ASYNC = """The asyncio twin of :func:`call_llm_with_retry`: ``fn()`` return
     be plain functions or coroutines. Same policy, same decisions."""
 
 
-if TYPE_CHECKING:
+# `**options` rather than eleven keyword-only parameters: filling keyword-only defaults costs
+# more than the whole rest of the success path. `help()` and `inspect` see them as keyword-only
+# parameters all the same (`__signature__` below).
 
-    def call_llm_with_retry(
-        fn: Callable[[], T],
-        *,
-        max_retries: Optional[int] = None,
-        delay: Optional[float] = None,
-        policy: Optional[PolicyLike] = None,
-        on_event: Optional[EventHook] = None,
-        messages: Optional[MutableSequence[Any]] = None,
-        on_orphans: Optional[OrphanHook] = None,
-        on_context_overflow: Optional[CompactHook] = None,
-        seed: Optional[int] = None,
-        fleet: Optional[Fleet] = None,
-        key: Optional[str] = None,
-        on_progress: Optional[ProgressHook] = None,
-    ) -> T: ...
 
-    async def acall_llm_with_retry(
-        fn: Callable[[], Awaitable[T]],
-        *,
-        max_retries: Optional[int] = None,
-        delay: Optional[float] = None,
-        policy: Optional[PolicyLike] = None,
-        on_event: Optional[EventHook] = None,
-        messages: Optional[MutableSequence[Any]] = None,
-        on_orphans: Optional[OrphanHook] = None,
-        on_context_overflow: Optional[CompactHook] = None,
-        seed: Optional[int] = None,
-        fleet: Optional[Fleet] = None,
-        key: Optional[str] = None,
-        on_progress: Optional[ProgressHook] = None,
-    ) -> T: ...
-
-else:
-    # `**options` rather than ten keyword-only parameters: filling keyword-only defaults costs
-    # more than the whole rest of the success path. The signature above is what users and type
-    # checkers see (`__signature__` below).
-
-    def call_llm_with_retry(fn, **options):
-        if options:
-            fleet = options.get("fleet")
-            if fleet is not None:
-                if not _goes_freely(fleet, options):
-                    return _run_sync(fn, _Options("call_llm_with_retry", options), None)
-                try:
-                    value = fn()
-                except Exception as e:
-                    exc = e
-                else:
-                    _fleet_succeeded(fleet, options)
+def call_llm_with_retry(fn: Callable[[], T], **options: Unpack[_CallOptions]) -> T:
+    if options:
+        fleet = options.get("fleet")
+        if fleet is not None:
+            if type(fleet) is not Fleet:  # _Options checks it; the run asks its gate first
+                return _run_sync(fn, _Options("call_llm_with_retry", options), None)
+            try:
+                value: T = fleet._inner._call_freely(fn, options, _BUSY, _emit)
+            except Exception as e:
+                exc = e
+            else:
+                if value is not _BUSY:
                     return value
-                # The gate was passed: the run starts at this failure, as without a fleet.
-                return _run_sync(fn, _Options("call_llm_with_retry", options), exc)
-            _check_options("call_llm_with_retry", options)
-        try:
-            return fn()
-        except Exception as e:
-            exc = e
-        # Outside the except block: later attempts' exceptions must not chain to this one.
-        return _run_sync(fn, _Options("call_llm_with_retry", options) if options else _DEFAULTS, exc)
+                return _run_sync(fn, _Options("call_llm_with_retry", options), None)
+            # fn failed after the gate let it through: the run starts at this failure.
+            return _run_sync(fn, _Options("call_llm_with_retry", options), exc)
+        _check_options("call_llm_with_retry", options)
+    try:
+        return fn()
+    except Exception as e:
+        exc = e
+    # Outside the except block: later attempts' exceptions must not chain to this one.
+    return _run_sync(fn, _Options("call_llm_with_retry", options) if options else _DEFAULTS, exc)
 
-    async def acall_llm_with_retry(fn, **options):
-        if options:
-            fleet = options.get("fleet")
-            if fleet is not None:
-                if not _goes_freely(fleet, options):
-                    return await _run_async(fn, _Options("acall_llm_with_retry", options), None)
-                try:
-                    value = await fn()
-                except Exception as e:
-                    exc = e
-                else:
-                    _fleet_succeeded(fleet, options)
-                    return value
-                return await _run_async(fn, _Options("acall_llm_with_retry", options), exc)
-            _check_options("acall_llm_with_retry", options)
-        try:
-            return await fn()
-        except Exception as e:
-            exc = e
-        return await _run_async(fn, _Options("acall_llm_with_retry", options) if options else _DEFAULTS, exc)
 
-    def _signature(async_: bool) -> inspect.Signature:
-        P = inspect.Parameter
-        kw = P.KEYWORD_ONLY
-        return inspect.Signature([
-            P("fn", P.POSITIONAL_OR_KEYWORD, annotation="Callable[[], Awaitable[T]]" if async_ else "Callable[[], T]"),
-            P("max_retries", kw, default=None, annotation="Optional[int]"),
-            P("delay", kw, default=None, annotation="Optional[float]"),
-            P("policy", kw, default=None, annotation="Optional[PolicyLike]"),
-            P("on_event", kw, default=None, annotation="Optional[EventHook]"),
-            P("messages", kw, default=None, annotation="Optional[MutableSequence[Any]]"),
-            P("on_orphans", kw, default=None, annotation="Optional[OrphanHook]"),
-            P("on_context_overflow", kw, default=None, annotation="Optional[CompactHook]"),
-            P("seed", kw, default=None, annotation="Optional[int]"),
-            P("fleet", kw, default=None, annotation="Optional[Fleet]"),
-            P("key", kw, default=None, annotation="Optional[str]"),
-            P("on_progress", kw, default=None, annotation="Optional[ProgressHook]"),
-        ], return_annotation="T")
+async def acall_llm_with_retry(fn: Callable[[], Awaitable[T]], **options: Unpack[_CallOptions]) -> T:
+    if options:
+        fleet = options.get("fleet")
+        if fleet is not None:
+            if type(fleet) is not Fleet or not fleet._inner._admits_freely(options):
+                return await _run_async(fn, _Options("acall_llm_with_retry", options), None)
+            try:
+                value = await fn()
+            except Exception as e:
+                exc = e
+            else:
+                _fleet_succeeded(fleet, options)
+                return value
+            return await _run_async(fn, _Options("acall_llm_with_retry", options), exc)
+        _check_options("acall_llm_with_retry", options)
+    try:
+        return await fn()
+    except Exception as e:
+        exc = e
+    return await _run_async(fn, _Options("acall_llm_with_retry", options) if options else _DEFAULTS, exc)
 
-    call_llm_with_retry.__doc__ = _DOC_SYNC
-    call_llm_with_retry.__signature__ = _signature(False)
-    acall_llm_with_retry.__doc__ = _DOC_ASYNC
-    acall_llm_with_retry.__signature__ = _signature(True)
+
+def _signature(async_: bool) -> inspect.Signature:
+    """The keyword-only signature ``help()`` shows, from :class:`_CallOptions`."""
+    P = inspect.Parameter
+    fn = "Callable[[], Awaitable[T]]" if async_ else "Callable[[], T]"
+    return inspect.Signature(
+        [P("fn", P.POSITIONAL_OR_KEYWORD, annotation=fn)]
+        + [P(name, P.KEYWORD_ONLY, default=None, annotation=getattr(kind, "__forward_arg__", kind))
+           for name, kind in _CallOptions.__annotations__.items()],
+        return_annotation="T")
+
+
+call_llm_with_retry.__doc__ = _DOC_SYNC
+call_llm_with_retry.__signature__ = _signature(False)  # type: ignore[attr-defined]
+acall_llm_with_retry.__doc__ = _DOC_ASYNC
+acall_llm_with_retry.__signature__ = _signature(True)  # type: ignore[attr-defined]
