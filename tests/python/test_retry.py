@@ -304,3 +304,23 @@ def test_public_signature_is_keyword_only():
     assert sig.parameters["delay"].default is None
     assert "SwarmSDK" in call_llm_with_retry.__doc__
     assert inspect.signature(retry_core.acall_llm_with_retry).parameters["max_retries"].default is None
+
+
+def test_the_users_stop_iteration_stays_itself_after_retries(no_sleep):
+    """The loop is one coroutine for both front doors, driven to its end by the sync one; a
+    StopIteration leaving a coroutine would become a RuntimeError. The user's own must reach
+    them unchanged. (An async function cannot raise one: Python itself turns it into a
+    RuntimeError at the user's coroutine.)"""
+
+    class Timeout(TimeoutError):
+        pass
+
+    stop = StopIteration("the stream ran dry")
+    replies = [Timeout("slow"), stop]
+
+    def fn():
+        raise replies.pop(0)
+
+    with pytest.raises(StopIteration) as got:
+        call_llm_with_retry(fn, policy="default", seed=1)
+    assert got.value is stop and replies == [] and len(no_sleep) == 1

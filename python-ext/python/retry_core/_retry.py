@@ -22,7 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, MutableSequence
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, List, Optional, TypedDict, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, TypedDict, TypeVar, Union
 
 from . import _native
 from ._errors import InternalError
@@ -429,42 +429,82 @@ def _end(exc: Optional[BaseException], run: "_native.Run", kind: str) -> BaseExc
     return _give_up(exc, run) if kind == "give_up" else exc
 
 
-def _prune_sync(exc: BaseException, opts: Any) -> int:
+# One interpreter, two hosts. `_run` and the steps it takes are coroutines over a host: the
+# async host awaits the user's function, `asyncio.sleep` and awaitable hooks; the sync host calls
+# them plainly, so its coroutines never suspend and `_drive` runs one to its end in one step.
+
+
+class _SyncHost:
+    """Plain calls, ``time.sleep`` (looked up at each wait: Ctrl-C interrupts it at once, tests
+    patch it), and a hook's return value taken as it is."""
+
+    @staticmethod
+    async def call(fn: Callable[[], Any]) -> Tuple[bool, Any]:
+        # The error is returned, not raised: a StopIteration leaving a coroutine would become
+        # a RuntimeError, and the user's own exception must stay itself.
+        try:
+            return True, fn()
+        except Exception as e:
+            return False, e
+
+    @staticmethod
+    async def sleep(seconds: float) -> None:
+        time.sleep(seconds)
+
+    @staticmethod
+    async def settle(ret: Any) -> Any:
+        return ret
+
+
+class _AsyncHost:
+    """Awaits: the user's coroutine, ``asyncio.sleep`` (a cancelled task stops at once), and
+    hooks that return awaitables."""
+
+    @staticmethod
+    async def call(fn: Callable[[], Any]) -> Tuple[bool, Any]:
+        try:
+            return True, await fn()
+        except Exception as e:
+            return False, e
+
+    @staticmethod
+    async def sleep(seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    @staticmethod
+    async def settle(ret: Any) -> Any:
+        return (await ret) if inspect.isawaitable(ret) else ret
+
+
+_Host = Union[_SyncHost, _AsyncHost]
+_SYNC = _SyncHost()
+_ASYNC = _AsyncHost()
+
+
+def _drive(coro: Coroutine[Any, Any, T]) -> T:
+    """Runs a coroutine of the sync host to its end: nothing in it suspends."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coro.close()
+    raise InternalError("retry-core: a blocking run suspended (please report)")
+
+
+async def _pruned(host: _Host, exc: BaseException, opts: Any) -> int:
     try:
         ret, changed = _prune(opts.messages, opts.on_orphans)
+        ret = await host.settle(ret)
         return _count(ret) if changed is None else changed
     except Exception as err:
         _broken(exc, "pruning orphan tool calls", err)
         return 0
 
 
-async def _prune_async(exc: BaseException, opts: Any) -> int:
-    try:
-        ret, changed = _prune(opts.messages, opts.on_orphans)
-        if inspect.isawaitable(ret):
-            ret = await ret
-        return _count(ret) if changed is None else changed
-    except Exception as err:
-        _broken(exc, "pruning orphan tool calls", err)
-        return 0
-
-
-def _compact_sync(exc: BaseException, opts: Any) -> bool:
+async def _compacted(host: _Host, exc: BaseException, opts: Any) -> bool:
     hook = opts.on_context_overflow
     try:
-        return bool(hook()) if hook is not None else False
-    except Exception as err:
-        _broken(exc, "the on_context_overflow hook", err)
-        return False
-
-
-async def _compact_async(exc: BaseException, opts: Any) -> bool:
-    hook = opts.on_context_overflow
-    try:
-        compacted = hook() if hook is not None else False
-        if inspect.isawaitable(compacted):
-            compacted = await compacted
-        return bool(compacted)
+        return bool(await host.settle(hook())) if hook is not None else False
     except Exception as err:
         _broken(exc, "the on_context_overflow hook", err)
         return False
@@ -474,117 +514,78 @@ async def _compact_async(exc: BaseException, opts: Any) -> bool:
 _PROGRESS_SLICE = 1.0
 
 
-def _progress(hook: ProgressHook, exc: Optional[BaseException], info: Dict[str, Any]) -> Any:
-    """Calls the progress hook; returns what it returned, or ``_BROKEN`` when it raised."""
-    try:
-        return hook(info)
-    except Exception as err:
-        _broken(exc, "the on_progress hook", err)
-        return _BROKEN
-
-
-_BROKEN = object()
+async def _wait(host: _Host, seconds: float, reason: str, hook: Optional[ProgressHook],
+                exc: Optional[BaseException], model: Optional[str] = None) -> None:
+    """One sleep, or with a progress hook and a wait over a second, slices of a second with
+    ``hook({"remaining", "seconds", "reason", "model"})`` after each. A hook that raises is
+    noted and not called again."""
+    if seconds <= _PROGRESS_SLICE:
+        hook = None
+    left = seconds
+    while left > 0:
+        piece = min(_PROGRESS_SLICE, left) if hook is not None else left
+        await host.sleep(piece)
+        left = max(left - piece, 0.0)
+        if hook is not None:
+            try:
+                await host.settle(hook({"remaining": left, "seconds": seconds, "reason": reason, "model": model}))
+            except Exception as err:
+                _broken(exc, "the on_progress hook", err)
+                hook = None
 
 
 def _wait_sync(seconds: float, reason: str, hook: Optional[ProgressHook], exc: Optional[BaseException],
                model: Optional[str] = None) -> None:
-    """One ``time.sleep`` (looked up now), or with a progress hook and a wait over a second,
-    slices of a second with ``hook({"remaining", "seconds", "reason", "model"})`` after each."""
-    left = seconds
-    while left > 0:
-        piece = min(_PROGRESS_SLICE, left) if hook is not None and seconds > _PROGRESS_SLICE else left
-        time.sleep(piece)
-        left = max(left - piece, 0.0)
-        if hook is not None and seconds > _PROGRESS_SLICE and _progress(
-                hook, exc, {"remaining": left, "seconds": seconds, "reason": reason, "model": model}) is _BROKEN:
-            hook = None
+    _drive(_wait(_SYNC, seconds, reason, hook, exc, model))
 
 
-async def _wait_async(seconds: float, reason: str, hook: Optional[ProgressHook], exc: Optional[BaseException],
-                      model: Optional[str] = None) -> None:
-    left = seconds
-    while left > 0:
-        piece = min(_PROGRESS_SLICE, left) if hook is not None and seconds > _PROGRESS_SLICE else left
-        await asyncio.sleep(piece)
-        left = max(left - piece, 0.0)
-        if hook is not None and seconds > _PROGRESS_SLICE:
-            ret = _progress(hook, exc, {"remaining": left, "seconds": seconds, "reason": reason, "model": model})
-            if inspect.isawaitable(ret):
-                try:
-                    await ret
-                except Exception as err:
-                    _broken(exc, "the on_progress hook", err)
-                    ret = _BROKEN
-            if ret is _BROKEN:
-                hook = None
+async def _run(host: _Host, fn: Callable[[], Any], opts: _Options, exc: Optional[Exception]) -> Tuple[bool, Any]:
+    """Interprets the engine's run. ``exc``: the first call's error (without a fleet the run is
+    built only then), or None (with a fleet: the run asks the fleet before the first call).
+    Returns ``(True, value)``, or ``(False, the exception to raise)``: the caller raises it,
+    outside any coroutine and any ``except`` block."""
+    run = opts.run()
+    t0 = _monotonic()
+    if exc is None:
+        step = _step(None, opts, run._start, 0.0)
+    else:
+        step = _step(exc, opts, run._failed, _record(exc), 0.0)
+    while True:
+        kind = step[0]
+        if kind == "call":
+            ok, out = await host.call(fn)
+            if ok:
+                _succeeded(run, opts, t0)
+                return True, out
+            exc = out
+            step = _step(exc, opts, run._failed, _record(out), _elapsed(t0))
+        elif kind == "wait":
+            await _wait(host, step[1], step[2], opts.on_progress, exc)
+            step = _step(exc, opts, run._resume, _elapsed(t0))
+        elif kind == "skip":
+            step = _step(exc, opts, run._resume, _elapsed(t0))
+        elif kind == "prune_orphans":
+            assert exc is not None
+            step = _step(exc, opts, run._pruned, await _pruned(host, exc, opts), _elapsed(t0))
+        elif kind == "compact_context":
+            assert exc is not None
+            step = _step(exc, opts, run._compacted, await _compacted(host, exc, opts), _elapsed(t0))
+        else:
+            return False, _end(exc, run, kind)
 
 
 def _run_sync(fn: Callable[[], T], opts: _Options, exc: Optional[Exception]) -> T:
-    """Interprets the engine's run. ``exc``: the first call's error (without a fleet the run is
-    built only then), or None (with a fleet: the run asks the fleet before the first call)."""
-    run = opts.run()
-    t0 = _monotonic()
-    if exc is None:
-        step = _step(None, opts, run._start, 0.0)
-    else:
-        step = _step(exc, opts, run._failed, _record(exc), 0.0)
-    while True:
-        kind = step[0]
-        if kind == "call":
-            try:
-                value = fn()
-            except Exception as e:
-                exc = e
-            else:
-                _succeeded(run, opts, t0)
-                return value
-            step = _step(exc, opts, run._failed, _record(exc), _elapsed(t0))
-        elif kind == "wait":
-            _wait_sync(step[1], step[2], opts.on_progress, exc)
-            step = _step(exc, opts, run._resume, _elapsed(t0))
-        elif kind == "skip":
-            step = _step(exc, opts, run._resume, _elapsed(t0))
-        elif kind == "prune_orphans":
-            assert exc is not None
-            step = _step(exc, opts, run._pruned, _prune_sync(exc, opts), _elapsed(t0))
-        elif kind == "compact_context":
-            assert exc is not None
-            step = _step(exc, opts, run._compacted, _compact_sync(exc, opts), _elapsed(t0))
-        else:
-            raise _end(exc, run, kind)
+    ok, out = _drive(_run(_SYNC, fn, opts, exc))
+    if ok:
+        return out  # type: ignore[no-any-return]
+    raise out
 
 
 async def _run_async(fn: Callable[[], Awaitable[T]], opts: _Options, exc: Optional[Exception]) -> T:
-    run = opts.run()
-    t0 = _monotonic()
-    if exc is None:
-        step = _step(None, opts, run._start, 0.0)
-    else:
-        step = _step(exc, opts, run._failed, _record(exc), 0.0)
-    while True:
-        kind = step[0]
-        if kind == "call":
-            try:
-                value = await fn()
-            except Exception as e:
-                exc = e
-            else:
-                _succeeded(run, opts, t0)
-                return value
-            step = _step(exc, opts, run._failed, _record(exc), _elapsed(t0))
-        elif kind == "wait":
-            await _wait_async(step[1], step[2], opts.on_progress, exc)
-            step = _step(exc, opts, run._resume, _elapsed(t0))
-        elif kind == "skip":
-            step = _step(exc, opts, run._resume, _elapsed(t0))
-        elif kind == "prune_orphans":
-            assert exc is not None
-            step = _step(exc, opts, run._pruned, await _prune_async(exc, opts), _elapsed(t0))
-        elif kind == "compact_context":
-            assert exc is not None
-            step = _step(exc, opts, run._compacted, await _compact_async(exc, opts), _elapsed(t0))
-        else:
-            raise _end(exc, run, kind)
+    ok, out = await _run(_ASYNC, fn, opts, exc)
+    if ok:
+        return out  # type: ignore[no-any-return]
+    raise out
 
 
 _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its value or re-raise.
