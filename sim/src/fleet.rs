@@ -2,13 +2,9 @@
 //! again; the provider goes down for a while. Offered load during the outage divided by the
 //! load the same agents offer when the provider is healthy.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
-use retry_core::rng::SplitMix64;
-
-use crate::client::{ClientSpec, Gate, Next, Stack, VirtualClock};
-use crate::scenario::{Fault, Latency};
+use crate::agents::{Agents, Start, Step};
+use crate::client::ClientSpec;
+use crate::scenario::Latency;
 
 /// The fleet experiment.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,113 +49,23 @@ impl FleetResult {
     }
 }
 
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) struct Ev {
-    pub(crate) t: f64,
-    pub(crate) agent: usize,
-}
-impl Eq for Ev {}
-impl Ord for Ev {
-    // Min-heap on time; ties by agent so every run is reproducible.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.t.total_cmp(&self.t).then(o.agent.cmp(&self.agent))
-    }
-}
-impl PartialOrd for Ev {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-pub(crate) enum State {
-    /// The next logical call starts at the event.
-    Idle,
-    /// A call (the first or a retry) is due at the event, once the gate lets it through.
-    Due,
-    /// A call arrived earlier and its answer comes at the event.
-    InFlight { ok: bool },
-}
-
-/// Counts the calls arriving in `[0, window)`; the provider is down in `[0, outage)`.
+/// Counts the calls arriving in `[0, p.outage)`; the provider is down in `[0, outage)`.
 fn simulate(client: &ClientSpec, p: &FleetParams, outage: f64, rep: u64) -> u64 {
-    let window = p.outage;
-    let cycle = p.latency.ok + p.think;
-    // Agents enter well before the window, at uniformly spread phases: by t = 0 the healthy
-    // fleet is in its steady state.
-    let warmup = (4.0 * cycle).max(20.0);
-    let mut rng = SplitMix64::new(p.seed ^ rep.wrapping_mul(0x9E37_79B9));
-    let clock = VirtualClock::default();
-    let fleet = client.fleet(clock.wall());
-    let mut stacks: Vec<Stack> = (0..p.agents)
-        .map(|i| client.build(rng.next_u64() ^ i as u64, fleet.as_ref()))
-        .collect();
-    let mut states: Vec<State> = (0..p.agents).map(|_| State::Idle).collect();
-    let mut heap = BinaryHeap::new();
-    for agent in 0..p.agents {
-        heap.push(Ev {
-            t: -warmup + rng.next_f64() * cycle,
-            agent,
-        });
-    }
-    let failure = Fault::Unavailable.failure();
+    let agents = Agents {
+        count: p.agents,
+        think: p.think,
+        latency: p.latency,
+        start: Start::Steady,
+        outage,
+        end: p.outage,
+        seed: p.seed,
+    };
     let mut counted = 0u64;
-    while let Some(Ev { t, agent }) = heap.pop() {
-        if t >= window {
-            break;
+    agents.drive(client, rep, |step, _, t| {
+        if step == Step::Called && (0.0..p.outage).contains(&t) {
+            counted += 1;
         }
-        clock.set(t);
-        let stack = &mut stacks[agent];
-        if let State::Idle = states[agent] {
-            stack.begin(t);
-            states[agent] = State::Due;
-        }
-        match states[agent] {
-            State::Idle => unreachable!("started above"),
-            State::Due => match stack.gate(t) {
-                Gate::Go => {
-                    stack.calling();
-                    if (0.0..window).contains(&t) {
-                        counted += 1;
-                    }
-                    let ok = !(0.0..outage).contains(&t);
-                    states[agent] = State::InFlight { ok };
-                    heap.push(Ev {
-                        t: t + if ok { p.latency.ok } else { p.latency.err },
-                        agent,
-                    });
-                }
-                Gate::Wait(w) => heap.push(Ev { t: t + w, agent }),
-                Gate::Reject => {
-                    states[agent] = State::Idle;
-                    heap.push(Ev {
-                        t: t + p.think,
-                        agent,
-                    });
-                }
-            },
-            State::InFlight { ok: true } => {
-                stack.on_success();
-                states[agent] = State::Idle;
-                heap.push(Ev {
-                    t: t + p.think,
-                    agent,
-                });
-            }
-            State::InFlight { ok: false } => match stack.on_failure(t, &failure, &mut || 0) {
-                Next::Wait(d) => {
-                    states[agent] = State::Due;
-                    heap.push(Ev { t: t + d, agent });
-                }
-                Next::GaveUp => {
-                    states[agent] = State::Idle;
-                    heap.push(Ev {
-                        t: t + p.think,
-                        agent,
-                    });
-                }
-            },
-        }
-    }
+    });
     counted
 }
 

@@ -5,7 +5,8 @@
 //! `Retry { delay }` / `GiveUp`) through the scenarios of issue 5, and compares every preset and
 //! the stacked baselines (SwarmSDK over RubyLLM's own retries, PlanExe, Forgeflare) with an
 //! oracle that knows when the provider recovers. A fleet simulator measures load amplification
-//! during an outage; [`live`] repeats it against the real retry-lab over loopback.
+//! during an outage and recovery after a short one; [`live`] repeats both against the real
+//! retry-lab over loopback.
 //!
 //! ```
 //! use retry_sim::{client::ClientSpec, run::run_call, scenario::{Latency, Scenario}};
@@ -17,6 +18,7 @@
 //! assert!((o.end - 30.9).abs() < 1e-9);
 //! ```
 
+pub mod agents;
 pub mod candidates;
 pub mod client;
 pub mod fleet;

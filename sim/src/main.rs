@@ -7,8 +7,11 @@
 //!           [--live] [--live-agents 100] [--live-scale 20] [--live-parallel 4]
 //!           [--clients ID,ID] [--command TEXT]
 //! retry-sim criterion FILE      # criterion's console output -> a Markdown table on stdout
-//! retry-sim fleet-tuning [--reps 200] [--outages 1,2,3,4,5]
-//!                               # recovery after short outages and the 1 000-agent amplification
+//! retry-sim fleet-tuning [--reps 200] [--outages 1,2,3,4,5] [--latency-ok 0.5]
+//!                        [--live] [--live-reps 20] [--live-outages 1,2,5] [--live-scale 10]
+//!                        [--live-parallel 8]
+//!                               # recovery after short outages and the 1 000-agent amplification;
+//!                               # --live: the same recovery against the real lab
 //! ```
 
 use std::fmt::Write as _;
@@ -39,7 +42,7 @@ struct Args {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("retry-sim: {msg}\nusage: retry-sim [--out DIR] [--seeds N] [--agents 1,10,100,1000] [--latency-ok S] [--latency-err S] [--think S] [--outage S] [--live] [--live-agents N] [--live-scale F] [--live-parallel N] [--clients ID,ID] [--command TEXT]\n       retry-sim criterion FILE");
+    eprintln!("retry-sim: {msg}\nusage: retry-sim [--out DIR] [--seeds N] [--agents 1,10,100,1000] [--latency-ok S] [--latency-err S] [--think S] [--outage S] [--live] [--live-agents N] [--live-scale F] [--live-parallel N] [--clients ID,ID] [--command TEXT]\n       retry-sim criterion FILE\n       retry-sim fleet-tuning [--reps N] [--outages S,S] [--latency-ok S] [--live] [--live-reps N] [--live-outages S,S] [--live-scale F] [--live-parallel N]");
     std::process::exit(2)
 }
 
@@ -372,12 +375,21 @@ fn main() {
     eprintln!("retry-sim: wrote {}", a.out.display());
 }
 
-/// `retry-sim fleet-tuning`: the table behind the `Fleet` defaults (README, "Fleets").
+/// `retry-sim fleet-tuning`: the table behind the `Fleet` defaults (README, "Fleets"); with
+/// `--live`, the same recovery against the real lab.
 fn fleet_tuning(argv: &[String]) {
     let mut reps = 200u64;
     let mut outages = vec![1.0, 2.0, 3.0, 4.0, 5.0];
+    let mut live = false;
+    let (mut live_reps, mut live_scale, mut live_parallel) = (20u64, 10.0, 8usize);
+    let mut live_outages = vec![1.0, 2.0, 5.0];
+    let mut latency = Latency::default();
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
+        if flag == "--live" {
+            live = true;
+            continue;
+        }
         let v = it
             .next()
             .unwrap_or_else(|| usage(&format!("{flag} needs a value")));
@@ -391,14 +403,26 @@ fn fleet_tuning(argv: &[String]) {
         match flag.as_str() {
             "--reps" => reps = num(v) as u64,
             "--outages" => outages = v.split(',').map(num).collect(),
+            "--live-reps" => live_reps = num(v) as u64,
+            "--live-scale" => live_scale = num(v).max(1.0),
+            "--live-parallel" => live_parallel = num(v) as usize,
+            "--live-outages" => live_outages = v.split(',').map(num).collect(),
+            "--latency-ok" => latency.ok = num(v),
             _ => usage(&format!("fleet-tuning: unknown option {flag}")),
         }
     }
     let started = Instant::now();
     print!(
         "{}",
-        retry_sim::recovery::tuning_report(&outages, reps.max(1))
+        retry_sim::recovery::tuning_report(&outages, reps.max(1), latency)
     );
+    if live {
+        println!();
+        print!(
+            "{}",
+            live::recovery_report(&live_outages, live_reps.max(1), live_scale, live_parallel)
+        );
+    }
     eprintln!(
         "retry-sim: fleet-tuning done in {:.1} s",
         started.elapsed().as_secs_f64()

@@ -8,36 +8,14 @@
 //! until its next logical call succeeds. The figure is the mean (and p95) over repetitions with
 //! the same seeds for every client, so "no fleet" and "fleet" see the same agents and phases.
 
-use std::collections::BinaryHeap;
-
 use retry_core::fleet::{BreakerConfig, FleetConfig};
-use retry_core::rng::SplitMix64;
 use retry_core::RetryPolicy;
 
-use crate::client::{ClientSpec, Gate, LayerSpec, Next, Stack, VirtualClock};
-use crate::fleet::{Ev, State};
+pub use crate::agents::Start;
+use crate::agents::{Agents, Step};
+use crate::client::{ClientSpec, LayerSpec};
 use crate::run::Stat;
-use crate::scenario::{Fault, Latency};
-
-/// When the agents make their calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Start {
-    /// Call, think, call again, at uniformly spread phases (the fleet experiment's agents): the
-    /// outage meets whoever is calling.
-    Steady,
-    /// Every agent starts a logical call at the outage's first instant (a batch job, a swarm
-    /// fanning out): the worst case for a breaker, which opens at once.
-    Together,
-}
-
-impl Start {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Start::Steady => "steady",
-            Start::Together => "together",
-        }
-    }
-}
+use crate::scenario::Latency;
 
 /// The experiment.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -83,124 +61,96 @@ pub struct RecoveryResult {
     pub unrecovered: u64,
 }
 
+/// The recovery experiment's view of one run: which agents the outage holds up, and when the
+/// last of them has had an answer.
+pub struct Watch {
+    held: Vec<bool>,
+    recovered: usize,
+    last: f64,
+    /// When the outage ends, on the run's clock.
+    outage_end: f64,
+}
+
+impl Watch {
+    pub fn new(agents: usize, outage_end: f64) -> Self {
+        Watch {
+            held: vec![false; agents],
+            recovered: 0,
+            last: 0.0,
+            outage_end,
+        }
+    }
+
+    /// `agent` took `step` at `t`.
+    pub fn see(&mut self, step: Step, agent: usize, t: f64) {
+        match step {
+            Step::HeldUp => self.held[agent] = true,
+            Step::Succeeded if self.held[agent] => {
+                self.held[agent] = false;
+                self.recovered += 1;
+                self.last = self.last.max(t - self.outage_end);
+            }
+            Step::Called | Step::Succeeded => {}
+        }
+    }
+
+    /// The recovery time (`None`: some agent is still held up) and the agents held up.
+    pub fn outcome(&self) -> (Option<f64>, usize) {
+        let still = self.held.iter().filter(|h| **h).count();
+        if still > 0 {
+            (None, self.recovered + still)
+        } else {
+            (Some(self.last), self.recovered)
+        }
+    }
+}
+
+impl RecoveryResult {
+    /// "mean s (p95)" for a table, with the runs not recovered within `horizon` if any.
+    pub fn cell(&self, horizon: f64) -> String {
+        let miss = if self.unrecovered > 0 {
+            format!(", {} runs past {horizon} s", self.unrecovered)
+        } else {
+            String::new()
+        };
+        format!(
+            "{:.2} s ({:.2}){miss}",
+            self.recovery.mean, self.recovery.p95
+        )
+    }
+}
+
 /// One run: the recovery time (`None`: not within the horizon) and the agents held up.
 fn simulate(client: &ClientSpec, p: &RecoveryParams, rep: u64) -> (Option<f64>, usize) {
-    let cycle = p.latency.ok + p.think;
-    let warmup = (4.0 * cycle).max(20.0);
-    let mut rng = SplitMix64::new(p.seed ^ rep.wrapping_mul(0x9E37_79B9));
-    let clock = VirtualClock::default();
-    let fleet = client.fleet(clock.wall());
-    let mut stacks: Vec<Stack> = (0..p.agents)
-        .map(|i| client.build(rng.next_u64() ^ i as u64, fleet.as_ref()))
-        .collect();
-    let mut states: Vec<State> = (0..p.agents).map(|_| State::Idle).collect();
-    let mut held = vec![false; p.agents];
-    let mut ever_held = 0usize;
-    let mut last = 0.0f64;
-    let mut heap = BinaryHeap::new();
-    for agent in 0..p.agents {
-        let t = match p.start {
-            Start::Steady => -warmup + rng.next_f64() * cycle,
-            Start::Together => 0.0,
-        };
-        heap.push(Ev { t, agent });
-    }
-    let failure = Fault::Unavailable.failure();
-    let end = p.outage + p.horizon;
-    while let Some(Ev { t, agent }) = heap.pop() {
-        if t >= end {
-            break;
-        }
-        clock.set(t);
-        let stack = &mut stacks[agent];
-        if let State::Idle = states[agent] {
-            stack.begin(t);
-            states[agent] = State::Due;
-        }
-        match states[agent] {
-            State::Idle => unreachable!("started above"),
-            State::Due => match stack.gate(t) {
-                Gate::Go => {
-                    stack.calling();
-                    let ok = !(0.0..p.outage).contains(&t);
-                    states[agent] = State::InFlight { ok };
-                    heap.push(Ev {
-                        t: t + if ok { p.latency.ok } else { p.latency.err },
-                        agent,
-                    });
-                }
-                Gate::Wait(w) => {
-                    held[agent] = true;
-                    heap.push(Ev { t: t + w, agent })
-                }
-                Gate::Reject => {
-                    held[agent] = true;
-                    states[agent] = State::Idle;
-                    heap.push(Ev {
-                        t: t + p.think,
-                        agent,
-                    });
-                }
-            },
-            State::InFlight { ok: true } => {
-                stack.on_success();
-                if held[agent] {
-                    held[agent] = false;
-                    ever_held += 1;
-                    last = last.max(t - p.outage);
-                }
-                states[agent] = State::Idle;
-                heap.push(Ev {
-                    t: t + p.think,
-                    agent,
-                });
-            }
-            State::InFlight { ok: false } => {
-                held[agent] = true;
-                match stack.on_failure(t, &failure, &mut || 0) {
-                    Next::Wait(d) => {
-                        states[agent] = State::Due;
-                        heap.push(Ev { t: t + d, agent });
-                    }
-                    Next::GaveUp => {
-                        states[agent] = State::Idle;
-                        heap.push(Ev {
-                            t: t + p.think,
-                            agent,
-                        });
-                    }
-                }
-            }
-        }
-    }
-    let still = held.iter().filter(|h| **h).count();
-    if still > 0 {
-        (None, ever_held + still)
-    } else {
-        (Some(last), ever_held)
-    }
+    let agents = Agents {
+        count: p.agents,
+        think: p.think,
+        latency: p.latency,
+        start: p.start,
+        outage: p.outage,
+        end: p.outage + p.horizon,
+        seed: p.seed,
+    };
+    let mut watch = Watch::new(p.agents, p.outage);
+    agents.drive(client, rep, |step, agent, t| watch.see(step, agent, t));
+    watch.outcome()
 }
 
 /// Runs `client` `p.reps` times.
 pub fn recovery(client: &ClientSpec, p: &RecoveryParams) -> RecoveryResult {
-    let mut times = Vec::new();
-    let mut held = 0usize;
-    let mut unrecovered = 0;
-    for rep in 0..p.reps.max(1) {
-        let (r, h) = simulate(client, p, rep);
-        held += h;
-        match r {
-            Some(x) => times.push(x),
-            None => {
-                unrecovered += 1;
-                times.push(p.horizon);
-            }
-        }
-    }
+    let runs: Vec<_> = (0..p.reps.max(1))
+        .map(|rep| simulate(client, p, rep))
+        .collect();
+    summarize(&runs, p.horizon)
+}
+
+/// Runs' outcomes ([`Watch::outcome`]) as a result; one not recovered counts at `horizon`.
+pub fn summarize(runs: &[(Option<f64>, usize)], horizon: f64) -> RecoveryResult {
+    let times: Vec<f64> = runs.iter().map(|(r, _)| r.unwrap_or(horizon)).collect();
     RecoveryResult {
         recovery: Stat::of(&times),
-        held: held as f64 / p.reps.max(1) as f64,
-        unrecovered,
+        held: runs.iter().map(|(_, h)| h).sum::<usize>() as f64 / runs.len() as f64,
+        unrecovered: runs.iter().filter(|(r, _)| r.is_none()).count() as u64,
     }
 }
 
@@ -240,14 +190,18 @@ pub const RECOVERY_TARGET: f64 = 1.2;
 
 /// `retry-sim fleet-tuning`: recovery after outages of `outages` seconds for 20 agents, without
 /// a fleet, with the default `Fleet` and with the old breaker (fixed 5 s), both ways of starting;
-/// then the 1 000-agent amplification through the fleet experiment's 60 s outage. Markdown.
-pub fn tuning_report(outages: &[f64], reps: u64) -> String {
+/// then the 1 000-agent amplification through the fleet experiment's 60 s outage; every call
+/// takes `latency`. Markdown.
+pub fn tuning_report(outages: &[f64], reps: u64, latency: Latency) -> String {
     use std::fmt::Write as _;
     let none = no_fleet();
     let new = default_fleet();
     let old = with_fleet("old", old_defaults());
     let mut md = String::new();
-    let p0 = RecoveryParams::new(0.0, Start::Steady);
+    let p0 = RecoveryParams {
+        latency,
+        ..RecoveryParams::new(0.0, Start::Steady)
+    };
     let _ = writeln!(
         md,
         "Recovery: seconds from the outage's end until the last agent it held up (a failed call, or a wait or stop at the fleet's gate) has succeeded; mean (p95) over {reps} seeded runs. {} agents, `default` policy, calls {} s when answered, {} s when failed, think {} s. steady = agents at spread phases; together = every agent calls at the outage's start.\n",
@@ -258,32 +212,28 @@ pub fn tuning_report(outages: &[f64], reps: u64) -> String {
         for &l in outages {
             let p = RecoveryParams {
                 reps,
+                latency,
                 ..RecoveryParams::new(l, start)
             };
             let a = recovery(&none, &p);
             let b = recovery(&new, &p);
             let c = recovery(&old, &p);
-            let cell = |r: &RecoveryResult| {
-                let miss = if r.unrecovered > 0 {
-                    format!(", {} runs past {} s", r.unrecovered, p.horizon)
-                } else {
-                    String::new()
-                };
-                format!("{:.2} s ({:.2}){miss}", r.recovery.mean, r.recovery.p95)
-            };
             let _ = writeln!(
                 md,
                 "| {l} s | {} | {} | {} | {:.2}x | {} | {:.2}x |",
                 start.as_str(),
-                cell(&a),
-                cell(&b),
+                a.cell(p.horizon),
+                b.cell(p.horizon),
                 b.recovery.mean / a.recovery.mean,
-                cell(&c),
+                c.cell(p.horizon),
                 c.recovery.mean / a.recovery.mean
             );
         }
     }
-    let fp = crate::fleet::FleetParams::new(1000);
+    let fp = crate::fleet::FleetParams {
+        latency,
+        ..crate::fleet::FleetParams::new(1000)
+    };
     let amp = |c: &ClientSpec| crate::fleet::amplification(c, &fp).amplification();
     let _ = writeln!(
         md,

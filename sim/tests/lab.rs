@@ -1,11 +1,13 @@
 //! The fleet against the real retry-lab over loopback: 10 agents, every duration divided by 50
-//! (a 60 s outage becomes 1.2 s), two policies side by side. About 2.5 s. PlanExe's
-//! `llm_executor` preset is the retrying one: its delays are fixed by the contract (1 s, 2 s), so
-//! the test does not move when `default` is retuned.
+//! (a 60 s outage becomes 1.2 s), two policies side by side, about 2.5 s; and the recovery
+//! experiment, about 1.5 s. PlanExe's `llm_executor` preset is the retrying one: its delays are
+//! fixed by the contract (1 s, 2 s), so the test does not move when `default` is retuned.
 
+use retry_sim::agents::Start;
 use retry_sim::client::ClientSpec;
 use retry_sim::fleet::amplification;
-use retry_sim::live::{run_all, LiveParams};
+use retry_sim::live::{run_all, LiveParams, LiveRecovery};
+use retry_sim::recovery::{default_fleet, no_fleet, recovery, RecoveryParams};
 
 #[test]
 fn ten_agents_against_the_lab_agree_with_virtual_time() {
@@ -44,5 +46,34 @@ fn ten_agents_against_the_lab_agree_with_virtual_time() {
     assert!(
         (retrying - virt).abs() / virt < 0.35,
         "live {retrying} vs virtual {virt}"
+    );
+}
+
+/// The live recovery experiment end to end, kept short: every agent calls as a 2 s outage
+/// starts (0.2 s of real time), 2 runs per client. Without a fleet, recovery is the policy's
+/// backoff alone, so the lab and virtual time must agree on it.
+#[test]
+fn twenty_agents_recover_from_a_short_outage_against_the_lab() {
+    let live = LiveRecovery::new(2.0, Start::Together, 2);
+    assert!(live.duration() < 2.0, "{}", live.duration());
+    let started = std::time::Instant::now();
+    let r = live.run(&[no_fleet(), default_fleet()]);
+    assert!(started.elapsed().as_secs_f64() < 6.0, "bounded in time");
+    for x in &r {
+        assert_eq!(
+            (x.unrecovered, x.held),
+            (0, 20.0),
+            "every agent held up, and back"
+        );
+    }
+    let p = RecoveryParams {
+        reps: 200,
+        ..live.recovery
+    };
+    let virt = recovery(&no_fleet(), &p).recovery.mean;
+    let none = r[0].recovery.mean;
+    assert!(
+        (none - virt).abs() / virt < 0.25,
+        "live {none} vs virtual {virt}"
     );
 }
