@@ -218,3 +218,26 @@ async fn dropping_the_async_loop_cancels_it_mid_wait() {
         "still waiting its 15 s when the 5 s timeout cancels it"
     );
 }
+
+/// The async loop may run on any worker: `tokio::spawn` needs its future to be `Send`.
+#[tokio::test(start_paused = true)]
+async fn the_async_loop_runs_in_a_spawned_task() {
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let c = calls.clone();
+    let task = tokio::spawn(async move {
+        AsyncRetry::new(RetryPolicy::swarm_sdk(3, 1.0))
+            .run(move |attempt| {
+                c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                async move {
+                    if attempt < 3 {
+                        Err(Failure::http(503, "busy"))
+                    } else {
+                        Ok(attempt)
+                    }
+                }
+            })
+            .await
+    });
+    assert_eq!(task.await.unwrap().unwrap(), 3);
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3);
+}

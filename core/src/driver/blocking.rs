@@ -2,12 +2,11 @@
 
 use std::time::Duration;
 
-use super::{build_run, drain, finish, local_step, Clock, RetryError, SystemClock};
+use super::{build_run, interpret, run_ready, Clock, RetryError, SystemClock};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
 use crate::fleet::Fleet;
 use crate::policy::RetryPolicy;
-use crate::run::Step;
 use std::sync::Arc;
 
 /// How the blocking driver waits.
@@ -120,37 +119,18 @@ impl<'a> Retry<'a> {
         mut f: impl FnMut(u32) -> Result<T, E>,
     ) -> Result<T, RetryError<E>> {
         let system = SystemClock::default();
-        let clock = self.clock.unwrap_or(&system);
-        let start = clock.now();
-        let mut run = build_run(self.policy, self.seed, self.fleet, recovery.can_compact());
-        let mut last = None;
-        let mut step = run.start(0.0);
-        loop {
-            drain(&mut run, self.sink);
-            let elapsed = clock.now() - start;
-            step = match step {
-                Step::Call { .. } => match f(run.attempts() + 1) {
-                    Ok(v) => {
-                        run.succeeded(elapsed);
-                        drain(&mut run, self.sink);
-                        return Ok(v);
-                    }
-                    Err(e) => {
-                        let failure = e.as_failure();
-                        let next = run.failed(&failure, clock.now() - start);
-                        last = Some((e, failure));
-                        next
-                    }
-                },
-                Step::Wait { seconds, .. } => {
-                    self.sleeper.sleep(super::wait_duration(seconds));
-                    run.resume(clock.now() - start)
-                }
-                other => match local_step(&mut run, recovery, other, elapsed) {
-                    Some(next) => next,
-                    None => return Err(finish(&run, last)),
-                },
-            };
-        }
+        let run = build_run(self.policy, self.seed, self.fleet, recovery.can_compact());
+        let sleeper = self.sleeper;
+        run_ready(interpret(
+            run,
+            recovery,
+            self.clock.unwrap_or(&system),
+            self.sink,
+            |attempt| std::future::ready(f(attempt)),
+            |d| {
+                sleeper.sleep(d);
+                std::future::ready(())
+            },
+        ))
     }
 }

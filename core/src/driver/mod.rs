@@ -5,10 +5,11 @@ pub mod blocking;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
+use std::future::Future;
 use std::sync::Arc;
 
 use crate::events::EventSink;
-use crate::failure::Failure;
+use crate::failure::{AsFailure, Failure};
 use crate::fleet::Fleet;
 use crate::machine::Decision;
 use crate::policy::RetryPolicy;
@@ -103,7 +104,7 @@ impl<E: std::fmt::Display> std::fmt::Display for RetryError<E> {
 impl<E: std::fmt::Debug + std::fmt::Display> std::error::Error for RetryError<E> {}
 
 /// Sends the run's new events to `sink`.
-pub(crate) fn drain(run: &mut Run, sink: &dyn EventSink) {
+pub(crate) fn drain<S: EventSink + ?Sized>(run: &mut Run, sink: &S) {
     if run.has_events() {
         for e in &run.take_events() {
             sink.emit(e);
@@ -127,20 +128,76 @@ pub(crate) fn finish<E>(run: &Run, last: Option<(E, Failure)>) -> RetryError<E> 
     }
 }
 
-/// The steps that do no I/O (a skip, the free recoveries through the caller's hooks), taken
-/// the same way by both drivers; `None` for a call, a wait or the end, which are each driver's.
-pub(crate) fn local_step<R: Recovery + ?Sized>(
-    run: &mut Run,
+/// The one loop both drivers run: `call` makes a call, `sleep` waits, the recoveries go
+/// through `recovery`. The tokio driver awaits its host's futures; the blocking driver's are
+/// all ready when made (the call and the sleep happen then), so [`run_ready`] finishes it.
+pub(crate) async fn interpret<T, E, R, C, S, CallFut, SleepFut>(
+    mut run: Run,
     recovery: &mut R,
-    step: Step,
-    elapsed: f64,
-) -> Option<Step> {
-    Some(match step {
-        Step::Skip { .. } => run.resume(elapsed),
-        Step::PruneOrphans => run.pruned(recovery.prune_orphans(), elapsed),
-        Step::CompactContext => run.compacted(recovery.compact_context(), elapsed),
-        _ => return None,
-    })
+    clock: &C,
+    sink: &S,
+    mut call: impl FnMut(u32) -> CallFut,
+    mut sleep: impl FnMut(std::time::Duration) -> SleepFut,
+) -> Result<T, RetryError<E>>
+where
+    E: AsFailure,
+    R: Recovery + ?Sized,
+    C: Clock + ?Sized,
+    S: EventSink + ?Sized,
+    CallFut: Future<Output = Result<T, E>>,
+    SleepFut: Future<Output = ()>,
+{
+    let start = clock.now();
+    let mut last = None;
+    let mut step = run.start(0.0);
+    loop {
+        drain(&mut run, sink);
+        let elapsed = clock.now() - start;
+        step = match step {
+            Step::Call { .. } => match call(run.attempts() + 1).await {
+                Ok(v) => {
+                    run.succeeded(elapsed);
+                    drain(&mut run, sink);
+                    return Ok(v);
+                }
+                Err(e) => {
+                    let failure = e.as_failure();
+                    let next = run.failed(&failure, clock.now() - start);
+                    last = Some((e, failure));
+                    next
+                }
+            },
+            Step::Wait { seconds, .. } => {
+                sleep(wait_duration(seconds)).await;
+                run.resume(clock.now() - start)
+            }
+            Step::Skip { .. } => run.resume(elapsed),
+            Step::PruneOrphans => run.pruned(recovery.prune_orphans(), elapsed),
+            Step::CompactContext => run.compacted(recovery.compact_context(), elapsed),
+            Step::Return | Step::GiveUp { .. } | Step::Reraise => return Err(finish(&run, last)),
+        };
+    }
+}
+
+/// Runs a future whose every await is ready at once (the blocking driver's) to its end, in one
+/// poll: no executor, no thread.
+pub(crate) fn run_ready<F: Future>(fut: F) -> F::Output {
+    struct Noop;
+    impl std::task::Wake for Noop {
+        fn wake(self: Arc<Self>) {}
+    }
+    static WAKER: std::sync::OnceLock<std::task::Waker> = std::sync::OnceLock::new();
+    let waker = WAKER.get_or_init(|| Arc::new(Noop).into());
+    let mut fut = std::pin::pin!(fut);
+    match fut
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(waker))
+    {
+        std::task::Poll::Ready(out) => out,
+        std::task::Poll::Pending => {
+            unreachable!("the blocking driver's futures are ready when made")
+        }
+    }
 }
 
 /// The run a driver interprets.

@@ -7,12 +7,11 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use super::blocking::{NoRecovery, Recovery};
-use super::{build_run, drain, finish, local_step, Clock, RetryError};
+use super::{build_run, interpret, Clock, RetryError};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
 use crate::fleet::Fleet;
 use crate::policy::RetryPolicy;
-use crate::run::Step;
 use std::sync::Arc;
 
 /// How the async driver waits.
@@ -121,7 +120,7 @@ impl<'a> AsyncRetry<'a> {
     pub async fn run_with<T, E, F, Fut>(
         self,
         recovery: &mut (dyn Recovery + Send),
-        mut f: F,
+        f: F,
     ) -> Result<T, RetryError<E>>
     where
         E: AsFailure,
@@ -129,37 +128,16 @@ impl<'a> AsyncRetry<'a> {
         Fut: Future<Output = Result<T, E>>,
     {
         let tokio_clock = TokioClock::default();
-        let clock = self.clock.unwrap_or(&tokio_clock);
-        let start = clock.now();
-        let mut run = build_run(self.policy, self.seed, self.fleet, recovery.can_compact());
-        let mut last = None;
-        let mut step = run.start(0.0);
-        loop {
-            drain(&mut run, self.sink);
-            let elapsed = clock.now() - start;
-            step = match step {
-                Step::Call { .. } => match f(run.attempts() + 1).await {
-                    Ok(v) => {
-                        run.succeeded(elapsed);
-                        drain(&mut run, self.sink);
-                        return Ok(v);
-                    }
-                    Err(e) => {
-                        let failure = e.as_failure();
-                        let next = run.failed(&failure, clock.now() - start);
-                        last = Some((e, failure));
-                        next
-                    }
-                },
-                Step::Wait { seconds, .. } => {
-                    self.sleeper.sleep(super::wait_duration(seconds)).await;
-                    run.resume(clock.now() - start)
-                }
-                other => match local_step(&mut run, recovery, other, elapsed) {
-                    Some(next) => next,
-                    None => return Err(finish(&run, last)),
-                },
-            };
-        }
+        let run = build_run(self.policy, self.seed, self.fleet, recovery.can_compact());
+        let sleeper = self.sleeper;
+        interpret(
+            run,
+            recovery,
+            self.clock.unwrap_or(&tokio_clock),
+            self.sink,
+            f,
+            |d| sleeper.sleep(d),
+        )
+        .await
     }
 }
