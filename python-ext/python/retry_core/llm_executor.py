@@ -317,6 +317,13 @@ class _Failed:
 _FAILED = _Failed()
 
 
+def _skipped(llm_model: Any, key: str, seconds: float) -> LLMAttempt:
+    """The attempt recorded for a model the fleet holds back longer than the executor waits."""
+    return LLMAttempt(stage="fleet", llm_model=llm_model, success=False, duration=0.0,
+                      exception=ModelUnavailable(f"the fleet holds {key} back for {seconds:.1f}s "
+                                                 "(open circuit or shared pause); moved on"))
+
+
 class LLMExecutor:
     """Cycle through multiple LLMs, falling back to the next on failure.
 
@@ -448,11 +455,7 @@ class LLMExecutor:
                 exc = attempt.exception
                 assert exc is not None
                 step, events = self._step(exc, run._failed, _record(exc), time.monotonic() - t0)
-                if any(e["type"] == "validation_retry" for e, _, _ in events):
-                    self.validation_feedback = extract_validation_feedback(exc) or _exc_text(exc)[:2000]
-                elif step[0] == "give_up" or run.model != index:
-                    logger.error(_log_text(f"LLMExecutor: {llm_model!r} failed during '{attempt.stage}' stage: "
-                                           f"{_exc_repr(exc)}"))
+                self._after_failure(attempt, events, step[0] == "give_up" or run.model != index)
             elif kind == "wait":
                 seconds = step[1]
                 if custom_delay and step[2] == "backoff":
@@ -460,10 +463,7 @@ class LLMExecutor:
                 _wait_sync(seconds, step[2], None, exc)
                 step, _ = self._step(exc, run._resume, time.monotonic() - t0)
             elif kind == "skip":
-                attempt = LLMAttempt(stage="fleet", llm_model=llm_model, success=False, duration=0.0,
-                                     exception=ModelUnavailable(
-                                         f"the fleet holds {keys[index] if keys else llm_model!r} back for "
-                                         f"{step[2]:.1f}s (open circuit or shared pause); moved on"))
+                attempt = _skipped(llm_model, keys[index] if keys else repr(llm_model), step[2])
                 self.attempts.append(attempt)
                 self._check_stop_callback(attempt, overall_start_time, index)
                 step, _ = self._step(exc, run._resume, time.monotonic() - t0)
@@ -474,6 +474,17 @@ class LLMExecutor:
             else:
                 # The end: give_up, or a recovery step no llm_executor policy asks for.
                 return _FAILED
+
+    def _after_failure(self, attempt: LLMAttempt, events: Any, model_done: bool) -> None:
+        """A validation retry carries the error's feedback to the next call; a model's last
+        failure is logged in one line (its earlier ones are the engine's retry lines)."""
+        exc = attempt.exception
+        assert exc is not None
+        if any(e["type"] == "validation_retry" for e, _, _ in events):
+            self.validation_feedback = extract_validation_feedback(exc) or _exc_text(exc)[:2000]
+        elif model_done:
+            logger.error(_log_text(f"LLMExecutor: {attempt.llm_model!r} failed during '{attempt.stage}' stage: "
+                                   f"{_exc_repr(exc)}"))
 
     def _validate_execute_function(self, execute_function: Callable[[Any], Any]) -> None:
         """``execute_function`` must be callable with exactly one parameter, whose type hint (if
