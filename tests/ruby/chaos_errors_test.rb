@@ -9,6 +9,7 @@ require_relative "test_helper"
 # an error of the hook's: it propagates. Bad options are rejected before the first call.
 class ChaosErrorsTest < Minitest::Test
   include TestHelpers
+  include SwarmSDKInstalled
 
   class Busy < StandardError
     def response = { status: 503, headers: {}, body: "busy" }
@@ -21,19 +22,6 @@ class ChaosErrorsTest < Minitest::Test
   class HookBug < StandardError; end
 
   FAST = { preset: "default", max_retries: 3, backoff: { kind: "fixed", delay: 0 }, jitter: "none" }.freeze
-
-  def setup
-    super
-    RetryCore::SwarmSDK.reset_configuration!
-    RetryCore::SwarmSDK.install!
-    SwarmSDK::LogStream.emitter = SwarmSDK::CollectingEmitter.new
-    record_sleeps(RetryCore)
-  end
-
-  def teardown
-    reset_globals
-    super
-  end
 
   def raising_hook(seen = [])
     lambda do |event|

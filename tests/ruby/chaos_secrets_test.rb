@@ -15,6 +15,7 @@ require_relative "test_helper"
 # and keeps its text.
 class ChaosSecretsTest < Minitest::Test
   include TestHelpers
+  include SwarmSDKInstalled
 
   R = "Qx7vT2mN9pL4kR8sW1yZ3bC6dF0gH5jK2lM8nP4qR7sT1uV9wX3yZ6aB0cD5eF8gH2iJ4kL7mN1oP"
   LETTERS = "QxvTmNpLkRsWyZbCdFgHjKlMnPqRsTuVwXyZaBcDeFgHiJkLmNoP"
@@ -116,18 +117,8 @@ class ChaosSecretsTest < Minitest::Test
 
   def setup
     super
-    RetryCore::SwarmSDK.reset_configuration!
-    RetryCore::SwarmSDK.install!
-    @emitter = SwarmSDK::CollectingEmitter.new
-    SwarmSDK::LogStream.emitter = @emitter
-    record_sleeps(RetryCore)
     @leaks = []
     @texts = 0
-  end
-
-  def teardown
-    reset_globals
-    super
   end
 
   def check(label, secret, outputs)

@@ -11,6 +11,7 @@ require_relative "test_helper"
 # StandardError raised by those same methods counts as "absent": the failure is still decided.
 class ChaosSignalsTest < Minitest::Test
   include TestHelpers
+  include SwarmSDKInstalled
 
   # An object whose every listed method raises `error` (a class, instantiated on each call).
   def self.raising(error, *methods)
@@ -85,19 +86,6 @@ class ChaosSignalsTest < Minitest::Test
 
   FAST = { preset: "default", max_retries: 5, backoff: { kind: "fixed", delay: 0 }, jitter: "none" }.freeze
   SIGNALS = { "Interrupt" => Interrupt, "SignalException" => Class.new(SignalException) { def initialize(msg = nil) = super("TERM") } }.freeze
-
-  def setup
-    super
-    RetryCore::SwarmSDK.reset_configuration!
-    RetryCore::SwarmSDK.install!
-    SwarmSDK::LogStream.emitter = SwarmSDK::CollectingEmitter.new
-    record_sleeps(RetryCore)
-  end
-
-  def teardown
-    reset_globals
-    super
-  end
 
   def front_doors
     fleet = RetryCore::Fleet.new(breaker: nil)

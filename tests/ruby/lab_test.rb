@@ -22,10 +22,7 @@ class LabTest < Minitest::Test
     # `rake test` builds the lab first: a missing binary is a failure, not a skip.
     @lab = RetryLab::Server.start
     RubyLLM.reset_config!
-    RetryCore::SwarmSDK.reset_configuration!
-    RetryCore::SwarmSDK.install!
-    @emitter = SwarmSDK::CollectingEmitter.new
-    SwarmSDK::LogStream.emitter = @emitter
+    install_swarm_sdk
   end
 
   def teardown

@@ -237,10 +237,7 @@ class RubyLLMVersionsTest < Minitest::Test
   def setup
     super
     RubyLLM.reset_config!
-    RetryCore::SwarmSDK.reset_configuration!
-    RetryCore::SwarmSDK.install!
-    @emitter = SwarmSDK::CollectingEmitter.new
-    SwarmSDK::LogStream.emitter = @emitter
+    install_swarm_sdk
   end
 
   def teardown

@@ -11,6 +11,7 @@ require_relative "test_helper"
 # Hash and no error text the engine produces may hold any piece of a secret.
 class SecretsTest < Minitest::Test
   include TestHelpers
+  include SwarmSDKInstalled
 
   # A planted secret: the whole of it, and its random part (any 12 characters of it leaking
   # count as a leak).
@@ -101,18 +102,8 @@ class SecretsTest < Minitest::Test
 
   def setup
     super
-    RetryCore::SwarmSDK.reset_configuration!
-    RetryCore::SwarmSDK.install!
-    @emitter = SwarmSDK::CollectingEmitter.new
-    SwarmSDK::LogStream.emitter = @emitter
-    record_sleeps(RetryCore)
     @leaks = []
     @texts = 0
-  end
-
-  def teardown
-    reset_globals
-    super
   end
 
   def check(what, *texts)

@@ -16,10 +16,7 @@ class SwarmSDKTest < Minitest::Test
   def setup
     super
     RubyLLM.reset_config!
-    RetryCore::SwarmSDK.reset_configuration!
-    @install_event = RetryCore::SwarmSDK.install!
-    @emitter = SwarmSDK::CollectingEmitter.new
-    SwarmSDK::LogStream.emitter = @emitter
+    @install_event = install_swarm_sdk
   end
 
   def teardown

@@ -137,6 +137,18 @@ module TestHelpers
     @stubbed_sleep = []
   end
 
+  # SwarmSDK as an application has it: a fresh configuration, retry-core installed (its
+  # install event is returned), LogStream events collected in @emitter, and with `sleeps:` the
+  # engine's sleeps recorded instead of slept. `reset_globals` undoes it all.
+  def install_swarm_sdk(sleeps: false)
+    RetryCore::SwarmSDK.reset_configuration!
+    event = RetryCore::SwarmSDK.install!
+    @emitter = SwarmSDK::CollectingEmitter.new
+    SwarmSDK::LogStream.emitter = @emitter
+    record_sleeps(RetryCore) if sleeps
+    event
+  end
+
   # Undoes what a test changed globally: stubbed sleeps, the LogStream emitter and
   # RetryCore::SwarmSDK's configuration. Call from teardown.
   def reset_globals
@@ -148,5 +160,19 @@ module TestHelpers
   # The block, or Timeout::Error after `seconds` (30 times longer under GC.stress).
   def bounded(seconds = 10, &block)
     Timeout.timeout(GCStress.on? ? seconds * 30 : seconds, &block)
+  end
+end
+
+# Tests that run with SwarmSDK installed and the engine's sleeps recorded (install_swarm_sdk),
+# undone after each test.
+module SwarmSDKInstalled
+  def setup
+    super
+    install_swarm_sdk(sleeps: true)
+  end
+
+  def teardown
+    reset_globals
+    super
   end
 end
