@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString};
 use retry_core::fleet::{Fleet, FleetConfig};
 use retry_core::policy::PRESETS;
@@ -51,11 +52,99 @@ impl PyFleet {
     /// one with the usual options on an in-process fleet. A remote fleet's calls always take the
     /// whole run, so the success path never does I/O.
     fn free_key<'py>(&self, options: &Bound<'py, PyDict>) -> Option<Bound<'py, PyAny>> {
-        if self.remote || !usual_options(options, true) {
+        if self.remote {
             return None;
         }
-        options.get_item(intern!(options.py(), "key")).ok()?
+        let key = options.get_item(intern!(options.py(), "key")).ok()??;
+        // `fleet=` and `key=` alone (the caller found `fleet`), the usual call, need no walk.
+        let usual = if options.len() == 2 {
+            text(&key).is_some_and(|k| !k.is_empty())
+        } else {
+            usual_options(options, true)
+        };
+        usual.then_some(key)
     }
+
+    /// [`_call_usual`] with this fleet: `fn()` through [`Fleet::call_freely`] when the options
+    /// are usual and the key free; `busy` otherwise, without calling.
+    fn call_freely<'py>(
+        &self,
+        fn_: &Bound<'py, PyAny>,
+        options: &Bound<'py, PyDict>,
+        busy: Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = fn_.py();
+        let Some(key) = self.free_key(options) else {
+            return Ok(busy);
+        };
+        let Some(key) = text(&key) else {
+            return Ok(busy);
+        };
+        match self.inner.call_freely(&key, || fn_.call0()) {
+            None => Ok(busy),
+            Some(Err(e)) => Err(e),
+            Some(Ok((value, events))) => {
+                if !events.is_empty() {
+                    emit_late(options, crate::run::pending(py, &events)?)?;
+                }
+                Ok(value)
+            }
+        }
+    }
+}
+
+/// The marker `_call_usual` returns when it did not call (`_native._BUSY`): made once, owned
+/// here, so that reloading the Python package cannot make two.
+static BUSY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn busy(py: Python<'_>) -> PyResult<&Py<PyAny>> {
+    BUSY.get_or_try_init(py, || {
+        let object = py.import("builtins")?.getattr("object")?.call0()?;
+        Ok(object.unbind())
+    })
+}
+
+/// The rare events of a success on the fast path go to `retry_core._retry._emit` (looked up
+/// when there are some), which logs their lines and calls `on_event` as the run would.
+fn emit_late(options: &Bound<'_, PyDict>, pending: Bound<'_, PyList>) -> PyResult<()> {
+    let py = options.py();
+    let on_event = options.get_item(intern!(py, "on_event"))?;
+    py.import("retry_core._retry")?
+        .getattr("_emit")?
+        .call1((on_event, pending))?;
+    Ok(())
+}
+
+/// `_call_usual(fn, options)`: the success path of `call_llm_with_retry(fn, **options)` in one
+/// native call (project targets: at most 150 ns over a plain call, 500 ns through a fleet). With
+/// the usual options ([`usual_options`]) it calls `fn()` and returns its value: plainly without
+/// a fleet, through the fleet's success path with one (in process, its key free). It returns the registered `busy` marker without calling otherwise (unusual
+/// options, a remote fleet, a paused key or an open circuit): the caller
+/// then checks the options and interprets the whole run, whose first step asks the gate. `fn`'s
+/// own exception propagates untouched.
+#[pyfunction]
+#[pyo3(signature = (fn_, options, /))]
+fn _call_usual<'py>(
+    py: Python<'py>,
+    fn_: &Bound<'py, PyAny>,
+    options: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let busy = busy(py)?.bind(py).clone();
+    guard(py, || match options.get_item(intern!(py, "fleet"))? {
+        Some(fleet) if !fleet.is_none() => {
+            // A retry_core.Fleet (or a subclass) holds its native fleet in `_inner`; anything
+            // else is for `_Options` to refuse.
+            let Ok(inner) = fleet.getattr(intern!(py, "_inner")) else {
+                return Ok(busy);
+            };
+            match inner.cast::<PyFleet>() {
+                Ok(inner) => inner.get().call_freely(fn_, options, busy),
+                Err(_) => Ok(busy),
+            }
+        }
+        _ if usual_options(options, false) => fn_.call0(),
+        _ => Ok(busy),
+    })
 }
 
 /// A Python `str` as text; None for anything else (a subclass included: it may lie).
@@ -175,44 +264,8 @@ impl PyFleet {
         })
     }
 
-    /// The success path of `call_llm_with_retry(fn, fleet=, key=)` in one native call (a project
-    /// target: at most 500 ns over a plain call). With the usual options ([`usual_options`]) and
-    /// a key that may go at once ([`Fleet::admits_freely`]), calls `fn()` and records its success;
-    /// the rare events of that success go to `emit(on_event, pending)`. `fn`'s own exception
-    /// propagates untouched, before anything is recorded. Returns `busy` without calling `fn`
-    /// otherwise: the caller then interprets the whole run, which asks the gate first.
-    #[pyo3(signature = (fn_, options, busy, emit, /))]
-    fn _call_freely<'py>(
-        &self,
-        py: Python<'py>,
-        fn_: &Bound<'py, PyAny>,
-        options: &Bound<'py, PyDict>,
-        busy: Bound<'py, PyAny>,
-        emit: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        guard(py, || {
-            let Some(key) = self.free_key(options) else {
-                return Ok(busy);
-            };
-            let Some(key) = text(&key) else {
-                return Ok(busy);
-            };
-            match self.inner.call_freely(&key, || fn_.call0()) {
-                None => Ok(busy),
-                Some(Err(e)) => Err(e),
-                Some(Ok((value, events))) => {
-                    if !events.is_empty() {
-                        let on_event = options.get_item(intern!(py, "on_event")).ok().flatten();
-                        emit.call1((on_event, crate::run::pending(py, &events)?))?;
-                    }
-                    Ok(value)
-                }
-            }
-        })
-    }
-
     /// The async success path's gate: whether a call with these `options` may go at once with
-    /// nothing to report (as for `_call_freely`), read without changing anything.
+    /// nothing to report (as for `_call_usual`), read without changing anything.
     #[pyo3(signature = (options, /))]
     fn _admits_freely(&self, py: Python<'_>, options: &Bound<'_, PyDict>) -> PyResult<bool> {
         guard(py, || {
@@ -251,5 +304,7 @@ impl PyFleet {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFleet>()?;
     m.add_function(wrap_pyfunction!(_usual_options, m)?)?;
+    m.add_function(wrap_pyfunction!(_call_usual, m)?)?;
+    m.add("_BUSY", busy(m.py())?.clone_ref(m.py()))?;
     Ok(())
 }

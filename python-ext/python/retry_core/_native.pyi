@@ -15,6 +15,8 @@ __all__ = [
     "Fleet",
     "Run",
     "_usual_options",
+    "_call_usual",
+    "_BUSY",
     "_ManualClock",
     "_prune_orphans",
     "_is_tool_pairing_error",
@@ -152,6 +154,9 @@ class Gate:
     def events(self) -> List[Dict[str, object]]: ...
 
 def _usual_options(options: Mapping[str, object], /) -> bool: ...
+def _call_usual(fn: Callable[[], Any], options: Mapping[str, object], /) -> Any: ...
+
+_BUSY: object
 
 @final
 class Fleet:
@@ -164,14 +169,6 @@ class Fleet:
     def _config_json(self) -> str: ...
     def _metrics(self) -> Dict[str, Any]: ...
     def _reset_metrics(self) -> None: ...
-    def _call_freely(
-        self,
-        fn: Callable[[], Any],
-        options: Mapping[str, object],
-        busy: Any,
-        emit: Callable[[Any, _Pending], None],
-        /,
-    ) -> Any: ...
     def _admits_freely(self, options: Mapping[str, object], /) -> bool: ...
     def _succeeded(self, key: str, /) -> Optional[_Pending]: ...
     def _tokens(self, key: str, /) -> Optional[float]: ...

@@ -403,8 +403,9 @@ def _succeeded(run: "_native.Run", opts: Any, t0: float) -> None:
         _emit(opts.on_event, pending)
 
 
-#: What ``Fleet._call_freely`` returns when the call may not skip the run (it did not call).
-_BUSY = object()
+#: What ``_native._call_usual`` returns when it did not call (the call takes the whole run).
+_BUSY = _native._BUSY
+_call_usual = _native._call_usual
 
 
 def _fleet_succeeded(fleet: Fleet, options: _CallOptions) -> None:
@@ -653,27 +654,29 @@ _DOC_ASYNC = """The asyncio twin of :func:`call_llm_with_retry`: ``fn()`` return
 
 def call_llm_with_retry(fn: Callable[[], T], **options: Unpack[_CallOptions]) -> T:
     if options:
-        fleet = options.get("fleet")
-        if fleet is not None:
-            if type(fleet) is not Fleet:  # _Options checks it; the run asks its gate first
-                return _run_sync(fn, _Options("call_llm_with_retry", options), None)
+        try:
+            value: T = _call_usual(fn, options)
+        except Exception as e:
+            exc = e  # fn's own (the fleet's gate, if any, let it through): the run starts here
+        else:
+            if value is not _BUSY:
+                return value
+            # Not called: options to check, or a fleet whose gate must be asked first.
+            opts = _Options("call_llm_with_retry", options)
+            if opts.fleet is not None:
+                return _run_sync(fn, opts, None)
             try:
-                value: T = fleet._inner._call_freely(fn, options, _BUSY, _emit)
+                return fn()
             except Exception as e:
                 exc = e
-            else:
-                if value is not _BUSY:
-                    return value
-                return _run_sync(fn, _Options("call_llm_with_retry", options), None)
-            # fn failed after the gate let it through: the run starts at this failure.
-            return _run_sync(fn, _Options("call_llm_with_retry", options), exc)
-        _check_options("call_llm_with_retry", options)
+            return _run_sync(fn, opts, exc)
+        return _run_sync(fn, _Options("call_llm_with_retry", options), exc)
     try:
         return fn()
     except Exception as e:
         exc = e
     # Outside the except block: later attempts' exceptions must not chain to this one.
-    return _run_sync(fn, _Options("call_llm_with_retry", options) if options else _DEFAULTS, exc)
+    return _run_sync(fn, _DEFAULTS, exc)
 
 
 async def acall_llm_with_retry(fn: Callable[[], Awaitable[T]], **options: Unpack[_CallOptions]) -> T:
