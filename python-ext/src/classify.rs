@@ -10,7 +10,16 @@ use crate::failure::PyFailureRecord;
 
 /// Bodies above this size are classified with the GIL released: the scan is then long enough
 /// for other Python threads to matter, and the record is already an owned Rust value.
-pub(crate) const DETACH_ABOVE: usize = 64 * 1024;
+const DETACH_ABOVE: usize = 64 * 1024;
+
+/// Whether classifying `failure` is long enough to release the GIL for (see [`DETACH_ABOVE`]).
+pub(crate) fn is_big(failure: &retry_core::Failure) -> bool {
+    failure
+        .body
+        .as_ref()
+        .is_some_and(|b| b.len() > DETACH_ABOVE)
+        || failure.message.len() > DETACH_ABOVE
+}
 
 /// Seconds since the epoch -> `SystemTime` (for date-valued headers in tests and vectors).
 pub fn epoch(py: Python<'_>, now: f64) -> PyResult<SystemTime> {
@@ -37,12 +46,7 @@ pub fn _classify(
             Some(n) => epoch(py, n)?,
             None => SystemTime::now(),
         };
-        let big = failure
-            .body
-            .as_ref()
-            .is_some_and(|b| b.len() > DETACH_ABOVE)
-            || failure.message.len() > DETACH_ABOVE;
-        let inner = if big {
+        let inner = if is_big(failure) {
             py.detach(|| retry_core::classify::classify_at(failure, now))
         } else {
             retry_core::classify::classify_at(failure, now)

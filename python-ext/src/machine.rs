@@ -46,13 +46,8 @@ impl PyRetrier {
         f: impl FnOnce(&mut Retrier, &Failure) -> Decision + Send,
     ) -> PyDecision {
         let failure: &Failure = &record.get().inner;
-        let big = failure
-            .body
-            .as_ref()
-            .is_some_and(|b| b.len() > crate::classify::DETACH_ABOVE)
-            || failure.message.len() > crate::classify::DETACH_ABOVE;
         let inner = &mut self.inner;
-        let d = if self.remote || big {
+        let d = if self.remote || crate::classify::is_big(failure) {
             py.detach(|| f(inner, failure))
         } else {
             f(inner, failure)

@@ -169,12 +169,7 @@ impl PyRun {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
             let failure: &Failure = &record.get().inner;
-            let big = failure
-                .body
-                .as_ref()
-                .is_some_and(|b| b.len() > crate::classify::DETACH_ABOVE)
-                || failure.message.len() > crate::classify::DETACH_ABOVE;
-            let detach = self.remote || big;
+            let detach = self.remote || crate::classify::is_big(failure);
             self.step(py, detach, move |r| r.failed(failure, elapsed))
         })
     }
