@@ -36,8 +36,10 @@ impl Start {
 pub enum Step {
     /// A call left for the provider.
     Called,
-    /// The outage held the agent up: a call failed, or the gate made it wait or stop.
+    /// The outage held the agent up: a call failed.
     HeldUp,
+    /// The outage held the agent up at the fleet's gate: a gate check made it wait or stop.
+    Gated,
     /// A call succeeded.
     Succeeded,
 }
@@ -162,8 +164,8 @@ impl Agent {
                 let latency = if ok { run.latency.ok } else { run.latency.err };
                 self.then(State::InFlight { ok }, Step::Called, latency)
             }
-            Gate::Wait(w) => self.then(State::Due, Step::HeldUp, w),
-            Gate::Reject => self.then(State::Idle, Step::HeldUp, run.think),
+            Gate::Wait(w) => self.then(State::Due, Step::Gated, w),
+            Gate::Reject => self.then(State::Idle, Step::Gated, run.think),
         }
     }
 

@@ -41,6 +41,9 @@ pub struct FleetResult {
     pub offered: f64,
     /// Calls per second the same agents make over the same window when it is healthy.
     pub base: f64,
+    /// Gate checks per second that held a call back (wait or stop) while the provider was down:
+    /// the fleet's own traffic (a Redis round-trip each for a Redis fleet), never a provider call.
+    pub gated: f64,
 }
 
 impl FleetResult {
@@ -49,8 +52,9 @@ impl FleetResult {
     }
 }
 
-/// Counts the calls arriving in `[0, p.outage)`; the provider is down in `[0, outage)`.
-fn simulate(client: &ClientSpec, p: &FleetParams, outage: f64, rep: u64) -> u64 {
+/// Counts the calls arriving in `[0, p.outage)`, and the gate checks that held one back; the
+/// provider is down in `[0, outage)`.
+fn simulate(client: &ClientSpec, p: &FleetParams, outage: f64, rep: u64) -> (u64, u64) {
     let agents = Agents {
         count: p.agents,
         think: p.think,
@@ -60,26 +64,33 @@ fn simulate(client: &ClientSpec, p: &FleetParams, outage: f64, rep: u64) -> u64 
         end: p.outage,
         seed: p.seed,
     };
-    let mut counted = 0u64;
+    let (mut counted, mut gated) = (0u64, 0u64);
     agents.drive(client, rep, |step, _, t| {
-        if step == Step::Called && (0.0..p.outage).contains(&t) {
-            counted += 1;
+        if (0.0..p.outage).contains(&t) {
+            match step {
+                Step::Called => counted += 1,
+                Step::Gated => gated += 1,
+                Step::HeldUp | Step::Succeeded => {}
+            }
         }
     });
-    counted
+    (counted, gated)
 }
 
 /// Runs the fleet with and without the outage (same agents, same phases, same seeds).
 pub fn amplification(client: &ClientSpec, p: &FleetParams) -> FleetResult {
-    let (mut down, mut up) = (0u64, 0u64);
+    let (mut down, mut up, mut gated) = (0u64, 0u64, 0u64);
     for rep in 0..p.reps.max(1) {
-        down += simulate(client, p, p.outage, rep);
-        up += simulate(client, p, 0.0, rep);
+        let (calls, gates) = simulate(client, p, p.outage, rep);
+        down += calls;
+        gated += gates;
+        up += simulate(client, p, 0.0, rep).0;
     }
     let secs = p.outage * p.reps.max(1) as f64;
     FleetResult {
         offered: down as f64 / secs,
         base: up as f64 / secs,
+        gated: gated as f64 / secs,
     }
 }
 

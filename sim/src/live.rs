@@ -212,12 +212,12 @@ impl Agent {
             match self.stack.gate(t) {
                 Gate::Go => {}
                 Gate::Wait(w) => {
-                    steps.push((Step::HeldUp, t));
+                    steps.push((Step::Gated, t));
                     tokio::time::sleep(self.real(w)).await;
                     continue;
                 }
                 Gate::Reject => {
-                    steps.push((Step::HeldUp, t));
+                    steps.push((Step::Gated, t));
                     return true;
                 }
             }

@@ -84,7 +84,7 @@ impl Watch {
     /// `agent` took `step` at `t`.
     pub fn see(&mut self, step: Step, agent: usize, t: f64) {
         match step {
-            Step::HeldUp => self.held[agent] = true,
+            Step::HeldUp | Step::Gated => self.held[agent] = true,
             Step::Succeeded if self.held[agent] => {
                 self.held[agent] = false;
                 self.recovered += 1;
@@ -234,15 +234,20 @@ pub fn tuning_report(outages: &[f64], reps: u64, latency: Latency) -> String {
         latency,
         ..crate::fleet::FleetParams::new(1000)
     };
-    let amp = |c: &ClientSpec| crate::fleet::amplification(c, &fp).amplification();
+    let [none, new, old] = [&none, &new, &old].map(|c| crate::fleet::amplification(c, &fp));
+    let per_agent = |r: &crate::fleet::FleetResult| r.gated / fp.agents as f64;
     let _ = writeln!(
         md,
-        "\nAmplification, {} agents through a {} s outage (offered ÷ healthy load, the fleet experiment): no fleet {:.3}x, default `Fleet` {:.4}x, old breaker {:.4}x (target ≤ 1.1x).",
+        "\nAmplification, {} agents through a {} s outage (offered ÷ healthy load, the fleet experiment): no fleet {:.3}x, default `Fleet` {:.4}x, old breaker {:.4}x (target ≤ 1.1x). Gate checks that held a call back during the outage (the fleet's own traffic, a Redis round-trip each for a Redis fleet, never a provider call): default `Fleet` {:.0}/s, {:.2} per agent per second; old breaker {:.0}/s, {:.2}.",
         fp.agents,
         fp.outage,
-        amp(&none),
-        amp(&new),
-        amp(&old)
+        none.amplification(),
+        new.amplification(),
+        old.amplification(),
+        new.gated,
+        per_agent(&new),
+        old.gated,
+        per_agent(&old)
     );
     md
 }
