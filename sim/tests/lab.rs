@@ -49,22 +49,22 @@ fn ten_agents_against_the_lab_agree_with_virtual_time() {
     );
 }
 
-/// The live recovery experiment end to end, kept short: every agent calls as a 2 s outage
-/// starts (0.2 s of real time), 2 runs per client. Without a fleet, recovery is the policy's
-/// backoff alone, so the lab and virtual time must agree on it.
+/// The live recovery experiment end to end, kept short: 20 agents at spread phases meet a 2 s
+/// outage (0.2 s of real time), 8 runs per client. Without a fleet, recovery is the policy's
+/// backoff alone, so the lab and virtual time must agree on it; with the default fleet it stays
+/// within the project's 1.2x of no fleet. (With every agent starting together the figure jumped
+/// run to run on whether the slowest retry fell just before or after the outage's end: 2 runs
+/// strayed 25 % from virtual time in 5 of 8 tries. Steady, 8 runs: within 7 % in 6 of 6.)
 #[test]
 fn twenty_agents_recover_from_a_short_outage_against_the_lab() {
-    let live = LiveRecovery::new(2.0, Start::Together, 2);
-    assert!(live.duration() < 2.0, "{}", live.duration());
+    let live = LiveRecovery::new(2.0, Start::Steady, 8);
+    assert!(live.duration() < 3.0, "{}", live.duration());
     let started = std::time::Instant::now();
     let r = live.run(&[no_fleet(), default_fleet()]);
-    assert!(started.elapsed().as_secs_f64() < 6.0, "bounded in time");
+    assert!(started.elapsed().as_secs_f64() < 30.0, "bounded in time");
     for x in &r {
-        assert_eq!(
-            (x.unrecovered, x.held),
-            (0, 20.0),
-            "every agent held up, and back"
-        );
+        assert_eq!(x.unrecovered, 0, "every agent back");
+        assert!(x.held >= 5.0, "the outage met agents: {}", x.held);
     }
     let p = RecoveryParams {
         reps: 200,
@@ -76,4 +76,6 @@ fn twenty_agents_recover_from_a_short_outage_against_the_lab() {
         (none - virt).abs() / virt < 0.25,
         "live {none} vs virtual {virt}"
     );
+    let fleet = r[1].recovery.mean;
+    assert!(fleet <= 1.2 * none, "fleet {fleet} vs no fleet {none}");
 }
