@@ -77,3 +77,8 @@ clean:
 .PHONY: fleet-tuning
 fleet-tuning:
 	$(CARGO) run --release -q -p retry-sim -- fleet-tuning
+
+## The same, plus 20 agents against the real retry-lab over loopback (about 70 s).
+.PHONY: fleet-tuning-live
+fleet-tuning-live:
+	$(CARGO) run --release -q -p retry-sim -- fleet-tuning --live

@@ -38,6 +38,18 @@ sim_cmd=(target/release/retry-sim --out "$out" --seeds "$seeds" --live)
 echo "bench: ${sim_cmd[*]}"
 "${sim_cmd[@]}" --command "${sim_cmd[*]}"
 
+# Recovery after short outages (1-5 s) with and without the default fleet, on virtual time and
+# against the lab (README, "Tuning the Fleet").
+echo "bench: target/release/retry-sim fleet-tuning --live"
+{
+    echo "## Fleet tuning: recovery after short outages (virtual time and the lab)"
+    echo
+    echo "Produced by \`target/release/retry-sim fleet-tuning --live\` on $(now)."
+    echo
+    target/release/retry-sim fleet-tuning --live
+    echo
+} >"$work/fleet_tuning.md"
+
 # Fleets across processes: 4 processes x 50 agents, one Redis fleet vs a fleet per process vs
 # none, through a real outage of the lab (bench/fleet_processes.py).
 echo "bench: python3 bench/fleet_processes.py"
@@ -158,6 +170,7 @@ report="$out/REPORT.md"
     echo "timings (criterion, the bindings' benches) are upper bounds and the live lab check is approximate; virtual-time figures are exact."
     echo
     cat "$out/sim.md"
+    cat "$work/fleet_tuning.md"
     cat "$work/fleet_processes.md"
     echo "## Engine cost (criterion)"
     echo
