@@ -278,3 +278,30 @@ fn the_success_path_calls_only_a_free_key_and_records_what_the_gate_would() {
     assert!(given.admits_freely("k"));
     assert!(given.call_freely("k", ok).is_none());
 }
+
+/// A breaker configured to open for 0 s (accepted by validation) must not make the callers
+/// that find a probe out spin: they look again after the floor, 10 ms.
+#[test]
+fn a_zero_second_breaker_never_spins_its_waiters() {
+    let (_t, c) = clock();
+    let cfg = FleetConfig {
+        breaker: Some(retry_core::fleet::BreakerConfig {
+            consecutive_failures: 1,
+            open_s: 0.0,
+            max_open_s: 0.0,
+            ..Default::default()
+        }),
+        ..FleetConfig::default()
+    };
+    let fleet = Fleet::in_process(cfg).with_clock(c);
+    fleet.record_failure("k", &retry_core::classify(&Failure::http(503, "down")));
+    let (probe, _) = fleet.admit("k");
+    assert_eq!(probe, retry_core::fleet::Admit::Probe);
+    let now = fleet.now();
+    match fleet.admit("k").0 {
+        retry_core::fleet::Admit::WaitUntil(until) => {
+            assert!(until - now >= 0.01 - 1e-9, "{}", until - now)
+        }
+        other => panic!("a second caller must wait for the probe, got {other:?}"),
+    }
+}

@@ -72,3 +72,32 @@ fn a_thousand_agents_stay_within_the_amplification_target_with_the_default_fleet
     let alone = amplification(&no_fleet(), &FleetParams::new(1000)).amplification();
     assert!(a < 0.1 * alone, "fleet {a} vs alone {alone}");
 }
+
+/// Gate checks per agent per second that held a call back while 1 000 agents went through the
+/// 60 s outage, every failed call taking `err` seconds (answers 0.5 s).
+fn gate_checks_per_agent(err: f64) -> f64 {
+    let mut p = FleetParams::new(1000);
+    p.latency.err = err;
+    let r = amplification(&default_fleet(), &p);
+    assert!(r.amplification() <= AMPLIFICATION_TARGET, "{err} s: {r:?}");
+    r.gated / p.agents as f64
+}
+
+/// A provider whose calls hang (every failure takes 10 s or 30 s, so every half-open probe is
+/// out that long): the waiters look again less and less often as the probe ages (at most every
+/// 0.5 s), not 10 times a second. 1.68 and 0.90 checks per agent per second; 3.57 and 3.68 with
+/// the fixed 0.1 s look-again, which fails this test (0.77 either way with 0.2 s errors).
+#[test]
+fn a_hung_probe_costs_few_gate_checks() {
+    let fast = gate_checks_per_agent(0.2);
+    let hung = [10.0, 30.0].map(|err| (err, gate_checks_per_agent(err)));
+    eprintln!(
+        "gate checks per agent per second: errors 0.2 s: {fast:.2}, 10 s and 30 s: {hung:.2?}"
+    );
+    for (err, checks) in hung {
+        assert!(
+            checks <= 2.5,
+            "errors {err} s: {checks:.2} per agent per second"
+        );
+    }
+}

@@ -319,7 +319,12 @@ impl Fleet {
             b.with_breaker(key, &mut |s| admit = s.admit(bcfg, now))
         });
         if let Admit::WaitUntil(until) = admit {
-            let limit = now + bcfg.open_s.max(bcfg.max_open_s);
+            // Never under the look-again floor: a circuit configured to open for 0 s must not spin.
+            let limit = now
+                + bcfg
+                    .open_s
+                    .max(bcfg.max_open_s)
+                    .max(breaker::HALF_OPEN_RECHECK_MIN_S);
             admit = Admit::WaitUntil(if until.is_nan() {
                 limit
             } else {
