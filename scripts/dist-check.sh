@@ -79,7 +79,7 @@ if os.path.isdir("dist"):
             check(len(found) == 1, f"dist/: expected one {kind}, found {found}")
     for f in kinds["wheel"]:
         tag = f[:-4].split("-", 2)[2]
-        check(tag.startswith(f"cp39-abi3-") and "manylinux_2_17_x86_64" in tag, f"dist/{f}: tag {tag} is not cp39-abi3 manylinux_2_17")
+        check(tag.startswith(f"cp310-abi3-") and "manylinux_2_17_x86_64" in tag, f"dist/{f}: tag {tag} is not cp310-abi3 manylinux_2_17")
         with zipfile.ZipFile(f"dist/{f}") as z:
             meta = z.read(next(n for n in z.namelist() if re.fullmatch(r"[^/]+\.dist-info/METADATA", n))).decode()
             check(f"\nVersion: {v}\n" in meta, f"dist/{f}: METADATA version")

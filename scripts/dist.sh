@@ -2,7 +2,7 @@
 # `make dist`: every artifact a user installs, into dist/, at the one version of Cargo.toml's
 # [workspace.package]:
 #
-#   retry_core-V-cp39-abi3-manylinux_2_17_x86_64...whl  maturin --zig (glibc 2.17 symbols), abi3
+#   retry_core-V-cp310-abi3-manylinux_2_17_x86_64...whl  maturin --zig (glibc 2.17 symbols), abi3
 #   retry_core-V.tar.gz                                 the sdist (maturin sdist)
 #   retry_core-V.gem                                    the source gem, crates vendored (offline)
 #   retry_core-V-x86_64-linux.gem                       precompiled for this Ruby's minor (zig, 2.17)
