@@ -356,11 +356,13 @@ def _check_fleet(fleet: Any, key: Any) -> None:
 #: The options of a call given none (never modified: a call only reads its options).
 _DEFAULTS = _Options("call_llm_with_retry", {})
 
+
 def _check_options(name: str, options: Mapping[str, object]) -> None:
-    """Checks a call's options before its first call, raising what :class:`_Options` raises.
-    The usual ones (a preset's name, an ``on_event`` hook: ``_native._usual_options``) are
-    checked without building the options, which costs a microsecond on every successful call;
-    they are built again, from the same dict, on the first failure."""
+    """Checks the async door's options before its first call, raising what :class:`_Options`
+    raises. The usual ones (a preset's name, an ``on_event`` hook: ``_native._usual_options``)
+    are checked without building the options, which costs a microsecond on every successful
+    call; they are built again, from the same dict, on the first failure. (The sync door checks
+    them inside ``_native._call_usual``.)"""
     if not _native._usual_options(options):
         _Options(name, options)
 
