@@ -398,7 +398,7 @@ def test_fleet_and_key_go_together():
     assert retry_core.Gate.__name__ == "Gate"
 
 
-# The success path (`Fleet._call_freely`: the usual options, an in-process fleet, a key with no
+# The success path (`_native._call_usual`: the usual options, an in-process fleet, a key with no
 # pause and a closed circuit) must keep every promise of the whole run. A paused key's callers
 # leave it for the gate: test_a_retry_after_pauses_every_thread_of_the_key.
 

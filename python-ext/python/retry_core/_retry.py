@@ -9,7 +9,7 @@ signals), task cancellation interrupts an async one, and tests can patch either.
 The success path does little but call ``fn()``: the keyword arguments are checked before it (a
 bad option fails before the first call, never in place of the user's error), and the run is
 built only when a call has failed. With a fleet (``fleet=``, ``key=``) and the usual options,
-one native call (``Fleet._call_freely``) asks the fleet, calls ``fn()`` and records the success;
+one native call (``_native._call_usual``) asks the fleet, calls ``fn()`` and records the success;
 a paused key, an open circuit, a remote fleet or unusual options take the whole run, which asks
 the fleet's gate before every call.
 """
@@ -411,7 +411,7 @@ _call_usual = _native._call_usual
 
 
 def _fleet_succeeded(fleet: Fleet, options: _CallOptions) -> None:
-    """The async success path's bookkeeping (the sync one's is in ``Fleet._call_freely``)."""
+    """The async success path's bookkeeping (the sync one's is in ``_native._call_usual``)."""
     try:
         pending = fleet._inner._succeeded(str(options["key"]))
     except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
