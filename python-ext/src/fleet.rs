@@ -58,7 +58,7 @@ impl PyFleet {
         let key = options.get_item(intern!(options.py(), "key")).ok()??;
         // `fleet=` and `key=` alone (the caller found `fleet`), the usual call, need no walk.
         let usual = if options.len() == 2 {
-            text(&key).is_some_and(|k| !k.is_empty())
+            is_key(&key)
         } else {
             usual_options(options, true)
         };
@@ -152,6 +152,11 @@ fn text<'a>(value: &'a Bound<'_, PyAny>) -> Option<std::borrow::Cow<'a, str>> {
     value.cast_exact::<PyString>().ok()?.to_cow().ok()
 }
 
+/// A fleet key as the success path takes it: a non-empty `str`.
+fn is_key(value: &Bound<'_, PyAny>) -> bool {
+    text(value).is_some_and(|k| !k.is_empty())
+}
+
 /// Whether a call's options are the usual ones, which the success path may take without building
 /// the run's options (Python's `_Options`): no option but `policy` (absent, None or a preset's
 /// name), `on_event` (absent, None or callable) and, with `with_fleet`, `fleet` and a non-empty
@@ -176,7 +181,7 @@ pub fn usual_options(options: &Bound<'_, PyDict>, with_fleet: bool) -> bool {
             Some(0) => value.is_none() || text(&value).is_some_and(|s| PRESETS.contains(&&*s)),
             Some(1) => value.is_none() || value.is_callable(),
             Some(2) => with_fleet,
-            Some(3) => with_fleet && text(&value).is_some_and(|s| !s.is_empty()),
+            Some(3) => with_fleet && is_key(&value),
             _ => false,
         }
     })

@@ -63,20 +63,11 @@ pub const HALF_OPEN_RECHECK_MIN_S: f64 = 0.01;
 /// never under [`HALF_OPEN_RECHECK_MIN_S`]. With the defaults: 0.1 s while the probe is under 1 s
 /// old, a tenth of its age up to 5 s, then 0.5 s.
 ///
-/// Each look is one gate check (a Redis round-trip for a Redis fleet, never a provider call),
-/// only while a probe is out. A fixed 0.5 s (`open_s`) met the answer at once only when it took
-/// exactly 0.5 s (20 agents through a 2 s outage: 1.19x the time without a fleet in the lab,
-/// 1.21x on virtual time with 0.6 s answers); a fixed 0.1 s fixed that (0.99x, 1.01x) but kept
-/// every waiter looking 10 times a second while a probe hung, up to `probe_timeout_s` (30 s):
-/// 300 looks per waiter, 10 000 Redis round-trips a second for 1 000 waiters. Growing with the
-/// age, a 30 s hang costs 77 looks per waiter and then 2 a second (2 000 a second for 1 000
-/// waiters); with 1 000 agents whose failed calls hang 10 s or 30 s, the gate checks of a 60 s
-/// outage fall from 3.57 and 3.68 per agent per second to 1.68 and 0.90. Answers under 1 s are
-/// met exactly as with the fixed 0.1 s (the same figures to the hundredth with 0.5-1 s answers);
-/// 2 s answers 0.02-0.05 s later (worst ratio 1.41x against 1.38x). A quarter of the age (the
-/// `default` policy's own rule) saves a little more on a hang (1.23 and 0.81) but costs 1 s
-/// answers 0.05x (1.21x against 1.15x: over the 1.2x target). Measured by `retry-sim
-/// fleet-tuning` and `sim/tests/fleet_tuning.rs` (README, "Tuning the `Fleet`").
+/// Why: each look is one gate check (a Redis round-trip for a Redis fleet). A fixed 0.5 s met a
+/// quick answer late (a 2 s outage took 1.19x the time without a fleet in the lab); a fixed 0.1 s
+/// kept every waiter looking 10 times a second while a probe hung. Growing with the age meets
+/// answers under 1 s as the fixed 0.1 s did, and a 30 s hang costs 77 looks per waiter instead
+/// of 300. The measurements and the rules weighed: README, "Tuning the `Fleet`".
 pub fn half_open_recheck(cfg: &BreakerConfig, probe_age: f64) -> f64 {
     let longest = cfg.open_s.min(1.0);
     let soonest = HALF_OPEN_RECHECK_FRACTION * longest;

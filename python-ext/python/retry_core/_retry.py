@@ -413,7 +413,8 @@ _call_usual = _native._call_usual
 def _fleet_succeeded(fleet: Fleet, options: _CallOptions) -> None:
     """The async success path's bookkeeping (the sync one's is in ``_native._call_usual``)."""
     try:
-        pending = fleet._inner._succeeded(str(options["key"]))
+        key: str = options["key"]  # type: ignore[assignment]  # _admits_freely checked it
+        pending = fleet._inner._succeeded(key)
     except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
         _broken(None, "the fleet", err)
         return
