@@ -159,12 +159,70 @@ impl<'de> Deserialize<'de> for Headers {
 pub const STATUS_RANGE: std::ops::RangeInclusive<u16> = 100..=999;
 
 /// How many wrapped causes (`__cause__`, `#cause`) a binding follows when it reads an
-/// exception's class chain.
-pub const MAX_CAUSES: usize = 16;
+/// exception's chain.
+pub const MAX_CAUSES: usize = crate::chain::MAX_LINKS;
 
 /// A status as a binding read it (any integer), kept when it is in [`STATUS_RANGE`].
 pub fn checked_status(n: i64) -> Option<u16> {
     u16::try_from(n).ok().filter(|s| STATUS_RANGE.contains(s))
+}
+
+/// At most this many headers are read from a host's header object, and at most
+/// [`MAX_HEADER_BYTES`] of names and values, taking at most [`MAX_HEADER_ITEMS`] items (pairs
+/// that are not text count too): a headers object that yields endlessly must grow no memory
+/// and hang nothing. Real responses carry a few dozen headers.
+pub const MAX_HEADERS: usize = 256;
+/// See [`MAX_HEADERS`].
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// See [`MAX_HEADERS`].
+pub const MAX_HEADER_ITEMS: usize = 4 * MAX_HEADERS;
+
+/// Collects a host's header pairs under the caps of [`MAX_HEADERS`], the same in every binding.
+#[derive(Debug, Default)]
+pub struct HeaderSink {
+    headers: Headers,
+    kept: usize,
+    bytes: usize,
+    taken: usize,
+    full: bool,
+}
+
+impl HeaderSink {
+    /// An empty sink.
+    pub fn new() -> Self {
+        HeaderSink::default()
+    }
+
+    /// Offers one pair (`None` for an item that is not a text pair); answers whether the
+    /// reader should go on. A pair that would pass the byte cap ends the reading.
+    pub fn offer(&mut self, pair: Option<(&str, String)>) -> bool {
+        if self.full {
+            return false;
+        }
+        self.taken += 1;
+        if let Some((name, value)) = pair {
+            let n = name.len() + value.len();
+            if self.bytes + n > MAX_HEADER_BYTES {
+                self.full = true;
+                return false;
+            }
+            self.bytes += n;
+            self.kept += 1;
+            self.headers.insert(name, value);
+        }
+        self.full = self.kept >= MAX_HEADERS || self.taken >= MAX_HEADER_ITEMS;
+        !self.full
+    }
+
+    /// Whether no more pairs are taken.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// The headers collected.
+    pub fn finish(self) -> Headers {
+        self.headers
+    }
 }
 
 /// One failed call. Every field is optional except `message`.
@@ -192,8 +250,14 @@ pub struct Failure {
     pub transport: Option<Transport>,
     /// Retries the client library already made for this request before it raised (the
     /// openai and anthropic SDKs send it as `x-stainless-retry-count`): a second retry layer.
+    /// (A `u8`, 255 standing for any more: with it a `Failure` stays under 128 bytes, a small
+    /// `Err` to return.)
     #[serde(default)]
-    pub client_retries: Option<u32>,
+    pub client_retries: Option<u8>,
+    /// The messages of the exceptions this one wraps (their causes), read as text evidence
+    /// after the message itself ([`Failure::from_chain`] fills it).
+    #[serde(default, skip_serializing_if = "<[String]>::is_empty")]
+    pub inner_messages: Box<[String]>,
 }
 
 impl Failure {

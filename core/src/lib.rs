@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod category;
+pub mod chain;
 pub mod classify;
 pub mod driver;
 pub mod error;

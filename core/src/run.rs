@@ -582,7 +582,7 @@ impl Run {
             return;
         }
         let (client, source) = match failure.client_retries {
-            Some(n) if n > 0 => (n.max(self.cfg.client_max_retries), "observed"),
+            Some(n) if n > 0 => (u32::from(n).max(self.cfg.client_max_retries), "observed"),
             _ if self.cfg.client_max_retries > 0 => (self.cfg.client_max_retries, "configured"),
             _ => return,
         };

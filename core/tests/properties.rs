@@ -153,6 +153,7 @@ fn generated_failure() -> impl Strategy<Value = Failure> {
                 message,
                 transport,
                 client_retries: None,
+                inner_messages: Box::default(),
             },
         )
 }
@@ -471,6 +472,7 @@ proptest! {
             message,
             transport,
             client_retries: None,
+            inner_messages: Box::default(),
         };
         check_classification(&f);
     }

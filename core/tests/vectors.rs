@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use retry_core::chain::Link;
 use retry_core::classify::classify_at;
 use retry_core::orphan::prune_json;
 use retry_core::retry_after::from_headers;
@@ -43,6 +44,7 @@ fn every_vector_file_is_replayed() {
         "retry_after.json",
         "policies.json",
         "orphans.json",
+        "chains.json",
         // Replayed by tests/runs.rs.
         "runs.json",
     ];
@@ -104,6 +106,45 @@ fn check_classify_file(name: &str) {
         cases(&doc).len(),
         failures.join("\n")
     );
+}
+
+/// Exception chains as data: each link as a binding reads it, merged by the core's one rule.
+#[test]
+fn chain_vectors() {
+    let doc = load("chains.json");
+    let chains = cases(&doc);
+    assert!(chains.len() >= 10);
+    let mut failures = Vec::new();
+    for case in chains {
+        let links = case["links"].as_array().unwrap().iter().map(|l| Link {
+            error_class: vec![l["class"].as_str().unwrap().to_owned()],
+            status: l.get("status").and_then(Value::as_u64).map(|s| s as u16),
+            headers: l
+                .get("headers")
+                .and_then(Value::as_object)
+                .map(|h| {
+                    h.iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str().unwrap().to_owned()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            body: l.get("body").and_then(Value::as_str).map(str::to_owned),
+            message: l["message"].as_str().unwrap().to_owned(),
+            client_retries: None,
+        });
+        let c = classify_at(&Failure::from_chain(links), fixed_now());
+        let exp = &case["expect"];
+        let got = serde_json::json!({
+            "category": c.category.as_str(),
+            "transient": c.transient,
+            "retry_after": c.retry_after,
+            "status": c.status,
+        });
+        if &got != exp {
+            failures.push(format!("{}: got {got}, want {exp}", case["name"]));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

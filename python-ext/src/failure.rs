@@ -18,6 +18,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
+use retry_core::chain::Link;
+use retry_core::failure::HeaderSink;
 use retry_core::{Failure, Headers, Transport};
 
 use crate::error::{guard, invalid_argument};
@@ -78,8 +80,42 @@ impl PyFailureRecord {
                     error_class: error_class.unwrap_or_default(),
                     message,
                     transport,
-                    client_retries,
+                    client_retries: client_retries.map(saturating_u8),
+                    inner_messages: Box::default(),
                 },
+            })
+        })
+    }
+
+    /// `FailureRecord._from_links(links)`: the record of a chain given as its links, outermost
+    /// first, each `(error_class, status, headers, body, message, client_retries)`, merged by
+    /// the core's one rule. The reference reader in the tests hands its links over here.
+    #[staticmethod]
+    #[allow(clippy::type_complexity)]
+    fn _from_links(
+        py: Python<'_>,
+        links: Vec<(
+            Vec<String>,
+            Option<i64>,
+            Option<Vec<(String, String)>>,
+            Option<String>,
+            String,
+            Option<u32>,
+        )>,
+    ) -> PyResult<Self> {
+        guard(py, || {
+            let links = links.into_iter().map(
+                |(error_class, status, headers, body, message, client_retries)| Link {
+                    error_class,
+                    status: status.and_then(checked_status),
+                    headers: headers.unwrap_or_default().into_iter().collect(),
+                    body,
+                    message,
+                    client_retries: client_retries.map(saturating_u8),
+                },
+            );
+            Ok(PyFailureRecord {
+                inner: Failure::from_chain(links),
             })
         })
     }
@@ -122,7 +158,7 @@ impl PyFailureRecord {
     /// Retries the client library already made before it raised (`x-stainless-retry-count`
     /// of the request, sent by the openai and anthropic SDKs), when known.
     #[getter]
-    fn client_retries(&self) -> Option<u32> {
+    fn client_retries(&self) -> Option<u8> {
         self.inner.client_retries
     }
 
@@ -480,72 +516,37 @@ fn httpx_headers(h: &Bound<'_, PyAny>) -> PyResult<Option<Vec<(String, String)>>
 
 /// `_header_items(h)`: header pairs from httpx's raw list (bytes pairs as received, decoded as
 /// latin-1), `multi_items()` (repeated headers stay separate), `items()`, or an iterable of
-/// pairs; `None` if reading them raised.
-fn header_items(h: Option<Bound<'_, PyAny>>) -> PyResult<Option<Vec<(String, String)>>> {
+/// pairs, under the core's caps (`HeaderSink`); `None` if reading them raised.
+fn header_items(h: Option<Bound<'_, PyAny>>) -> PyResult<Option<Headers>> {
     let Some(h) = h else { return Ok(None) };
     let py = h.py();
     or_absent(py, header_items_inner(&h))
 }
 
-/// At most this many headers are read, and at most [`MAX_HEADER_BYTES`] of names and values:
-/// an endless `items()` (a generator of the user's) must not grow memory without bound. Real
-/// responses carry a few dozen.
-const MAX_HEADERS: usize = 256;
-const MAX_HEADER_BYTES: usize = 64 * 1024;
-
-/// Collects header pairs up to the caps; `push` answers whether there is room for more.
-struct HeaderSink {
-    out: Vec<(String, String)>,
-    bytes: usize,
-}
-
-impl HeaderSink {
-    fn new() -> Self {
-        HeaderSink {
-            out: Vec::new(),
-            bytes: 0,
-        }
-    }
-
-    fn full(&self) -> bool {
-        self.out.len() >= MAX_HEADERS || self.bytes >= MAX_HEADER_BYTES
-    }
-
-    fn push(&mut self, k: String, v: String) -> bool {
-        let n = k.len() + v.len();
-        if self.bytes + n <= MAX_HEADER_BYTES {
-            self.bytes += n;
-            self.out.push((k, v));
-        } else {
-            self.bytes = MAX_HEADER_BYTES;
-        }
-        !self.full()
-    }
-}
-
-fn header_items_inner(h: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+fn header_items_inner(h: &Bound<'_, PyAny>) -> PyResult<Headers> {
     let py = h.py();
     let mut out = HeaderSink::new();
-    if let Some(mut list) = httpx_headers(h)? {
-        list.truncate(MAX_HEADERS);
+    if let Some(list) = httpx_headers(h)? {
         for (k, v) in list {
-            if !out.push(k, v) {
+            if !out.offer(Some((&k, v))) {
                 break;
             }
         }
-        return Ok(out.out);
+        return Ok(out.finish());
     }
     let raw = lookup(h, intern!(py, "raw"))?;
     if let Ok(raw) = raw.cast::<PyList>() {
         for item in raw.iter() {
             let (k, v) = pair(&item)?;
-            if let (Ok(k), Ok(v)) = (k.cast::<PyBytes>(), v.cast::<PyBytes>()) {
-                if !out.push(latin1(k.as_bytes()), latin1(v.as_bytes())) {
-                    break;
-                }
+            let kv = match (k.cast::<PyBytes>(), v.cast::<PyBytes>()) {
+                (Ok(k), Ok(v)) => Some((latin1(k.as_bytes()), latin1(v.as_bytes()))),
+                _ => None,
+            };
+            if !out.offer(kv.as_ref().map(|(k, v)| (k.as_str(), v.clone()))) {
+                break;
             }
         }
-        return Ok(out.out);
+        return Ok(out.finish());
     }
     let items = if has(h, intern!(py, "multi_items"))? {
         h.call_method0(intern!(py, "multi_items"))?
@@ -555,18 +556,20 @@ fn header_items_inner(h: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
         h.clone()
     };
     // Counted per item taken, not per header kept: an endless run of non-text pairs stops too.
-    for (n, item) in items.try_iter()?.enumerate() {
-        if n >= 4 * MAX_HEADERS || out.full() {
+    for item in items.try_iter()? {
+        if out.is_full() {
             break;
         }
         let (k, v) = pair(&item?)?;
-        if let (Some(k), Some(v)) = (text(&k)?, text(&v)?) {
-            if !out.push(k.into_string()?, v.into_string()?) {
-                break;
-            }
+        let kv = match (text(&k)?, text(&v)?) {
+            (Some(k), Some(v)) => Some((k.into_string()?, v.into_string()?)),
+            _ => None,
+        };
+        if !out.offer(kv.as_ref().map(|(k, v)| (k.as_str(), v.clone()))) {
+            break;
         }
     }
-    Ok(out.out)
+    Ok(out.finish())
 }
 
 /// `_message(exc)`: `str(exc)`, or the class name when that raises.
@@ -713,83 +716,70 @@ fn parsed_body<'py>(
     }
 }
 
-/// `_fields(exc)` -> the record: class names of the whole chain (outermost first); status,
-/// headers and body from the first exception that has them; the outermost non-empty message.
+/// `_fields(exc)` -> the record: each exception of the chain read as a [`Link`] (its own class
+/// names, status, headers, body, message); the core merges them (`Failure::from_chain`).
 fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
-    let chain = chain(exc)?;
-    let mut status: Option<u16> = None;
-    let mut headers: Option<Vec<(String, String)>> = None;
-    let mut body: Option<Text<'_>> = None;
-    let mut error_class: Vec<String> = Vec::new();
-    let mut message = message_of(exc)?;
-    let mut client_retries: Option<u32> = None;
-    for e in &chain {
-        let info = class_info(py, &e.get_type())?;
-        error_class.extend(info.names.iter().cloned());
-        if !message.is_truthy()? {
-            message = message_of(e)?;
-        }
-        if status.is_some() && headers.is_some() && body.is_some() {
-            continue;
-        }
-        let response = attr(e, intern!(py, "response"))?;
-        if client_retries.is_none() {
-            client_retries = client_retries_of(e, response.as_ref())?;
+    let mut links = Vec::new();
+    for e in &chain(exc)? {
+        links.push(read_link(py, e)?);
+    }
+    Ok(Failure::from_chain(links))
+}
+
+/// One exception's own fields, nothing looked up in its causes.
+fn read_link(py: Python<'_>, e: &Bound<'_, PyAny>) -> PyResult<Link> {
+    let info = class_info(py, &e.get_type())?;
+    let response = attr(e, intern!(py, "response"))?;
+    let mut status = status_of(attr(e, intern!(py, "status_code"))?);
+    if status.is_none() {
+        status = status_of(attr(e, intern!(py, "status"))?);
+    }
+    if let Some(r) = &response {
+        if status.is_none() {
+            status = status_of(attr(r, intern!(py, "status_code"))?);
         }
         if status.is_none() {
-            status = status_of(attr(e, intern!(py, "status_code"))?);
-            if status.is_none() {
-                status = status_of(attr(e, intern!(py, "status"))?);
-            }
-            if let Some(r) = &response {
-                if status.is_none() {
-                    status = status_of(attr(r, intern!(py, "status_code"))?);
-                }
-                if status.is_none() {
-                    status = status_of(attr(r, intern!(py, "status"))?);
-                }
-            }
-            if status.is_none() {
-                status = status_of(aws_meta(response.as_ref(), "HTTPStatusCode")?);
-            }
-            if status.is_none() {
-                // urllib's HTTPError, google-api-core, google-genai: `code` is the HTTP status.
-                status = status_of(attr(e, intern!(py, "code"))?);
-            }
-        }
-        if headers.is_none() {
-            // litellm replaces `response` with a stand-in without headers and keeps the
-            // provider's own in `litellm_response_headers`.
-            headers = header_items(attr(e, intern!(py, "litellm_response_headers"))?)?;
-        }
-        if headers.is_none() {
-            if let Some(r) = &response {
-                headers = header_items(attr(r, intern!(py, "headers"))?)?;
-            }
-            if headers.is_none() {
-                headers = header_items(attr(e, intern!(py, "headers"))?)?;
-            }
-            if headers.is_none() {
-                headers = header_items(aws_meta(response.as_ref(), "HTTPHeaders")?)?;
-            }
-        }
-        if body.is_none() {
-            body = body_of(e, response.as_ref())?;
-        }
-        if body.is_none() {
-            body = parsed_body(e, response.as_ref())?;
+            status = status_of(attr(r, intern!(py, "status"))?);
         }
     }
-    let headers: Headers = headers.unwrap_or_default().into_iter().collect();
-    Ok(Failure {
+    if status.is_none() {
+        status = status_of(aws_meta(response.as_ref(), "HTTPStatusCode")?);
+    }
+    if status.is_none() {
+        // urllib's HTTPError, google-api-core, google-genai: `code` is the HTTP status.
+        status = status_of(attr(e, intern!(py, "code"))?);
+    }
+    // litellm replaces `response` with a stand-in without headers and keeps the provider's
+    // own in `litellm_response_headers`.
+    let mut headers = header_items(attr(e, intern!(py, "litellm_response_headers"))?)?;
+    if headers.is_none() {
+        if let Some(r) = &response {
+            headers = header_items(attr(r, intern!(py, "headers"))?)?;
+        }
+    }
+    if headers.is_none() {
+        headers = header_items(attr(e, intern!(py, "headers"))?)?;
+    }
+    if headers.is_none() {
+        headers = header_items(aws_meta(response.as_ref(), "HTTPHeaders")?)?;
+    }
+    let mut body = body_of(e, response.as_ref())?;
+    if body.is_none() {
+        body = parsed_body(e, response.as_ref())?;
+    }
+    Ok(Link {
+        error_class: info.names.to_vec(),
         status,
-        headers,
+        headers: headers.unwrap_or_default(),
         body: body.map(Text::into_string).transpose()?,
-        error_class,
-        message: utf8(&message)?,
-        transport: None,
-        client_retries,
+        message: utf8(&message_of(e)?)?,
+        client_retries: client_retries_of(e, response.as_ref())?.map(saturating_u8),
     })
+}
+
+/// A retry count as the record keeps it: 255 stands for any more.
+fn saturating_u8(n: u32) -> u8 {
+    u8::try_from(n).unwrap_or(u8::MAX)
 }
 
 /// The retries the client library made before it raised: the openai and anthropic SDKs send

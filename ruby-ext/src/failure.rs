@@ -5,6 +5,8 @@ use magnus::{
     prelude::*, rb_sys::AsRawValue, value::LazyId, Error, Integer, Module, RArray, RClass, RHash,
     RModule, RString, Ruby, Symbol, Value,
 };
+use retry_core::chain::Link;
+use retry_core::failure::{HeaderSink, MAX_HEADERS, MAX_HEADER_ITEMS};
 use retry_core::{Failure, Headers, Transport};
 
 use crate::convert::{self, is_fatal, name_of, rstring_lossy, to_s, try_to_s};
@@ -17,14 +19,6 @@ pub struct RbFailure(pub Failure);
 // How many exceptions of a `#cause` chain are read, and which statuses a record takes: the
 // core's limits, the same in every binding.
 use retry_core::failure::{checked_status, MAX_CAUSES};
-
-/// At most this many headers are read, and at most [`MAX_HEADER_BYTES`] of names and values
-/// (the Python binding's caps): a headers object whose `each` yields endlessly must not grow
-/// memory without bound, nor hang. Real responses carry a few dozen.
-const MAX_HEADERS: usize = 256;
-const MAX_HEADER_BYTES: usize = 64 * 1024;
-/// Items taken from a header object's `each` (pairs that are not text count too).
-const MAX_HEADER_ITEMS: usize = 4 * MAX_HEADERS;
 
 static ID_RESPONSE: LazyId = LazyId::new("response");
 static ID_STATUS: LazyId = LazyId::new("status");
@@ -87,7 +81,7 @@ fn or_absent<T>(r: Result<T, Error>, absent: T) -> Result<T, Error> {
 }
 
 fn headers_from(ruby: &Ruby, v: Value, strict: bool) -> Result<Headers, Error> {
-    let mut headers = Headers::new();
+    let headers = Headers::new();
     if v.is_nil() {
         return Ok(headers);
     }
@@ -164,20 +158,18 @@ fn headers_from(ruby: &Ruby, v: Value, strict: bool) -> Result<Headers, Error> {
             return Err(e);
         }
     }
-    let mut bytes = 0usize;
-    let mut kept = 0usize;
+    // The core's caps (`HeaderSink`), the same in every binding.
+    let mut sink = HeaderSink::new();
     for (k, val) in pairs {
         if val.is_nil() {
             continue;
         }
         let value = header_value(val)?;
-        bytes += k.len() + value.len();
-        if bytes > MAX_HEADER_BYTES || kept >= MAX_HEADERS {
+        if !sink.offer(Some((&k, value))) {
             break;
         }
-        headers.insert(&k, value);
-        kept += 1;
     }
+    let headers = sink.finish();
     Ok(headers)
 }
 
@@ -356,21 +348,12 @@ fn response_of(ruby: &Ruby, exc: Value) -> Result<Response, Error> {
     Ok(r)
 }
 
-/// The failure record of a live exception: the class chains of the exception and its causes
-/// (concatenated, outermost first), the first status found along the chain with that
-/// exception's headers and body, and the outer exception's message. Errors raised by the
-/// exception's own methods are ignored, except those that are not `StandardError`s
-/// (`Interrupt` and friends), which are passed on.
+/// The failure record of a live exception: each exception of its `#cause` chain read as a
+/// [`Link`] (its own class names, status, headers, body and message), merged by the core's
+/// one rule (`Failure::from_chain`). Errors raised by the exception's own methods are ignored,
+/// except those that are not `StandardError`s (`Interrupt` and friends), which are passed on.
 pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Result<Failure, Error> {
-    let message = match exc.funcall::<_, _, Value>(*ID_MESSAGE, ()) {
-        Ok(m) => or_absent(try_to_s(m), String::new())?,
-        Err(e) if is_fatal(&e) => return Err(e),
-        Err(_) => String::new(),
-    };
-    let mut failure = Failure {
-        message,
-        ..Failure::default()
-    };
+    let mut links = Vec::new();
     let mut current = exc;
     let mut seen: Vec<Value> = Vec::new();
     for _ in 0..MAX_CAUSES {
@@ -379,24 +362,26 @@ pub fn failure_from_exception(ruby: &Ruby, exc: Value) -> Result<Failure, Error>
             break;
         }
         seen.push(current);
-        failure.error_class.extend(class_chain(current.class())?);
-        if failure.status.is_none() {
-            let r = response_of(ruby, current)?;
-            if r.status.is_some() {
-                failure.status = r.status;
-                failure.headers = r.headers;
-                failure.body = r.body;
-            } else if failure.body.is_none() && r.body.is_some() {
-                failure.body = r.body;
-                failure.headers = r.headers;
-            }
-        }
+        let message = match current.funcall::<_, _, Value>(*ID_MESSAGE, ()) {
+            Ok(m) => or_absent(try_to_s(m), String::new())?,
+            Err(e) if is_fatal(&e) => return Err(e),
+            Err(_) => String::new(),
+        };
+        let r = response_of(ruby, current)?;
+        links.push(Link {
+            error_class: class_chain(current.class())?,
+            status: r.status,
+            headers: r.headers,
+            body: r.body,
+            message,
+            client_retries: None,
+        });
         match probe(ruby, current, &ID_CAUSE)? {
             Some(cause) => current = cause,
             None => break,
         }
     }
-    Ok(failure)
+    Ok(Failure::from_chain(links))
 }
 
 impl RbFailure {
@@ -438,6 +423,7 @@ impl RbFailure {
                 },
                 transport,
                 client_retries: None,
+                inner_messages: Box::default(),
             }))
         })
     }

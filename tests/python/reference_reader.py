@@ -173,48 +173,36 @@ def _parsed_body(e: BaseException, response: Any) -> Optional[str]:
     return None
 
 
-def _fields(exc: BaseException) -> Tuple[Any, ...]:
-    chain = _chain(exc)
-    status: Optional[int] = None
-    headers: Optional[List[Tuple[str, str]]] = None
-    body: Optional[str] = None
-    error_class: List[str] = []
-    message = _message(exc)
-    client_retries: Optional[int] = None
-    for e in chain:
-        error_class.extend(class_names(type(e)))
-        if not message:
-            message = _message(e)
-        if status is not None and headers is not None and body is not None:
-            continue
-        response = _attr(e, "response")
-        if client_retries is None:
-            client_retries = _client_retries(e, response)
-        if status is None:
-            status = (
-                _status(_attr(e, "status_code"))
-                or _status(_attr(e, "status"))
-                or (_status(_attr(response, "status_code")) if response is not None else None)
-                or (_status(_attr(response, "status")) if response is not None else None)
-                or _status(_aws_meta(response, "HTTPStatusCode"))
-                or _status(_attr(e, "code"))  # urllib HTTPError, google-api-core, google-genai
-            )
-        if headers is None:
-            # litellm's `response` is a stand-in; the provider's headers are kept apart.
-            headers = _header_items(_attr(e, "litellm_response_headers"))
-            if headers is None and response is not None:
-                headers = _header_items(_attr(response, "headers"))
-            if headers is None:
-                headers = _header_items(_attr(e, "headers"))
-            if headers is None:
-                headers = _header_items(_aws_meta(response, "HTTPHeaders"))
-        if body is None:
-            body = _body_of(e, response)
-        if body is None:
-            body = _parsed_body(e, response)
+def _link(e: BaseException) -> Tuple[Any, ...]:
+    """One exception's own fields, nothing looked up in its causes: the core merges the links."""
+    response = _attr(e, "response")
+    status = (
+        _status(_attr(e, "status_code"))
+        or _status(_attr(e, "status"))
+        or (_status(_attr(response, "status_code")) if response is not None else None)
+        or (_status(_attr(response, "status")) if response is not None else None)
+        or _status(_aws_meta(response, "HTTPStatusCode"))
+        or _status(_attr(e, "code"))  # urllib HTTPError, google-api-core, google-genai
+    )
+    # litellm's `response` is a stand-in; the provider's headers are kept apart.
+    headers = _header_items(_attr(e, "litellm_response_headers"))
+    if headers is None and response is not None:
+        headers = _header_items(_attr(response, "headers"))
+    if headers is None:
+        headers = _header_items(_attr(e, "headers"))
+    if headers is None:
+        headers = _header_items(_aws_meta(response, "HTTPHeaders"))
+    body = _body_of(e, response)
+    if body is None:
+        body = _parsed_body(e, response)
     if body is not None:
         body = _utf8(body)
-    return status, headers, body, error_class, _utf8(message), client_retries
+    return list(class_names(type(e))), status, headers, body, _utf8(_message(e)), _client_retries(e, response)
+
+
+def links(exc: BaseException) -> List[Tuple[Any, ...]]:
+    """The chain's links, outermost first, as ``FailureRecord._from_links`` takes them."""
+    return [_link(e) for e in _chain(exc)]
 
 
 def _client_retries(e: BaseException, response: Any) -> Optional[int]:
@@ -236,11 +224,8 @@ def _client_retries(e: BaseException, response: Any) -> Optional[int]:
 
 
 
-def fields(exc: BaseException) -> Tuple[Any, ...]:
-    """``(status, headers, body, error_class, message)`` of a live exception."""
-    return _fields(exc)[:5]
+def record(exc: BaseException) -> Any:
+    """The record the core merges from the links this reader read."""
+    from retry_core import _native
 
-
-def client_retries(exc: BaseException) -> Optional[int]:
-    """What the reader takes as ``client_retries``."""
-    return typing.cast(Optional[int], _fields(exc)[5])
+    return _native.FailureRecord._from_links(links(exc))

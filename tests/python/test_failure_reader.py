@@ -23,7 +23,7 @@ def native(exc: BaseException) -> str:
 
 
 def reference(exc: BaseException) -> str:
-    return _native.FailureRecord(*reference_reader.fields(exc), None, reference_reader.client_retries(exc))._to_json()
+    return reference_reader.record(exc)._to_json()
 
 
 def same(exc: BaseException) -> None:

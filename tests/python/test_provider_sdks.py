@@ -73,7 +73,7 @@ def check(e: BaseException, category: str, transient: bool, retry_after: Optiona
     assert c.retry_after == retry_after
     # The native reader and the reference reader in Python read the same record.
     native = json.loads(_native.FailureRecord._from_exception(e)._to_json())
-    reference = json.loads(_native.FailureRecord(*reference_reader.fields(e), None, reference_reader.client_retries(e))._to_json())
+    reference = json.loads(reference_reader.record(e)._to_json())
     assert native == reference
 
 

@@ -329,6 +329,11 @@ fn haystack(f: &Failure, provider: Option<&ProviderError>) -> String {
             hay.push_str(code);
         }
     }
+    // What the wrapped exceptions said, after everything the outer one says (CONTRACT §1).
+    for inner in &f.inner_messages {
+        hay.push('\n');
+        hay.push_str(&text::lower_bounded(inner, MAX_SCAN));
+    }
     text::blank_links(&mut hay);
     hay
 }
