@@ -57,7 +57,7 @@ class ChainVectorsTest < Minitest::Test
       got = RetryCore.classify(error)
       expect = c["expect"]
       assert_equal expect["category"], got.category.to_s
-      assert_equal expect["transient"], got.transient
+      assert_equal expect["transient"], got.transient?
       if expect["retry_after"].nil?
         assert_nil got.retry_after
       else
