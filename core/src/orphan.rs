@@ -808,10 +808,17 @@ fn literal(v: &Value) -> String {
     }
 }
 
+/// Whether a message's text says nothing, as SwarmSDK judges it (`strip.empty?`): only ASCII
+/// whitespace, NUL and vertical tab. The one rule for Hashes, dicts and host objects alike.
+pub fn is_blank(text: &[u8]) -> bool {
+    text.iter()
+        .all(|b| b.is_ascii_whitespace() || *b == 0 || *b == 0x0b)
+}
+
 fn non_empty(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => false,
-        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::String(s)) => !is_blank(s.as_bytes()),
         Some(Value::Array(a)) => !a.is_empty(),
         Some(_) => true,
     }

@@ -104,8 +104,8 @@ fn role_of(v: Value) -> Role {
     }
 }
 
-/// Whether an object message has content beyond its tool calls, as SwarmSDK judges it:
-/// nil or a blank String is no content.
+/// Whether an object message has content beyond its tool calls: nil or a blank String
+/// (`orphan::is_blank`, the core's one rule) is no content.
 fn object_has_content(content: Value) -> bool {
     if content.is_nil() {
         return false;
@@ -113,9 +113,7 @@ fn object_has_content(content: Value) -> bool {
     if let Some(s) = RString::from_value(content) {
         // SAFETY: the bytes are only read, before any Ruby code runs again.
         let bytes = unsafe { s.as_slice() };
-        return !bytes
-            .iter()
-            .all(|b| b.is_ascii_whitespace() || *b == 0 || *b == 0x0b);
+        return !orphan::is_blank(bytes);
     }
     if let Some(a) = RArray::from_value(content) {
         return !a.is_empty();

@@ -49,6 +49,14 @@ ok = oa_call("call_ok", "Read", {"file_path": "/ok"})
 clean = [{"role": "system", "content": "be brief"}, user("read"), {"role": "assistant", "content": None, "tool_calls": [ok]}, tool("call_ok", "data"), {"role": "assistant", "content": "done"}]
 case("openai_clean_history_unchanged", clean, clean, [], 0, "")
 
+ws = oa_call("call_ws", "Read", {"file_path": "/ws"})
+# Blank content is no content (SwarmSDK's `strip.empty?`), for Hashes, dicts and RubyLLM objects alike.
+case("openai_blank_content_with_only_orphans_is_removed",
+     [user("go"), {"role": "assistant", "content": " \n\t", "tool_calls": [ws]}, user("next")],
+     [user("go"), user("next")],
+     [{"id": "call_ws", "name": "Read", "arguments": ws["function"]["arguments"]}], 0,
+     reminder('- Read(file_path: "/ws")'))
+
 case("empty_history", [], [], [], 0, "")
 
 noid = {"type": "function", "function": {"name": "Bash", "arguments": "{\"command\": \"make\"}"}}
