@@ -46,6 +46,27 @@ pub enum GiveUpReason {
 
 use serde::Serialize;
 
+/// The vocabulary of `llm_request_failed`'s `error_type`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorNames {
+    /// The classification's `error_type` (`RateLimit`, `BadRequest`, ...).
+    #[default]
+    Contract,
+    /// SwarmSDK's names, as its rescue clauses give them (CONTRACT §6: the SwarmSDK adapter).
+    SwarmSdk,
+}
+
+impl ErrorNames {
+    /// The `error_type` of a failure that is not retried.
+    pub fn error_type(self, failure: &Failure, c: &Classification) -> String {
+        match self {
+            ErrorNames::Contract => c.error_type.clone(),
+            ErrorNames::SwarmSdk => crate::text::swarm_error_type(failure, c),
+        }
+    }
+}
+
 impl GiveUpReason {
     /// The snake_case name of the reason (`exhausted`, `retry_after_too_long`, ...), as events
     /// report it.
@@ -143,6 +164,7 @@ pub struct Retrier {
     orphans_tried: bool,
     context_tried: bool,
     context_hook: bool,
+    error_names: ErrorNames,
     pending: Option<(Pending, Classification)>,
     fleet: Option<(Arc<Fleet>, String)>,
     waited: f64,
@@ -179,6 +201,7 @@ impl Retrier {
             orphans_tried: false,
             context_tried: false,
             context_hook: false,
+            error_names: ErrorNames::Contract,
             pending: None,
             fleet: None,
             waited: 0.0,
@@ -282,6 +305,12 @@ impl Retrier {
     /// Tells the engine the caller can compact its history on `context_overflow`.
     pub fn with_context_hook(mut self, present: bool) -> Self {
         self.context_hook = present;
+        self
+    }
+
+    /// How `llm_request_failed` names its `error_type`.
+    pub fn with_error_names(mut self, names: ErrorNames) -> Self {
+        self.error_names = names;
         self
     }
 
@@ -450,7 +479,7 @@ impl Retrier {
             self.count_give_up(&c);
             let e = self
                 .base_event(events::REQUEST_FAILED, failure, &c)
-                .with("error_type", c.error_type.clone())
+                .with("error_type", self.error_names.error_type(failure, &c))
                 .with("retryable", false);
             return self.decision(
                 Action::GiveUp {

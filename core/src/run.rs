@@ -30,6 +30,7 @@ use crate::events::Event;
 use crate::failure::Failure;
 use crate::fallback::{ModelChain, ModelSpec};
 use crate::fleet::Fleet;
+pub use crate::machine::ErrorNames;
 use crate::machine::{Action, Decision, GiveUpReason, Retrier};
 use crate::policy::RetryPolicy;
 
@@ -193,6 +194,8 @@ pub struct RunConfig {
     pub client_max_retries: u32,
     /// Unix time at `elapsed` 0, for the `ends_at` of wait events; `None` leaves it out.
     pub started_at: Option<f64>,
+    /// How `llm_request_failed` names its `error_type`: the contract's names, or SwarmSDK's.
+    pub error_names: ErrorNames,
 }
 
 impl RunConfig {
@@ -310,7 +313,9 @@ impl Run {
     }
 
     fn new_retrier(&self, model: usize) -> Retrier {
-        let mut r = Retrier::new(self.policy.clone()).with_context_hook(self.cfg.context_hook);
+        let mut r = Retrier::new(self.policy.clone())
+            .with_context_hook(self.cfg.context_hook)
+            .with_error_names(self.cfg.error_names);
         if let Some(seed) = self.cfg.seed {
             // Each model its own jitter stream, reproducible from the one seed.
             r = r.with_seed(seed.wrapping_add(model as u64));

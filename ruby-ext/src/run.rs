@@ -12,9 +12,8 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use magnus::{prelude::*, Error, RArray, RModule, RString, Ruby};
-use retry_core::events::REQUEST_FAILED;
-use retry_core::run::{LogLevel, Run, RunConfig, Step};
-use retry_core::{Event, Failure};
+use retry_core::run::{ErrorNames, LogLevel, Run, RunConfig, Step};
+use retry_core::Event;
 
 use crate::convert::rstring_lossy;
 use crate::error::{guard, invalid_argument, to_ruby};
@@ -29,10 +28,6 @@ use crate::policy::RbPolicy;
 #[magnus::wrap(class = "RetryCore::Run", free_immediately, size)]
 pub struct RbRun {
     inner: RefCell<Run>,
-    /// The last failure reported (SwarmSDK's `error_type` names are computed from it).
-    last: RefCell<Option<Failure>>,
-    /// Name `llm_request_failed`'s `error_type` as SwarmSDK does (the SwarmSDK adapter).
-    swarm_names: bool,
     /// The fleet keeps its state in another process (Redis): run without the GVL.
     remote: bool,
 }
@@ -95,10 +90,14 @@ impl RbRun {
         }
         let keys = owned_keys;
         guard(ruby, || {
-            let cfg = match config {
+            let mut cfg = match config {
                 Some(json) => RunConfig::from_json(&json).map_err(|e| to_ruby(ruby, e))?,
                 None => RunConfig::default(),
             };
+            if swarm_names {
+                // `llm_request_failed` names its `error_type` as SwarmSDK does (the adapter).
+                cfg.error_names = ErrorNames::SwarmSdk;
+            }
             let mut run = Run::with_config(policy.0.clone(), cfg);
             let mut remote = false;
             if let Some(fleet) = fleet {
@@ -113,8 +112,6 @@ impl RbRun {
             }
             Ok(RbRun {
                 inner: RefCell::new(run),
-                last: RefCell::new(None),
-                swarm_names,
                 remote,
             })
         })
@@ -132,7 +129,7 @@ impl RbRun {
             .try_borrow_mut()
             .map_err(|_| to_ruby(ruby, retry_core::Error::invalid_state("the run is in use")))?;
         let run = &mut *inner;
-        let (step, mut evs) = if rb_self.remote {
+        let (step, evs) = if rb_self.remote {
             without_gvl(|| {
                 let s = f(run);
                 (s, run.take_events())
@@ -141,14 +138,6 @@ impl RbRun {
             let s = f(run);
             (s, run.take_events())
         };
-        if rb_self.swarm_names {
-            if let (Some(failure), Some(d)) = (rb_self.last.borrow().as_ref(), run.decision()) {
-                for e in evs.iter_mut().filter(|e| e.kind == REQUEST_FAILED) {
-                    let name = retry_core::text::swarm_error_type(failure, &d.classification);
-                    e.fields.insert("error_type".into(), name.into());
-                }
-            }
-        }
         drop(inner);
         let out = ruby.ary_new_capa(3);
         out.push(step_array(ruby, step)?)?;
@@ -180,9 +169,6 @@ impl RbRun {
         guard(ruby, || {
             let t = elapsed_ok(ruby, elapsed)?;
             let f = failure.0.clone();
-            *rb_self.last.try_borrow_mut().map_err(|_| {
-                to_ruby(ruby, retry_core::Error::invalid_state("the run is in use"))
-            })? = Some(f.clone());
             Self::step(ruby, rb_self, move |r| r.failed(&f, t))
         })
     }
