@@ -8,6 +8,11 @@ require_relative "test_helper"
 # status, headers and body), then classified. cargo and pytest replay the same file: one merge
 # rule, in the core, for every language.
 class ChainVectorsTest < Minitest::Test
+  include TestHelpers
+
+  def teardown
+    unstub_sleeps
+  end
   CASES = JSON.parse(File.read(File.join(VECTORS_DIR, "chains.json")))["cases"]
 
   # Neutral class names (they carry no evidence: the rule under test is the merge).
@@ -69,5 +74,24 @@ class ChainVectorsTest < Minitest::Test
         assert_equal expect["status"], got.status
       end
     end
+  end
+
+  # Each attempt's error stands alone: the front door retries outside its rescue clause, so a
+  # later attempt's error never gains an earlier one as its #cause (a 503 after a 429 would
+  # otherwise read as the 429, and a crash print two backtraces of one failure).
+  def test_attempts_do_not_chain_to_earlier_attempts
+    errors = [
+      ChainVectors::LinkError.new("Too Many Requests", { status: 429, headers: { "retry-after" => "0" } }),
+      ChainVectors::LinkError.new("Service Unavailable", { status: 503 })
+    ]
+    record_sleeps(RetryCore)
+    seen = []
+    raised = assert_raises(ChainVectors::LinkError) do
+      RetryCore.call_llm_with_retry(max_retries: 2, delay: 0, on_event: contract_events(seen)) { raise errors.shift || "unreachable" }
+    end
+    assert_equal "Service Unavailable", raised.message
+    assert_nil raised.cause
+    assert_equal [["rate_limited", 429], ["server_error", 503]],
+                 seen.map { |e| [e[:category].to_s, e[:status_code]] }
   end
 end

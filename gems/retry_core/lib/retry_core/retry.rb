@@ -112,12 +112,14 @@ module RetryCore
       # Without a fleet the first call needs no run and no door: the success path allocates
       # nothing (the policy is a cached preset or the caller's).
       begin
-        value = yield
+        return yield
       rescue StandardError => e
-        return Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress), e,
-                          &block)
+        error = e
       end
-      value
+      # Retried outside the rescue: an attempt's error must not gain the first one as its
+      # #cause (Ruby links an error raised inside a rescue clause to the one rescued).
+      Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress), error,
+                 &block)
     end
 
     def check_hook(name, hook)
