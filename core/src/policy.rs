@@ -17,6 +17,13 @@ pub const MAX_DELAY_S: f64 = 86_400.0;
 
 /// The longest deadline a policy may configure: a week.
 pub const MAX_DEADLINE_S: f64 = 7.0 * 86_400.0;
+
+/// The most calls a policy may allow (the first included).
+pub const MAX_ATTEMPTS: u32 = 10_000;
+
+/// SwarmSDK's `call_llm_with_retry(max_retries: 3, delay: 15)`: the values a front door uses
+/// for the one of `max_retries` / `delay` it is not given.
+pub const SWARM_SDK_DEFAULTS: (u32, f64) = (3, 15.0);
 /// The delay before retry number `n` (0 = first retry), before jitter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -356,7 +363,7 @@ impl RetryPolicy {
     pub fn preset(name: &str) -> Result<Self> {
         match name {
             "default" => Ok(Self::recommended()),
-            "swarm_sdk" => Ok(Self::swarm_sdk(3, 15.0)),
+            "swarm_sdk" => Ok(Self::swarm_sdk(SWARM_SDK_DEFAULTS.0, SWARM_SDK_DEFAULTS.1)),
             "swarm_sdk_legacy" => Ok(Self::swarm_sdk_legacy()),
             "forgeflare" => Ok(Self::forgeflare()),
             "llm_executor" => Ok(Self::llm_executor(2, 1.0, 30.0, 2.0)),
@@ -364,6 +371,48 @@ impl RetryPolicy {
                 "unknown preset {other:?}; expected one of {}",
                 PRESETS.join(", ")
             ))),
+        }
+    }
+
+    /// SwarmSDK's `call_llm_with_retry(max_retries:, delay:)` as a front door takes it, with
+    /// the bound every front door checks: `max_retries` within 0..=[`MAX_ATTEMPTS`] (0 means
+    /// one call, as in SwarmSDK), `delay` finite and within [`MAX_DELAY_S`].
+    pub fn swarm_sdk_checked(max_retries: i64, delay: f64) -> Result<Self> {
+        let n = u32::try_from(max_retries)
+            .ok()
+            .filter(|n| *n <= MAX_ATTEMPTS)
+            .ok_or_else(|| {
+                Error::invalid_policy(format!(
+                    "max_retries must be between 0 and {MAX_ATTEMPTS}, got {max_retries}"
+                ))
+            })?;
+        let p = Self::swarm_sdk(n, delay);
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// The policy a `call_llm_with_retry` gets from its arguments (CONTRACT §6), the same in
+    /// every front door: the given policy; with none, the `default` preset, unless
+    /// `max_retries` / `delay` are given, which mean SwarmSDK's loop
+    /// ([`SWARM_SDK_DEFAULTS`] for the one left out). Both forms at once are refused with
+    /// [`ErrorCode::InvalidArgument`](crate::ErrorCode::InvalidArgument): a policy carries its
+    /// own limit and delays.
+    pub fn for_call(
+        policy: Option<RetryPolicy>,
+        max_retries: Option<i64>,
+        delay: Option<f64>,
+    ) -> Result<Self> {
+        let swarm = max_retries.is_some() || delay.is_some();
+        match policy {
+            Some(_) if swarm => Err(Error::invalid_argument(
+                "takes max_retries / delay or a policy, not both (a policy carries its own)",
+            )),
+            Some(p) => Ok(p),
+            None if !swarm => Ok(Self::recommended()),
+            None => Self::swarm_sdk_checked(
+                max_retries.unwrap_or(i64::from(SWARM_SDK_DEFAULTS.0)),
+                delay.unwrap_or(SWARM_SDK_DEFAULTS.1),
+            ),
         }
     }
 
@@ -377,9 +426,9 @@ impl RetryPolicy {
 
     /// Checks the policy for values that cannot mean anything.
     pub fn validate(&self) -> Result<()> {
-        if self.max_attempts == 0 || self.max_attempts > 10_000 {
+        if self.max_attempts == 0 || self.max_attempts > MAX_ATTEMPTS {
             return Err(Error::invalid_policy(format!(
-                "max_attempts must be between 1 and 10000, got {}",
+                "max_attempts must be between 1 and {MAX_ATTEMPTS}, got {}",
                 self.max_attempts
             )));
         }
@@ -503,6 +552,39 @@ impl PolicyConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_gets_its_policy_by_one_rule() {
+        let default = RetryPolicy::for_call(None, None, None).unwrap();
+        assert_eq!(default, RetryPolicy::recommended());
+        assert_eq!(
+            RetryPolicy::for_call(None, Some(5), None).unwrap(),
+            RetryPolicy::swarm_sdk(5, 15.0)
+        );
+        assert_eq!(
+            RetryPolicy::for_call(None, None, Some(2.0)).unwrap(),
+            RetryPolicy::swarm_sdk(3, 2.0)
+        );
+        let given = RetryPolicy::forgeflare();
+        assert_eq!(
+            RetryPolicy::for_call(Some(given.clone()), None, None).unwrap(),
+            given
+        );
+        let both = RetryPolicy::for_call(Some(given), Some(2), None).unwrap_err();
+        assert_eq!(both.code, crate::ErrorCode::InvalidArgument);
+        for bad in [-1, 20_000, i64::MAX] {
+            let e = RetryPolicy::for_call(None, Some(bad), None).unwrap_err();
+            assert_eq!(e.code, crate::ErrorCode::InvalidPolicy, "{bad}");
+        }
+        assert_eq!(
+            RetryPolicy::for_call(None, Some(0), None)
+                .unwrap()
+                .max_attempts,
+            1
+        );
+        let nan = RetryPolicy::for_call(None, None, Some(f64::NAN)).unwrap_err();
+        assert_eq!(nan.code, crate::ErrorCode::InvalidPolicy);
+    }
 
     #[test]
     fn presets_count_as_their_users_do() {

@@ -1,9 +1,10 @@
 //! `retry_core::policy`: policies and presets as a native handle. Python's `RetryPolicy`
 //! (`retry_core/_policy.py`) adds keyword arguments and wraps this class.
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use retry_core::policy::PRESETS;
-use retry_core::RetryPolicy;
+use retry_core::{ErrorCode, RetryPolicy};
 
 use crate::error::{guard, invalid_argument, OrRaise};
 
@@ -44,9 +45,33 @@ impl PyRetryPolicy {
     /// SwarmSDK's `call_llm_with_retry(max_retries:, delay:)`.
     #[staticmethod]
     #[pyo3(signature = (max_retries, delay, /))]
-    fn _swarm_sdk(py: Python<'_>, max_retries: u32, delay: f64) -> PyResult<Self> {
+    fn _swarm_sdk(py: Python<'_>, max_retries: i64, delay: f64) -> PyResult<Self> {
         guard(py, || {
-            checked(py, RetryPolicy::swarm_sdk(max_retries, delay))
+            Ok(PyRetryPolicy {
+                inner: RetryPolicy::swarm_sdk_checked(max_retries, delay).or_raise(py)?,
+            })
+        })
+    }
+
+    /// The policy a `call_llm_with_retry` gets from its arguments: the core's one rule
+    /// (`RetryPolicy::for_call`). Both forms at once are a call-signature error: `TypeError`.
+    #[staticmethod]
+    #[pyo3(signature = (policy, max_retries, delay, /))]
+    fn _for_call(
+        py: Python<'_>,
+        policy: Option<PyRef<'_, PyRetryPolicy>>,
+        max_retries: Option<i64>,
+        delay: Option<f64>,
+    ) -> PyResult<Self> {
+        let given = policy.map(|p| p.inner.clone());
+        guard(py, || {
+            match RetryPolicy::for_call(given, max_retries, delay) {
+                Ok(inner) => Ok(PyRetryPolicy { inner }),
+                Err(e) if e.code == ErrorCode::InvalidArgument => {
+                    Err(PyTypeError::new_err(e.message))
+                }
+                Err(e) => Err(e).or_raise(py),
+            }
         })
     }
 

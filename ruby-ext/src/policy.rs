@@ -1,11 +1,11 @@
 //! `RetryCore::Policy` (core `policy.rs`): a retry policy from a preset or a configuration map.
 
 use magnus::{prelude::*, Error, RModule, RString, Ruby};
-use retry_core::policy::PRESETS;
+use retry_core::policy::{PRESETS, SWARM_SDK_DEFAULTS};
 use retry_core::RetryPolicy;
 
 use crate::convert::rstring_lossy;
-use crate::error::{guard, invalid_argument, to_ruby};
+use crate::error::{guard, to_ruby};
 
 /// A validated policy. Immutable from Ruby; cheap to share between calls and threads.
 #[magnus::wrap(class = "RetryCore::Policy", free_immediately, size, frozen_shareable)]
@@ -28,18 +28,28 @@ impl RbPolicy {
         })
     }
 
-    /// SwarmSDK's `call_llm_with_retry(max_retries:, delay:)`.
+    /// SwarmSDK's `call_llm_with_retry(max_retries:, delay:)`, bounded by the core.
     fn swarm_sdk(ruby: &Ruby, max_retries: i64, delay: f64) -> Result<Self, Error> {
         guard(ruby, || {
-            if !(0..=10_000).contains(&max_retries) {
-                return Err(invalid_argument(
-                    ruby,
-                    format!("max_retries must be between 0 and 10000, got {max_retries}"),
-                ));
-            }
-            let p = RetryPolicy::swarm_sdk(max_retries as u32, delay);
-            p.validate().map_err(|e| to_ruby(ruby, e))?;
-            Ok(RbPolicy(p))
+            RetryPolicy::swarm_sdk_checked(max_retries, delay)
+                .map(RbPolicy)
+                .map_err(|e| to_ruby(ruby, e))
+        })
+    }
+
+    /// The policy a `call_llm_with_retry` gets from its arguments: the core's one rule
+    /// (`RetryPolicy::for_call`).
+    fn for_call(
+        ruby: &Ruby,
+        policy: Option<&RbPolicy>,
+        max_retries: Option<i64>,
+        delay: Option<f64>,
+    ) -> Result<Self, Error> {
+        let given = policy.map(|p| p.0.clone());
+        guard(ruby, || {
+            RetryPolicy::for_call(given, max_retries, delay)
+                .map(RbPolicy)
+                .map_err(|e| to_ruby(ruby, e))
         })
     }
 
@@ -70,6 +80,11 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_singleton_method("_preset", magnus::function!(RbPolicy::preset, 1))?;
     class.define_singleton_method("_from_config", magnus::function!(RbPolicy::from_config, 1))?;
     class.define_singleton_method("_swarm_sdk", magnus::function!(RbPolicy::swarm_sdk, 2))?;
+    class.define_singleton_method("_for_call", magnus::function!(RbPolicy::for_call, 3))?;
+    let (max_retries, delay) = SWARM_SDK_DEFAULTS;
+    class.const_set("SWARM_SDK_MAX_RETRIES", max_retries)?;
+    // SwarmSDK reports the delay as it was given: 15, an Integer.
+    class.const_set("SWARM_SDK_DELAY", delay as i64)?;
     class.define_method("name", magnus::method!(RbPolicy::name, 0))?;
     class.define_method("max_attempts", magnus::method!(RbPolicy::max_attempts, 0))?;
     class.define_method("max_retries", magnus::method!(RbPolicy::max_retries, 0))?;

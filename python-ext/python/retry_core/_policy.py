@@ -11,7 +11,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 from . import _native
 from ._errors import InvalidPolicyError
 
-__all__ = ["RetryPolicy", "PRESETS", "PolicyLike", "resolve_policy"]
+__all__ = ["RetryPolicy", "PRESETS", "PolicyLike", "resolve_policy", "policy_for_call"]
 
 #: The preset names, identical in Rust, Python and Ruby.
 PRESETS: Tuple[str, ...] = tuple(_native.PRESETS)
@@ -162,33 +162,44 @@ def _from_config(config: Union[Mapping[str, Any], str]) -> "_native.RetryPolicy"
     return _native.RetryPolicy._from_config(text)
 
 
-_SWARM_CACHE: Dict[Tuple[int, float], "_native.RetryPolicy"] = {}
 # Native policies are immutable: one per preset name is enough.
 _PRESET_CACHE: Dict[str, "_native.RetryPolicy"] = {}
+# The core's answers for a call's usual arguments (a preset name or None, plain numbers).
+_CALL_CACHE: Dict[Tuple[Any, Any, Any], "_native.RetryPolicy"] = {}
 
 
 def _swarm_sdk(max_retries: Any, delay: Any) -> "_native.RetryPolicy":
     _check_count("max_retries", max_retries)
-    d = _seconds("delay", delay)
-    key = (max_retries, d)
-    p = _SWARM_CACHE.get(key)
-    if p is None:
-        p = _native.RetryPolicy._swarm_sdk(max_retries, d)
-        if len(_SWARM_CACHE) < 64:
-            _SWARM_CACHE[key] = p
-    return p
+    return _native.RetryPolicy._swarm_sdk(max_retries, _seconds("delay", delay))
 
 
-def resolve_policy(policy: Optional[PolicyLike], max_retries: Any = 3, delay: Any = 15.0) -> "_native.RetryPolicy":
-    """The native policy for ``policy=``: None means SwarmSDK's preset built from
-    ``max_retries`` and ``delay``."""
-    if policy is None:
-        # The cache first (exact types only: True == 1 must not pass for a count).
-        if type(max_retries) is int and type(delay) in (float, int):
-            cached = _SWARM_CACHE.get((max_retries, delay))
-            if cached is not None:
-                return cached
-        return _swarm_sdk(max_retries, delay)
+def policy_for_call(policy: Optional[PolicyLike], max_retries: Any, delay: Any) -> "_native.RetryPolicy":
+    """The native policy a ``call_llm_with_retry`` gets from its arguments. The core decides
+    (``default`` with nothing given, SwarmSDK's loop for ``max_retries`` / ``delay`` alone, an
+    error for both); this only checks types and remembers the core's answer for usual forms."""
+    plain = (policy is None or type(policy) is str) and type(max_retries) in (int, type(None)) \
+        and type(delay) in (int, float, type(None))
+    if plain:
+        cached = _CALL_CACHE.get((policy, max_retries, delay))
+        if cached is not None:
+            return cached
+    if max_retries is not None and (not isinstance(max_retries, int) or isinstance(max_retries, bool)):
+        raise TypeError(f"max_retries must be an int, not {type(max_retries).__name__}")
+    if delay is not None and (not isinstance(delay, (int, float)) or isinstance(delay, bool)):
+        raise TypeError(f"delay must be a number, not {type(delay).__name__}")
+    given = None if policy is None else resolve_policy(policy)
+    native = _native.RetryPolicy._for_call(
+        given,
+        None if max_retries is None else max(min(max_retries, 2**62), -1),
+        None if delay is None else float(delay),
+    )
+    if plain and len(_CALL_CACHE) < 64:
+        _CALL_CACHE[(policy, max_retries, delay)] = native
+    return native
+
+
+def resolve_policy(policy: PolicyLike) -> "_native.RetryPolicy":
+    """The native policy for a ``policy=`` value: a preset name, a configuration, a policy."""
     if isinstance(policy, RetryPolicy):
         return policy._inner
     if isinstance(policy, str):

@@ -29,7 +29,7 @@ from ._errors import InternalError
 from ._failure import Failure, _utf8, record_of
 from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
-from ._policy import _PRESET_CACHE as _PRESETS, PolicyLike, resolve_policy
+from ._policy import PolicyLike, policy_for_call, resolve_policy
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -286,11 +286,6 @@ class _Options:
                 if option not in _OPTION_SET:
                     raise TypeError(f"{name}() got an unexpected keyword argument {option!r}")
         self.__dict__.update(options)
-        policy = self.policy
-        swarm = self.max_retries is not None or self.delay is not None
-        if policy is not None and swarm:
-            raise TypeError(f"{name}() takes max_retries / delay or a policy, not both "
-                            "(put them in the policy: {'max_retries': ..., 'backoff': ...})")
         on_event = self.on_event
         if on_event is not None and not callable(on_event):
             _hook("on_event", on_event)
@@ -309,16 +304,9 @@ class _Options:
             raise TypeError(f"messages must be a list of messages (pruned in place), not {type(messages).__name__}")
         if self.seed is not None:
             _check_seed(self.seed)
-        # With no policy, max_retries or delay, the default preset decides (CONTRACT §6);
-        # max_retries / delay alone mean SwarmSDK's loop with those values.
-        if policy is None and not swarm:
-            policy = "default"
-        # A misspelt preset name or a bad configuration fails here, before the first call.
-        native = _PRESETS.get(policy) if type(policy) is str else None
-        if native is None:
-            max_retries = 3 if self.max_retries is None else self.max_retries
-            delay = 15.0 if self.delay is None else self.delay
-            native = resolve_policy(policy, max_retries, delay)
+        # Which policy the call gets is the core's rule (CONTRACT §6); misspelt preset names,
+        # bad configurations and both forms at once fail here, before the first call.
+        native = policy_for_call(self.policy, self.max_retries, self.delay)
         self.native = native
 
     def run(self) -> "_native.Run":

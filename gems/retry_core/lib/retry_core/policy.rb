@@ -46,13 +46,42 @@ module RetryCore
 
     # SwarmSDK's +call_llm_with_retry(max_retries:, delay:)+: +max_retries+ counts every call
     # (3 means 3 calls), a fixed +delay+ in seconds.
-    def self.swarm_sdk(max_retries: 3, delay: 15)
-      raise TypeError, "max_retries must be an Integer, not #{max_retries.class}" unless max_retries.is_a?(Integer)
-      raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric) && delay.real?
-      raise InvalidArgumentError, "max_retries must be between 0 and 10000, got #{max_retries}" unless (0..10_000).cover?(max_retries)
-
-      _swarm_sdk(max_retries, delay.to_f)
+    def self.swarm_sdk(max_retries: SWARM_SDK_MAX_RETRIES, delay: SWARM_SDK_DELAY)
+      check_swarm_args(max_retries, delay)
+      _swarm_sdk(max_retries.clamp(-1, 2**62), delay.to_f)
     end
+
+    # The policy of a +call_llm_with_retry+ from its arguments: the core decides (+:default+
+    # with nothing given, SwarmSDK's loop for +max_retries:+ / +delay:+ alone, an
+    # InvalidArgumentError for both); Ruby only checks the types.
+    # @api private
+    def self.for_call(policy, max_retries, delay)
+      key = [policy, max_retries, delay]
+      plain = (policy.nil? || policy.is_a?(Symbol)) && (max_retries.nil? || max_retries.is_a?(Integer)) &&
+              (delay.nil? || delay.is_a?(Integer) || delay.is_a?(Float))
+      cached = plain && FOR_CALL[key]
+      return cached if cached
+
+      check_swarm_args(max_retries, delay, optional: true)
+      native = _for_call(policy.nil? ? nil : coerce(policy), max_retries&.clamp(-1, 2**62), delay&.to_f)
+      FOR_CALL_LOCK.synchronize { FOR_CALL[key.freeze] = native if FOR_CALL.size < 64 } if plain
+      native
+    end
+    # The core's answers for the usual arguments (nil or a preset Symbol, plain numbers).
+    FOR_CALL = {} # rubocop:disable Style/MutableConstant
+    FOR_CALL_LOCK = Mutex.new
+    private_constant :FOR_CALL, :FOR_CALL_LOCK
+
+    # @api private
+    def self.check_swarm_args(max_retries, delay, optional: false)
+      unless (optional && max_retries.nil?) || max_retries.is_a?(Integer)
+        raise TypeError, "max_retries must be an Integer, not #{max_retries.class}"
+      end
+      return if (optional && delay.nil?) || (delay.is_a?(Numeric) && delay.real?)
+
+      raise TypeError, "delay must be a number of seconds, not #{delay.class}"
+    end
+    private_class_method :check_swarm_args
 
     # A policy from any accepted form: a Policy, a preset name, or a configuration Hash.
     # @api private

@@ -92,7 +92,7 @@ module RetryCore
 
       # Every option is checked, and the policy built, before the first call: a misspelt
       # policy fails now, not in place of the API's error during an outage.
-      policy = resolve_call_policy(policy, max_retries, delay)
+      policy = Policy.for_call(policy, max_retries, delay)
       check_hook(:on_event, on_event) unless on_event.nil?
       check_hook(:on_orphans, on_orphans) unless on_orphans.nil?
       check_hook(:on_progress, on_progress) unless on_progress.nil?
@@ -141,26 +141,6 @@ module RetryCore
     # @param logger [#warn, #info, nil] nil: back to the default
     attr_writer :logger
 
-    # The policy of a call_llm_with_retry: +:default+ with nothing given, SwarmSDK's semantics
-    # for +max_retries:+ / +delay:+ alone, the policy itself otherwise (never both).
-    def resolve_call_policy(policy, max_retries, delay)
-      if policy.nil?
-        return Policy.coerce(:default) if max_retries.nil? && delay.nil?
-
-        max_retries = 3 if max_retries.nil?
-        delay = 15 if delay.nil?
-        raise TypeError, "max_retries must be an Integer, not #{max_retries.class}" unless max_retries.is_a?(Integer)
-        raise TypeError, "delay must be a number of seconds, not #{delay.class}" unless delay.is_a?(Numeric) && delay.real?
-
-        return Policy.swarm_sdk(max_retries: max_retries, delay: delay)
-      end
-      unless max_retries.nil? && delay.nil?
-        raise ArgumentError, "give max_retries: and delay: or a policy:, not both (a policy carries its own)"
-      end
-
-      Policy.coerce(policy)
-    end
-    private :resolve_call_policy
 
     # Prunes orphan tool calls (calls without results) and dangling tool results from a history
     # of RubyLLM-like messages (+role+, +content+, +tool_calls+ as a Hash of id => call,

@@ -33,8 +33,8 @@ module RetryCore
       attr_accessor :fleet_key
 
       def initialize
-        @default_max_retries = 3
-        @default_retry_delay = 15
+        @default_max_retries = ::RetryCore::Policy::SWARM_SDK_MAX_RETRIES
+        @default_retry_delay = ::RetryCore::Policy::SWARM_SDK_DELAY
         @policy = nil
         @keep_ruby_llm_retries = false
         @fleet = nil
