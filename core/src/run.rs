@@ -170,6 +170,10 @@ enum Expect {
     Done,
 }
 
+/// The largest pruned count a run takes; a host clamps a hook's answer to it (any larger
+/// number means the same: something was pruned).
+pub const MAX_PRUNED: usize = 1 << 31;
+
 /// How a run is set up, beyond its policy. Every field has a default; [`RunConfig::from_json`]
 /// reads the shape the shared run vectors use.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -437,6 +441,7 @@ impl Run {
 
     /// The history was pruned after [`Step::PruneOrphans`]: `pruned` calls removed.
     pub fn pruned(&mut self, pruned: usize, elapsed: f64) -> Step {
+        let pruned = pruned.min(MAX_PRUNED);
         if self.expect != Expect::Pruned {
             return self.misuse("pruned");
         }

@@ -283,5 +283,6 @@ impl PyManualClock {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRun>()?;
     m.add_class::<PyManualClock>()?;
+    m.add("MAX_PRUNED", retry_core::run::MAX_PRUNED)?;
     Ok(())
 }

@@ -233,6 +233,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     let class = module.define_class("Run", ruby.class_object())?;
     // The run's own event types (core `run::EVENTS`): SwarmSDK's LogStream gets none of them.
     class.const_set("EVENTS", retry_core::run::EVENTS.to_vec())?;
+    class.const_set("MAX_PRUNED", retry_core::run::MAX_PRUNED)?;
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;

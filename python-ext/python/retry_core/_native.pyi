@@ -9,6 +9,7 @@ __all__ = [
     "FailureRecord",
     "TRANSPORTS",
     "MAX_CHAIN",
+    "MAX_PRUNED",
     "Retrier",
     "Decision",
     "Gate",
@@ -36,6 +37,7 @@ CATEGORIES: List[Tuple[str, bool, str]]
 PRESETS: List[str]
 TRANSPORTS: List[str]
 MAX_CHAIN: int
+MAX_PRUNED: int
 REDACTED: str
 
 @final
@@ -53,6 +55,10 @@ class FailureRecord:
     ) -> "FailureRecord": ...
     @staticmethod
     def _from_exception(exc: BaseException, /) -> "FailureRecord": ...
+    @staticmethod
+    def _from_links(
+        links: List[Tuple[List[str], Optional[int], Optional[List[Tuple[str, str]]], Optional[str], str, Optional[int]]], /
+    ) -> "FailureRecord": ...
     @property
     def status(self) -> Optional[int]: ...
     @property
@@ -103,6 +109,8 @@ class RetryPolicy:
     def _from_config(json: str, /) -> "RetryPolicy": ...
     @staticmethod
     def _swarm_sdk(max_retries: int, delay: float, /) -> "RetryPolicy": ...
+    @staticmethod
+    def _for_call(policy: Optional["RetryPolicy"], max_retries: Optional[int], delay: Optional[float], /) -> "RetryPolicy": ...
     @staticmethod
     def _llm_executor(
         max_retries: int, base_delay: float, max_delay: float, backoff_multiplier: float, /

@@ -229,7 +229,7 @@ def _prune(messages: Optional[MutableSequence[Any]], on_orphans: Optional[Orphan
 def _count(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int):
         return 1 if n else 0
-    return min(max(int(n), 0), 2**31)
+    return min(max(int(n), 0), _native.MAX_PRUNED)
 
 
 class _CallOptions(TypedDict, total=False):

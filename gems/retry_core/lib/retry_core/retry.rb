@@ -331,7 +331,7 @@ module RetryCore
           result.count
         elsif @on_orphans
           n = guarded { @on_orphans.call(nil) }
-          n.is_a?(Integer) ? n.clamp(0, 2**31) : 0
+          n.is_a?(Integer) ? n.clamp(0, Run::MAX_PRUNED) : 0
         else
           0
         end
