@@ -34,6 +34,8 @@ deps=(
     "httpx>=0.27,<1"
     "pydantic>=2.5,<3"
     "tenacity>=8,<10"
+    # The fastest peer decorator: bench/python/bench_overhead.py measures us beside it.
+    "backoff>=2,<3"
     "mypy>=1.10,<3"
     "pyyaml>=6,<7"
     # The providers' own SDKs, pointed at the fault lab by tests/python/test_provider_sdks.py

@@ -1,5 +1,5 @@
-"""Success-path overhead of call_llm_with_retry (with and without a Fleet) vs a plain call and
-tenacity's @retry, and the cost of classify(exc) on real SDK exceptions, beside what the old
+"""Success-path overhead of call_llm_with_retry (with and without a Fleet) vs a plain call,
+tenacity's @retry and backoff's @on_exception (the fastest peer decorator), and the cost of classify(exc) on real SDK exceptions, beside what the old
 Python exception reader (tests/python/reference_reader.py) cost for the same exceptions in the
 same run. Prints a table; asserts nothing.
 
@@ -57,6 +57,17 @@ def success_path(number, repeat):
     rows.append(("call_llm_with_retry(fn, fleet=, key=)", ours_fleet, ours_fleet - lam))
     ten = best_ns(fn_tenacity, number, repeat)
     rows.append(("tenacity @retry", ten, ten - plain))
+    try:
+        import backoff
+    except ImportError:  # the fair denominator (STYLE §16); scripts/python.sh installs it
+        return rows
+
+    @backoff.on_exception(backoff.constant, Exception, max_tries=3, interval=15, jitter=None)
+    def fn_backoff():
+        return 1
+
+    off = best_ns(fn_backoff, number, repeat)
+    rows.append(("backoff @on_exception (the fastest peer)", off, off - plain))
     return rows
 
 
@@ -129,14 +140,13 @@ def real_exceptions():
 def classification(number, repeat):
     rows = []
     native_classify = retry_core._native._classify
-    FailureRecord = retry_core._native.FailureRecord
     for name, exc in real_exceptions().items():
         c = classify(exc)
         total = best_ns(lambda: classify(exc), number, repeat)
         record = Failure.from_exception(exc)._record
         native = best_ns(lambda: native_classify(record, None), number, repeat)
-        before = best_ns(lambda: native_classify(FailureRecord(*reference_reader.fields(exc), None), None), number, repeat)
-        assert native_classify(FailureRecord(*reference_reader.fields(exc), None), None) == c
+        before = best_ns(lambda: native_classify(reference_reader.record(exc), None), number, repeat)
+        assert native_classify(reference_reader.record(exc), None) == c
         rows.append((name, c.category, total, native, before))
     return rows
 
