@@ -55,7 +55,7 @@ module RetryCore
     # with nothing given, SwarmSDK's loop for +max_retries:+ / +delay:+ alone, an
     # InvalidArgumentError for both); Ruby only checks the types.
     # @api private
-    def self.for_call(policy, max_retries, delay)
+    def self._for_call_args(policy, max_retries, delay)
       key = [policy, max_retries, delay]
       plain = (policy.nil? || policy.is_a?(Symbol)) && (max_retries.nil? || max_retries.is_a?(Integer)) &&
               (delay.nil? || delay.is_a?(Integer) || delay.is_a?(Float))

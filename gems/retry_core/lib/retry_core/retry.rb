@@ -92,7 +92,7 @@ module RetryCore
 
       # Every option is checked, and the policy built, before the first call: a misspelt
       # policy fails now, not in place of the API's error during an outage.
-      policy = Policy.for_call(policy, max_retries, delay)
+      policy = Policy._for_call_args(policy, max_retries, delay)
       check_hook(:on_event, on_event) unless on_event.nil?
       check_hook(:on_orphans, on_orphans) unless on_orphans.nil?
       check_hook(:on_progress, on_progress) unless on_progress.nil?
