@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use retry_core::category::RetryAfterSource;
 use retry_core::classify::classify_at;
-use retry_core::orphan::{prune_json, views_from_json, Pruned, Role};
+use retry_core::orphan::{is_blank, prune_json, views_from_json, Pruned, Role};
 use retry_core::policy::{Backoff, OverCap};
 use retry_core::retry_after::MAX_SECONDS;
 use retry_core::scrub::scrub;
@@ -391,7 +391,9 @@ fn user_content(m: &Value) -> Option<Value> {
                     let empty_text = kind == Some("text")
                         && match b.get("text") {
                             None | Some(Value::Null) => true,
-                            Some(Value::String(s)) => s.is_empty(),
+                            // Blank text is no content (orphan::is_blank): the providers
+                            // refuse whitespace-only text blocks too.
+                            Some(Value::String(s)) => is_blank(s.as_bytes()),
                             Some(Value::Array(a)) => a.is_empty(),
                             Some(_) => false,
                         };
@@ -402,7 +404,7 @@ fn user_content(m: &Value) -> Option<Value> {
             (!rest.is_empty()).then_some(Value::Array(rest))
         }
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) if s.is_empty() => None,
+        Some(Value::String(s)) if is_blank(s.as_bytes()) => None,
         Some(other) => Some(other.clone()),
     }
 }
