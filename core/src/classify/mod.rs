@@ -29,7 +29,15 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     let classes = ClassFacts::of(&failure.error_class);
     let provider = provider_error(failure, &headers, &classes);
     let api_error = classes.api_error;
-    let (category, evidence) = decide(failure, provider.as_ref(), &classes);
+    let hay = Hay::new(failure, provider.as_ref());
+    let (category, evidence) = decide(failure, provider.as_ref(), &classes, &hay);
+    // A rate limit whose window is a day or more is a quota no retry budget outlasts
+    // (CONTRACT §2): read from quota ids and the text.
+    let category = if category == Category::RateLimited && long_window(failure, &hay) {
+        Category::PaymentRequired
+    } else {
+        category
+    };
 
     let mut transient = category.is_transient();
     if category != Category::Cancelled {
@@ -38,11 +46,21 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         }
     }
 
-    let (retry_after, retry_after_source) = match retry_after::from_headers(&failure.headers, now) {
-        // Reset hints only speak about rate limits.
-        Some((_, RetryAfterSource::ResetHint)) if category != Category::RateLimited => (None, None),
-        Some((secs, src)) => (Some(secs), Some(src)),
-        None => (None, None),
+    // A header's instruction wins; else a wait the body or the words state (for a failure worth
+    // retrying); else a reset hint, which only speaks about rate limits.
+    let header = retry_after::from_headers(&failure.headers, now);
+    let (retry_after, retry_after_source) = match header {
+        Some((secs, RetryAfterSource::Header)) => (Some(secs), Some(RetryAfterSource::Header)),
+        hint => match stated_wait(failure, &hay).filter(|_| category.is_transient()) {
+            Some((secs, src)) => (Some(secs), Some(src)),
+            None => match hint {
+                Some((_, RetryAfterSource::ResetHint)) if category != Category::RateLimited => {
+                    (None, None)
+                }
+                Some((secs, src)) => (Some(secs), Some(src)),
+                None => (None, None),
+            },
+        },
     };
 
     let status = failure
@@ -135,18 +153,36 @@ fn provider_error(
     p
 }
 
+/// The wait a failure's body states as data (Gemini's RetryInfo) or its words state ("Please
+/// try again in 6.5s"), with where it came from.
+fn stated_wait(f: &Failure, hay: &Hay) -> Option<(f64, RetryAfterSource)> {
+    let body = f.body.as_deref().unwrap_or("");
+    if let Some(s) = retry_after::from_body(body).or_else(|| retry_after::from_body(&f.message)) {
+        return Some((s, RetryAfterSource::Body));
+    }
+    retry_after::from_text(&f.message)
+        .or_else(|| retry_after::from_text(hay.get()))
+        .map(|s| (s, RetryAfterSource::Message))
+}
+
+/// Whether a rate limit names a window of a day or more: in its words
+/// (`tables::LONG_WINDOW_PHRASES`) or in a quota id's CamelCase words (`...PerDay...`).
+fn long_window(f: &Failure, hay: &Hay) -> bool {
+    text::long_window().first(hay.get()).is_some()
+        || text::long_window_in_ids(f.body.as_deref().unwrap_or(""))
+        || text::long_window_in_ids(&f.message)
+}
+
 fn decide(
     f: &Failure,
     provider: Option<&ProviderError>,
     classes: &ClassFacts,
+    hay: &Hay,
 ) -> (Category, Evidence) {
     // 1. Cancellation wins over everything: it is re-raised untouched.
     if let Some((Category::Cancelled, _)) = classes.category {
         return (Category::Cancelled, Evidence::Cancellation);
     }
-
-    // Lazily built lower-cased text of the message and the body's message (or raw body).
-    let hay = Hay::new(f, provider);
 
     // 2. (x-should-retry only flips `transient`; see classify_at.)
     // 3. The status, refined by the provider's code and the message.
@@ -161,7 +197,7 @@ fn decide(
             {
                 // What would be retried is the stream failing mid-way (CONTRACT §2).
                 // (a request error inside a stream is its protocol failing: invalid_response)
-                let c = match refine_status(n, provider, &hay) {
+                let c = match refine_status(n, provider, hay) {
                     c if c.is_transient() => Category::StreamInterrupted,
                     Category::BadRequest => Category::InvalidResponse,
                     c => c,
@@ -174,7 +210,7 @@ fn decide(
             {
                 return (c, Evidence::Body);
             }
-            if let Some(c) = sse_category(provider, &hay) {
+            if let Some(c) = sse_category(provider, hay) {
                 return (c, Evidence::Body);
             }
         }
@@ -182,11 +218,11 @@ fn decide(
         // endpoint), and the same request gets the same answer.
         Some(300..=399) => return (Category::Configuration, Evidence::Status),
         Some(s) if (400..=599).contains(&s) => {
-            let c = refine_by_class(s, refine_status(s, provider, &hay), classes);
+            let c = refine_by_class(s, refine_status(s, provider, hay), classes);
             // A generic client error that quotes the transient failure it wraps is that failure.
             if matches!(c, Category::BadRequest | Category::ClientError) {
                 if let Some(inner) = text::quoted_aiohttp_status(&f.message).filter(|n| *n != s) {
-                    let ic = refine_status(inner, provider, &hay);
+                    let ic = refine_status(inner, provider, hay);
                     if ic.is_transient() {
                         return (ic, Evidence::Message);
                     }
@@ -198,14 +234,14 @@ fn decide(
     }
     // An SSE error event: inside a stream, or quoted by an exception that carries no status.
     let quoted_event =
-        f.status.is_none() && provider.is_some_and(|p| p.event) && text_status(f, &hay).is_none();
+        f.status.is_none() && provider.is_some_and(|p| p.event) && text_status(f, hay).is_none();
     if quoted_event
         || matches!(
             f.transport,
             Some(Transport::StreamTransient | Transport::StreamParse)
         )
     {
-        if let Some(c) = sse_category(provider, &hay) {
+        if let Some(c) = sse_category(provider, hay) {
             return (c, Evidence::Body);
         }
     }
@@ -214,10 +250,10 @@ fn decide(
     if f.status.is_none() {
         if let Some(p) = provider {
             if let Some(n) = p.numeric_code.filter(|n| (400..=599).contains(n)) {
-                return (refine_status(n, provider, &hay), Evidence::Body);
+                return (refine_status(n, provider, hay), Evidence::Body);
             }
             if let Some(c) = specific_code_category(p) {
-                return (refine_code(c, &hay), Evidence::Body);
+                return (refine_code(c, hay), Evidence::Body);
             }
         }
     }
@@ -238,7 +274,7 @@ fn decide(
             return match text::stated().first(hay.get()) {
                 Some(p) => (p.category, Evidence::Message),
                 None if billing => (Category::PaymentRequired, Evidence::Message),
-                _ if c == Category::ServerError && says_overloaded(&hay) => {
+                _ if c == Category::ServerError && says_overloaded(hay) => {
                     (Category::Overloaded, Evidence::ErrorClass)
                 }
                 // OpenAI once answered server faults and overloads under RateLimitError; a text
@@ -284,7 +320,7 @@ fn decide(
     }
 
     // 6. The message text, last.
-    if let Some(c) = message_category(f, provider, &hay) {
+    if let Some(c) = message_category(f, provider, hay) {
         return (c, Evidence::Message);
     }
     (Category::Unknown, Evidence::Nothing)
@@ -383,6 +419,18 @@ fn refine_code(c: Category, hay: &Hay) -> Category {
 }
 
 fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Category {
+    // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"
+    // around a 400, a gateway's 500 quoting the upstream's "status code 400"): the inner status
+    // is the failure's nature. 408 and 429 stay transient either way; 499 is a client's own
+    // cancel.
+    if status >= 500 {
+        let inner = text::status_in_text_all(hay.get(), tables::INNER_STATUS_INTRODUCERS)
+            .into_iter()
+            .find(|n| (400..500).contains(n) && !matches!(n, 408 | 429 | 499));
+        if let Some(inner) = inner {
+            return refine_status(inner, provider, hay);
+        }
+    }
     let base = status_category(status);
     let specific = provider.and_then(specific_code_category);
     // The phrase scans are the costly part of classifying: each runs only where its answer
@@ -615,11 +663,26 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if hay.get().is_empty() {
         return None;
     }
+    let whole = f.message.trim();
+    if let Some((_, c)) = tables::EXACT_MESSAGES
+        .iter()
+        .find(|(m, _)| whole.eq_ignore_ascii_case(m))
+    {
+        return Some(*c);
+    }
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));
     }
     if let Some(p) = text::permanent().first(hay.get()) {
         return Some(p.category);
+    }
+    if let Some(c) = text::websocket_close_code(hay.get()).and_then(|code| {
+        tables::WEBSOCKET_CLOSE_CODES
+            .iter()
+            .find(|(n, _)| *n == code)
+            .map(|(_, c)| *c)
+    }) {
+        return Some(c);
     }
     text::transient().first(hay.get()).map(|p| p.category)
 }
