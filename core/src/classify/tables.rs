@@ -274,7 +274,8 @@ pub const CODES: &[CodeRow] = &[
     row("error_code_336502", RateLimited),       // Rate limit reached for TPM
     row("rpm_rate_limit_exceeded", RateLimited), // Qianfan v2
     row("tpm_rate_limit_exceeded", RateLimited),
-    // iFlytek Spark (www.xfyun.cn/doc/spark/Web.html#_3-2-错误码), header.code:
+    // iFlytek Spark (www.xfyun.cn/doc/spark/Web.html#_3-2-错误码; 11200 quoted from the docs in
+    // log159/LogChat#2: 授权错误,该appId没有相关功能的授权或者业务量超过限制), header.code:
     row("header_10013", ContentFiltered), // input failed the content review
     row("header_10014", ContentFiltered), // output failed the content review
     row("header_10019", ContentFiltered),
@@ -284,19 +285,35 @@ pub const CODES: &[CodeRow] = &[
     row("header_11202", RateLimited),     // 秒级流控超限
     row("header_11203", RateLimited),     // 并发流控超限
     // Cloudflare Workers AI (developers.cloudflare.com/workers-ai/platform/errors), errors[].code:
-    row("errors_3036", PaymentRequired), // account limited: the daily free neuron allocation is used up
-    row("errors_3040", Overloaded),      // capacity temporarily exceeded
-    row("errors_3007", Timeout),
-    row("errors_3043", ServerError),   // internal server error
-    row("errors_5007", NotFound),      // no such model
-    row("errors_10000", Unauthorized), // authentication error
-    // one-api / new-api gateways (github.com/songquanpeng/one-api, QuantumNous/new-api):
-    row("pre_consume_token_quota_failed", PaymentRequired),
-    row("insufficient_user_quota", PaymentRequired),
-    row("get_channel_failed", ServerError),
-    // SiliconFlow (docs.siliconflow.cn/cn/api-reference/chat-completions): top-level `code`
-    row("30011", PaymentRequired), // The selected model requires paid balance
-    row("30001", PaymentRequired), // account balance insufficient
+    row("errors_3036", PaymentRequired), // 429 Account limited: daily free allocation of 10,000 neurons used up
+    row("errors_3040", Overloaded),      // 429 Out of capacity: no more data centers to forward to
+    row("errors_3007", Timeout),         // 408 Request timeout
+    row("errors_3008", Timeout),         // 408 Request was aborted
+    row("errors_3006", ContextOverflow), // 413 Request is too large
+    row("errors_5007", NotFound),        // 400 No such model or task
+    row("errors_3042", NotFound),        // 404 The model name is invalid
+    row("errors_3023", Forbidden),       // 403 Service unavailable for account
+    row("errors_3041", Forbidden),       // 403 account not allowed for private model
+    row("errors_5018", Forbidden),
+    row("errors_5016", Forbidden),  // 403 model terms not agreed
+    row("errors_3003", BadRequest), // 400 request missing headers or body
+    row("errors_5004", BadRequest), // 400 invalid data
+    // one-api / new-api gateways, error.code (as a new-api deployment documents them:
+    // doc.tokendog.io/zh/api-reference/guide/error-codes):
+    row("pre_consume_token_quota_failed", PaymentRequired), // 预扣额度失败
+    row("insufficient_user_quota", PaymentRequired),        // 额度不足
+    row("get_channel_failed", ServerError),                 // 无可用渠道: 稍后重试
+    row("do_request_failed", ServerError),                  // 请求上游失败: 重试
+    row("empty_response", ServerError),                     // 上游空响应
+    generic("bad_response_status_code", ServerError),       // the upstream's status decides
+    generic("bad_response", ServerError),
+    row("sensitive_words_detected", ContentFiltered), // 触发敏感词
+    row("prompt_blocked", ContentFiltered),           // 提示被拦截
+    row("access_denied", Forbidden),
+    // SiliconFlow, top-level `code` (FoundationAgents/OpenManus#438: Error code: 403 - {'code':
+    // 30011, 'message': 'The selected model requires paid balance. Your paid balance is
+    // insufficient. Please top up and try again.'})
+    row("30011", PaymentRequired),
     // iFlow platform (platform.iflow.cn/en/docs/error-codes), top-level `code`
     row("60400", PaymentRequired), // Insufficient credits
     row("40303", RateLimited),     // Rate limited
@@ -307,10 +324,13 @@ pub const CODES: &[CodeRow] = &[
     row("provider_quota_exceeded", PaymentRequired),
     row("provider_not_initialize", Configuration),
     row("model_currently_not_support", BadRequest),
-    // Cerebras (inference-docs.cerebras.ai/support/error): queue full vs quota
-    row("queue_exceeded", Overloaded),
-    row("token_quota_exceeded", RateLimited), // its window is read from the text
+    // Cerebras 429 {"type":"too_many_requests_error","code":"request_quota_exceeded",
+    // "message":"Requests per minute limit exceeded - too many requests sent."}
+    // (nminaya/grammar-nazi-bot#954); token_quota_exceeded likewise for tokens. The window
+    // (minute, hour, day) is read from the message.
     row("request_quota_exceeded", RateLimited),
+    row("token_quota_exceeded", RateLimited),
+    row("too_many_requests_error", RateLimited),
 ];
 
 /// The row of a (normalised) code: the first in table order, as a scan of [`CODES`] finds it.
@@ -1231,7 +1251,9 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("slot unavailable", Overloaded),
     said("no slot available", Overloaded),
     said("engine is currently overloaded", Overloaded), // Moonshot engine_overloaded_error
-    said("high traffic", Overloaded), // Cerebras queue_exceeded: We're experiencing high traffic right now
+    // Overload worded as traffic (docs.wandb.ai/inference/api-reference/errors: 503 "Server is
+    // experiencing high traffic"; Cerebras' queue 429 "We're experiencing high traffic").
+    said("high traffic", Overloaded),
     said("capacity temporarily exceeded", Overloaded),
     // Transport failures of non-Python clients, known to us only as text:
     said("socket hang up", Connection), // Node.js http: ECONNRESET before a response
