@@ -765,3 +765,272 @@ mod tests {
         }
     }
 }
+
+/// The rules of issue 20, one family per test: waits in bodies and words, quota windows,
+/// providers' own words and codes, envelopes that quote others, transport texts.
+#[cfg(test)]
+mod issue20 {
+    use super::*;
+
+    fn c(f: &Failure) -> Classification {
+        classify_at(f, SystemTime::UNIX_EPOCH)
+    }
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let r = c(f);
+        (r.category, r.transient)
+    }
+
+    const OAI_429: &[&str] = &[
+        "openai.RateLimitError",
+        "openai.APIStatusError",
+        "openai.APIError",
+        "Exception",
+    ];
+
+    #[test]
+    fn gemini_retry_info_in_the_body_is_the_wait() {
+        let body = r#"{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"36s"}]}}"#;
+        let r = c(&Failure::http(429, "429 RESOURCE_EXHAUSTED").with_body(body));
+        assert_eq!(r.category, Category::RateLimited);
+        assert_eq!(r.retry_after, Some(36.0));
+        assert_eq!(r.retry_after_source, Some(RetryAfterSource::Body));
+        // A header still wins.
+        let r = c(&Failure::http(429, "x")
+            .with_body(body)
+            .with_header("retry-after", "7"));
+        assert_eq!(
+            (r.retry_after, r.retry_after_source),
+            (Some(7.0), Some(RetryAfterSource::Header))
+        );
+    }
+
+    #[test]
+    fn openai_wait_in_words() {
+        let msg = "Error code: 429 - {'error': {'message': 'Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29500, Requested 1200. Please try again in 6.5s. Visit https://platform.openai.com/account/rate-limits to learn more.', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}";
+        let mut f = Failure::http(429, msg);
+        f.error_class = OAI_429.iter().map(|s| s.to_string()).collect();
+        let r = c(&f);
+        assert_eq!(r.category, Category::RateLimited);
+        assert_eq!(r.retry_after, Some(6.5));
+        assert_eq!(r.retry_after_source, Some(RetryAfterSource::Message));
+    }
+
+    #[test]
+    fn chinese_wait_in_words() {
+        let r = c(&Failure::http(429, "请求过于频繁，请20秒后重试"));
+        assert_eq!(r.category, Category::RateLimited);
+        assert_eq!(r.retry_after, Some(20.0));
+        // Without a status the words still say what it is.
+        let r = c(&Failure::new("请20秒后重试"));
+        assert_eq!(r.retry_after, None, "an unknown failure carries no wait");
+        let r = c(&Failure::new("访问过于频繁，请20秒后重试"));
+        assert_eq!(
+            (r.category, r.retry_after),
+            (Category::RateLimited, Some(20.0))
+        );
+    }
+
+    #[test]
+    fn a_wait_is_only_reported_for_what_is_retried() {
+        let r = c(&Failure::http(
+            402,
+            "Insufficient balance. Please try again in 30s",
+        ));
+        assert_eq!(
+            (r.category, r.retry_after),
+            (Category::PaymentRequired, None)
+        );
+    }
+
+    #[test]
+    fn quota_windows() {
+        let day = r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"36s"}]}}"#;
+        let r = c(&Failure::http(429, "").with_body(day));
+        assert_eq!(
+            (r.category, r.transient),
+            (Category::PaymentRequired, false)
+        );
+        assert_eq!(r.retry_after, None);
+        for (text, want) in [
+            (
+                "Rate limit reached on requests per day (RPD): Limit 200",
+                Category::PaymentRequired,
+            ),
+            (
+                "Rate limit reached on requests per min (RPM): Limit 3",
+                Category::RateLimited,
+            ),
+            ("该 API 已达今日调用次数限额", Category::PaymentRequired),
+            (
+                "您当前使用该API的频率过高，请降低频率",
+                Category::RateLimited,
+            ),
+            (
+                "You have reached your weekly/monthly limit",
+                Category::PaymentRequired,
+            ),
+        ] {
+            assert_eq!(c(&Failure::http(429, text)).category, want, "{text}");
+        }
+        // A CamelCase word, not a fragment: "Perdayton" names no window.
+        assert!(!text::long_window_in_ids("quotaId: PerdaytonRequests"));
+        assert!(text::long_window_in_ids(
+            "Gemini25ProRequestsPerDayPerUserPerTier"
+        ));
+        assert!(!text::long_window_in_ids("SUPERDAY"));
+    }
+
+    #[test]
+    fn providers_own_words_and_codes() {
+        let zhipu = r#"{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}"#;
+        assert_eq!(
+            cat(&Failure::http(429, "").with_body(zhipu)),
+            (Category::PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(429, "429 余额不足或无可用资源包,请充值。")),
+            (Category::PaymentRequired, false)
+        );
+        let minimax = r#"{"base_resp":{"status_code":1008,"status_msg":"insufficient balance"}}"#;
+        assert_eq!(
+            cat(&Failure::http(200, "").with_body(minimax)).0,
+            Category::PaymentRequired
+        );
+        let minimax_rpm = r#"{"base_resp":{"status_code":1002,"status_msg":"rate limit"}}"#;
+        assert_eq!(
+            cat(&Failure::new("").with_body(minimax_rpm)),
+            (Category::RateLimited, true)
+        );
+        let baidu = r#"{"error_code":18,"error_msg":"Open api qps request limit reached"}"#;
+        let r = c(&Failure::new("").with_body(baidu));
+        assert_eq!((r.category, r.status), (Category::RateLimited, None));
+        let cloudflare = r#"{"errors":[{"message":"AiError: 3036","code":3036}],"success":false}"#;
+        assert_eq!(
+            cat(&Failure::http(429, "").with_body(cloudflare)),
+            (Category::PaymentRequired, false)
+        );
+        for (text, want) in [
+            ("Content Exists Risk", Category::ContentFiltered),
+            ("<400> InternalError.Algo.DataInspectionFailed: Input text data may contain inappropriate content.", Category::ContentFiltered),
+            ("Access denied, please make sure your account is in good standing.", Category::PaymentRequired),
+            ("访问过于频繁，请稍候再试", Category::RateLimited),
+            ("并发超限", Category::RateLimited),
+            ("Open api qps request limit reached", Category::RateLimited),
+            ("50 per 1 minute", Category::RateLimited),
+            ("request reached organization max RPM: 3, please try again after 1 seconds", Category::RateLimited),
+            ("slot unavailable", Category::Overloaded),
+            ("Worker local total request limit reached (71/32)", Category::RateLimited),
+            ("Enqueued token limit reached for gpt-4o in organization x", Category::RateLimited),
+            ("系统繁忙，请稍后再试", Category::Overloaded),
+        ] {
+            assert_eq!(c(&Failure::new(text)).category, want, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_envelope_speaks_for_itself_not_for_what_it_quotes() {
+        let msg = "Error code: 400 - {'error': {'message': 'Invalid tool result: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}', 'type': 'invalid_request_error', 'param': None, 'code': None}}";
+        let mut f = Failure::new(msg);
+        f.error_class = vec!["openai.BadRequestError".into(), "openai.APIError".into()];
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        assert_eq!(cat(&Failure::new(msg)), (Category::BadRequest, false));
+        // A 400 that mentions tool_result content is no pairing error.
+        assert_eq!(
+            c(&Failure::http(
+                400,
+                "messages.2.content.0: tool_result content invalid"
+            ))
+            .category,
+            Category::BadRequest
+        );
+        assert_eq!(
+            c(&Failure::http(
+                400,
+                "Not the same number of function calls and responses"
+            ))
+            .category,
+            Category::OrphanToolCalls
+        );
+    }
+
+    #[test]
+    fn wrappers_around_stated_client_errors() {
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "unable to parse response: status code 400, body: {\"error\": \"bad\"}"
+            )),
+            (Category::BadRequest, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "litellm.BadRequestError: Invalid 'input[261].call_id': string too long"
+            )),
+            (Category::BadRequest, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(503, "OPENAI_API_KEY is not set")),
+            (Category::Configuration, false)
+        );
+        let mut f = Failure::new("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain");
+        f.error_class = vec!["openai.InternalServerError".into()];
+        assert_eq!(cat(&f), (Category::Configuration, false));
+        // A 502 whose quoted upstream body says code 400 stays the gateway's 502.
+        assert!(c(&Failure::http(502, r#"Upstream error: {"code": 400}"#)).transient);
+    }
+
+    #[test]
+    fn transport_texts_of_other_clients() {
+        for (text, want) in [
+            ("request to https://api.openai.com/v1/chat/completions failed, reason: socket hang up", Category::Connection),
+            ("terminated", Category::Connection),
+            ("getaddrinfo EAI_AGAIN api.openai.com", Category::Connection),
+            ("getaddrinfo ENOTFOUND api.opeani.com", Category::Configuration),
+            ("Post \"https://api.x.ai/v1/chat\": dial tcp: lookup api.x.ai: no such host", Category::Configuration),
+            ("http2: server sent GOAWAY and closed the connection; LastStreamID=1999", Category::Connection),
+            ("Post \"https://api.openai.com/v1/responses\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", Category::Timeout),
+            ("read tcp 10.0.0.2:5555->1.2.3.4:443: read: connection reset by peer", Category::Connection),
+            ("An error occurred while sending the request.", Category::Connection),
+            ("'<' is an invalid start of a value. Path: $ | LineNumber: 0 | BytePositionInLine: 0.", Category::InvalidResponse),
+            ("WebSocket closed 1006", Category::Connection),
+            ("received 1011 (internal error) ; then sent 1011 (internal error)", Category::ServerError),
+            ("sent 1011 (internal error) keepalive ping timeout; no close frame received", Category::Connection),
+            ("rpc error: code = Unavailable desc = connection error", Category::ServerError),
+            ("rpc error: code = PermissionDenied desc = denied", Category::Forbidden),
+            ("StatusCode.UNAUTHENTICATED", Category::Unauthorized),
+            ("Stream ended without finish_reason", Category::StreamInterrupted),
+            ("Provider finish_reason: error", Category::StreamInterrupted),
+            ("The output parser failed to parse the output including retries.", Category::Validation),
+        ] {
+            assert_eq!(c(&Failure::new(text)).category, want, "{text}");
+        }
+        let mut f = Failure::new("getaddrinfo ENOTFOUND api.opeani.com");
+        f.error_class = vec!["openai.APIConnectionError".into()];
+        assert_eq!(cat(&f), (Category::Configuration, false));
+        f.message = "getaddrinfo EAI_AGAIN api.openai.com".into();
+        assert_eq!(cat(&f), (Category::Connection, true));
+    }
+
+    #[test]
+    fn words_not_fragments() {
+        for text in [
+            "rpms",
+            "tpms",
+            "deadlines",
+            "daily-build ok",
+            "terminated early by the user",
+        ] {
+            let r = c(&Failure::new(text));
+            assert!(
+                !r.transient || text == "terminated early by the user",
+                "{text}: {r:?}"
+            );
+        }
+        assert_eq!(
+            c(&Failure::http(429, "dailyrate exceeded")).category,
+            Category::RateLimited
+        );
+    }
+}

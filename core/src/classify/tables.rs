@@ -932,6 +932,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // matching number of `tool_result` blocks."
     stated("matching number of `tool_result`", OrphanToolCalls),
     stated("matching number of tool_result", OrphanToolCalls),
+    // OpenAI's parameter validation names the parameter: "Invalid 'input[261].call_id': string
+    // too long", "Invalid 'messages[3].content'". A gateway's 500 around it is still that 400.
+    stated("invalid '", BadRequest),
     // A max_tokens above the model's output cap is a bad parameter, not an over-long prompt
     // (Cohere: "too many tokens: max tokens must be less than or equal to 4096").
     said("max tokens must be less than or equal to", BadRequest),
