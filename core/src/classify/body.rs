@@ -212,6 +212,20 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
         }
         out.has_error = true;
     }
+    // Node's util.inspect prints an error object's keys bare: `{ code: 'InvalidEndpoint.NotFound',
+    // type: 'NotFound' }` (Volcengine through LobeChat's ProviderBizError).
+    let bare = ["code:", "type:"].iter().any(|n| text.contains(n));
+    for c in bare
+        .then(|| inspected_fields().captures_iter(text))
+        .into_iter()
+        .flatten()
+    {
+        if c[2].eq_ignore_ascii_case("error") {
+            continue;
+        }
+        out.push_code(&c[2]);
+        out.has_error = true;
+    }
     // AWS's JavaScript SDK prints "ModelStreamErrorException: <message>".
     let head = text.split(':').next().unwrap_or("");
     if head.len() > "Exception".len()
@@ -348,6 +362,15 @@ fn quoted_fields() -> &'static Regex {
             r#"(?-u)['"](type|code|status|__type|error_type|:?exception-type)['"][ \t]*:[ \t]*(?:'([A-Za-z][A-Za-z0-9_.#:\-]{0,63})'|"([A-Za-z][A-Za-z0-9_.#:\-]{0,63})"|([1-5][0-9][0-9])\b)"#,
         )
         .expect("valid regex")
+    })
+}
+
+/// `code: 'x'`, `type: 'x'` with bare keys, as Node's util.inspect prints an object.
+fn inspected_fields() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?m-u)(?:^|[ \t{,])(code|type)[ \t]*:[ \t]*'([A-Za-z][A-Za-z0-9_.#\-]{0,63})'")
+            .expect("valid regex")
     })
 }
 

@@ -290,6 +290,19 @@ fn decide(
                 _ => (c, Evidence::ErrorClass),
             };
         }
+        // undici (Node's fetch) raises a bare TypeError for transport failures, with exactly
+        // these messages (`tables::UNDICI_TYPE_ERRORS`).
+        if c == Category::Programming
+            && f.error_class.first().map(String::as_str) == Some("TypeError")
+        {
+            let whole = f.message.trim();
+            if let Some((_, c)) = tables::UNDICI_TYPE_ERRORS
+                .iter()
+                .find(|(m, _)| whole.eq_ignore_ascii_case(m))
+            {
+                return (*c, Evidence::Message);
+            }
+        }
         // A generic client error class ("RubyLLM::BadRequestError" without a status) is
         // sharpened by the message like a 400 would be.
         return (

@@ -286,14 +286,16 @@ pub const CODES: &[CodeRow] = &[
     row("header_11203", RateLimited),     // 并发流控超限
     // Cloudflare Workers AI (developers.cloudflare.com/workers-ai/platform/errors), errors[].code:
     row("errors_3036", PaymentRequired), // 429 Account limited: daily free allocation of 10,000 neurons used up
-    row("errors_3040", Overloaded),      // 429 Out of capacity: no more data centers to forward to
-    row("errors_3007", Timeout),         // 408 Request timeout
-    row("errors_3008", Timeout),         // 408 Request was aborted
+    // Observed for the same exhaustion (diegosouzapw/OmniRoute#6980, Rexezuge-CloudflareWorkers/Mail-Otter#88):
+    row("errors_4006", PaymentRequired),
+    row("errors_3040", Overloaded), // 429 Out of capacity: no more data centers to forward to
+    row("errors_3007", Timeout),    // 408 Request timeout
+    row("errors_3008", Timeout),    // 408 Request was aborted
     row("errors_3006", ContextOverflow), // 413 Request is too large
-    row("errors_5007", NotFound),        // 400 No such model or task
-    row("errors_3042", NotFound),        // 404 The model name is invalid
-    row("errors_3023", Forbidden),       // 403 Service unavailable for account
-    row("errors_3041", Forbidden),       // 403 account not allowed for private model
+    row("errors_5007", NotFound),   // 400 No such model or task
+    row("errors_3042", NotFound),   // 404 The model name is invalid
+    row("errors_3023", Forbidden),  // 403 Service unavailable for account
+    row("errors_3041", Forbidden),  // 403 account not allowed for private model
     row("errors_5018", Forbidden),
     row("errors_5016", Forbidden),  // 403 model terms not agreed
     row("errors_3003", BadRequest), // 400 request missing headers or body
@@ -759,6 +761,13 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ),
     // vLLM in process: the engine core died (vllm/v1/engine/exceptions.py).
     ("vllm.v1.engine.exceptions.EngineDeadError", Is(ServerError)),
+    // Output parsers of agent frameworks (issue 20): the model answered, the answer did not
+    // parse (langchain_core/exceptions.py, ragas/prompt/pydantic_prompt.py,
+    // magentic/chat_model/base.py, instructor/core/exceptions.py).
+    (".OutputParserException", Is(Validation)),
+    (".RagasOutputParserException", Is(Validation)),
+    (".StructuredOutputError", Is(Validation)),
+    (".InstructorRetryException", Is(Validation)),
     ("TypeError", Is(Programming)),
     ("AttributeError", Is(Programming)),
     ("NameError", Is(Programming)),
@@ -972,11 +981,13 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("input tokens exceed the configured limit", ContextOverflow), // OpenAI gpt-5 family
     stated("maximum prompt length", ContextOverflow),                    // xAI
     stated("input token length too long", ContextOverflow),              // Moonshot/Kimi 400
-    stated("exceeded model token limit", ContextOverflow),               // Moonshot/Kimi 400
+    // SiliconFlow 20015: "length of prompt_tokens (68957) must be less than max_seq_len (65536)"
+    stated("must be less than max_seq_len", ContextOverflow),
+    stated("exceeded model token limit", ContextOverflow), // Moonshot/Kimi 400
     stated("range of input length should be", ContextOverflow), // DashScope 400 InvalidParameter
-    stated("prompt 超长", ContextOverflow),                     // Zhipu 1261
-    stated("上下文长度", ContextOverflow),                      // context length
-    stated("超过模型最大", ContextOverflow),                    // exceeds the model's maximum
+    stated("prompt 超长", ContextOverflow),                // Zhipu 1261
+    stated("上下文长度", ContextOverflow),                 // context length
+    stated("超过模型最大", ContextOverflow),               // exceeds the model's maximum
     stated("超出最大长度", ContextOverflow),
     // Billing: money or credits are gone; waiting does not bring them back.
     stated("insufficient_quota", PaymentRequired),
@@ -1055,6 +1066,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("额度已用完", PaymentRequired),
     stated("资源包", PaymentRequired), // resource package (Zhipu: 无可用资源包)
     stated("套餐已到期", PaymentRequired), // plan expired (Zhipu 1309)
+    stated("使用上限", PaymentRequired), // usage cap of a plan (Zhipu 1308/1310)
+    stated("usage has reached the max", PaymentRequired), // Hugging Face free inference allowance
+    // Volcengine Ark "Safe Experience Mode": the account's own inference cap paused the model.
+    stated("safe experience mode", PaymentRequired),
+    stated("model service has been paused", PaymentRequired),
     said("payment required", PaymentRequired),
     said("billing", PaymentRequired),
     // Safety
@@ -1157,6 +1173,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("try pulling it first", NotFound), // Ollama: model "x" not found, try pulling it first
     said("does not exist or you do not have access", NotFound), // OpenAI: The model `x` ...
     said("deployment for this resource does not exist", NotFound), // Azure OpenAI
+    said("endpoint that does not exist", NotFound), // Volcengine InvalidEndpoint.NotFound
     said("not_found_error", NotFound),
     // llama.cpp's 501 "This server does not support embeddings. Start it with `--embeddings`"
     // (also through Ollama's client): a missing feature, whatever the status.
@@ -1260,6 +1277,13 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("capacity temporarily exceeded", Overloaded),
     // Transport failures of non-Python clients, known to us only as text:
     said("socket hang up", Connection), // Node.js http: ECONNRESET before a response
+    said("typeerror: terminated", Connection), // undici, through the SDKs' own error classes
+    said("connection was closed", Connection), // Bun: The socket connection was closed unexpectedly
+    said("closed unexpectedly", Connection),
+    said("unexpected end of stream", Connection), // OkHttp: unexpected end of stream on https://...
+    said("\": eof", Connection), // Go: Post "https://...": EOF (the connection closed before the answer)
+    said("[errno 11002]", Connection), // Windows WSATRY_AGAIN (getaddrinfo failed, for now)
+    said("failed to resolve", Connection), // urllib3 NameResolutionError; a host that does not exist says so itself
     said("other side closed", Connection), // undici: SocketError other side closed
     said("und_err_socket", Connection),
     said("premature close", Connection), // Node.js streams: ERR_STREAM_PREMATURE_CLOSE
@@ -1406,6 +1430,9 @@ pub const NETWORK_PHRASES: &[Phrase] = &[
     said("name or service not known", Configuration),
     said("nodename nor servname provided", Configuration),
     said("no address associated with hostname", Configuration),
+    // Windows prints "getaddrinfo failed" for both WSAHOST_NOT_FOUND (11001, no such host) and
+    // WSATRY_AGAIN (11002, the resolver failed for now); the errno tells them apart.
+    said("[errno 11002]", Connection),
     said("getaddrinfo failed", Configuration), // Windows WSAHOST_NOT_FOUND
     said("hostname mismatch", Configuration),
     said("wrong version number", Configuration),
@@ -1416,7 +1443,12 @@ pub const NETWORK_PHRASES: &[Phrase] = &[
 
 /// Whole messages that name a failure only by one word (undici's `TypeError: terminated`, the
 /// body of a fetch cut mid-way): matched against the trimmed, lower-cased message alone.
-pub const EXACT_MESSAGES: &[(&str, Category)] = &[("terminated", Connection)];
+pub const EXACT_MESSAGES: &[(&str, Category)] = &[("terminated", Connection), ("eof", Connection)];
+
+/// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport
+/// failure: a JavaScript TypeError with these exact words is no programming error.
+pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
+    &[("fetch failed", Connection), ("terminated", Connection)];
 
 /// Words that name a quota window of a day or more (CONTRACT §2: such a quota is
 /// `payment_required`, no retry budget outlasts it). Read only where the failure is a rate
@@ -1461,6 +1493,8 @@ pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
 /// Words that introduce a status code in free text ("Error code: 429 - ...", "HTTP 503").
 /// A bare number is never evidence: "max_tokens 1500" is not a 500.
 pub const STATUS_INTRODUCERS: &[&str] = &[
+    // .NET EnsureSuccessStatusCode: "Response status code does not indicate success: 400 (Bad Request)."
+    "does not indicate success",
     "error code",
     "http error", // urllib: HTTP Error 503: Service Unavailable
     "status code",
