@@ -386,6 +386,8 @@ fn haystack(f: &Failure, provider: Option<&ProviderError>) -> String {
 fn text_status(f: &Failure, hay: &Hay) -> Option<u16> {
     text::leading_status(&f.message)
         .or_else(|| text::status_before_body(&f.message))
+        // aiohttp's ClientResponseError prints "404, message='Not Found', url='...'".
+        .or_else(|| text::quoted_aiohttp_status(&f.message))
         .or_else(|| text::status_in_text(hay.get(), tables::STATUS_INTRODUCERS))
 }
 

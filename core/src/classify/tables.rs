@@ -1287,6 +1287,8 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("other side closed", Connection), // undici: SocketError other side closed
     said("und_err_socket", Connection),
     said("premature close", Connection), // Node.js streams: ERR_STREAM_PREMATURE_CLOSE
+    said("err_stream_premature_close", Connection), // the same, by its Node error code
+    said("response payload is not completed", Connection), // aiohttp ClientPayloadError
     said("fetch failed", Connection),    // undici TypeError: fetch failed
     said("eai_again", Connection),       // getaddrinfo EAI_AGAIN: the resolver failed for now
     said("goaway", Connection), // Go net/http2: server sent GOAWAY and closed the connection
