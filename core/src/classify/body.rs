@@ -506,6 +506,19 @@ fn read_error_object(err: &Map<String, Value>, out: &mut ProviderError, depth: u
             _ => {}
         }
     }
+    // A gateway that passes the upstream's whole body as its own message (the AI SDK, LiteLLM,
+    // Continue: {"error":{"message":"{\n  \"error\": {\"code\": 429, ...}}","code":429}}): the
+    // body inside is read like OpenRouter's raw.
+    if depth < MAX_NESTING && raw.is_none() {
+        if let Some(inner) = err
+            .get("message")
+            .and_then(Value::as_str)
+            .and_then(|m| parse_nested(m, depth))
+        {
+            let s = merge_upstream(out, inner);
+            upstream_status = upstream_status.or(s);
+        }
+    }
     if let Some(Value::Object(inner)) = err.get("innererror") {
         out.push_value(inner.get("code"));
     }

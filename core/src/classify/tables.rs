@@ -1120,7 +1120,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("invalid authentication", Unauthorized),
     said("unauthorized", Unauthorized),
     said("token has expired", Unauthorized), // botocore SSO TokenRetrievalError
-    said("invalid_grant", Unauthorized),     // OAuth refresh refused (google-auth)
+    said("authentication is not sufficient", Unauthorized), // Claude Code: API key authentication is not sufficient
+    said("please run /login", Unauthorized),
+    said("invalid_grant", Unauthorized), // OAuth refresh refused (google-auth)
     said("permission denied", Forbidden),
     said("user location is not supported", Forbidden), // Gemini API region gate
     said("is not allowed to use", Forbidden),          // Vertex Model Garden
@@ -1164,6 +1166,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("unsupported protocol", Configuration),
     said("invalid url", Configuration),
     said("unknown model", Configuration),
+    said("no chat model selected", Configuration), // Continue: no model configured
+    said("no model selected", Configuration),
     said("model not found", NotFound),
     said("model identifier is invalid", NotFound), // Bedrock
     said("repository not found", NotFound),        // Hugging Face Hub
@@ -1398,8 +1402,9 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("connection failed", Connection),
     said("connection lost", Connection),
     said("failed to connect", Connection),
+    said("unable to connect", Connection), // Continue: Unable to connect to local Ollama instance
     said("could not connect to the endpoint url", Connection), // botocore EndpointConnectionError
-    said("failed to open tcp connection", Connection),         // Net::HTTP / Faraday
+    said("failed to open tcp connection", Connection), // Net::HTTP / Faraday
     said("broken pipe", Connection),
     said("forcibly closed by the remote host", Connection), // Windows WSAECONNRESET
     said("econnrefused", Connection),

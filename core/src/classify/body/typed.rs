@@ -390,6 +390,13 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
             _ => {}
         }
     }
+    // A gateway's message that is the upstream's whole body (see `read_error_object`).
+    if depth < MAX_NESTING && e.metadata.as_ref().and_then(|m| m.raw.as_ref()).is_none() {
+        if let Some(inner) = text(&e.message).and_then(|m| super::parse_nested(m, depth)) {
+            let s = super::merge_upstream(out, inner);
+            upstream_status = upstream_status.or(s);
+        }
+    }
     if let Some(inner) = &e.innererror {
         push(out, &inner.code);
     }
