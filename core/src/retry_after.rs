@@ -51,6 +51,19 @@ pub fn from_body(text: &str) -> Option<f64> {
 /// "retry in 30s", "Please retry in 36.429760048s.", "请20秒后重试", "请在 2 分钟后重试".
 /// Only a number the phrase introduces counts: a bare number is never a wait.
 pub fn from_text(text: &str) -> Option<f64> {
+    wait_in_text(text).map(|(secs, _)| secs)
+}
+
+/// A wait the words *ask for* ("Please try again in 20s", "Please wait 8s", 请20秒后重试), not a
+/// client's own schedule ("Retrying in 1 seconds… (attempt 1/10)").
+pub fn instructed_wait(text: &str) -> Option<f64> {
+    wait_in_text(text)
+        .filter(|(_, instruction)| *instruction)
+        .map(|(secs, _)| secs)
+}
+
+/// The first wait the words state, and whether it is an instruction to the reader.
+fn wait_in_text(text: &str) -> Option<(f64, bool)> {
     let text = head(text);
     static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let r = R.get_or_init(|| {
@@ -69,6 +82,9 @@ pub fn from_text(text: &str) -> Option<f64> {
         .expect("valid regex")
     });
     let c = r.captures(text)?;
+    let instruction = !c
+        .get(0)
+        .is_some_and(|m| m.as_str().to_ascii_lowercase().starts_with("retrying"));
     let secs = if let Some(go) = c.name("go") {
         parse_go_duration(&go.as_str().to_ascii_lowercase())?
     } else if let (Some(n), Some(unit)) = (c.name("n"), c.name("unit")) {
@@ -89,7 +105,7 @@ pub fn from_text(text: &str) -> Option<f64> {
             _ => 1.0,
         }
     };
-    (secs.is_finite() && (0.0..=MAX_SECONDS).contains(&secs)).then_some(secs)
+    (secs.is_finite() && (0.0..=MAX_SECONDS).contains(&secs)).then_some((secs, instruction))
 }
 
 /// The first [`MAX_WAIT_SCAN`] bytes of `text`, cut on a char boundary.

@@ -35,7 +35,8 @@ pub struct ProviderError {
     /// The body had an error envelope at all (an SSE `error` event, `{"error": ...}`).
     pub has_error: bool,
     /// The envelope is an event (`{"type": "error", "error": {...}}`, Anthropic's SSE `error`
-    /// event and error body alike): quoted without a status, it is a stream's error event.
+    /// event and error body alike): quoted without a status, it is read as a stream's error
+    /// event, except an error about the request where nothing names a stream.
     pub event: bool,
 }
 
@@ -522,17 +523,18 @@ fn read_error_object(err: &Map<String, Value>, out: &mut ProviderError, depth: u
     if let Some(Value::Object(inner)) = err.get("innererror") {
         out.push_value(inner.get("code"));
     }
+    // Google's ErrorInfo names the reason (API_KEY_INVALID, SERVICE_DISABLED,
+    // INSUFFICIENT_G1_CREDITS_BALANCE): more specific than the status it details, so first.
+    if let Some(Value::Array(details)) = err.get("details") {
+        for d in details {
+            out.push_value(d.get("reason"));
+        }
+    }
     out.push_value(err.get("code"));
     out.push_value(err.get("type"));
     out.push_value(err.get("status"));
     if out.numeric_code.is_none() {
         out.numeric_code = upstream_status;
-    }
-    // Google's ErrorInfo names the reason (API_KEY_INVALID, SERVICE_DISABLED, ...).
-    if let Some(Value::Array(details)) = err.get("details") {
-        for d in details {
-            out.push_value(d.get("reason"));
-        }
     }
     let own = err.get("message").and_then(Value::as_str);
     let upstream = out.message.take();

@@ -31,6 +31,19 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     let api_error = classes.api_error;
     let hay = Hay::new(failure, provider.as_ref());
     let (category, evidence) = decide(failure, provider.as_ref(), &classes, &hay);
+    // Words that say nothing else but ask the reader to wait a stated time ("All accounts are
+    // currently limited. Please wait 8s.", a pasted tail "... Please try again in 20s.") name a
+    // throttle: the one failure whose remedy is waiting.
+    let (category, evidence) = match category {
+        Category::Unknown
+            if retry_after::instructed_wait(&failure.message)
+                .or_else(|| retry_after::instructed_wait(hay.get()))
+                .is_some() =>
+        {
+            (Category::RateLimited, Evidence::Message)
+        }
+        _ => (category, evidence),
+    };
     // A rate limit whose window is a day or more is a quota no retry budget outlasts
     // (CONTRACT §2): read from quota ids and the text.
     let category = if category == Category::RateLimited && long_window(failure, &hay) {
@@ -138,7 +151,8 @@ fn provider_error(
         .body
         .as_deref()
         .and_then(body::parse)
-        .or_else(|| body::from_text(&f.message));
+        .or_else(|| body::from_text(&f.message))
+        .or_else(|| bare_code(&f.message));
     for code in [headers.amzn_error_type, classes.aws_code]
         .into_iter()
         .flatten()
@@ -151,6 +165,25 @@ fn provider_error(
         p.has_error = true;
     }
     p
+}
+
+/// A message that is nothing but a provider's error code (`exceed_context_size_error`,
+/// `insufficient_quota`), as clients that log only the type print it: read as that code.
+fn bare_code(message: &str) -> Option<ProviderError> {
+    let m = message.trim().trim_end_matches(['.', '!']);
+    let shaped = m.contains('_')
+        && m.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !shaped {
+        return None;
+    }
+    let code = body::normalize_code(m);
+    tables::code_row(&code)?;
+    Some(ProviderError {
+        codes: vec![code],
+        has_error: true,
+        ..ProviderError::default()
+    })
 }
 
 /// The wait a failure's body states as data (Gemini's RetryInfo) or its words state ("Please
@@ -235,13 +268,17 @@ fn decide(
     // An SSE error event: inside a stream, or quoted by an exception that carries no status.
     let quoted_event =
         f.status.is_none() && provider.is_some_and(|p| p.event) && text_status(f, hay).is_none();
-    if quoted_event
-        || matches!(
-            f.transport,
-            Some(Transport::StreamTransient | Transport::StreamParse)
-        )
-    {
-        if let Some(c) = sse_category(provider, hay) {
+    let in_stream = matches!(
+        f.transport,
+        Some(Transport::StreamTransient | Transport::StreamParse)
+    );
+    if quoted_event || in_stream {
+        // Anthropic's envelope has the same shape in a response body as in a stream's event:
+        // quoted without a stream, an error about the request is the request's own fault
+        // (`max_tokens: N > M`), read below like a body.
+        if let Some(c) = sse_category(provider, hay)
+            .filter(|c| in_stream || *c != Category::InvalidResponse || says_stream(hay))
+        {
             return (c, Evidence::Body);
         }
     }
@@ -502,6 +539,13 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         }
         c => c,
     }
+}
+
+/// The text places the failure in a stream ("stream error", "event: error", SSE).
+fn says_stream(hay: &Hay) -> bool {
+    ["stream", "streaming", "event", "sse"]
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// The text's first transient phrase names an overload ("The model is overloaded", "server busy").
@@ -796,6 +840,54 @@ mod issue20 {
         (r.category, r.transient)
     }
 
+    /// Batch 5's families (first-sight failures, generalised).
+    #[test]
+    fn batch5_families() {
+        // A compound code's words: an ErrorInfo reason naming a credits balance under a 429.
+        let mut f = Failure::http(429, "");
+        f.body = Some(r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INSUFFICIENT_G1_CREDITS_BALANCE"}]}}"#.into());
+        assert_eq!(cat(&f), (Category::PaymentRequired, false));
+        // ... but the words are whole: a load balancer is no balance.
+        assert!(tables::code_row("load_balancer_error").is_none());
+        // A message that is only a known code.
+        let f = Failure::http(400, "exceed_context_size_error");
+        assert_eq!(cat(&f), (Category::ContextOverflow, false));
+        // Anthropic's envelope quoted without a status or a stream: the request's own fault.
+        let f = Failure::new(
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 10000 > 4096, which is the maximum allowed number of output tokens for claude-3-5-sonnet-20240620"}}"#,
+        );
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        // ... and inside a stream, the stream's protocol failing.
+        let f = Failure::new(
+            r#"stream error: {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#,
+        );
+        assert_eq!(cat(&f), (Category::InvalidResponse, false));
+        // A model that does not exist; a tool that does not exist is the request's.
+        assert_eq!(
+            cat(&Failure::new("The model: `gpt-4` does not exist")),
+            (Category::NotFound, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(400, "requested tool does not exist")),
+            (Category::BadRequest, false)
+        );
+        // A plan's usage limit under a 429 (MiniMax 2056).
+        assert_eq!(
+            cat(&Failure::new(
+                "API Error: Request rejected (429) · usage limit exceeded (2056)"
+            )),
+            (Category::PaymentRequired, false)
+        );
+        // Only an instruction to wait: a throttle, with its wait.
+        let r = c(&Failure::new(
+            "Token error: All accounts are currently limited. Please wait 8s.",
+        ));
+        assert_eq!(
+            (r.category, r.transient, r.retry_after),
+            (Category::RateLimited, true, Some(8.0))
+        );
+    }
+
     const OAI_429: &[&str] = &[
         "openai.RateLimitError",
         "openai.APIStatusError",
@@ -837,8 +929,16 @@ mod issue20 {
         assert_eq!(r.category, Category::RateLimited);
         assert_eq!(r.retry_after, Some(20.0));
         // Without a status the words still say what it is.
+        // An instruction to wait and nothing else names a throttle (batch 5: "All accounts are
+        // currently limited. Please wait 8s.").
         let r = c(&Failure::new("请20秒后重试"));
-        assert_eq!(r.retry_after, None, "an unknown failure carries no wait");
+        assert_eq!(
+            (r.category, r.retry_after),
+            (Category::RateLimited, Some(20.0))
+        );
+        // A client's own schedule is no instruction.
+        let r = c(&Failure::new("Something failed. Retrying in 5 seconds"));
+        assert_eq!((r.category, r.retry_after), (Category::Unknown, None));
         let r = c(&Failure::new("访问过于频繁，请20秒后重试"));
         assert_eq!(
             (r.category, r.retry_after),

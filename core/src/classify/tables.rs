@@ -353,6 +353,27 @@ pub fn code_row(code: &str) -> Option<&'static CodeRow> {
         .iter()
         .copied()
         .find(|r| r.code.as_bytes()[0] == c[0] && r.code.as_bytes() == c)
+        .or_else(|| code_word_row(code))
+}
+
+/// Words that name a code's nature wherever they stand in a compound code
+/// (`INSUFFICIENT_G1_CREDITS_BALANCE`, `billing_not_active`, `credit_balance_too_low`): whole
+/// words between `_`, `-` or `.`, never fragments. Rows are not generic: they name the nature.
+const CODE_WORDS: &[CodeRow] = &[
+    // Google's ErrorInfo reason for Gemini Code Assist / Google One AI credits
+    // (github.com/su-kaka/gcli2api/issues/416: reason INSUFFICIENT_G1_CREDITS_BALANCE under 429).
+    row("balance", PaymentRequired),
+    row("credits", PaymentRequired),
+    // OpenAI's billing_not_active, billing_hard_limit_reached (platform.openai.com/docs/guides/error-codes).
+    row("billing", PaymentRequired),
+];
+
+fn code_word_row(code: &str) -> Option<&'static CodeRow> {
+    if !code.contains(['_', '-', '.']) {
+        return None;
+    }
+    code.split(['_', '-', '.'])
+        .find_map(|w| CODE_WORDS.iter().find(|r| r.code == w))
 }
 
 /// What an exception class tells.
@@ -950,12 +971,15 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // Context overflow (RubyLLM's and LiteLLM's context patterns; the servers' own wordings)
     stated("context_length_exceeded", ContextOverflow),
     stated("maximum context length", ContextOverflow), // OpenAI, vLLM
+    // Claude Code: "Claude's response exceeded the 32000 output token maximum" (the answer
+    // outgrew the output cap; the same request outgrows it again).
+    said("output token maximum", ContextOverflow),
     stated("exceeds the available context size", ContextOverflow), // llama.cpp server
-    stated("too long to fit into the model", ContextOverflow), // vLLM
+    stated("too long to fit into the model", ContextOverflow),     // vLLM
     stated("tokens + `max_new_tokens` must be <=", ContextOverflow), // TGI validation
-    stated("context size has been exceeded", ContextOverflow), // llama.cpp server
+    stated("context size has been exceeded", ContextOverflow),     // llama.cpp server
     stated("longer than the maximum model length", ContextOverflow), // vLLM
-    said("expected maxlength", ContextOverflow),       // Bedrock: Malformed input request
+    said("expected maxlength", ContextOverflow), // Bedrock: Malformed input request
     said(
         "member must have length less than or equal to",
         ContextOverflow,
@@ -1024,6 +1048,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("monthly spending limit", PaymentRequired), // xAI
     stated("spending limit", PaymentRequired),
     stated("spend limit", PaymentRequired),
+    // MiniMax 2056 "usage limit exceeded": the M Plan's 5-hour and weekly windows
+    // (platform.minimax.io/docs/m-plan/usage-rules.md); no retry budget outlasts them.
+    stated("usage limit exceeded", PaymentRequired),
     stated("api usage limits", PaymentRequired), // Anthropic: "You have reached your specified API usage limits"
     stated("budget has been exceeded", PaymentRequired), // LiteLLM BudgetExceededError
     stated("exceeded budget", PaymentRequired),
@@ -1176,6 +1203,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("no such model", NotFound),
     said("try pulling it first", NotFound), // Ollama: model "x" not found, try pulling it first
     said("does not exist or you do not have access", NotFound), // OpenAI: The model `x` ...
+    // A named thing that does not exist: "The model: `gpt-4` does not exist" (legacy OpenAI),
+    // Ollama's "pull model manifest: file does not exist"; 模型不存在 (model does not exist).
+    said("tool does not exist", BadRequest), // Groq: "requested tool does not exist" (the model's call)
+    said("does not exist", NotFound),
+    said("模型不存在", NotFound),
     said("deployment for this resource does not exist", NotFound), // Azure OpenAI
     said("endpoint that does not exist", NotFound), // Volcengine InvalidEndpoint.NotFound
     said("not_found_error", NotFound),
@@ -1291,11 +1323,13 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("other side closed", Connection), // undici: SocketError other side closed
     said("und_err_socket", Connection),
     said("premature close", Connection), // Node.js streams: ERR_STREAM_PREMATURE_CLOSE
+    // openai-python < 1.0: APIConnectionError("Error communicating with OpenAI")
+    said("error communicating with", Connection),
     said("err_stream_premature_close", Connection), // the same, by its Node error code
     said("response payload is not completed", Connection), // aiohttp ClientPayloadError
-    said("fetch failed", Connection),    // undici TypeError: fetch failed
-    said("eai_again", Connection),       // getaddrinfo EAI_AGAIN: the resolver failed for now
-    said("goaway", Connection), // Go net/http2: server sent GOAWAY and closed the connection
+    said("fetch failed", Connection),               // undici TypeError: fetch failed
+    said("eai_again", Connection), // getaddrinfo EAI_AGAIN: the resolver failed for now
+    said("goaway", Connection),    // Go net/http2: server sent GOAWAY and closed the connection
     said("use of closed network connection", Connection), // Go
     said("server closed idle connection", Connection), // Go
     said("stream error: stream id", Connection), // Go http2 stream reset
@@ -1543,7 +1577,12 @@ mod tests {
     /// The length index finds what a scan of the table finds, for every row and for near misses.
     #[test]
     fn code_row_is_the_first_matching_row() {
-        let scan = |code: &str| CODES.iter().find(|r| r.code == code);
+        let scan = |code: &str| {
+            CODES
+                .iter()
+                .find(|r| r.code == code)
+                .or_else(|| code_word_row(code))
+        };
         let mut probes: Vec<String> = CODES.iter().map(|r| r.code.to_owned()).collect();
         for r in CODES {
             probes.push(r.code.to_ascii_uppercase());

@@ -400,14 +400,15 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
     if let Some(inner) = &e.innererror {
         push(out, &inner.code);
     }
+    // ErrorInfo reasons detail the status, so they come first (as in `read_error_object`).
+    for d in e.details.iter().flatten() {
+        push(out, &d.reason);
+    }
     push(out, &e.code);
     push(out, &e.kind);
     push(out, &e.status);
     if out.numeric_code.is_none() {
         out.numeric_code = upstream_status;
-    }
-    for d in e.details.iter().flatten() {
-        push(out, &d.reason);
     }
     let upstream = out.message.take();
     for t in [text(&e.message), upstream.as_deref(), upstream_text]
