@@ -527,6 +527,10 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Then by the wording, where the code said nothing sharper.
     match sharper {
         Category::ServerError if says_overloaded(hay) => Category::Overloaded,
+        // A gateway timeout that says its upstream timed out (LiteLLM's 504 "litellm.Timeout:
+        // APITimeoutError - Request timed out"); other 5xx keep their server error (Ollama's
+        // 500 "timed out waiting for llama runner" is the server's own failure).
+        Category::ServerError if status == 504 && says_timeout(hay) => Category::Timeout,
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
         Category::RateLimited
@@ -546,6 +550,13 @@ fn says_stream(hay: &Hay) -> bool {
     ["stream", "streaming", "event", "sse"]
         .iter()
         .any(|w| text::contains_phrase(hay.get(), w))
+}
+
+/// The text's first transient phrase names a timeout.
+fn says_timeout(hay: &Hay) -> bool {
+    text::transient()
+        .first(hay.get())
+        .is_some_and(|p| p.category == Category::Timeout)
 }
 
 /// The text's first transient phrase names an overload ("The model is overloaded", "server busy").
@@ -838,6 +849,26 @@ mod issue20 {
     fn cat(f: &Failure) -> (Category, bool) {
         let r = c(f);
         (r.category, r.transient)
+    }
+
+    /// Batch 6's families.
+    #[test]
+    fn batch6_families() {
+        // Codex's stream cut names the cut first, whatever the cause's words.
+        let f = Failure::new("stream disconnected before completion: An error occurred while processing your request. You can retry your request.");
+        assert_eq!(cat(&f), (Category::StreamInterrupted, true));
+        // reqwest never sent the request: a connection failure.
+        let f = Failure::new("stream disconnected before completion: error sending request for url (https://example.test/v1/responses)");
+        assert_eq!(cat(&f), (Category::Connection, true));
+        // A gateway timeout whose words say the upstream timed out; a 500 that says so stays
+        // the server's failure.
+        let f = Failure::http(504, "litellm.Timeout: APITimeoutError - Request timed out.");
+        assert_eq!(cat(&f), (Category::Timeout, true));
+        let f = Failure::http(500, "timed out waiting for llama runner to start");
+        assert_eq!(cat(&f), (Category::ServerError, true));
+        // Tencent Cloud's per-second frequency cap, in Chinese.
+        let f = Failure::new("code:RequestLimitExceeded message:您当前每秒请求 `6` 次，超过了每秒频率上限 `5`，请稍后重试。");
+        assert_eq!(cat(&f), (Category::RateLimited, true));
     }
 
     /// Batch 5's families (first-sight failures, generalised).

@@ -1246,6 +1246,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
 
 /// Transient phrases: only consulted when nothing permanent (and no status) was found.
 pub const TRANSIENT_PHRASES: &[Phrase] = &[
+    // reqwest (Rust clients: Codex): the request never went out, whatever the caller calls it.
+    said("error sending request for url", Connection),
+    // Codex: "stream disconnected before completion: <cause>"; the cause may be a server's
+    // words ("An error occurred while processing your request"), the cut is what happened.
+    said("stream disconnected before completion", StreamInterrupted),
     // Streams that stopped before their stop reason (CONTRACT §2: stream_interrupted).
     said("stream ended without", StreamInterrupted),
     said("without finish_reason", StreamInterrupted),
@@ -1281,6 +1286,11 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("rate exceeded", RateLimited),                // AWS "Rate exceeded"
     said("quota exceeded", RateLimited),
     said("访问过于频繁", RateLimited), // requests too frequent (Baidu, ERNIE SDK)
+    // Tencent Cloud RequestLimitExceeded: 超过了每秒频率上限 (over the per-second frequency cap);
+    // apps' own words for a provider's throttle: 请求速度过快 (requests too fast), 访问频率.
+    said("频率上限", RateLimited),
+    said("请求速度过快", RateLimited),
+    said("访问频率", RateLimited),
     said("请求过于频繁", RateLimited),
     said("过于频繁", RateLimited),
     said("频率过高", RateLimited), // Zhipu 1303
