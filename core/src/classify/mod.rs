@@ -465,9 +465,22 @@ fn code_category(p: &ProviderError) -> Option<Category> {
 fn refine_code(c: Category, hay: &Hay) -> Category {
     if c.is_transient() {
         text::stated().first(hay.get()).map_or(c, |p| p.category)
+    } else if let Some(p) = text::stated().first(hay.get()) {
+        // A stated nature wins as it does over a permanent status (Kimi's permission_error
+        // "usage limit for this billing cycle").
+        p.category
+    } else if c == Category::Forbidden && says_rate_limited(hay) {
+        Category::RateLimited
     } else {
         refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category))
     }
+}
+
+/// The text's first transient phrase names a rate limit.
+fn says_rate_limited(hay: &Hay) -> bool {
+    text::transient()
+        .first(hay.get())
+        .is_some_and(|p| p.category == Category::RateLimited)
 }
 
 fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Category {
@@ -493,6 +506,12 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // phrase, may sharpen it (xAI answers exhausted credits with a 403).
         if let Some(p) = text::stated().first(hay.get()) {
             return p.category;
+        }
+        // Some APIs answer a rate limit with 403 (Alibaba's coding plan: 403 AccessDenied
+        // "Rate limit exceeded. Please wait and try again"; GitHub's "API rate limit
+        // exceeded"): the words name the nature, the status only refuses.
+        if status == 403 && says_rate_limited(hay) {
+            return Category::RateLimited;
         }
         return refine_by_phrase(specific.unwrap_or(base), phrase());
     }
@@ -849,6 +868,42 @@ mod issue20 {
     fn cat(f: &Failure) -> (Category, bool) {
         let r = c(f);
         (r.category, r.transient)
+    }
+
+    /// Batch 7's families.
+    #[test]
+    fn batch7_families() {
+        // A 403 whose words name a rate limit is one; a plain 403 stays forbidden.
+        let f = Failure::http(
+            403,
+            "Rate limit exceeded. Please wait and try again, or upgrade your API plan.",
+        );
+        assert_eq!(cat(&f), (Category::RateLimited, true));
+        assert_eq!(cat(&Failure::http(403, "Forbidden")).0, Category::Forbidden);
+        // A plan's billing-cycle quota under a permission error.
+        let f = Failure::new(
+            r#"API Error: 403 {"error":{"type":"permission_error","message":"You've reached your usage limit for this billing cycle."},"type":"error"}"#,
+        );
+        assert_eq!(cat(&f), (Category::PaymentRequired, false));
+        // Statuses agents and ws print in words.
+        assert_eq!(
+            cat(&Failure::new("✕ [API Error: 429 status code (no body)]")),
+            (Category::RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("Unexpected server response: 403.")).0,
+            Category::Forbidden
+        );
+        // python-websockets failing the connection with an abnormal close.
+        let f = Failure::new(
+            "websockets.protocol.fail_connection: Failing the WebSocket connection: 1006",
+        );
+        assert_eq!(cat(&f), (Category::Connection, true));
+        // Google's INVALID_ARGUMENT words, as a Gemini Live close reason.
+        assert_eq!(
+            cat(&Failure::new("1007 Request contains an invalid argument")).0,
+            Category::BadRequest
+        );
     }
 
     /// Batch 6's families.

@@ -1051,6 +1051,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // MiniMax 2056 "usage limit exceeded": the M Plan's 5-hour and weekly windows
     // (platform.minimax.io/docs/m-plan/usage-rules.md); no retry budget outlasts them.
     stated("usage limit exceeded", PaymentRequired),
+    // A plan's quota for its billing period (Kimi Code 403: "You've reached your usage limit
+    // for this billing cycle. Your quota will be refreshed in the next cycle.").
+    stated("billing cycle", PaymentRequired),
     stated("api usage limits", PaymentRequired), // Anthropic: "You have reached your specified API usage limits"
     stated("budget has been exceeded", PaymentRequired), // LiteLLM BudgetExceededError
     stated("exceeded budget", PaymentRequired),
@@ -1205,6 +1208,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("does not exist or you do not have access", NotFound), // OpenAI: The model `x` ...
     // A named thing that does not exist: "The model: `gpt-4` does not exist" (legacy OpenAI),
     // Ollama's "pull model manifest: file does not exist"; 模型不存在 (model does not exist).
+    // Google's INVALID_ARGUMENT words, also a Gemini Live close reason (1007).
+    said("request contains an invalid argument", BadRequest),
     said("tool does not exist", BadRequest), // Groq: "requested tool does not exist" (the model's call)
     said("does not exist", NotFound),
     said("模型不存在", NotFound),
@@ -1546,6 +1551,10 @@ pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
 pub const STATUS_INTRODUCERS: &[&str] = &[
     // .NET EnsureSuccessStatusCode: "Response status code does not indicate success: 400 (Bad Request)."
     "does not indicate success",
+    // Agents' "API Error: 429 status code (no body)" (openai-node's bodiless message, bracketed).
+    "api error",
+    // Node's ws: "Unexpected server response: 403" (a refused WebSocket handshake).
+    "server response",
     "error code",
     "http error", // urllib: HTTP Error 503: Service Unavailable
     "status code",

@@ -194,7 +194,7 @@ pub fn websocket_close_code(hay: &str) -> Option<u16> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     let r = R.get_or_init(|| {
         regex::Regex::new(
-            r"(?-u)(?:websocket[a-z ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived )\(?(1[0-9]{3})\b",
+            r"(?-u)(?:websocket[a-z ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|websocket connection[ :=]{1,3}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived )\(?(1[0-9]{3})\b",
         )
         .expect("valid regex")
     });
