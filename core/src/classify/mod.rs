@@ -870,6 +870,35 @@ mod issue20 {
         (r.category, r.transient)
     }
 
+    /// Batch 8's families.
+    #[test]
+    fn batch8_families() {
+        // iFlytek Spark's 11200 by name, in any rendering.
+        let f = Failure::new("syncOutput: 11200:AppIdNoAuthError:(21:00:00.909) tokens.total");
+        assert_eq!(cat(&f), (Category::Forbidden, false));
+        assert_eq!(
+            cat(&Failure::new(
+                "授权错误：该appId没有相关功能的授权或者业务量超过限制"
+            ))
+            .0,
+            Category::Forbidden
+        );
+        // DashScope's Throttling words.
+        assert_eq!(
+            cat(&Failure::new(
+                "API Error: You exceeded your current requests list."
+            )),
+            (Category::RateLimited, true)
+        );
+        // Dio's status sentence.
+        let f = Failure::new("DioException [bad response]: This exception was thrown because the response has a status code of 404 and RequestOptions.validateStatus was configured to throw for this status code.");
+        assert_eq!(cat(&f).0, Category::NotFound);
+        assert_eq!(
+            cat(&Failure::new("Api key invalid.")).0,
+            Category::Unauthorized
+        );
+    }
+
     /// Batch 7's families.
     #[test]
     fn batch7_families() {

@@ -1139,6 +1139,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("to determine if the response was blocked", ContentFiltered),
     // Credentials and access
     said("invalid api key", Unauthorized),
+    said("api key invalid", Unauthorized), // apps' own wording of a refused key
+    // iFlytek Spark 11200 by its name and words (www.xfyun.cn/doc/spark/Web.html#_3-2-错误码):
+    // AppIdNoAuthError, 授权错误：该appId没有相关功能的授权或者业务量超过限制.
+    said("appidnoautherror", Forbidden),
+    said("没有相关功能的授权", Forbidden),
     said("incorrect api key", Unauthorized),
     said("invalid x-api-key", Unauthorized),
     said("api key not valid", Unauthorized),
@@ -1291,6 +1296,8 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("rate exceeded", RateLimited),                // AWS "Rate exceeded"
     said("quota exceeded", RateLimited),
     said("访问过于频繁", RateLimited), // requests too frequent (Baidu, ERNIE SDK)
+    // Alibaba DashScope's 429 Throttling: "You exceeded your current requests list."
+    said("exceeded your current requests list", RateLimited),
     // Tencent Cloud RequestLimitExceeded: 超过了每秒频率上限 (over the per-second frequency cap);
     // apps' own words for a provider's throttle: 请求速度过快 (requests too fast), 访问频率.
     said("频率上限", RateLimited),
@@ -1555,6 +1562,8 @@ pub const STATUS_INTRODUCERS: &[&str] = &[
     "api error",
     // Node's ws: "Unexpected server response: 403" (a refused WebSocket handshake).
     "server response",
+    // Dart's Dio: "the response has a status code of 404".
+    "status code of",
     "error code",
     "http error", // urllib: HTTP Error 503: Service Unavailable
     "status code",
