@@ -400,14 +400,16 @@ impl<'a> Hay<'a> {
 /// lower-cased, with links blanked out: a link is boilerplate, not evidence (Groq's 429 ends
 /// with an upgrade link to `console.groq.com/settings/billing`).
 fn haystack(f: &Failure, provider: Option<&ProviderError>) -> String {
-    let mut hay = text::lower_bounded(&f.message, MAX_SCAN);
+    // Terminals wrap and pad long lines inside phrases ("Output blocked by content\n
+    // filtering policy"): runs of white space read as one space.
+    let mut hay = collapse_space(&text::lower_bounded(&f.message, MAX_SCAN));
     let extra = match provider.and_then(|p| p.message.as_deref()) {
         Some(m) => Some(m),
         None => f.body.as_deref(),
     };
     if let Some(extra) = extra {
         hay.push('\n');
-        hay.push_str(&text::lower_bounded(extra, MAX_SCAN));
+        hay.push_str(&collapse_space(&text::lower_bounded(extra, MAX_SCAN)));
     }
     if let Some(p) = provider {
         for code in &p.codes {
@@ -417,6 +419,24 @@ fn haystack(f: &Failure, provider: Option<&ProviderError>) -> String {
     }
     text::blank_links(&mut hay);
     hay
+}
+
+/// Every run of white space as one space (a lone space stays as it is).
+fn collapse_space(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            if !in_space {
+                out.push(' ');
+            }
+            in_space = true;
+        } else {
+            out.push(c);
+            in_space = false;
+        }
+    }
+    out
 }
 
 /// A status the message states ("Error code: 429", "HTTP Error 503", "429 RESOURCE_EXHAUSTED").
@@ -868,6 +888,32 @@ mod issue20 {
     fn cat(f: &Failure) -> (Category, bool) {
         let r = c(f);
         (r.category, r.transient)
+    }
+
+    /// Batch 9's families.
+    #[test]
+    fn batch9_families() {
+        // A phrase the terminal wrapped and padded still reads as the phrase.
+        let f = Failure::new("API Error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"Output blocked by content\n     filtering policy\"},\"request_id\":null}");
+        assert_eq!(cat(&f), (Category::ContentFiltered, false));
+        // Gemini's safety blocks in clients' words, and a Chinese interception.
+        for m in [
+            "Blocked by safety settings, consider adjusting `block_threshold`",
+            "Message is being blocked for reason: SAFETY",
+            "Check the `response.prompt_feedback` to see if the prompt was blocked.",
+            "抱歉，您的请求包含不安全内容，已被系统拦截。",
+        ] {
+            assert_eq!(
+                cat(&Failure::new(m)),
+                (Category::ContentFiltered, false),
+                "{m}"
+            );
+        }
+        // Go's context deadline, however worded.
+        assert_eq!(
+            cat(&Failure::new("Context deadline reached")),
+            (Category::Timeout, true)
+        );
     }
 
     /// Batch 8's families.

@@ -1114,6 +1114,14 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("responsibleaipolicyviolation", ContentFiltered),
     said("flagged", ContentFiltered),
     stated("blocked due to safety", ContentFiltered),
+    // Gemini's safety blocks as clients word them: aichat "Blocked by safety settings",
+    // NextChat "Message is being blocked for reason: SAFETY", google-generativeai's ValueError
+    // "... Check the `response.prompt_feedback` to see if the prompt was blocked."
+    stated("blocked by safety", ContentFiltered),
+    stated("blocked for reason: safety", ContentFiltered),
+    said("prompt was blocked", ContentFiltered),
+    // "Your request contains unsafe content and was intercepted by the system."
+    stated("不安全内容", ContentFiltered),
     stated("content moderation", ContentFiltered), // xAI: rejected by content moderation
     stated("content-moderated", ContentFiltered),
     said("finish_reason: safety", ContentFiltered), // google-generativeai candidate repr
@@ -1446,6 +1454,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("timeout", Timeout),
     said("time out", Timeout),
     said("deadline exceeded", Timeout),
+    said("context deadline", Timeout), // Go's context deadline, however a caller words it
     said("etimedout", Timeout),
     said("temporary failure in name resolution", Connection),
     said("all connection attempts failed", Connection), // httpx ConnectError
