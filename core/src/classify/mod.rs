@@ -566,10 +566,6 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Then by the wording, where the code said nothing sharper.
     match sharper {
         Category::ServerError if says_overloaded(hay) => Category::Overloaded,
-        // A gateway timeout that says its upstream timed out (LiteLLM's 504 "litellm.Timeout:
-        // APITimeoutError - Request timed out"); other 5xx keep their server error (Ollama's
-        // 500 "timed out waiting for llama runner" is the server's own failure).
-        Category::ServerError if status == 504 && says_timeout(hay) => Category::Timeout,
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
         Category::RateLimited
@@ -589,13 +585,6 @@ fn says_stream(hay: &Hay) -> bool {
     ["stream", "streaming", "event", "sse"]
         .iter()
         .any(|w| text::contains_phrase(hay.get(), w))
-}
-
-/// The text's first transient phrase names a timeout.
-fn says_timeout(hay: &Hay) -> bool {
-    text::transient()
-        .first(hay.get())
-        .is_some_and(|p| p.category == Category::Timeout)
 }
 
 /// The text's first transient phrase names an overload ("The model is overloaded", "server busy").
@@ -890,6 +879,19 @@ mod issue20 {
         (r.category, r.transient)
     }
 
+    /// Batch 10's families.
+    #[test]
+    fn batch10_families() {
+        // Envoy's reset before headers: the proxy's connection to its upstream failed.
+        let f = Failure::new("upstream connect error or disconnect/reset before headers. reset reason: connection termination");
+        assert_eq!(cat(&f), (Category::Connection, true));
+        // Cloudflare's 524 stays a server error (CONTRACT §2: any other 5xx, proxy pages).
+        assert_eq!(
+            cat(&Failure::http(524, "A timeout occurred")),
+            (Category::ServerError, true)
+        );
+    }
+
     /// Batch 9's families.
     #[test]
     fn batch9_families() {
@@ -990,11 +992,9 @@ mod issue20 {
         // reqwest never sent the request: a connection failure.
         let f = Failure::new("stream disconnected before completion: error sending request for url (https://example.test/v1/responses)");
         assert_eq!(cat(&f), (Category::Connection, true));
-        // A gateway timeout whose words say the upstream timed out; a 500 that says so stays
-        // the server's failure.
+        // A gateway's 504 is a server error (CONTRACT §2: 504 and proxy pages), whatever
+        // its words say of the upstream's timeout.
         let f = Failure::http(504, "litellm.Timeout: APITimeoutError - Request timed out.");
-        assert_eq!(cat(&f), (Category::Timeout, true));
-        let f = Failure::http(500, "timed out waiting for llama runner to start");
         assert_eq!(cat(&f), (Category::ServerError, true));
         // Tencent Cloud's per-second frequency cap, in Chinese.
         let f = Failure::new("code:RequestLimitExceeded message:您当前每秒请求 `6` 次，超过了每秒频率上限 `5`，请稍后重试。");

@@ -1447,7 +1447,11 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("稍后再试", ServerError),
     said("稍后重试", ServerError),
     said("server error", ServerError),
-    said("upstream connect error", ServerError),
+    // Envoy / Istio: "upstream connect error or disconnect/reset before headers. reset reason:
+    // connection termination": the proxy's connection to the upstream failed or was reset.
+    said("upstream connect error", Connection),
+    said("reset before headers", Connection),
+    said("upstream_reset_before_response_started", Connection),
     said("origin is unreachable", ServerError),
     said("web server is down", ServerError),
     said("timed out", Timeout),
