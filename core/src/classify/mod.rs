@@ -879,6 +879,16 @@ mod issue20 {
         (r.category, r.transient)
     }
 
+    /// Batch 11's families.
+    #[test]
+    fn batch11_families() {
+        let f = Failure::new("Error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        // Azure's missing deployment invites a retry in words; it is still not found.
+        let f = Failure::new("Error: The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.");
+        assert_eq!(cat(&f), (Category::NotFound, false));
+    }
+
     /// Batch 10's families.
     #[test]
     fn batch10_families() {

@@ -68,6 +68,10 @@ pub const CODES: &[CodeRow] = &[
     generic("server_error", ServerError),
     generic("internal_error", ServerError),
     generic("invalid_request_error", BadRequest),
+    // OpenAI's code for a parameter the model refuses (max_tokens on o-series and gpt-5);
+    // a Copilot proxy's code for a body it refuses.
+    row("unsupported_parameter", BadRequest),
+    row("invalid_request_body", BadRequest),
     // Anthropic error.type (docs.anthropic.com/en/api/errors)
     row("rate_limit_error", RateLimited),
     row("overloaded_error", Overloaded),
@@ -1223,7 +1227,10 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // Ollama's "pull model manifest: file does not exist"; 模型不存在 (model does not exist).
     // Google's INVALID_ARGUMENT words, also a Gemini Live close reason (1007).
     said("request contains an invalid argument", BadRequest),
-    said("tool does not exist", BadRequest), // Groq: "requested tool does not exist" (the model's call)
+    said("tool does not exist", BadRequest),
+    // OpenAI: "Unsupported parameter: 'max_tokens' is not supported with this model."
+    said("unsupported parameter", BadRequest),
+    said("not supported with this model", BadRequest), // Groq: "requested tool does not exist" (the model's call)
     said("does not exist", NotFound),
     said("模型不存在", NotFound),
     said("deployment for this resource does not exist", NotFound), // Azure OpenAI
