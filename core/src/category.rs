@@ -246,15 +246,29 @@ pub enum RetryAfterSource {
     Header,
     /// A provider rate-limit reset header: a hint, never a reason to give up.
     ResetHint,
+    /// A wait the error body gives as data: Gemini's `google.rpc.RetryInfo.retryDelay`
+    /// ("36s", "0.5s"). The server's instruction, like a header.
+    Body,
+    /// A wait the error's words state: OpenAI's "Please try again in 6.5s", "please try again
+    /// after 1 seconds", "请20秒后重试". The server's instruction, like a header.
+    Message,
 }
 
 impl RetryAfterSource {
-    /// `header` or `reset_hint`.
+    /// `header`, `reset_hint`, `body` or `message`.
     pub fn as_str(self) -> &'static str {
         match self {
             RetryAfterSource::Header => "header",
             RetryAfterSource::ResetHint => "reset_hint",
+            RetryAfterSource::Body => "body",
+            RetryAfterSource::Message => "message",
         }
+    }
+
+    /// Whether the wait is the server's instruction (a header, or the same wait stated in the
+    /// body or the message): honoured and capped as a header is, unlike a reset hint.
+    pub fn is_instruction(self) -> bool {
+        !matches!(self, RetryAfterSource::ResetHint)
     }
 }
 

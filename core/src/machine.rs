@@ -504,7 +504,7 @@ impl Retrier {
         let mut used = None;
         if let Some(ra) = c.retry_after {
             match c.retry_after_source {
-                Some(RetryAfterSource::Header) if self.policy.honor_retry_after => {
+                Some(src) if src.is_instruction() && self.policy.honor_retry_after => {
                     let cap = self.policy.retry_after_cap.unwrap_or(f64::INFINITY);
                     if ra > cap {
                         if self.policy.over_cap == OverCap::GiveUp {

@@ -28,6 +28,95 @@ pub fn from_headers(headers: &Headers, now: SystemTime) -> Option<(f64, RetryAft
     reset_hint(headers, now).map(|s| (s, RetryAfterSource::ResetHint))
 }
 
+/// How many bytes of a body or message are searched for a stated wait.
+const MAX_WAIT_SCAN: usize = 64 * 1024;
+
+/// The wait an error body gives as data: `google.rpc.RetryInfo.retryDelay` ("36s", "0.5s"),
+/// as JSON or as the Python repr an exception prints (`'retryDelay': '36s'`).
+pub fn from_body(text: &str) -> Option<f64> {
+    let text = head(text);
+    if !text.contains("retryDelay") {
+        return None;
+    }
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(r#"(?-u)["']retryDelay["']\s*:\s*["']([0-9]+(?:\.[0-9]+)?s)["']"#)
+            .expect("valid regex")
+    });
+    r.captures(text).and_then(|c| parse_go_duration(&c[1]))
+}
+
+/// A wait the error's words state, in the forms providers write: "Please try again in 6.5s",
+/// "try again in 20ms", "try again in 1m30s", "please try again after 1 seconds",
+/// "retry in 30s", "Please retry in 36.429760048s.", "请20秒后重试", "请在 2 分钟后重试".
+/// Only a number the phrase introduces counts: a bare number is never a wait.
+pub fn from_text(text: &str) -> Option<f64> {
+    wait_in_text(text).map(|(secs, _)| secs)
+}
+
+/// A wait the words *ask for* ("Please try again in 20s", "Please wait 8s", 请20秒后重试), not a
+/// client's own schedule ("Retrying in 1 seconds… (attempt 1/10)").
+pub fn instructed_wait(text: &str) -> Option<f64> {
+    wait_in_text(text)
+        .filter(|(_, instruction)| *instruction)
+        .map(|(secs, _)| secs)
+}
+
+/// The first wait the words state, and whether it is an instruction to the reader.
+fn wait_in_text(text: &str) -> Option<(f64, bool)> {
+    let text = head(text);
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(concat!(
+            // English: an introducer, then a Go-style duration or a number and a unit word.
+            r"(?i)\b(?:try\s+again|retry(?:ing)?|wait)\s+(?:again\s+)?(?:in|after|for)?\s*",
+            r"(?:about\s+|approximately\s+|at\s+least\s+)?",
+            r"(?P<go>(?:[0-9]+(?:\.[0-9]+)?(?:ms|h|m|s))+)\b",
+            r"|(?i)\b(?:try\s+again|retry(?:ing)?|wait)\s+(?:again\s+)?(?:in|after|for)?\s*",
+            r"(?:about\s+|approximately\s+|at\s+least\s+)?",
+            r"(?P<n>[0-9]+(?:\.[0-9]+)?)\s*",
+            r"(?P<unit>milliseconds?|millis|msecs?|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b",
+            // Chinese: 请 20 秒后重试 / 请在2分钟后再试 / 10秒后重试
+            r"|(?P<zn>[0-9]+(?:\.[0-9]+)?)\s*(?P<zunit>毫秒|秒钟|秒|分钟|小时)后\s*(?:再|重新)?(?:重试|再试|尝试|试)",
+        ))
+        .expect("valid regex")
+    });
+    let c = r.captures(text)?;
+    let instruction = !c
+        .get(0)
+        .is_some_and(|m| m.as_str().to_ascii_lowercase().starts_with("retrying"));
+    let secs = if let Some(go) = c.name("go") {
+        parse_go_duration(&go.as_str().to_ascii_lowercase())?
+    } else if let (Some(n), Some(unit)) = (c.name("n"), c.name("unit")) {
+        let n: f64 = n.as_str().parse().ok()?;
+        let unit = unit.as_str().to_ascii_lowercase();
+        n * match unit.as_bytes()[0] {
+            b'm' if unit.starts_with("mil") || unit.starts_with("ms") => 0.001,
+            b'm' => 60.0,
+            b'h' => 3600.0,
+            _ => 1.0,
+        }
+    } else {
+        let n: f64 = c.name("zn")?.as_str().parse().ok()?;
+        n * match c.name("zunit")?.as_str() {
+            "毫秒" => 0.001,
+            "分钟" => 60.0,
+            "小时" => 3600.0,
+            _ => 1.0,
+        }
+    };
+    (secs.is_finite() && (0.0..=MAX_SECONDS).contains(&secs)).then_some((secs, instruction))
+}
+
+/// The first [`MAX_WAIT_SCAN`] bytes of `text`, cut on a char boundary.
+fn head(text: &str) -> &str {
+    let mut end = text.len().min(MAX_WAIT_SCAN);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// A non-negative finite decimal number of seconds ("7", "1.5", " 0 ").
 pub fn parse_seconds(v: &str) -> Option<f64> {
     let v = v.trim();
@@ -270,6 +359,42 @@ mod tests {
             "2026-12-31T23:59:59Z",
         ] {
             assert!(parse_rfc3339(good).is_some(), "{good}");
+        }
+    }
+
+    #[test]
+    fn waits_in_bodies() {
+        let gemini = r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"36s"}]}}"#;
+        assert_eq!(from_body(gemini), Some(36.0));
+        assert_eq!(
+            from_body(
+                "{'@type': 'type.googleapis.com/google.rpc.RetryInfo', 'retryDelay': '0.5s'}"
+            ),
+            Some(0.5)
+        );
+        assert_eq!(from_body(r#"{"retryDelay": "soon"}"#), None);
+        assert_eq!(from_body("no delay here: 36s"), None);
+    }
+
+    #[test]
+    fn waits_in_words() {
+        let cases: &[(&str, Option<f64>)] = &[
+            ("Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29000, Requested 1500. Please try again in 6.5s.", Some(6.5)),
+            ("Please try again in 20ms.", Some(0.02)),
+            ("Please try again in 1m30s.", Some(90.0)),
+            ("Please try again in 7m12.5s", Some(432.5)),
+            ("request reached organization max RPM: 3, please try again after 1 seconds", Some(1.0)),
+            ("Please retry in 36.429760048s.", Some(36.429760048)),
+            ("retry in 30s", Some(30.0)),
+            ("Please wait 2 minutes before retrying", Some(120.0)),
+            ("请20秒后重试", Some(20.0)),
+            ("请求过于频繁，请在 2 分钟后再试", Some(120.0)),
+            ("max_tokens 1500 is too large", None),
+            ("try again later", None),
+            ("retry 3 of 5", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(from_text(text), *want, "{text}");
         }
     }
 

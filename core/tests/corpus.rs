@@ -125,3 +125,76 @@ fn corpus_labels_hold() {
         all.len()
     );
 }
+
+/// The generalisation score of some corpus files (tests/corpus/README.md, "First sight"):
+/// `CORPUS_FILES=a.json,b.json cargo test -p retry-core --test corpus score -- --ignored --nocapture`
+/// prints, per file and in total, the cases, the retry decisions right and the categories right
+/// (a category in `also` counts), then every case decided wrong. Without `CORPUS_FILES` it
+/// scores the whole corpus.
+#[test]
+#[ignore = "a measuring tool, run by hand"]
+fn score() {
+    let wanted: Vec<String> = std::env::var("CORPUS_FILES")
+        .map(|v| {
+            v.split(',')
+                .map(|s| s.trim().rsplit('/').next().unwrap_or("").to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut totals = (0usize, 0usize, 0usize);
+    let mut per_file: std::collections::BTreeMap<String, (usize, usize, usize)> =
+        Default::default();
+    let mut wrong = Vec::new();
+    for (file, case) in cases() {
+        if !wanted.is_empty() && !wanted.contains(&file) {
+            continue;
+        }
+        let f: Failure = serde_json::from_value(case["failure"].clone()).unwrap();
+        let c = classify_at(&f, fixed_now());
+        let want_cat = case["expect"]["category"].as_str().unwrap();
+        let want_retry = case["expect"]["transient"].as_bool().unwrap();
+        let cat_ok = c.category.as_str() == want_cat
+            || case["also"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .any(|a| a == c.category.as_str());
+        let retry_ok = c.transient == want_retry;
+        let e = per_file.entry(file.clone()).or_default();
+        for t in [&mut totals, e] {
+            t.0 += 1;
+            t.1 += usize::from(retry_ok);
+            t.2 += usize::from(cat_ok);
+        }
+        if !cat_ok || !retry_ok {
+            wrong.push(format!(
+                "  {file}: {}: got {} ({}), want {want_cat} ({want_retry})",
+                case["name"].as_str().unwrap_or("?"),
+                c.category,
+                c.transient
+            ));
+        }
+    }
+    let ratio = |n: usize, d: usize| if d == 0 { 0.0 } else { n as f64 / d as f64 };
+    for (file, (n, r, c)) in &per_file {
+        println!(
+            "{file:<28} {n:>4} cases  retry {:.3}  category {:.3}",
+            ratio(*r, *n),
+            ratio(*c, *n)
+        );
+    }
+    println!(
+        "TOTAL {} cases in {} files: retry {:.3} ({}), category {:.3} ({})",
+        totals.0,
+        per_file.len(),
+        ratio(totals.1, totals.0),
+        totals.1,
+        ratio(totals.2, totals.0),
+        totals.2
+    );
+    for w in &wrong {
+        println!("{w}");
+    }
+}

@@ -35,7 +35,8 @@ impl PyClassification {
         self.inner.retry_after
     }
 
-    /// `header` (the server's instruction), `reset_hint` (a rate-limit reset header), or None.
+    /// `header` (the server's instruction), `body` / `message` (the same instruction stated in
+    /// the error body or its words), `reset_hint` (a rate-limit reset header), or None.
     #[getter]
     fn retry_after_source(&self) -> Option<&'static str> {
         self.inner.retry_after_source.map(source_str)

@@ -115,3 +115,26 @@ def test_texts_planexe_retried_still_transient_where_they_should_be(text, catego
     c = classify(RuntimeError(text))
     assert c.category == category
     assert c.transient is (category != "unauthorized")
+
+
+# Issue 20: waits the body or the words state are the retry_after, with their source.
+def test_gemini_retry_info_in_the_body_is_the_wait():
+    body = ('{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and '
+            'billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/'
+            'google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerMinutePerProjectPerModel-'
+            'FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"36s"}]}}')
+    c = retry_core.classify(retry_core.Failure(status=429, body=body, message="429 RESOURCE_EXHAUSTED"))
+    assert (c.category, c.transient, c.retry_after, c.retry_after_source) == ("rate_limited", True, 36.0, "body")
+
+
+def test_openai_wait_in_words():
+    msg = ("Error code: 429 - {'error': {'message': 'Rate limit reached for gpt-4o in organization org-x on "
+           "tokens per min (TPM): Limit 30000, Used 29500, Requested 1200. Please try again in 6.5s.', "
+           "'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}")
+    c = retry_core.classify(retry_core.Failure(status=429, message=msg))
+    assert (c.category, c.retry_after, c.retry_after_source) == ("rate_limited", 6.5, "message")
+
+
+def test_chinese_wait_in_words():
+    c = retry_core.classify(retry_core.Failure(status=429, message="请求过于频繁，请20秒后重试"))
+    assert (c.category, c.retry_after, c.retry_after_source) == ("rate_limited", 20.0, "message")

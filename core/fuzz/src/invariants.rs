@@ -173,7 +173,7 @@ pub fn may_retry(p: &RetryPolicy, c: &Classification) -> bool {
 pub fn delay_bound(p: &RetryPolicy, c: &Classification) -> f64 {
     let ceiling = backoff_for(p, c.category).ceiling();
     let honoured = match (c.retry_after_source, c.retry_after) {
-        (Some(RetryAfterSource::Header), Some(ra)) if p.honor_retry_after => {
+        (Some(src), Some(ra)) if src.is_instruction() && p.honor_retry_after => {
             p.retry_after_cap.map_or(ra, |cap| ra.min(cap))
         }
         (Some(RetryAfterSource::ResetHint), Some(ra)) if p.honor_reset_hints => {

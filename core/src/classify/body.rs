@@ -35,7 +35,8 @@ pub struct ProviderError {
     /// The body had an error envelope at all (an SSE `error` event, `{"error": ...}`).
     pub has_error: bool,
     /// The envelope is an event (`{"type": "error", "error": {...}}`, Anthropic's SSE `error`
-    /// event and error body alike): quoted without a status, it is a stream's error event.
+    /// event and error body alike): quoted without a status, it is read as a stream's error
+    /// event, except an error about the request where nothing names a stream.
     pub event: bool,
 }
 
@@ -66,12 +67,35 @@ impl ProviderError {
         match v {
             Some(Value::String(s)) => self.push_str_value(s),
             Some(Value::Number(n)) => {
-                if let Some(n) = n.as_u64().filter(|n| (100..=599).contains(n)) {
-                    self.numeric_code.get_or_insert(n as u16);
+                if let Some(n) = n.as_u64() {
+                    self.push_number(n);
                 }
             }
             _ => {}
         }
+    }
+
+    /// A number in a code position: a status (100-599), else a provider's own code read as
+    /// its digits (Zhipu 1113, SiliconFlow 30011, Mistral 3230). Zero is success, no code.
+    pub(crate) fn push_number(&mut self, n: u64) {
+        if (100..=599).contains(&n) {
+            self.numeric_code.get_or_insert(n as u16);
+        } else if n != 0 {
+            self.push_code(&n.to_string());
+        }
+    }
+
+    /// A code of an envelope whose numbers are its own, never statuses (MiniMax `base_resp`,
+    /// iFlytek `header`, Baidu `error_code`, Cloudflare `errors[]`): `<field>_<n>`, so that two
+    /// providers' equal numbers never meet. A string code is kept as it is.
+    pub(crate) fn push_scoped(&mut self, field: &str, code: ScopedCode<'_>) {
+        match code {
+            ScopedCode::Num(0) | ScopedCode::None => return,
+            ScopedCode::Num(n) => self.push_code(&format!("{field}_{n}")),
+            ScopedCode::Str(s) if s.is_empty() || s == "0" => return,
+            ScopedCode::Str(s) => self.push_code(s),
+        }
+        self.has_error = true;
     }
 
     fn add_message(&mut self, text: &str) {
@@ -87,6 +111,23 @@ impl ProviderError {
     /// Whether anything was learnt.
     fn says_something(&self) -> bool {
         self.has_error || !self.codes.is_empty() || self.numeric_code.is_some()
+    }
+}
+
+/// A scoped code's value, whichever reader found it.
+pub(crate) enum ScopedCode<'a> {
+    Num(u64),
+    Str(&'a str),
+    None,
+}
+
+impl<'a> ScopedCode<'a> {
+    fn of(v: Option<&'a Value>) -> Self {
+        match v {
+            Some(Value::Number(n)) => n.as_u64().map_or(ScopedCode::None, ScopedCode::Num),
+            Some(Value::String(s)) => ScopedCode::Str(s),
+            _ => ScopedCode::None,
+        }
     }
 }
 
@@ -131,10 +172,17 @@ fn sse_data(body: &str) -> &str {
 pub fn from_text(text: &str) -> Option<ProviderError> {
     let text = &text[..floor_boundary(text, MAX_JSON_BODY)];
     let mut out = ProviderError::default();
-    // Quoted JSON: the first `{` that starts a whole JSON object holding an envelope.
+    // Quoted JSON, or the Python repr of a body (`{'error': {'message': '...'}}`): the first
+    // `{` that starts a whole object holding an envelope. The outermost envelope comes first,
+    // so an envelope only quoted inside another's message (a 400 whose message quotes an
+    // `overloaded_error` event) never speaks for it.
     for (i, _) in text.match_indices('{').take(8) {
         let mut values = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
-        if let Some(Ok(v @ Value::Object(_))) = values.next() {
+        let v = match values.next() {
+            Some(Ok(v @ Value::Object(_))) => Some(v),
+            _ => repr_to_json(&text[i..]).and_then(|j| serde_json::from_str::<Value>(&j).ok()),
+        };
+        if let Some(v @ Value::Object(_)) = v {
             if read_envelope(&v, &mut out, 0) && out.says_something() {
                 return Some(out);
             }
@@ -165,6 +213,20 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
         }
         out.has_error = true;
     }
+    // Node's util.inspect prints an error object's keys bare: `{ code: 'InvalidEndpoint.NotFound',
+    // type: 'NotFound' }` (Volcengine through LobeChat's ProviderBizError).
+    let bare = ["code:", "type:"].iter().any(|n| text.contains(n));
+    for c in bare
+        .then(|| inspected_fields().captures_iter(text))
+        .into_iter()
+        .flatten()
+    {
+        if c[2].eq_ignore_ascii_case("error") {
+            continue;
+        }
+        out.push_code(&c[2]);
+        out.has_error = true;
+    }
     // AWS's JavaScript SDK prints "ModelStreamErrorException: <message>".
     let head = text.split(':').next().unwrap_or("");
     if head.len() > "Exception".len()
@@ -185,6 +247,114 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
     out.says_something().then_some(out)
 }
 
+/// The JSON text of the Python literal (a dict of strings, numbers, `None`, `True`, `False`,
+/// lists and dicts) that starts `text`, up to its closing brace: how openai-python and its kin
+/// print a body ("Error code: 400 - {'error': {...}}"). `None` when `text` does not start
+/// with such a literal.
+fn repr_to_json(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len().min(4096));
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            c @ (b'{' | b'[') => {
+                depth += 1;
+                out.push(c as char);
+                i += 1;
+            }
+            c @ (b'}' | b']') => {
+                depth = depth.checked_sub(1)?;
+                out.push(c as char);
+                i += 1;
+                if depth == 0 {
+                    return Some(out);
+                }
+            }
+            q @ (b'\'' | b'"') => {
+                i += 1;
+                out.push('"');
+                loop {
+                    let c = *b.get(i)?;
+                    if c == q {
+                        i += 1;
+                        break;
+                    }
+                    match c {
+                        b'\\' => {
+                            let e = *b.get(i + 1)?;
+                            match e {
+                                b'\'' => out.push('\''),
+                                b'"' => out.push_str("\\\""),
+                                b'\\' => out.push_str("\\\\"),
+                                b'n' => out.push_str("\\n"),
+                                b't' => out.push_str("\\t"),
+                                b'r' => out.push_str("\\r"),
+                                b'x' => {
+                                    let hex = text.get(i + 2..i + 4)?;
+                                    out.push_str("\\u00");
+                                    out.push_str(hex);
+                                    i += 2;
+                                }
+                                b'u' => out.push_str("\\u"),
+                                _ => {
+                                    out.push_str("\\\\");
+                                    i += 1;
+                                    continue;
+                                }
+                            }
+                            i += 2;
+                        }
+                        b'"' => {
+                            out.push_str("\\\"");
+                            i += 1;
+                        }
+                        c if c < 0x20 => {
+                            out.push_str(&format!("\\u{:04x}", c));
+                            i += 1;
+                        }
+                        _ => {
+                            let len = text[i..].chars().next()?.len_utf8();
+                            out.push_str(&text[i..i + len]);
+                            i += len;
+                        }
+                    }
+                }
+                out.push('"');
+            }
+            _ if text[i..].starts_with("None") => {
+                out.push_str("null");
+                i += 4;
+            }
+            _ if text[i..].starts_with("True") => {
+                out.push_str("true");
+                i += 4;
+            }
+            _ if text[i..].starts_with("False") => {
+                out.push_str("false");
+                i += 5;
+            }
+            c @ (b'0'..=b'9'
+            | b'-'
+            | b'+'
+            | b'.'
+            | b'e'
+            | b'E'
+            | b','
+            | b':'
+            | b' '
+            | b'\n'
+            | b'\t'
+            | b'\r') => {
+                out.push(c as char);
+                i += 1;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// `'code': 'x'`, `"type": "x"`, `'status': 429`: the fields of an envelope, however quoted.
 fn quoted_fields() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
@@ -193,6 +363,15 @@ fn quoted_fields() -> &'static Regex {
             r#"(?-u)['"](type|code|status|__type|error_type|:?exception-type)['"][ \t]*:[ \t]*(?:'([A-Za-z][A-Za-z0-9_.#:\-]{0,63})'|"([A-Za-z][A-Za-z0-9_.#:\-]{0,63})"|([1-5][0-9][0-9])\b)"#,
         )
         .expect("valid regex")
+    })
+}
+
+/// `code: 'x'`, `type: 'x'` with bare keys, as Node's util.inspect prints an object.
+fn inspected_fields() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?m-u)(?:^|[ \t{,])(code|type)[ \t]*:[ \t]*'([A-Za-z][A-Za-z0-9_.#\-]{0,63})'")
+            .expect("valid regex")
     })
 }
 
@@ -252,6 +431,22 @@ fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
     }
     // TGI: {"error": "...", "error_type": "validation"}
     out.push_value(obj.get("error_type"));
+    // Envelopes whose numbers are their own: Baidu {"error_code": 18, "error_msg"}, MiniMax
+    // {"base_resp": {"status_code", "status_msg"}}, iFlytek {"header": {"code", "message"}},
+    // Cloudflare {"errors": [{"code", "message"}]}.
+    out.push_scoped("error_code", ScopedCode::of(obj.get("error_code")));
+    let base_resp = obj.get("base_resp").and_then(Value::as_object);
+    if let Some(b) = base_resp {
+        out.push_scoped("base_resp", ScopedCode::of(b.get("status_code")));
+    }
+    let header = obj.get("header").and_then(Value::as_object);
+    if let Some(h) = header {
+        out.push_scoped("header", ScopedCode::of(h.get("code")));
+    }
+    let errors = obj.get("errors").and_then(Value::as_array);
+    for e in errors.into_iter().flatten() {
+        out.push_scoped("errors", ScopedCode::of(e.get("code")));
+    }
     if obj.get("object").and_then(Value::as_str) == Some("error") || obj.contains_key("__type") {
         out.has_error = true;
     }
@@ -269,12 +464,23 @@ fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
         }
     }
     if out.message.is_none() {
-        // AWS JSON protocols say "message" or "Message"; FastAPI servers say "detail".
-        for key in ["message", "Message", "detail"] {
-            if let Some(Value::String(m)) = obj.get(key) {
-                out.add_message(m);
-                break;
-            }
+        // AWS JSON protocols say "message" or "Message"; FastAPI servers say "detail"; Baidu
+        // "error_msg"; MiniMax base_resp.status_msg; iFlytek header.message; Cloudflare
+        // errors[0].message.
+        let nested = [
+            base_resp.and_then(|b| b.get("status_msg")),
+            header.and_then(|h| h.get("message")),
+            errors
+                .and_then(|e| e.first())
+                .and_then(|e| e.get("message")),
+        ];
+        let found = ["message", "Message", "detail", "error_msg"]
+            .iter()
+            .map(|k| obj.get(*k))
+            .chain(nested)
+            .find_map(|v| v.and_then(Value::as_str));
+        if let Some(m) = found {
+            out.add_message(m);
         }
     }
     true
@@ -301,20 +507,34 @@ fn read_error_object(err: &Map<String, Value>, out: &mut ProviderError, depth: u
             _ => {}
         }
     }
+    // A gateway that passes the upstream's whole body as its own message (the AI SDK, LiteLLM,
+    // Continue: {"error":{"message":"{\n  \"error\": {\"code\": 429, ...}}","code":429}}): the
+    // body inside is read like OpenRouter's raw.
+    if depth < MAX_NESTING && raw.is_none() {
+        if let Some(inner) = err
+            .get("message")
+            .and_then(Value::as_str)
+            .and_then(|m| parse_nested(m, depth))
+        {
+            let s = merge_upstream(out, inner);
+            upstream_status = upstream_status.or(s);
+        }
+    }
     if let Some(Value::Object(inner)) = err.get("innererror") {
         out.push_value(inner.get("code"));
+    }
+    // Google's ErrorInfo names the reason (API_KEY_INVALID, SERVICE_DISABLED,
+    // INSUFFICIENT_G1_CREDITS_BALANCE): more specific than the status it details, so first.
+    if let Some(Value::Array(details)) = err.get("details") {
+        for d in details {
+            out.push_value(d.get("reason"));
+        }
     }
     out.push_value(err.get("code"));
     out.push_value(err.get("type"));
     out.push_value(err.get("status"));
     if out.numeric_code.is_none() {
         out.numeric_code = upstream_status;
-    }
-    // Google's ErrorInfo names the reason (API_KEY_INVALID, SERVICE_DISABLED, ...).
-    if let Some(Value::Array(details)) = err.get("details") {
-        for d in details {
-            out.push_value(d.get("reason"));
-        }
     }
     let own = err.get("message").and_then(Value::as_str);
     let upstream = out.message.take();
@@ -436,7 +656,14 @@ mod tests {
         assert!(p.has_error);
 
         let p = from_text("Error code: 429 - {'error': {'message': 'Rate limit reached', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}").unwrap();
-        assert_eq!(codes(&p), ["tokens", "rate_limit_exceeded"]);
+        // Read as the envelope it prints: code before type, and its message.
+        assert_eq!(codes(&p), ["rate_limit_exceeded", "tokens"]);
+        assert_eq!(p.message.as_deref(), Some("Rate limit reached"));
+
+        // The envelope's own type speaks, never an envelope its message quotes.
+        let p = from_text("Error code: 400 - {'error': {'message': 'Invalid tool result: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}', 'type': 'invalid_request_error', 'param': None, 'code': None}}").unwrap();
+        assert_eq!(codes(&p), ["invalid_request_error"]);
+        assert!(!p.event);
 
         let p = from_text("429 RESOURCE_EXHAUSTED. {'error': {'code': 429, 'message': 'Resource has been exhausted', 'status': 'RESOURCE_EXHAUSTED'}}").unwrap();
         assert_eq!(

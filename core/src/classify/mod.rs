@@ -29,7 +29,28 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     let classes = ClassFacts::of(&failure.error_class);
     let provider = provider_error(failure, &headers, &classes);
     let api_error = classes.api_error;
-    let (category, evidence) = decide(failure, provider.as_ref(), &classes);
+    let hay = Hay::new(failure, provider.as_ref());
+    let (category, evidence) = decide(failure, provider.as_ref(), &classes, &hay);
+    // Words that say nothing else but ask the reader to wait a stated time ("All accounts are
+    // currently limited. Please wait 8s.", a pasted tail "... Please try again in 20s.") name a
+    // throttle: the one failure whose remedy is waiting.
+    let (category, evidence) = match category {
+        Category::Unknown
+            if retry_after::instructed_wait(&failure.message)
+                .or_else(|| retry_after::instructed_wait(hay.get()))
+                .is_some() =>
+        {
+            (Category::RateLimited, Evidence::Message)
+        }
+        _ => (category, evidence),
+    };
+    // A rate limit whose window is a day or more is a quota no retry budget outlasts
+    // (CONTRACT §2): read from quota ids and the text.
+    let category = if category == Category::RateLimited && long_window(failure, &hay) {
+        Category::PaymentRequired
+    } else {
+        category
+    };
 
     let mut transient = category.is_transient();
     if category != Category::Cancelled {
@@ -38,11 +59,21 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         }
     }
 
-    let (retry_after, retry_after_source) = match retry_after::from_headers(&failure.headers, now) {
-        // Reset hints only speak about rate limits.
-        Some((_, RetryAfterSource::ResetHint)) if category != Category::RateLimited => (None, None),
-        Some((secs, src)) => (Some(secs), Some(src)),
-        None => (None, None),
+    // A header's instruction wins; else a wait the body or the words state (for a failure worth
+    // retrying); else a reset hint, which only speaks about rate limits.
+    let header = retry_after::from_headers(&failure.headers, now);
+    let (retry_after, retry_after_source) = match header {
+        Some((secs, RetryAfterSource::Header)) => (Some(secs), Some(RetryAfterSource::Header)),
+        hint => match stated_wait(failure, &hay).filter(|_| category.is_transient()) {
+            Some((secs, src)) => (Some(secs), Some(src)),
+            None => match hint {
+                Some((_, RetryAfterSource::ResetHint)) if category != Category::RateLimited => {
+                    (None, None)
+                }
+                Some((secs, src)) => (Some(secs), Some(src)),
+                None => (None, None),
+            },
+        },
     };
 
     let status = failure
@@ -120,7 +151,8 @@ fn provider_error(
         .body
         .as_deref()
         .and_then(body::parse)
-        .or_else(|| body::from_text(&f.message));
+        .or_else(|| body::from_text(&f.message))
+        .or_else(|| bare_code(&f.message));
     for code in [headers.amzn_error_type, classes.aws_code]
         .into_iter()
         .flatten()
@@ -135,18 +167,55 @@ fn provider_error(
     p
 }
 
+/// A message that is nothing but a provider's error code (`exceed_context_size_error`,
+/// `insufficient_quota`), as clients that log only the type print it: read as that code.
+fn bare_code(message: &str) -> Option<ProviderError> {
+    let m = message.trim().trim_end_matches(['.', '!']);
+    let shaped = m.contains('_')
+        && m.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !shaped {
+        return None;
+    }
+    let code = body::normalize_code(m);
+    tables::code_row(&code)?;
+    Some(ProviderError {
+        codes: vec![code],
+        has_error: true,
+        ..ProviderError::default()
+    })
+}
+
+/// The wait a failure's body states as data (Gemini's RetryInfo) or its words state ("Please
+/// try again in 6.5s"), with where it came from.
+fn stated_wait(f: &Failure, hay: &Hay) -> Option<(f64, RetryAfterSource)> {
+    let body = f.body.as_deref().unwrap_or("");
+    if let Some(s) = retry_after::from_body(body).or_else(|| retry_after::from_body(&f.message)) {
+        return Some((s, RetryAfterSource::Body));
+    }
+    retry_after::from_text(&f.message)
+        .or_else(|| retry_after::from_text(hay.get()))
+        .map(|s| (s, RetryAfterSource::Message))
+}
+
+/// Whether a rate limit names a window of a day or more: in its words
+/// (`tables::LONG_WINDOW_PHRASES`) or in a quota id's CamelCase words (`...PerDay...`).
+fn long_window(f: &Failure, hay: &Hay) -> bool {
+    text::long_window().first(hay.get()).is_some()
+        || text::long_window_in_ids(f.body.as_deref().unwrap_or(""))
+        || text::long_window_in_ids(&f.message)
+}
+
 fn decide(
     f: &Failure,
     provider: Option<&ProviderError>,
     classes: &ClassFacts,
+    hay: &Hay,
 ) -> (Category, Evidence) {
     // 1. Cancellation wins over everything: it is re-raised untouched.
     if let Some((Category::Cancelled, _)) = classes.category {
         return (Category::Cancelled, Evidence::Cancellation);
     }
-
-    // Lazily built lower-cased text of the message and the body's message (or raw body).
-    let hay = Hay::new(f, provider);
 
     // 2. (x-should-retry only flips `transient`; see classify_at.)
     // 3. The status, refined by the provider's code and the message.
@@ -161,7 +230,7 @@ fn decide(
             {
                 // What would be retried is the stream failing mid-way (CONTRACT §2).
                 // (a request error inside a stream is its protocol failing: invalid_response)
-                let c = match refine_status(n, provider, &hay) {
+                let c = match refine_status(n, provider, hay) {
                     c if c.is_transient() => Category::StreamInterrupted,
                     Category::BadRequest => Category::InvalidResponse,
                     c => c,
@@ -174,7 +243,7 @@ fn decide(
             {
                 return (c, Evidence::Body);
             }
-            if let Some(c) = sse_category(provider, &hay) {
+            if let Some(c) = sse_category(provider, hay) {
                 return (c, Evidence::Body);
             }
         }
@@ -182,11 +251,11 @@ fn decide(
         // endpoint), and the same request gets the same answer.
         Some(300..=399) => return (Category::Configuration, Evidence::Status),
         Some(s) if (400..=599).contains(&s) => {
-            let c = refine_by_class(s, refine_status(s, provider, &hay), classes);
+            let c = refine_by_class(s, refine_status(s, provider, hay), classes);
             // A generic client error that quotes the transient failure it wraps is that failure.
             if matches!(c, Category::BadRequest | Category::ClientError) {
                 if let Some(inner) = text::quoted_aiohttp_status(&f.message).filter(|n| *n != s) {
-                    let ic = refine_status(inner, provider, &hay);
+                    let ic = refine_status(inner, provider, hay);
                     if ic.is_transient() {
                         return (ic, Evidence::Message);
                     }
@@ -198,14 +267,18 @@ fn decide(
     }
     // An SSE error event: inside a stream, or quoted by an exception that carries no status.
     let quoted_event =
-        f.status.is_none() && provider.is_some_and(|p| p.event) && text_status(f, &hay).is_none();
-    if quoted_event
-        || matches!(
-            f.transport,
-            Some(Transport::StreamTransient | Transport::StreamParse)
-        )
-    {
-        if let Some(c) = sse_category(provider, &hay) {
+        f.status.is_none() && provider.is_some_and(|p| p.event) && text_status(f, hay).is_none();
+    let in_stream = matches!(
+        f.transport,
+        Some(Transport::StreamTransient | Transport::StreamParse)
+    );
+    if quoted_event || in_stream {
+        // Anthropic's envelope has the same shape in a response body as in a stream's event:
+        // quoted without a stream, an error about the request is the request's own fault
+        // (`max_tokens: N > M`), read below like a body.
+        if let Some(c) = sse_category(provider, hay)
+            .filter(|c| in_stream || *c != Category::InvalidResponse || says_stream(hay))
+        {
             return (c, Evidence::Body);
         }
     }
@@ -214,10 +287,10 @@ fn decide(
     if f.status.is_none() {
         if let Some(p) = provider {
             if let Some(n) = p.numeric_code.filter(|n| (400..=599).contains(n)) {
-                return (refine_status(n, provider, &hay), Evidence::Body);
+                return (refine_status(n, provider, hay), Evidence::Body);
             }
             if let Some(c) = specific_code_category(p) {
-                return (refine_code(c, &hay), Evidence::Body);
+                return (refine_code(c, hay), Evidence::Body);
             }
         }
     }
@@ -238,7 +311,7 @@ fn decide(
             return match text::stated().first(hay.get()) {
                 Some(p) => (p.category, Evidence::Message),
                 None if billing => (Category::PaymentRequired, Evidence::Message),
-                _ if c == Category::ServerError && says_overloaded(&hay) => {
+                _ if c == Category::ServerError && says_overloaded(hay) => {
                     (Category::Overloaded, Evidence::ErrorClass)
                 }
                 // OpenAI once answered server faults and overloads under RateLimitError; a text
@@ -253,6 +326,19 @@ fn decide(
                 },
                 _ => (c, Evidence::ErrorClass),
             };
+        }
+        // undici (Node's fetch) raises a bare TypeError for transport failures, with exactly
+        // these messages (`tables::UNDICI_TYPE_ERRORS`).
+        if c == Category::Programming
+            && f.error_class.first().map(String::as_str) == Some("TypeError")
+        {
+            let whole = f.message.trim();
+            if let Some((_, c)) = tables::UNDICI_TYPE_ERRORS
+                .iter()
+                .find(|(m, _)| whole.eq_ignore_ascii_case(m))
+            {
+                return (*c, Evidence::Message);
+            }
         }
         // A generic client error class ("RubyLLM::BadRequestError" without a status) is
         // sharpened by the message like a 400 would be.
@@ -284,7 +370,7 @@ fn decide(
     }
 
     // 6. The message text, last.
-    if let Some(c) = message_category(f, provider, &hay) {
+    if let Some(c) = message_category(f, provider, hay) {
         return (c, Evidence::Message);
     }
     (Category::Unknown, Evidence::Nothing)
@@ -314,14 +400,16 @@ impl<'a> Hay<'a> {
 /// lower-cased, with links blanked out: a link is boilerplate, not evidence (Groq's 429 ends
 /// with an upgrade link to `console.groq.com/settings/billing`).
 fn haystack(f: &Failure, provider: Option<&ProviderError>) -> String {
-    let mut hay = text::lower_bounded(&f.message, MAX_SCAN);
+    // Terminals wrap and pad long lines inside phrases ("Output blocked by content\n
+    // filtering policy"): runs of white space read as one space.
+    let mut hay = collapse_space(&text::lower_bounded(&f.message, MAX_SCAN));
     let extra = match provider.and_then(|p| p.message.as_deref()) {
         Some(m) => Some(m),
         None => f.body.as_deref(),
     };
     if let Some(extra) = extra {
         hay.push('\n');
-        hay.push_str(&text::lower_bounded(extra, MAX_SCAN));
+        hay.push_str(&collapse_space(&text::lower_bounded(extra, MAX_SCAN)));
     }
     if let Some(p) = provider {
         for code in &p.codes {
@@ -338,10 +426,30 @@ fn haystack(f: &Failure, provider: Option<&ProviderError>) -> String {
     hay
 }
 
+/// Every run of white space as one space (a lone space stays as it is).
+fn collapse_space(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            if !in_space {
+                out.push(' ');
+            }
+            in_space = true;
+        } else {
+            out.push(c);
+            in_space = false;
+        }
+    }
+    out
+}
+
 /// A status the message states ("Error code: 429", "HTTP Error 503", "429 RESOURCE_EXHAUSTED").
 fn text_status(f: &Failure, hay: &Hay) -> Option<u16> {
     text::leading_status(&f.message)
         .or_else(|| text::status_before_body(&f.message))
+        // aiohttp's ClientResponseError prints "404, message='Not Found', url='...'".
+        .or_else(|| text::quoted_aiohttp_status(&f.message))
         .or_else(|| text::status_in_text(hay.get(), tables::STATUS_INTRODUCERS))
 }
 
@@ -382,12 +490,37 @@ fn code_category(p: &ProviderError) -> Option<Category> {
 fn refine_code(c: Category, hay: &Hay) -> Category {
     if c.is_transient() {
         text::stated().first(hay.get()).map_or(c, |p| p.category)
+    } else if let Some(p) = text::stated().first(hay.get()) {
+        // A stated nature wins as it does over a permanent status (Kimi's permission_error
+        // "usage limit for this billing cycle").
+        p.category
+    } else if c == Category::Forbidden && says_rate_limited(hay) {
+        Category::RateLimited
     } else {
         refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category))
     }
 }
 
+/// The text's first transient phrase names a rate limit.
+fn says_rate_limited(hay: &Hay) -> bool {
+    text::transient()
+        .first(hay.get())
+        .is_some_and(|p| p.category == Category::RateLimited)
+}
+
 fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Category {
+    // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"
+    // around a 400, a gateway's 500 quoting the upstream's "status code 400"): the inner status
+    // is the failure's nature. 408 and 429 stay transient either way; 499 is a client's own
+    // cancel.
+    if status >= 500 {
+        let inner = text::status_in_text_all(hay.get(), tables::INNER_STATUS_INTRODUCERS)
+            .into_iter()
+            .find(|n| (400..500).contains(n) && !matches!(n, 408 | 429 | 499));
+        if let Some(inner) = inner {
+            return refine_status(inner, provider, hay);
+        }
+    }
     let base = status_category(status);
     let specific = provider.and_then(specific_code_category);
     // The phrase scans are the costly part of classifying: each runs only where its answer
@@ -398,6 +531,12 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // phrase, may sharpen it (xAI answers exhausted credits with a 403).
         if let Some(p) = text::stated().first(hay.get()) {
             return p.category;
+        }
+        // Some APIs answer a rate limit with 403 (Alibaba's coding plan: 403 AccessDenied
+        // "Rate limit exceeded. Please wait and try again"; GitHub's "API rate limit
+        // exceeded"): the words name the nature, the status only refuses.
+        if status == 403 && says_rate_limited(hay) {
+            return Category::RateLimited;
         }
         return refine_by_phrase(specific.unwrap_or(base), phrase());
     }
@@ -444,6 +583,13 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         }
         c => c,
     }
+}
+
+/// The text places the failure in a stream ("stream error", "event: error", SSE).
+fn says_stream(hay: &Hay) -> bool {
+    ["stream", "streaming", "event", "sse"]
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// The text's first transient phrase names an overload ("The model is overloaded", "server busy").
@@ -620,11 +766,26 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if hay.get().is_empty() {
         return None;
     }
+    let whole = f.message.trim();
+    if let Some((_, c)) = tables::EXACT_MESSAGES
+        .iter()
+        .find(|(m, _)| whole.eq_ignore_ascii_case(m))
+    {
+        return Some(*c);
+    }
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));
     }
     if let Some(p) = text::permanent().first(hay.get()) {
         return Some(p.category);
+    }
+    if let Some(c) = text::websocket_close_code(hay.get()).and_then(|code| {
+        tables::WEBSOCKET_CLOSE_CODES
+            .iter()
+            .find(|(n, _)| *n == code)
+            .map(|(_, c)| *c)
+    }) {
+        return Some(c);
     }
     text::transient().first(hay.get()).map(|p| p.category)
 }
@@ -705,5 +866,462 @@ mod tests {
         ] {
             assert_eq!(class_rule(stranger), None, "{stranger}");
         }
+    }
+}
+
+/// The rules of issue 20, one family per test: waits in bodies and words, quota windows,
+/// providers' own words and codes, envelopes that quote others, transport texts.
+#[cfg(test)]
+mod issue20 {
+    use super::*;
+
+    fn c(f: &Failure) -> Classification {
+        classify_at(f, SystemTime::UNIX_EPOCH)
+    }
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let r = c(f);
+        (r.category, r.transient)
+    }
+
+    /// Batch 11's families.
+    #[test]
+    fn batch11_families() {
+        let f = Failure::new("Error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        // Azure's missing deployment invites a retry in words; it is still not found.
+        let f = Failure::new("Error: The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.");
+        assert_eq!(cat(&f), (Category::NotFound, false));
+    }
+
+    /// Batch 10's families.
+    #[test]
+    fn batch10_families() {
+        // Envoy's reset before headers: the proxy's connection to its upstream failed.
+        let f = Failure::new("upstream connect error or disconnect/reset before headers. reset reason: connection termination");
+        assert_eq!(cat(&f), (Category::Connection, true));
+        // Cloudflare's 524 stays a server error (CONTRACT §2: any other 5xx, proxy pages).
+        assert_eq!(
+            cat(&Failure::http(524, "A timeout occurred")),
+            (Category::ServerError, true)
+        );
+    }
+
+    /// Batch 9's families.
+    #[test]
+    fn batch9_families() {
+        // A phrase the terminal wrapped and padded still reads as the phrase.
+        let f = Failure::new("API Error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"Output blocked by content\n     filtering policy\"},\"request_id\":null}");
+        assert_eq!(cat(&f), (Category::ContentFiltered, false));
+        // Gemini's safety blocks in clients' words, and a Chinese interception.
+        for m in [
+            "Blocked by safety settings, consider adjusting `block_threshold`",
+            "Message is being blocked for reason: SAFETY",
+            "Check the `response.prompt_feedback` to see if the prompt was blocked.",
+            "抱歉，您的请求包含不安全内容，已被系统拦截。",
+        ] {
+            assert_eq!(
+                cat(&Failure::new(m)),
+                (Category::ContentFiltered, false),
+                "{m}"
+            );
+        }
+        // Go's context deadline, however worded.
+        assert_eq!(
+            cat(&Failure::new("Context deadline reached")),
+            (Category::Timeout, true)
+        );
+    }
+
+    /// Batch 8's families.
+    #[test]
+    fn batch8_families() {
+        // iFlytek Spark's 11200 by name, in any rendering.
+        let f = Failure::new("syncOutput: 11200:AppIdNoAuthError:(21:00:00.909) tokens.total");
+        assert_eq!(cat(&f), (Category::Forbidden, false));
+        assert_eq!(
+            cat(&Failure::new(
+                "授权错误：该appId没有相关功能的授权或者业务量超过限制"
+            ))
+            .0,
+            Category::Forbidden
+        );
+        // DashScope's Throttling words.
+        assert_eq!(
+            cat(&Failure::new(
+                "API Error: You exceeded your current requests list."
+            )),
+            (Category::RateLimited, true)
+        );
+        // Dio's status sentence.
+        let f = Failure::new("DioException [bad response]: This exception was thrown because the response has a status code of 404 and RequestOptions.validateStatus was configured to throw for this status code.");
+        assert_eq!(cat(&f).0, Category::NotFound);
+        assert_eq!(
+            cat(&Failure::new("Api key invalid.")).0,
+            Category::Unauthorized
+        );
+    }
+
+    /// Batch 7's families.
+    #[test]
+    fn batch7_families() {
+        // A 403 whose words name a rate limit is one; a plain 403 stays forbidden.
+        let f = Failure::http(
+            403,
+            "Rate limit exceeded. Please wait and try again, or upgrade your API plan.",
+        );
+        assert_eq!(cat(&f), (Category::RateLimited, true));
+        assert_eq!(cat(&Failure::http(403, "Forbidden")).0, Category::Forbidden);
+        // A plan's billing-cycle quota under a permission error.
+        let f = Failure::new(
+            r#"API Error: 403 {"error":{"type":"permission_error","message":"You've reached your usage limit for this billing cycle."},"type":"error"}"#,
+        );
+        assert_eq!(cat(&f), (Category::PaymentRequired, false));
+        // Statuses agents and ws print in words.
+        assert_eq!(
+            cat(&Failure::new("✕ [API Error: 429 status code (no body)]")),
+            (Category::RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("Unexpected server response: 403.")).0,
+            Category::Forbidden
+        );
+        // python-websockets failing the connection with an abnormal close.
+        let f = Failure::new(
+            "websockets.protocol.fail_connection: Failing the WebSocket connection: 1006",
+        );
+        assert_eq!(cat(&f), (Category::Connection, true));
+        // Google's INVALID_ARGUMENT words, as a Gemini Live close reason.
+        assert_eq!(
+            cat(&Failure::new("1007 Request contains an invalid argument")).0,
+            Category::BadRequest
+        );
+    }
+
+    /// Batch 6's families.
+    #[test]
+    fn batch6_families() {
+        // Codex's stream cut names the cut first, whatever the cause's words.
+        let f = Failure::new("stream disconnected before completion: An error occurred while processing your request. You can retry your request.");
+        assert_eq!(cat(&f), (Category::StreamInterrupted, true));
+        // reqwest never sent the request: a connection failure.
+        let f = Failure::new("stream disconnected before completion: error sending request for url (https://example.test/v1/responses)");
+        assert_eq!(cat(&f), (Category::Connection, true));
+        // A gateway's 504 is a server error (CONTRACT §2: 504 and proxy pages), whatever
+        // its words say of the upstream's timeout.
+        let f = Failure::http(504, "litellm.Timeout: APITimeoutError - Request timed out.");
+        assert_eq!(cat(&f), (Category::ServerError, true));
+        // Tencent Cloud's per-second frequency cap, in Chinese.
+        let f = Failure::new("code:RequestLimitExceeded message:您当前每秒请求 `6` 次，超过了每秒频率上限 `5`，请稍后重试。");
+        assert_eq!(cat(&f), (Category::RateLimited, true));
+    }
+
+    /// Batch 5's families (first-sight failures, generalised).
+    #[test]
+    fn batch5_families() {
+        // A compound code's words: an ErrorInfo reason naming a credits balance under a 429.
+        let mut f = Failure::http(429, "");
+        f.body = Some(r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INSUFFICIENT_G1_CREDITS_BALANCE"}]}}"#.into());
+        assert_eq!(cat(&f), (Category::PaymentRequired, false));
+        // ... but the words are whole: a load balancer is no balance.
+        assert!(tables::code_row("load_balancer_error").is_none());
+        // A message that is only a known code.
+        let f = Failure::http(400, "exceed_context_size_error");
+        assert_eq!(cat(&f), (Category::ContextOverflow, false));
+        // Anthropic's envelope quoted without a status or a stream: the request's own fault.
+        let f = Failure::new(
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 10000 > 4096, which is the maximum allowed number of output tokens for claude-3-5-sonnet-20240620"}}"#,
+        );
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        // ... and inside a stream, the stream's protocol failing.
+        let f = Failure::new(
+            r#"stream error: {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#,
+        );
+        assert_eq!(cat(&f), (Category::InvalidResponse, false));
+        // A model that does not exist; a tool that does not exist is the request's.
+        assert_eq!(
+            cat(&Failure::new("The model: `gpt-4` does not exist")),
+            (Category::NotFound, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(400, "requested tool does not exist")),
+            (Category::BadRequest, false)
+        );
+        // A plan's usage limit under a 429 (MiniMax 2056).
+        assert_eq!(
+            cat(&Failure::new(
+                "API Error: Request rejected (429) · usage limit exceeded (2056)"
+            )),
+            (Category::PaymentRequired, false)
+        );
+        // Only an instruction to wait: a throttle, with its wait.
+        let r = c(&Failure::new(
+            "Token error: All accounts are currently limited. Please wait 8s.",
+        ));
+        assert_eq!(
+            (r.category, r.transient, r.retry_after),
+            (Category::RateLimited, true, Some(8.0))
+        );
+    }
+
+    const OAI_429: &[&str] = &[
+        "openai.RateLimitError",
+        "openai.APIStatusError",
+        "openai.APIError",
+        "Exception",
+    ];
+
+    #[test]
+    fn gemini_retry_info_in_the_body_is_the_wait() {
+        let body = r#"{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"36s"}]}}"#;
+        let r = c(&Failure::http(429, "429 RESOURCE_EXHAUSTED").with_body(body));
+        assert_eq!(r.category, Category::RateLimited);
+        assert_eq!(r.retry_after, Some(36.0));
+        assert_eq!(r.retry_after_source, Some(RetryAfterSource::Body));
+        // A header still wins.
+        let r = c(&Failure::http(429, "x")
+            .with_body(body)
+            .with_header("retry-after", "7"));
+        assert_eq!(
+            (r.retry_after, r.retry_after_source),
+            (Some(7.0), Some(RetryAfterSource::Header))
+        );
+    }
+
+    #[test]
+    fn openai_wait_in_words() {
+        let msg = "Error code: 429 - {'error': {'message': 'Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29500, Requested 1200. Please try again in 6.5s. Visit https://platform.openai.com/account/rate-limits to learn more.', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}";
+        let mut f = Failure::http(429, msg);
+        f.error_class = OAI_429.iter().map(|s| s.to_string()).collect();
+        let r = c(&f);
+        assert_eq!(r.category, Category::RateLimited);
+        assert_eq!(r.retry_after, Some(6.5));
+        assert_eq!(r.retry_after_source, Some(RetryAfterSource::Message));
+    }
+
+    #[test]
+    fn chinese_wait_in_words() {
+        let r = c(&Failure::http(429, "请求过于频繁，请20秒后重试"));
+        assert_eq!(r.category, Category::RateLimited);
+        assert_eq!(r.retry_after, Some(20.0));
+        // Without a status the words still say what it is.
+        // An instruction to wait and nothing else names a throttle (batch 5: "All accounts are
+        // currently limited. Please wait 8s.").
+        let r = c(&Failure::new("请20秒后重试"));
+        assert_eq!(
+            (r.category, r.retry_after),
+            (Category::RateLimited, Some(20.0))
+        );
+        // A client's own schedule is no instruction.
+        let r = c(&Failure::new("Something failed. Retrying in 5 seconds"));
+        assert_eq!((r.category, r.retry_after), (Category::Unknown, None));
+        let r = c(&Failure::new("访问过于频繁，请20秒后重试"));
+        assert_eq!(
+            (r.category, r.retry_after),
+            (Category::RateLimited, Some(20.0))
+        );
+    }
+
+    #[test]
+    fn a_wait_is_only_reported_for_what_is_retried() {
+        let r = c(&Failure::http(
+            402,
+            "Insufficient balance. Please try again in 30s",
+        ));
+        assert_eq!(
+            (r.category, r.retry_after),
+            (Category::PaymentRequired, None)
+        );
+    }
+
+    #[test]
+    fn quota_windows() {
+        let day = r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"36s"}]}}"#;
+        let r = c(&Failure::http(429, "").with_body(day));
+        assert_eq!(
+            (r.category, r.transient),
+            (Category::PaymentRequired, false)
+        );
+        assert_eq!(r.retry_after, None);
+        for (text, want) in [
+            (
+                "Rate limit reached on requests per day (RPD): Limit 200",
+                Category::PaymentRequired,
+            ),
+            (
+                "Rate limit reached on requests per min (RPM): Limit 3",
+                Category::RateLimited,
+            ),
+            ("该 API 已达今日调用次数限额", Category::PaymentRequired),
+            (
+                "您当前使用该API的频率过高，请降低频率",
+                Category::RateLimited,
+            ),
+            (
+                "You have reached your weekly/monthly limit",
+                Category::PaymentRequired,
+            ),
+        ] {
+            assert_eq!(c(&Failure::http(429, text)).category, want, "{text}");
+        }
+        // A CamelCase word, not a fragment: "Perdayton" names no window.
+        assert!(!text::long_window_in_ids("quotaId: PerdaytonRequests"));
+        assert!(text::long_window_in_ids(
+            "Gemini25ProRequestsPerDayPerUserPerTier"
+        ));
+        assert!(!text::long_window_in_ids("SUPERDAY"));
+    }
+
+    #[test]
+    fn providers_own_words_and_codes() {
+        let zhipu = r#"{"error":{"code":"1113","message":"余额不足或无可用资源包,请充值。"}}"#;
+        assert_eq!(
+            cat(&Failure::http(429, "").with_body(zhipu)),
+            (Category::PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(429, "429 余额不足或无可用资源包,请充值。")),
+            (Category::PaymentRequired, false)
+        );
+        let minimax = r#"{"base_resp":{"status_code":1008,"status_msg":"insufficient balance"}}"#;
+        assert_eq!(
+            cat(&Failure::http(200, "").with_body(minimax)).0,
+            Category::PaymentRequired
+        );
+        let minimax_rpm = r#"{"base_resp":{"status_code":1002,"status_msg":"rate limit"}}"#;
+        assert_eq!(
+            cat(&Failure::new("").with_body(minimax_rpm)),
+            (Category::RateLimited, true)
+        );
+        let baidu = r#"{"error_code":18,"error_msg":"Open api qps request limit reached"}"#;
+        let r = c(&Failure::new("").with_body(baidu));
+        assert_eq!((r.category, r.status), (Category::RateLimited, None));
+        let cloudflare = r#"{"errors":[{"message":"AiError: 3036","code":3036}],"success":false}"#;
+        assert_eq!(
+            cat(&Failure::http(429, "").with_body(cloudflare)),
+            (Category::PaymentRequired, false)
+        );
+        for (text, want) in [
+            ("Content Exists Risk", Category::ContentFiltered),
+            ("<400> InternalError.Algo.DataInspectionFailed: Input text data may contain inappropriate content.", Category::ContentFiltered),
+            ("Access denied, please make sure your account is in good standing.", Category::PaymentRequired),
+            ("访问过于频繁，请稍候再试", Category::RateLimited),
+            ("并发超限", Category::RateLimited),
+            ("Open api qps request limit reached", Category::RateLimited),
+            ("50 per 1 minute", Category::RateLimited),
+            ("request reached organization max RPM: 3, please try again after 1 seconds", Category::RateLimited),
+            ("slot unavailable", Category::Overloaded),
+            ("Worker local total request limit reached (71/32)", Category::RateLimited),
+            ("Enqueued token limit reached for gpt-4o in organization x", Category::RateLimited),
+            ("系统繁忙，请稍后再试", Category::Overloaded),
+        ] {
+            assert_eq!(c(&Failure::new(text)).category, want, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_envelope_speaks_for_itself_not_for_what_it_quotes() {
+        let msg = "Error code: 400 - {'error': {'message': 'Invalid tool result: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}', 'type': 'invalid_request_error', 'param': None, 'code': None}}";
+        let mut f = Failure::new(msg);
+        f.error_class = vec!["openai.BadRequestError".into(), "openai.APIError".into()];
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        assert_eq!(cat(&Failure::new(msg)), (Category::BadRequest, false));
+        // A 400 that mentions tool_result content is no pairing error.
+        assert_eq!(
+            c(&Failure::http(
+                400,
+                "messages.2.content.0: tool_result content invalid"
+            ))
+            .category,
+            Category::BadRequest
+        );
+        assert_eq!(
+            c(&Failure::http(
+                400,
+                "Not the same number of function calls and responses"
+            ))
+            .category,
+            Category::OrphanToolCalls
+        );
+    }
+
+    #[test]
+    fn wrappers_around_stated_client_errors() {
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "unable to parse response: status code 400, body: {\"error\": \"bad\"}"
+            )),
+            (Category::BadRequest, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "litellm.BadRequestError: Invalid 'input[261].call_id': string too long"
+            )),
+            (Category::BadRequest, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(503, "OPENAI_API_KEY is not set")),
+            (Category::Configuration, false)
+        );
+        let mut f = Failure::new("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate in certificate chain");
+        f.error_class = vec!["openai.InternalServerError".into()];
+        assert_eq!(cat(&f), (Category::Configuration, false));
+        // A 502 whose quoted upstream body says code 400 stays the gateway's 502.
+        assert!(c(&Failure::http(502, r#"Upstream error: {"code": 400}"#)).transient);
+    }
+
+    #[test]
+    fn transport_texts_of_other_clients() {
+        for (text, want) in [
+            ("request to https://api.openai.com/v1/chat/completions failed, reason: socket hang up", Category::Connection),
+            ("terminated", Category::Connection),
+            ("getaddrinfo EAI_AGAIN api.openai.com", Category::Connection),
+            ("getaddrinfo ENOTFOUND api.opeani.com", Category::Configuration),
+            ("Post \"https://api.x.ai/v1/chat\": dial tcp: lookup api.x.ai: no such host", Category::Configuration),
+            ("http2: server sent GOAWAY and closed the connection; LastStreamID=1999", Category::Connection),
+            ("Post \"https://api.openai.com/v1/responses\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)", Category::Timeout),
+            ("read tcp 10.0.0.2:5555->1.2.3.4:443: read: connection reset by peer", Category::Connection),
+            ("An error occurred while sending the request.", Category::Connection),
+            ("'<' is an invalid start of a value. Path: $ | LineNumber: 0 | BytePositionInLine: 0.", Category::InvalidResponse),
+            ("WebSocket closed 1006", Category::Connection),
+            ("received 1011 (internal error) ; then sent 1011 (internal error)", Category::ServerError),
+            ("sent 1011 (internal error) keepalive ping timeout; no close frame received", Category::Connection),
+            ("rpc error: code = Unavailable desc = connection error", Category::ServerError),
+            ("rpc error: code = PermissionDenied desc = denied", Category::Forbidden),
+            ("StatusCode.UNAUTHENTICATED", Category::Unauthorized),
+            ("Stream ended without finish_reason", Category::StreamInterrupted),
+            ("Provider finish_reason: error", Category::StreamInterrupted),
+            ("The output parser failed to parse the output including retries.", Category::Validation),
+        ] {
+            assert_eq!(c(&Failure::new(text)).category, want, "{text}");
+        }
+        let mut f = Failure::new("getaddrinfo ENOTFOUND api.opeani.com");
+        f.error_class = vec!["openai.APIConnectionError".into()];
+        assert_eq!(cat(&f), (Category::Configuration, false));
+        f.message = "getaddrinfo EAI_AGAIN api.openai.com".into();
+        assert_eq!(cat(&f), (Category::Connection, true));
+    }
+
+    #[test]
+    fn words_not_fragments() {
+        for text in [
+            "rpms",
+            "tpms",
+            "deadlines",
+            "daily-build ok",
+            "terminated early by the user",
+        ] {
+            let r = c(&Failure::new(text));
+            assert!(
+                !r.transient || text == "terminated early by the user",
+                "{text}: {r:?}"
+            );
+        }
+        assert_eq!(
+            c(&Failure::http(429, "dailyrate exceeded")).category,
+            Category::RateLimited
+        );
     }
 }

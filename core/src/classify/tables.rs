@@ -68,6 +68,10 @@ pub const CODES: &[CodeRow] = &[
     generic("server_error", ServerError),
     generic("internal_error", ServerError),
     generic("invalid_request_error", BadRequest),
+    // OpenAI's code for a parameter the model refuses (max_tokens on o-series and gpt-5);
+    // a Copilot proxy's code for a body it refuses.
+    row("unsupported_parameter", BadRequest),
+    row("invalid_request_body", BadRequest),
     // Anthropic error.type (docs.anthropic.com/en/api/errors)
     row("rate_limit_error", RateLimited),
     row("overloaded_error", Overloaded),
@@ -161,6 +165,178 @@ pub const CODES: &[CodeRow] = &[
     row("too_many_requests", RateLimited),
     generic("badrequesterror", BadRequest),
     generic("invalid_request", BadRequest),
+    // ---- Providers that answer with their own codes (issue 20). Numeric codes that are not
+    // HTTP statuses are read as text: a body's `error.code` / top-level `code` as the number
+    // itself ("1113"), MiniMax's `base_resp.status_code` as `base_resp_<n>`, iFlytek's
+    // `header.code` as `header_<n>`, Baidu's `error_code` as `error_code_<n>`, Cloudflare's
+    // `errors[].code` as `errors_<n>`, so that the same number of two providers never meets.
+    //
+    // Zhipu GLM / z.ai, business codes (docs.bigmodel.cn/cn/faq/api-code):
+    row("1000", Unauthorized),    // 身份验证失败
+    row("1001", Unauthorized),    // no Authentication header
+    row("1002", Unauthorized),    // Authentication Token 非法
+    row("1003", Unauthorized),    // token expired
+    row("1004", Unauthorized),    // token verification failed
+    row("1110", Forbidden),       // account inactive
+    row("1111", Forbidden),       // account does not exist
+    row("1112", Forbidden),       // account locked
+    row("1113", PaymentRequired), // 您的账户已欠费,请充值后重试 (429)
+    row("1120", ServerError),     // 无法成功访问您的账户,请稍后重试
+    row("1121", Forbidden),       // account locked for violations
+    row("1210", BadRequest),      // API 调用参数有误
+    row("1211", NotFound),        // 模型不存在
+    row("1212", BadRequest),      // method not supported by the model
+    row("1213", BadRequest),      // parameter missing
+    row("1214", BadRequest),      // parameter invalid
+    row("1215", BadRequest),      // parameters that exclude each other
+    row("1220", Forbidden),       // 您无权访问
+    row("1221", NotFound),        // API retired
+    row("1222", NotFound),        // API does not exist
+    row("1234", ServerError),     // 网络错误
+    row("1261", ContextOverflow), // Prompt 超长
+    row("1301", ContentFiltered), // 不安全或敏感内容
+    row("1302", RateLimited),     // 并发数过高 / 速率限制
+    row("1303", RateLimited),     // 频率过高
+    row("1304", PaymentRequired), // 今日调用次数限额: resets tomorrow (CONTRACT §2)
+    row("1305", RateLimited),     // 已触发流量限制 / 访问量过大,请稍后再试
+    row("1308", PaymentRequired), // usage cap of the plan, reset at next_flush_time
+    row("1309", PaymentRequired), // GLM Coding Plan expired
+    row("1310", PaymentRequired), // weekly/monthly cap
+    row("1311", Forbidden),       // plan does not include the model
+    row("1312", Overloaded),      // 该模型当前访问量过大,请您稍后再试
+    // Alibaba DashScope / Bailian (help.aliyun.com/zh/model-studio/error-code):
+    row("arrearage", PaymentRequired), // 400/403: Access denied, ... account is in good standing
+    row("datainspectionfailed", ContentFiltered),
+    row("internalerror.algo.datainspectionfailed", ContentFiltered),
+    row("data_inspection_failed", ContentFiltered), // compatible mode
+    row("throttling.ratequota", RateLimited),       // 429, clears within a minute
+    row("throttling.allocationquota", RateLimited), // 429 tokens per minute; "Free allocated quota exceeded" is stated
+    row("throttling.user", RateLimited),
+    row("throttling.burstrate", RateLimited),
+    row("invalidapikey", Unauthorized),
+    row("modelnotfound", NotFound),
+    row("accessdenied.unpurchased", Forbidden),
+    generic("invalidparameter", BadRequest),
+    generic("internalerror", ServerError),
+    // Volcengine Ark (volcengine.com/docs/82379/1299023 公共错误码, /1099476):
+    row("accountoverdueerror", PaymentRequired), // 403 当前账号欠费
+    row("authenticationerror", Unauthorized),    // 401
+    row("accessdenied", Forbidden),              // 403
+    row("invalidendpointormodel.notfound", NotFound),
+    row("invalidendpoint.notfound", NotFound),
+    row("modelnotopen", Forbidden), // 404: the account has not activated the model
+    row("inputtextriskdetection", ContentFiltered),
+    row("inputimageriskdetection", ContentFiltered),
+    row("outputtextriskdetection", ContentFiltered),
+    row("outputimageriskdetection", ContentFiltered),
+    row("sensitivecontentdetected", ContentFiltered),
+    row("inputtextsensitivecontentdetected", ContentFiltered),
+    row("outputtextsensitivecontentdetected", ContentFiltered),
+    row("serveroverloaded", Overloaded),
+    row("ratelimitexceeded.endpointrpmexceeded", RateLimited),
+    row("ratelimitexceeded.endpointtpmexceeded", RateLimited),
+    row("internalserviceerror", ServerError),
+    generic("missingparameter", BadRequest),
+    // Moonshot / Kimi error types (platform.kimi.com/docs/api/errors):
+    row("invalid_authentication_error", Unauthorized),
+    row("incorrect_api_key_error", Unauthorized),
+    row("exceeded_current_quota_error", PaymentRequired), // account suspended: insufficient balance
+    row("permission_denied_error", Forbidden),
+    row("resource_not_found_error", NotFound),
+    row("engine_overloaded_error", Overloaded),
+    row("rate_limit_reached_error", RateLimited), // concurrency / RPM / TPM (TPD is read as a long window)
+    // MiniMax (platform.minimax.io/docs/api-reference/errorcode), base_resp.status_code:
+    row("base_resp_1000", ServerError), // unknown error: retry later
+    row("base_resp_1001", Timeout),     // request timeout
+    row("base_resp_1002", RateLimited), // rate limit (RPM)
+    row("base_resp_1004", Unauthorized),
+    row("base_resp_1008", PaymentRequired), // insufficient balance
+    row("base_resp_1013", ServerError),
+    row("base_resp_1024", ServerError),
+    row("base_resp_1026", ContentFiltered), // input sensitive
+    row("base_resp_1027", ContentFiltered), // output sensitive
+    row("base_resp_1033", ServerError),
+    row("base_resp_1039", RateLimited),                 // TPM
+    row("base_resp_2013", BadRequest),                  // invalid parameters
+    row("base_resp_2049", Unauthorized),                // invalid api key
+    row("insufficient_balance_error", PaymentRequired), // the ModelScope relay's type for 1008
+    // Baidu Qianfan / ERNIE (cloud.baidu.com/doc/WENXINWORKSHOP/s/tlmyncueh), error_code:
+    row("error_code_1", ServerError),            // Unknown error
+    row("error_code_2", ServerError),            // Service temporarily unavailable
+    row("error_code_4", RateLimited),            // Open api request limit reached (cluster)
+    row("error_code_6", Forbidden),              // No permission to access data
+    row("error_code_13", Unauthorized),          // Get service token failed
+    row("error_code_14", Unauthorized),          // IAM Certification failed
+    row("error_code_17", PaymentRequired),       // Open api daily request limit reached
+    row("error_code_18", RateLimited),           // Open api qps request limit reached
+    row("error_code_19", PaymentRequired),       // Open api total request limit reached
+    row("error_code_110", Unauthorized),         // Access token invalid or no longer valid
+    row("error_code_111", Unauthorized),         // Access token expired
+    row("error_code_336000", ServerError),       // internal error
+    row("error_code_336100", ServerError),       // try again later
+    row("error_code_336501", RateLimited),       // Rate limit reached for RPM
+    row("error_code_336502", RateLimited),       // Rate limit reached for TPM
+    row("rpm_rate_limit_exceeded", RateLimited), // Qianfan v2
+    row("tpm_rate_limit_exceeded", RateLimited),
+    // iFlytek Spark (www.xfyun.cn/doc/spark/Web.html#_3-2-错误码; 11200 quoted from the docs in
+    // log159/LogChat#2: 授权错误,该appId没有相关功能的授权或者业务量超过限制), header.code:
+    row("header_10013", ContentFiltered), // input failed the content review
+    row("header_10014", ContentFiltered), // output failed the content review
+    row("header_10019", ContentFiltered),
+    row("header_10907", ContextOverflow), // token count over the limit
+    row("header_11200", Forbidden),       // not authorised / over the licensed volume
+    row("header_11201", PaymentRequired), // 日流控超限: daily cap
+    row("header_11202", RateLimited),     // 秒级流控超限
+    row("header_11203", RateLimited),     // 并发流控超限
+    // Cloudflare Workers AI (developers.cloudflare.com/workers-ai/platform/errors), errors[].code:
+    row("errors_3036", PaymentRequired), // 429 Account limited: daily free allocation of 10,000 neurons used up
+    // Observed for the same exhaustion (diegosouzapw/OmniRoute#6980, Rexezuge-CloudflareWorkers/Mail-Otter#88):
+    row("errors_4006", PaymentRequired),
+    row("errors_3040", Overloaded), // 429 Out of capacity: no more data centers to forward to
+    row("errors_3007", Timeout),    // 408 Request timeout
+    row("errors_3008", Timeout),    // 408 Request was aborted
+    row("errors_3006", ContextOverflow), // 413 Request is too large
+    row("errors_5007", NotFound),   // 400 No such model or task
+    row("errors_3042", NotFound),   // 404 The model name is invalid
+    row("errors_3023", Forbidden),  // 403 Service unavailable for account
+    row("errors_3041", Forbidden),  // 403 account not allowed for private model
+    row("errors_5018", Forbidden),
+    row("errors_5016", Forbidden),  // 403 model terms not agreed
+    row("errors_3003", BadRequest), // 400 request missing headers or body
+    row("errors_5004", BadRequest), // 400 invalid data
+    // one-api / new-api gateways, error.code (as a new-api deployment documents them:
+    // doc.tokendog.io/zh/api-reference/guide/error-codes):
+    row("pre_consume_token_quota_failed", PaymentRequired), // 预扣额度失败
+    row("insufficient_user_quota", PaymentRequired),        // 额度不足
+    row("get_channel_failed", ServerError),                 // 无可用渠道: 稍后重试
+    row("do_request_failed", ServerError),                  // 请求上游失败: 重试
+    row("empty_response", ServerError),                     // 上游空响应
+    generic("bad_response_status_code", ServerError),       // the upstream's status decides
+    generic("bad_response", ServerError),
+    row("sensitive_words_detected", ContentFiltered), // 触发敏感词
+    row("prompt_blocked", ContentFiltered),           // 提示被拦截
+    row("access_denied", Forbidden),
+    // SiliconFlow, top-level `code` (FoundationAgents/OpenManus#438: Error code: 403 - {'code':
+    // 30011, 'message': 'The selected model requires paid balance. Your paid balance is
+    // insufficient. Please top up and try again.'})
+    row("30011", PaymentRequired),
+    // iFlow platform (platform.iflow.cn/en/docs/error-codes), top-level `code`
+    row("60400", PaymentRequired), // Insufficient credits
+    row("40303", RateLimited),     // Rate limited
+    row("90402", Unauthorized),    // Invalid API Key
+    // Mistral (docs.mistral.ai), code 3230: not the same number of function calls and responses
+    row("3230", OrphanToolCalls),
+    // Dify (docs.dify.ai/en/api-reference/guides/errors): provider errors are configuration
+    row("provider_quota_exceeded", PaymentRequired),
+    row("provider_not_initialize", Configuration),
+    row("model_currently_not_support", BadRequest),
+    // Cerebras 429 {"type":"too_many_requests_error","code":"request_quota_exceeded",
+    // "message":"Requests per minute limit exceeded - too many requests sent."}
+    // (nminaya/grammar-nazi-bot#954); token_quota_exceeded likewise for tokens. The window
+    // (minute, hour, day) is read from the message.
+    row("request_quota_exceeded", RateLimited),
+    row("token_quota_exceeded", RateLimited),
+    row("too_many_requests_error", RateLimited),
 ];
 
 /// The row of a (normalised) code: the first in table order, as a scan of [`CODES`] finds it.
@@ -181,6 +357,27 @@ pub fn code_row(code: &str) -> Option<&'static CodeRow> {
         .iter()
         .copied()
         .find(|r| r.code.as_bytes()[0] == c[0] && r.code.as_bytes() == c)
+        .or_else(|| code_word_row(code))
+}
+
+/// Words that name a code's nature wherever they stand in a compound code
+/// (`INSUFFICIENT_G1_CREDITS_BALANCE`, `billing_not_active`, `credit_balance_too_low`): whole
+/// words between `_`, `-` or `.`, never fragments. Rows are not generic: they name the nature.
+const CODE_WORDS: &[CodeRow] = &[
+    // Google's ErrorInfo reason for Gemini Code Assist / Google One AI credits
+    // (github.com/su-kaka/gcli2api/issues/416: reason INSUFFICIENT_G1_CREDITS_BALANCE under 429).
+    row("balance", PaymentRequired),
+    row("credits", PaymentRequired),
+    // OpenAI's billing_not_active, billing_hard_limit_reached (platform.openai.com/docs/guides/error-codes).
+    row("billing", PaymentRequired),
+];
+
+fn code_word_row(code: &str) -> Option<&'static CodeRow> {
+    if !code.contains(['_', '-', '.']) {
+        return None;
+    }
+    code.split(['_', '-', '.'])
+        .find_map(|w| CODE_WORDS.iter().find(|r| r.code == w))
 }
 
 /// What an exception class tells.
@@ -589,6 +786,13 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ),
     // vLLM in process: the engine core died (vllm/v1/engine/exceptions.py).
     ("vllm.v1.engine.exceptions.EngineDeadError", Is(ServerError)),
+    // Output parsers of agent frameworks (issue 20): the model answered, the answer did not
+    // parse (langchain_core/exceptions.py, ragas/prompt/pydantic_prompt.py,
+    // magentic/chat_model/base.py, instructor/core/exceptions.py).
+    (".OutputParserException", Is(Validation)),
+    (".RagasOutputParserException", Is(Validation)),
+    (".StructuredOutputError", Is(Validation)),
+    (".InstructorRetryException", Is(Validation)),
     ("TypeError", Is(Programming)),
     ("AttributeError", Is(Programming)),
     ("NameError", Is(Programming)),
@@ -708,6 +912,7 @@ const fn stated(text: &'static str, category: Category) -> Phrase {
 /// The permanent natures a body may state over a transient status or code: retrying them only
 /// spends money or quota on a request that cannot succeed.
 pub const STATED: &[Category] = &[
+    Configuration,
     BadRequest,
     ClientError,
     OrphanToolCalls,
@@ -749,19 +954,36 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("toolresult blocks", OrphanToolCalls), // Bedrock Converse
     said("tool_call_id", OrphanToolCalls),
     said("tool_use_id", OrphanToolCalls),
-    said("tool_result", OrphanToolCalls),
+    // (A bare "tool_result" is no pairing error: "tool_result content invalid" is a bad
+    // block, and pruning would not fix it.)
+    // Mistral 400 invalid_request_error, code 3230 (docs.mistral.ai/capabilities/function_calling;
+    // mistralai/client-python#234): a call without its response.
+    stated(
+        "not the same number of function calls and responses",
+        OrphanToolCalls,
+    ),
+    // Anthropic (also through Bedrock): "Messages following `tool_use` blocks must begin with a
+    // matching number of `tool_result` blocks."
+    stated("matching number of `tool_result`", OrphanToolCalls),
+    stated("matching number of tool_result", OrphanToolCalls),
+    // OpenAI's parameter validation names the parameter: "Invalid 'input[261].call_id': string
+    // too long", "Invalid 'messages[3].content'". A gateway's 500 around it is still that 400.
+    stated("invalid '", BadRequest),
     // A max_tokens above the model's output cap is a bad parameter, not an over-long prompt
     // (Cohere: "too many tokens: max tokens must be less than or equal to 4096").
     said("max tokens must be less than or equal to", BadRequest),
     // Context overflow (RubyLLM's and LiteLLM's context patterns; the servers' own wordings)
     stated("context_length_exceeded", ContextOverflow),
     stated("maximum context length", ContextOverflow), // OpenAI, vLLM
+    // Claude Code: "Claude's response exceeded the 32000 output token maximum" (the answer
+    // outgrew the output cap; the same request outgrows it again).
+    said("output token maximum", ContextOverflow),
     stated("exceeds the available context size", ContextOverflow), // llama.cpp server
-    stated("too long to fit into the model", ContextOverflow), // vLLM
+    stated("too long to fit into the model", ContextOverflow),     // vLLM
     stated("tokens + `max_new_tokens` must be <=", ContextOverflow), // TGI validation
-    stated("context size has been exceeded", ContextOverflow), // llama.cpp server
+    stated("context size has been exceeded", ContextOverflow),     // llama.cpp server
     stated("longer than the maximum model length", ContextOverflow), // vLLM
-    said("expected maxlength", ContextOverflow),       // Bedrock: Malformed input request
+    said("expected maxlength", ContextOverflow), // Bedrock: Malformed input request
     said(
         "member must have length less than or equal to",
         ContextOverflow,
@@ -786,6 +1008,15 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("exceeds the maximum number of tokens", ContextOverflow),
     stated("input tokens exceed the configured limit", ContextOverflow), // OpenAI gpt-5 family
     stated("maximum prompt length", ContextOverflow),                    // xAI
+    stated("input token length too long", ContextOverflow),              // Moonshot/Kimi 400
+    // SiliconFlow 20015: "length of prompt_tokens (68957) must be less than max_seq_len (65536)"
+    stated("must be less than max_seq_len", ContextOverflow),
+    stated("exceeded model token limit", ContextOverflow), // Moonshot/Kimi 400
+    stated("range of input length should be", ContextOverflow), // DashScope 400 InvalidParameter
+    stated("prompt 超长", ContextOverflow),                // Zhipu 1261
+    stated("上下文长度", ContextOverflow),                 // context length
+    stated("超过模型最大", ContextOverflow),               // exceeds the model's maximum
+    stated("超出最大长度", ContextOverflow),
     // Billing: money or credits are gone; waiting does not bring them back.
     stated("insufficient_quota", PaymentRequired),
     said(
@@ -821,10 +1052,59 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("monthly spending limit", PaymentRequired), // xAI
     stated("spending limit", PaymentRequired),
     stated("spend limit", PaymentRequired),
+    // MiniMax 2056 "usage limit exceeded": the M Plan's 5-hour and weekly windows
+    // (platform.minimax.io/docs/m-plan/usage-rules.md); no retry budget outlasts them.
+    stated("usage limit exceeded", PaymentRequired),
+    // A plan's quota for its billing period (Kimi Code 403: "You've reached your usage limit
+    // for this billing cycle. Your quota will be refreshed in the next cycle.").
+    stated("billing cycle", PaymentRequired),
     stated("api usage limits", PaymentRequired), // Anthropic: "You have reached your specified API usage limits"
     stated("budget has been exceeded", PaymentRequired), // LiteLLM BudgetExceededError
     stated("exceeded budget", PaymentRequired),
     stated("billing hard limit", PaymentRequired),
+    // Balance and arrears in the providers' own words (one fact per row, the provider that
+    // says it in brackets; they recur across relays and gateways):
+    stated("insufficient_balance", PaymentRequired), // MiniMax via ModelScope: insufficient_balance_error
+    stated("insufficient account balance", PaymentRequired), // sub2api relays
+    stated("balance is insufficient", PaymentRequired), // SiliconFlow 30011
+    stated("requires paid balance", PaymentRequired), // SiliconFlow 30011
+    stated("no resource package", PaymentRequired),  // z.ai 1113 (English)
+    stated("please recharge", PaymentRequired),      // z.ai 1113, Moonshot
+    stated("recharge your account", PaymentRequired), // Moonshot: suspended due to insufficient balance
+    stated("overdue balance", PaymentRequired),       // Volcengine Ark AccountOverdueError
+    stated("overdue payment", PaymentRequired),
+    stated("in good standing", PaymentRequired), // DashScope Arrearage: make sure your account is in good standing
+    stated("arrearage", PaymentRequired),        // DashScope code, as text
+    stated("accountoverdueerror", PaymentRequired), // Volcengine Ark code, as text
+    stated("exceeded current quota", PaymentRequired), // Moonshot exceeded_current_quota_error
+    stated("exceeded_current_quota_error", PaymentRequired),
+    stated("insufficient funds", PaymentRequired),
+    stated("insufficient_user_quota", PaymentRequired), // one-api / new-api
+    stated("insufficient user quota", PaymentRequired),
+    stated("free allocated quota exceeded", PaymentRequired), // DashScope: the free quota is gone
+    stated("monthly included credits", PaymentRequired), // Hugging Face Inference Providers 402
+    stated("daily free allocation", PaymentRequired), // Cloudflare Workers AI (10,000 neurons a day)
+    // A quota of a day or more, in words, even without a status (CONTRACT §2):
+    stated("daily quota", PaymentRequired), // gemini-cli: You have exhausted your daily quota
+    stated("daily limit", PaymentRequired),
+    stated("daily request limit", PaymentRequired), // Baidu error_code 17
+    stated("monthly quota", PaymentRequired),
+    stated("monthly limit", PaymentRequired),
+    stated("今日调用次数", PaymentRequired), // Zhipu 1304
+    stated("余额不足", PaymentRequired), // balance insufficient (Zhipu, DeepSeek, MiniMax, SiliconFlow)
+    stated("欠费", PaymentRequired),     // in arrears (Zhipu 1113, Volcengine, Alibaba)
+    stated("请充值", PaymentRequired),   // please recharge
+    stated("充值后", PaymentRequired),   // after recharging (Zhipu: 请充值后重试)
+    stated("额度不足", PaymentRequired), // quota insufficient (one-api: 用户额度不足)
+    stated("额度已用尽", PaymentRequired), // quota used up (one-api: 该令牌额度已用尽)
+    stated("额度已用完", PaymentRequired),
+    stated("资源包", PaymentRequired), // resource package (Zhipu: 无可用资源包)
+    stated("套餐已到期", PaymentRequired), // plan expired (Zhipu 1309)
+    stated("使用上限", PaymentRequired), // usage cap of a plan (Zhipu 1308/1310)
+    stated("usage has reached the max", PaymentRequired), // Hugging Face free inference allowance
+    // Volcengine Ark "Safe Experience Mode": the account's own inference cap paused the model.
+    stated("safe experience mode", PaymentRequired),
+    stated("model service has been paused", PaymentRequired),
     said("payment required", PaymentRequired),
     said("billing", PaymentRequired),
     // Safety
@@ -838,16 +1118,44 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("responsibleaipolicyviolation", ContentFiltered),
     said("flagged", ContentFiltered),
     stated("blocked due to safety", ContentFiltered),
+    // Gemini's safety blocks as clients word them: aichat "Blocked by safety settings",
+    // NextChat "Message is being blocked for reason: SAFETY", google-generativeai's ValueError
+    // "... Check the `response.prompt_feedback` to see if the prompt was blocked."
+    stated("blocked by safety", ContentFiltered),
+    stated("blocked for reason: safety", ContentFiltered),
+    said("prompt was blocked", ContentFiltered),
+    // "Your request contains unsafe content and was intercepted by the system."
+    stated("不安全内容", ContentFiltered),
     stated("content moderation", ContentFiltered), // xAI: rejected by content moderation
     stated("content-moderated", ContentFiltered),
     said("finish_reason: safety", ContentFiltered), // google-generativeai candidate repr
     said("block_reason:", ContentFiltered),         // google-generativeai prompt_feedback repr
-    said("blocked: true", ContentFiltered),         // Vertex AI safety ratings
+    // Moderation in the providers' own words (stated: a relay's 500 around them is no reason
+    // to send the same text again):
+    stated("content exists risk", ContentFiltered), // DeepSeek 400
+    stated("inappropriate content", ContentFiltered), // DashScope DataInspectionFailed
+    stated("datainspectionfailed", ContentFiltered),
+    stated("data_inspection_failed", ContentFiltered),
+    stated("considered high risk", ContentFiltered), // Moonshot/Kimi content_filter
+    stated("sensitive content", ContentFiltered), // Volcengine InputTextRiskDetection, Zhipu 1301
+    stated("unsafe content", ContentFiltered),
+    stated("敏感内容", ContentFiltered), // sensitive content (Zhipu 1301)
+    stated("不安全或敏感", ContentFiltered),
+    stated("内容涉敏", ContentFiltered), // MiniMax 1026/1027: 输入/输出内容涉敏
+    stated("涉及敏感", ContentFiltered),
+    stated("内容审核", ContentFiltered), // content review failed (iFlytek Spark 10013/10014)
+    stated("内容安全", ContentFiltered),
+    said("blocked: true", ContentFiltered), // Vertex AI safety ratings
     // google-generativeai's `response.text` on a filtered candidate (a ValueError):
     said("reciting from copyrighted material", ContentFiltered),
     said("to determine if the response was blocked", ContentFiltered),
     // Credentials and access
     said("invalid api key", Unauthorized),
+    said("api key invalid", Unauthorized), // apps' own wording of a refused key
+    // iFlytek Spark 11200 by its name and words (www.xfyun.cn/doc/spark/Web.html#_3-2-错误码):
+    // AppIdNoAuthError, 授权错误：该appId没有相关功能的授权或者业务量超过限制.
+    said("appidnoautherror", Forbidden),
+    said("没有相关功能的授权", Forbidden),
     said("incorrect api key", Unauthorized),
     said("invalid x-api-key", Unauthorized),
     said("api key not valid", Unauthorized),
@@ -859,7 +1167,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("invalid authentication", Unauthorized),
     said("unauthorized", Unauthorized),
     said("token has expired", Unauthorized), // botocore SSO TokenRetrievalError
-    said("invalid_grant", Unauthorized),     // OAuth refresh refused (google-auth)
+    said("authentication is not sufficient", Unauthorized), // Claude Code: API key authentication is not sufficient
+    said("please run /login", Unauthorized),
+    said("invalid_grant", Unauthorized), // OAuth refresh refused (google-auth)
     said("permission denied", Forbidden),
     said("user location is not supported", Forbidden), // Gemini API region gate
     said("is not allowed to use", Forbidden),          // Vertex Model Garden
@@ -876,9 +1186,26 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("api_key client option must be set", Configuration),
     said("unable to locate credentials", Configuration), // botocore NoCredentialsError
     said("you must specify a region", Configuration),    // botocore NoRegionError
-    said("certificate verify failed", Configuration),
-    said("invalid peer certificate", Configuration),
+    // A TLS certificate failure is a set-up mistake even when a client wraps it as a server
+    // error (openai-python raises APIConnectionError; gateways answer 500/502).
+    stated("certificate verify failed", Configuration),
+    stated("invalid peer certificate", Configuration),
+    stated("unable to get local issuer certificate", Configuration),
+    stated("self signed certificate", Configuration),
+    stated("self-signed certificate", Configuration),
+    stated("certificate has expired", Configuration),
     said("certificate", Configuration),
+    // A key the process never got: "OPENAI_API_KEY is not set" (an agent's own 503 around it).
+    stated("_api_key is not set", Configuration),
+    stated("_api_key not set", Configuration),
+    stated("_api_key environment variable", Configuration),
+    stated("api key is not set", Configuration),
+    stated("api_key is not set", Configuration),
+    stated("api key not set", Configuration),
+    // Node.js (getaddrinfo ENOTFOUND host), Go ("no such host"), .NET ("No such host is
+    // known"): the host does not exist. EAI_AGAIN is the passing resolver failure.
+    said("enotfound", Configuration),
+    said("no such host", Configuration),
     said("relative url without a base", Configuration),
     said("name or service not known", Configuration),
     said("nodename nor servname provided", Configuration),
@@ -886,6 +1213,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("unsupported protocol", Configuration),
     said("invalid url", Configuration),
     said("unknown model", Configuration),
+    said("no chat model selected", Configuration), // Continue: no model configured
+    said("no model selected", Configuration),
     said("model not found", NotFound),
     said("model identifier is invalid", NotFound), // Bedrock
     said("repository not found", NotFound),        // Hugging Face Hub
@@ -894,7 +1223,18 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("no such model", NotFound),
     said("try pulling it first", NotFound), // Ollama: model "x" not found, try pulling it first
     said("does not exist or you do not have access", NotFound), // OpenAI: The model `x` ...
+    // A named thing that does not exist: "The model: `gpt-4` does not exist" (legacy OpenAI),
+    // Ollama's "pull model manifest: file does not exist"; 模型不存在 (model does not exist).
+    // Google's INVALID_ARGUMENT words, also a Gemini Live close reason (1007).
+    said("request contains an invalid argument", BadRequest),
+    said("tool does not exist", BadRequest),
+    // OpenAI: "Unsupported parameter: 'max_tokens' is not supported with this model."
+    said("unsupported parameter", BadRequest),
+    said("not supported with this model", BadRequest), // Groq: "requested tool does not exist" (the model's call)
+    said("does not exist", NotFound),
+    said("模型不存在", NotFound),
     said("deployment for this resource does not exist", NotFound), // Azure OpenAI
+    said("endpoint that does not exist", NotFound), // Volcengine InvalidEndpoint.NotFound
     said("not_found_error", NotFound),
     // llama.cpp's 501 "This server does not support embeddings. Start it with `--embeddings`"
     // (also through Ollama's client): a missing feature, whatever the status.
@@ -905,10 +1245,156 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("validation error for", Validation),
     said("validation errors for", Validation),
     said("missing required properties", Validation), // json_schemer: object at root is missing ...
+    // Output parsers of agent frameworks: the model answered, its answer did not parse.
+    said("outputparserexception", Validation), // langchain_core.exceptions
+    said("output parser failed", Validation),  // ragas RagasOutputParserException
+    said("failed to parse the output", Validation),
+    said("could not parse llm output", Validation), // langchain agents
+    said("failed to parse model output", Validation),
+    said("structuredoutputerror", Validation), // magentic
+    said("instructorretryexception", Validation),
+    // gRPC status names a client prints (grpc-go "rpc error: code = PermissionDenied desc = ...",
+    // grpcio "StatusCode.PERMISSION_DENIED"; grpc.github.io/grpc/core/md_doc_statuscodes.html):
+    said("code = unauthenticated", Unauthorized),
+    said("statuscode.unauthenticated", Unauthorized),
+    said("code = permissiondenied", Forbidden),
+    said("statuscode.permission_denied", Forbidden),
+    said("code = notfound", NotFound),
+    said("statuscode.not_found", NotFound),
+    said("code = invalidargument", BadRequest),
+    said("statuscode.invalid_argument", BadRequest),
+    said("code = failedprecondition", BadRequest),
+    said("statuscode.failed_precondition", BadRequest),
+    said("code = unimplemented", BadRequest),
+    said("statuscode.unimplemented", BadRequest),
 ];
 
 /// Transient phrases: only consulted when nothing permanent (and no status) was found.
 pub const TRANSIENT_PHRASES: &[Phrase] = &[
+    // reqwest (Rust clients: Codex): the request never went out, whatever the caller calls it.
+    said("error sending request for url", Connection),
+    // Codex: "stream disconnected before completion: <cause>"; the cause may be a server's
+    // words ("An error occurred while processing your request"), the cut is what happened.
+    said("stream disconnected before completion", StreamInterrupted),
+    // Streams that stopped before their stop reason (CONTRACT §2: stream_interrupted).
+    said("stream ended without", StreamInterrupted),
+    said("without finish_reason", StreamInterrupted),
+    said("without a finish_reason", StreamInterrupted),
+    said("without a finish reason", StreamInterrupted),
+    said("before a finish_reason", StreamInterrupted),
+    said("finish_reason: error", StreamInterrupted), // a provider's stream ended in error
+    said("finish_reason=error", StreamInterrupted),
+    said("stream closed before", StreamInterrupted),
+    // Frequency and concurrency, in English and Chinese (Baidu, ERNIE SDK, Zhipu 1302/1303,
+    // DashScope Throttling, iFlytek 11202/11203, Volcengine RateLimitExceeded):
+    said("too frequent", RateLimited),
+    said("too frequently", RateLimited),
+    said("request frequency", RateLimited),
+    said("frequency limit", RateLimited),
+    said("qps", RateLimited), // Baidu error_code 18: Open api qps request limit reached
+    said("max rpm", RateLimited),
+    said("rpm", RateLimited),
+    said("tpm", RateLimited),
+    said("requests per minute", RateLimited),
+    said("tokens per minute", RateLimited),
+    said("per minute", RateLimited),
+    said("per 1 minute", RateLimited), // flask-limiter / slowapi: "50 per 1 minute"
+    said("per second", RateLimited),
+    said("per 1 second", RateLimited),
+    said("concurrency limit", RateLimited), // CoreWeave 429: Concurrency limit reached for requests
+    said("concurrent requests", RateLimited),
+    said("max concurrency", RateLimited),
+    said("request limit reached", RateLimited), // "Worker local total request limit reached"
+    said("requests limit reached", RateLimited),
+    said("enqueued token limit reached", RateLimited), // Azure OpenAI Batch
+    said("throttling threshold", RateLimited),         // API gateways (APIG.0308)
+    said("rate exceeded", RateLimited),                // AWS "Rate exceeded"
+    said("quota exceeded", RateLimited),
+    said("访问过于频繁", RateLimited), // requests too frequent (Baidu, ERNIE SDK)
+    // Alibaba DashScope's 429 Throttling: "You exceeded your current requests list."
+    said("exceeded your current requests list", RateLimited),
+    // Tencent Cloud RequestLimitExceeded: 超过了每秒频率上限 (over the per-second frequency cap);
+    // apps' own words for a provider's throttle: 请求速度过快 (requests too fast), 访问频率.
+    said("频率上限", RateLimited),
+    said("请求速度过快", RateLimited),
+    said("访问频率", RateLimited),
+    said("请求过于频繁", RateLimited),
+    said("过于频繁", RateLimited),
+    said("频率过高", RateLimited), // Zhipu 1303
+    said("频率超限", RateLimited),
+    said("请求频率", RateLimited),
+    said("并发数过高", RateLimited), // Zhipu 1302
+    said("并发超限", RateLimited),   // erniebot RequestLimitError
+    said("并发", RateLimited),       // concurrency
+    said("限流", RateLimited),       // throttled
+    said("流控", RateLimited),       // flow control (iFlytek 11202 秒级流控超限)
+    said("速率限制", RateLimited),   // rate limit (Zhipu 1302)
+    // Busy, saturated, no free slot: shared capacity (Zhipu 1305/1312 访问量过大, one-api
+    // 上游负载已饱和, llama.cpp / LM Studio slots):
+    said("访问量过大", Overloaded),
+    said("负载已饱和", Overloaded),
+    said("负载过高", Overloaded),
+    said("系统繁忙", Overloaded),
+    said("服务繁忙", Overloaded),
+    said("服务器繁忙", Overloaded),
+    said("繁忙", Overloaded),
+    said("server is busy", Overloaded),
+    said("service is busy", Overloaded),
+    said("system is busy", Overloaded),
+    said("slot unavailable", Overloaded),
+    said("no slot available", Overloaded),
+    said("engine is currently overloaded", Overloaded), // Moonshot engine_overloaded_error
+    // Overload worded as traffic (docs.wandb.ai/inference/api-reference/errors: 503 "Server is
+    // experiencing high traffic"; Cerebras' queue 429 "We're experiencing high traffic").
+    said("high traffic", Overloaded),
+    said("capacity temporarily exceeded", Overloaded),
+    // Transport failures of non-Python clients, known to us only as text:
+    said("socket hang up", Connection), // Node.js http: ECONNRESET before a response
+    said("typeerror: terminated", Connection), // undici, through the SDKs' own error classes
+    said("connection was closed", Connection), // Bun: The socket connection was closed unexpectedly
+    said("closed unexpectedly", Connection),
+    said("unexpected end of stream", Connection), // OkHttp: unexpected end of stream on https://...
+    said("\": eof", Connection), // Go: Post "https://...": EOF (the connection closed before the answer)
+    said("[errno 11002]", Connection), // Windows WSATRY_AGAIN (getaddrinfo failed, for now)
+    said("failed to resolve", Connection), // urllib3 NameResolutionError; a host that does not exist says so itself
+    said("other side closed", Connection), // undici: SocketError other side closed
+    said("und_err_socket", Connection),
+    said("premature close", Connection), // Node.js streams: ERR_STREAM_PREMATURE_CLOSE
+    // openai-python < 1.0: APIConnectionError("Error communicating with OpenAI")
+    said("error communicating with", Connection),
+    said("err_stream_premature_close", Connection), // the same, by its Node error code
+    said("response payload is not completed", Connection), // aiohttp ClientPayloadError
+    said("fetch failed", Connection),               // undici TypeError: fetch failed
+    said("eai_again", Connection), // getaddrinfo EAI_AGAIN: the resolver failed for now
+    said("goaway", Connection),    // Go net/http2: server sent GOAWAY and closed the connection
+    said("use of closed network connection", Connection), // Go
+    said("server closed idle connection", Connection), // Go
+    said("stream error: stream id", Connection), // Go http2 stream reset
+    said("an error occurred while sending the request", Connection), // .NET HttpRequestException
+    said(
+        "unable to read data from the transport connection",
+        Connection,
+    ), // .NET IOException
+    said("ssl connection could not be established", Connection), // .NET; a certificate reason says so itself
+    said("no close frame received or sent", Connection), // python-websockets: close code 1006
+    said("abnormal closure", Connection),
+    said("keepalive ping timeout", Connection),
+    // gRPC status names that pass (grpc.github.io/grpc/core/md_doc_statuscodes.html):
+    said("code = unavailable", ServerError),
+    said("statuscode.unavailable", ServerError),
+    said("code = resourceexhausted", RateLimited),
+    said("code = deadlineexceeded", Timeout),
+    said("statuscode.deadline_exceeded", Timeout),
+    said("code = internal", ServerError),
+    said("statuscode.internal", ServerError),
+    said("code = aborted", ServerError),
+    said("statuscode.aborted", ServerError),
+    // Malformed answers as JavaScript and .NET report them (System.Text.Json, JSON.parse):
+    said("is an invalid start of a value", InvalidResponse),
+    said("the json value could not be converted", InvalidResponse),
+    said("unexpected end of json input", InvalidResponse),
+    said("in json at position", InvalidResponse),
+    said("is not valid json", InvalidResponse),
     said("rate limit", RateLimited),
     said("rate limited", RateLimited),
     said("rate-limited", RateLimited),
@@ -962,14 +1448,24 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     // "try again"), kept to the phrases that only ever describe a passing condition.
     said("temporarily unavailable", ServerError),
     said("try again later", ServerError),
+    said("请稍后再试", ServerError), // please try again later
+    said("请稍候再试", ServerError),
+    said("请稍后重试", ServerError),
+    said("稍后再试", ServerError),
+    said("稍后重试", ServerError),
     said("server error", ServerError),
-    said("upstream connect error", ServerError),
+    // Envoy / Istio: "upstream connect error or disconnect/reset before headers. reset reason:
+    // connection termination": the proxy's connection to the upstream failed or was reset.
+    said("upstream connect error", Connection),
+    said("reset before headers", Connection),
+    said("upstream_reset_before_response_started", Connection),
     said("origin is unreachable", ServerError),
     said("web server is down", ServerError),
     said("timed out", Timeout),
     said("timeout", Timeout),
     said("time out", Timeout),
     said("deadline exceeded", Timeout),
+    said("context deadline", Timeout), // Go's context deadline, however a caller words it
     said("etimedout", Timeout),
     said("temporary failure in name resolution", Connection),
     said("all connection attempts failed", Connection), // httpx ConnectError
@@ -982,8 +1478,9 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("connection failed", Connection),
     said("connection lost", Connection),
     said("failed to connect", Connection),
+    said("unable to connect", Connection), // Continue: Unable to connect to local Ollama instance
     said("could not connect to the endpoint url", Connection), // botocore EndpointConnectionError
-    said("failed to open tcp connection", Connection),         // Net::HTTP / Faraday
+    said("failed to open tcp connection", Connection), // Net::HTTP / Faraday
     said("broken pipe", Connection),
     said("forcibly closed by the remote host", Connection), // Windows WSAECONNRESET
     said("econnrefused", Connection),
@@ -1009,10 +1506,16 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
 /// `ConnectionFailed` for Net::HTTP's "execution expired").
 pub const NETWORK_PHRASES: &[Phrase] = &[
     said("temporary failure in name resolution", Connection),
+    said("eai_again", Connection),
+    said("enotfound", Configuration),
+    said("no such host", Configuration),
     said("certificate", Configuration),
     said("name or service not known", Configuration),
     said("nodename nor servname provided", Configuration),
     said("no address associated with hostname", Configuration),
+    // Windows prints "getaddrinfo failed" for both WSAHOST_NOT_FOUND (11001, no such host) and
+    // WSATRY_AGAIN (11002, the resolver failed for now); the errno tells them apart.
+    said("[errno 11002]", Connection),
     said("getaddrinfo failed", Configuration), // Windows WSAHOST_NOT_FOUND
     said("hostname mismatch", Configuration),
     said("wrong version number", Configuration),
@@ -1021,9 +1524,66 @@ pub const NETWORK_PHRASES: &[Phrase] = &[
     said("timeout", Timeout),
 ];
 
+/// Whole messages that name a failure only by one word (undici's `TypeError: terminated`, the
+/// body of a fetch cut mid-way): matched against the trimmed, lower-cased message alone.
+pub const EXACT_MESSAGES: &[(&str, Category)] = &[("terminated", Connection), ("eof", Connection)];
+
+/// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport
+/// failure: a JavaScript TypeError with these exact words is no programming error.
+pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
+    &[("fetch failed", Connection), ("terminated", Connection)];
+
+/// Words that name a quota window of a day or more (CONTRACT §2: such a quota is
+/// `payment_required`, no retry budget outlasts it). Read only where the failure is a rate
+/// limit. Quota ids (Gemini `GenerateRequestsPerDayPerProjectPerModel-FreeTier`) are read by
+/// their CamelCase words in `long_window_in_ids`.
+pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
+    said("per day", PaymentRequired), // OpenAI "requests per day (RPD)", Gemini "per day per user per tier"
+    said("per 1 day", PaymentRequired), // flask-limiter "1000 per 1 day"
+    said("daily", PaymentRequired), // "exhausted your daily quota", Baidu "Open api daily request limit reached"
+    said("rpd", PaymentRequired),
+    said("tpd", PaymentRequired), // Groq, Moonshot: tokens per day
+    said("per month", PaymentRequired),
+    said("monthly", PaymentRequired),
+    said("per week", PaymentRequired),
+    said("weekly", PaymentRequired),
+    said("今日", PaymentRequired), // today's (Zhipu 1304: 今日调用次数限额)
+    said("每日", PaymentRequired),
+    said("每天", PaymentRequired),
+    said("当日", PaymentRequired),
+    said("当天", PaymentRequired),
+    said("日流控", PaymentRequired), // iFlytek 11201 日流控超限
+    said("日限额", PaymentRequired),
+    said("天配额", PaymentRequired),
+    said("每月", PaymentRequired),
+    said("本月", PaymentRequired),
+    said("每周", PaymentRequired),
+    said("本周", PaymentRequired),
+];
+
+/// WebSocket close codes (RFC 6455 §7.4.1, IANA registry) and what a close with each means
+/// for a streaming call (OpenAI Realtime, Codex WebSocket transport).
+pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
+    (1001, Connection), // going away: the server is restarting or the proxy dropped us
+    (1005, Connection), // no status received
+    (1006, Connection), // abnormal closure: no close frame, the connection dropped
+    (1011, ServerError), // internal error
+    (1012, ServerError), // service restart
+    (1013, Overloaded), // try again later
+    (1014, ServerError), // bad gateway
+];
+
 /// Words that introduce a status code in free text ("Error code: 429 - ...", "HTTP 503").
 /// A bare number is never evidence: "max_tokens 1500" is not a 500.
 pub const STATUS_INTRODUCERS: &[&str] = &[
+    // .NET EnsureSuccessStatusCode: "Response status code does not indicate success: 400 (Bad Request)."
+    "does not indicate success",
+    // Agents' "API Error: 429 status code (no body)" (openai-node's bodiless message, bracketed).
+    "api error",
+    // Node's ws: "Unexpected server response: 403" (a refused WebSocket handshake).
+    "server response",
+    // Dart's Dio: "the response has a status code of 404".
+    "status code of",
     "error code",
     "http error", // urllib: HTTP Error 503: Service Unavailable
     "status code",
@@ -1033,6 +1593,18 @@ pub const STATUS_INTRODUCERS: &[&str] = &[
     "http/1.1",
     "http/2",
     "code",
+];
+
+/// Words that introduce a status a wrapper's message quotes ("unable to parse response: status
+/// code 400", "HTTP 404"): narrower than [`STATUS_INTRODUCERS`], since a bare `"code": 400`
+/// inside a quoted upstream body may be the upstream's business, not this request's.
+pub const INNER_STATUS_INTRODUCERS: &[&str] = &[
+    "error code",
+    "status code",
+    "http error",
+    "http status",
+    "http",
+    "statuscode",
 ];
 
 /// Categories a message phrase may refine a permanent HTTP status into.
@@ -1053,7 +1625,12 @@ mod tests {
     /// The length index finds what a scan of the table finds, for every row and for near misses.
     #[test]
     fn code_row_is_the_first_matching_row() {
-        let scan = |code: &str| CODES.iter().find(|r| r.code == code);
+        let scan = |code: &str| {
+            CODES
+                .iter()
+                .find(|r| r.code == code)
+                .or_else(|| code_word_row(code))
+        };
         let mut probes: Vec<String> = CODES.iter().map(|r| r.code.to_owned()).collect();
         for r in CODES {
             probes.push(r.code.to_ascii_uppercase());

@@ -35,7 +35,7 @@ impl PhraseSet {
                 continue;
             }
             let p = self.rows[row].text.as_bytes();
-            let left_ok = !is_word(p[0]) || m.start() == 0 || !is_word(h[m.start() - 1]);
+            let left_ok = !needs_left(p[0]) || m.start() == 0 || !is_word(h[m.start() - 1]);
             let right_ok = !is_word(p[p.len() - 1]) || m.end() == h.len() || !is_word(h[m.end()]);
             if left_ok && right_ok {
                 best = Some(row);
@@ -76,6 +76,38 @@ pub fn network() -> &'static PhraseSet {
 pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| PhraseSet::new(super::tables::TRANSIENT_PHRASES))
+}
+
+/// The words that name a quota window of a day or more (`tables::LONG_WINDOW_PHRASES`).
+pub fn long_window() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| PhraseSet::new(super::tables::LONG_WINDOW_PHRASES))
+}
+
+/// Whether an identifier in `text` has the CamelCase words `Per` + `Day` / `Week` / `Month`
+/// (Gemini quota ids `GenerateRequestsPerDayPerProjectPerModel-FreeTier`, Google quota limits
+/// `Gemini25ProRequestsPerDayPerUserPerTier`). Whole CamelCase words: `PerDayX` is no window,
+/// and a lower-case `perday` inside another word is no evidence.
+pub fn long_window_in_ids(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(p) = text[from..].find("Per") {
+        let at = from + p;
+        from = at + 3;
+        // `Per` starts a CamelCase word: the text before it is not an upper-case run.
+        if at > 0 && b[at - 1].is_ascii_uppercase() {
+            continue;
+        }
+        for unit in ["Day", "Week", "Month"] {
+            let end = from + unit.len();
+            if text[from..].starts_with(unit)
+                && !matches!(b.get(end), Some(c) if c.is_ascii_lowercase())
+            {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Replaces every link (`http://…`, `https://…`, up to the next blank or quote) with spaces, so
@@ -147,6 +179,28 @@ fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
+/// Whether a phrase starting with `first` needs a word boundary before it. A phrase that
+/// starts with `_` names the end of an identifier ("_api_key is not set" matches
+/// `OPENAI_API_KEY is not set`), so it needs none.
+fn needs_left(first: u8) -> bool {
+    is_word(first) && first != b'_'
+}
+
+/// A WebSocket close code a message reports ("WebSocket closed 1006", "WebSocket closed with
+/// reason: (1006).", python-websockets' "received 1011 (internal error)"): four digits introduced
+/// by one of those words, never a bare number. A code we "sent" is our own close (a keepalive
+/// that timed out), not the server's word.
+pub fn websocket_close_code(hay: &str) -> Option<u16> {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(
+            r"(?-u)(?:websocket[a-z ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|websocket connection[ :=]{1,3}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived )\(?(1[0-9]{3})\b",
+        )
+        .expect("valid regex")
+    });
+    r.captures(hay).and_then(|c| c[1].parse().ok())
+}
+
 fn find_at(hay: &str, needle: &str, from: usize) -> Option<usize> {
     hay[from..].find(needle).map(|p| from + p)
 }
@@ -160,7 +214,7 @@ pub fn contains_phrase(hay: &str, phrase: &str) -> bool {
     if p.is_empty() || p.len() > h.len() {
         return false;
     }
-    let need_left = is_word(p[0]);
+    let need_left = needs_left(p[0]);
     let need_right = is_word(p[p.len() - 1]);
     let mut from = 0;
     while let Some(start) = find_at(hay, phrase, from) {
@@ -207,6 +261,33 @@ pub fn status_in_text(hay: &str, introducers: &[&str]) -> Option<u16> {
         }
     }
     None
+}
+
+/// Every HTTP status (400-599) introduced by one of `introducers`, in the order of the
+/// introducers and then of the text.
+pub fn status_in_text_all(hay: &str, introducers: &[&str]) -> Vec<u16> {
+    let h = hay.as_bytes();
+    let mut out = Vec::new();
+    for intro in introducers {
+        let mut from = 0;
+        while let Some(start) = find_at(hay, intro, from) {
+            let end = start + intro.len();
+            from = end;
+            if (start > 0 && is_word(h[start - 1])) || (end < h.len() && is_word(h[end])) {
+                continue;
+            }
+            let mut i = end;
+            while i < h.len() && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'') && i - end < 4 {
+                i += 1;
+            }
+            if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
+                if let Some(n) = error_status_at(h, i) {
+                    out.push(n);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The error status (400 to 599) written by the three digits at `b[at..]`, if they are one.

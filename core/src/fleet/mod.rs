@@ -457,7 +457,8 @@ impl Fleet {
         }
         if self.cfg.shared_pause
             && matches!(c.category, Category::RateLimited | Category::Overloaded)
-            && c.retry_after_source == Some(RetryAfterSource::Header)
+            && c.retry_after_source
+                .is_some_and(RetryAfterSource::is_instruction)
         {
             if let Some(ra) = c.retry_after.filter(|ra| *ra > 0.0) {
                 let ra = ra.min(self.cfg.max_pause_s);

@@ -12,7 +12,7 @@ use serde::de::{
 };
 use serde::Deserialize;
 
-use super::{ProviderError, MAX_NESTING};
+use super::{ProviderError, ScopedCode, MAX_NESTING};
 
 /// A string or a number; any other shape is skipped.
 #[derive(Default)]
@@ -221,6 +221,16 @@ pub struct Candidate<'a> {
     finish_reason: Scalar<'a>,
 }
 
+/// MiniMax `base_resp`, iFlytek `header`, Cloudflare `errors[]`: a provider's own code and
+/// its message.
+#[derive(Deserialize, Default)]
+pub struct CodeMsg<'a> {
+    #[serde(borrow, default, alias = "status_code")]
+    code: Scalar<'a>,
+    #[serde(borrow, default, alias = "status_msg")]
+    message: Scalar<'a>,
+}
+
 #[derive(Deserialize, Default)]
 pub struct Envelope<'a> {
     #[serde(borrow, default)]
@@ -233,6 +243,16 @@ pub struct Envelope<'a> {
     kind: Scalar<'a>,
     #[serde(borrow, default)]
     error_type: Scalar<'a>,
+    #[serde(borrow, default)]
+    error_code: Scalar<'a>,
+    #[serde(borrow, default)]
+    error_msg: Scalar<'a>,
+    #[serde(borrow, default)]
+    base_resp: Option<CodeMsg<'a>>,
+    #[serde(borrow, default)]
+    header: Option<CodeMsg<'a>>,
+    #[serde(borrow, default)]
+    errors: Option<Vec<CodeMsg<'a>>>,
     #[serde(borrow, default)]
     object: Scalar<'a>,
     #[serde(borrow, default)]
@@ -266,10 +286,16 @@ pub fn parse(body: &str, depth: usize) -> Option<ProviderError> {
 fn push(out: &mut ProviderError, s: &Scalar<'_>) {
     match s {
         Scalar::Str(v) => out.push_str_value(v),
-        Scalar::Num(n) if (100..=599).contains(n) => {
-            out.numeric_code.get_or_insert(*n as u16);
-        }
-        _ => {}
+        Scalar::Num(n) => out.push_number(*n),
+        Scalar::Other => {}
+    }
+}
+
+fn scoped<'s>(s: &'s Scalar<'_>) -> ScopedCode<'s> {
+    match s {
+        Scalar::Str(v) => ScopedCode::Str(v),
+        Scalar::Num(n) => ScopedCode::Num(*n),
+        Scalar::Other => ScopedCode::None,
     }
 }
 
@@ -303,6 +329,16 @@ fn assemble(env: &Envelope<'_>, out: &mut ProviderError, depth: usize) {
         other => push(out, other),
     }
     push(out, &env.error_type);
+    out.push_scoped("error_code", scoped(&env.error_code));
+    if let Some(b) = &env.base_resp {
+        out.push_scoped("base_resp", scoped(&b.code));
+    }
+    if let Some(h) = &env.header {
+        out.push_scoped("header", scoped(&h.code));
+    }
+    for e in env.errors.iter().flatten() {
+        out.push_scoped("errors", scoped(&e.code));
+    }
     if matches!(&env.object, Scalar::Str(o) if o == "error")
         || matches!(env.aws_type, Scalar::Str(_))
     {
@@ -322,6 +358,15 @@ fn assemble(env: &Envelope<'_>, out: &mut ProviderError, depth: usize) {
         if let Some(m) = text(&env.message)
             .or_else(|| text(&env.message_aws))
             .or_else(|| text(&env.detail))
+            .or_else(|| text(&env.error_msg))
+            .or_else(|| env.base_resp.as_ref().and_then(|b| text(&b.message)))
+            .or_else(|| env.header.as_ref().and_then(|h| text(&h.message)))
+            .or_else(|| {
+                env.errors
+                    .as_ref()
+                    .and_then(|e| e.first())
+                    .and_then(|e| text(&e.message))
+            })
         {
             out.add_message(m);
         }
@@ -345,17 +390,25 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
             _ => {}
         }
     }
+    // A gateway's message that is the upstream's whole body (see `read_error_object`).
+    if depth < MAX_NESTING && e.metadata.as_ref().and_then(|m| m.raw.as_ref()).is_none() {
+        if let Some(inner) = text(&e.message).and_then(|m| super::parse_nested(m, depth)) {
+            let s = super::merge_upstream(out, inner);
+            upstream_status = upstream_status.or(s);
+        }
+    }
     if let Some(inner) = &e.innererror {
         push(out, &inner.code);
+    }
+    // ErrorInfo reasons detail the status, so they come first (as in `read_error_object`).
+    for d in e.details.iter().flatten() {
+        push(out, &d.reason);
     }
     push(out, &e.code);
     push(out, &e.kind);
     push(out, &e.status);
     if out.numeric_code.is_none() {
         out.numeric_code = upstream_status;
-    }
-    for d in e.details.iter().flatten() {
-        push(out, &d.reason);
     }
     let upstream = out.message.take();
     for t in [text(&e.message), upstream.as_deref(), upstream_text]
