@@ -196,7 +196,8 @@ def gemini(lab: Lab, fault: str) -> Any:
 
 GEMINI_CASES = [
     # (fault, class, status, rpc status, category, transient, retry_after)
-    ("rate_limit", "ClientError", 429, "RESOURCE_EXHAUSTED", "rate_limited", True, None),
+    # Gemini sends no rate-limit headers: the wait is the body's RetryInfo.retryDelay (issue 20).
+    ("rate_limit", "ClientError", 429, "RESOURCE_EXHAUSTED", "rate_limited", True, 34.0),
     ('{"fault":"rate_limit","retry_after":7}', "ClientError", 429, "RESOURCE_EXHAUSTED", "rate_limited", True, 7.0),
     ("insufficient_quota", "ClientError", 429, "RESOURCE_EXHAUSTED", "payment_required", False, None),
     ("overloaded", "ServerError", 503, "UNAVAILABLE", "overloaded", True, None),
@@ -263,7 +264,8 @@ def test_google_api_core_exceptions_from_a_real_response(lab):
 # --- groq, mistralai, cohere -------------------------------------------------------------------
 
 GROQ_CASES = [
-    ("rate_limit", "groq.RateLimitError", "rate_limited", True, None),
+    # Groq's text says "Please try again in 2s": a wait stated in the message (issue 20).
+    ("rate_limit", "groq.RateLimitError", "rate_limited", True, 2.0),
     ('{"fault":"rate_limit","retry_after":7}', "groq.RateLimitError", "rate_limited", True, 7.0),
     ("overloaded", "groq.InternalServerError", "server_error", True, None),
     ("context_overflow", "groq.BadRequestError", "context_overflow", False, None),
