@@ -91,6 +91,7 @@ impl PyFailureRecord {
     /// first, each `(error_class, status, headers, body, message, client_retries)`, merged by
     /// the core's one rule. The reference reader in the tests hands its links over here.
     #[staticmethod]
+    #[pyo3(signature = (links, /))]
     #[allow(clippy::type_complexity)]
     fn _from_links(
         py: Python<'_>,
