@@ -333,6 +333,16 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("aiohttp.ServerTimeoutError", Is(Timeout)),
     ("aiohttp.ClientConnectionError", Is(Connection)),
     ("aiohttp.ClientPayloadError", Is(Connection)),
+    // Rust transport clients. reqwest has one error type for every
+    // failure; core/src/reqwest_support.rs reads its source chain and names, as these
+    // pseudo-classes, the permanent facts a transport hint cannot state: a request reqwest could
+    // not build (`is_builder()`), hyper-util's "dns error", a TLS link. DNS and TLS are read
+    // like Python's socket.gaierror and ssl.SSLError: "name or service not known" and a
+    // certificate failure are configuration, "temporary failure in name resolution" a
+    // connection fault.
+    ("reqwest::Error(builder)", Is(Configuration)),
+    ("reqwest::Error(dns)", NetworkOrConfig),
+    ("reqwest::Error(tls)", NetworkOrConfig),
     // botocore (botocore/exceptions.py). ClientError's per-code subclasses live in
     // `botocore.errorfactory` and are read by their code; these are the client-side errors.
     ("botocore.exceptions.ReadTimeoutError", Is(Timeout)),
