@@ -471,7 +471,8 @@ mod tests {
         let bad_host = gai("failed to lookup address information: Name or service not known");
         assert_eq!(chain_fact(&bad_host).0, ChainFact::Dns);
         assert_eq!(category(&bad_host), Category::Configuration);
-        let flaky = gai("failed to lookup address information: Temporary failure in name resolution");
+        let flaky =
+            gai("failed to lookup address information: Temporary failure in name resolution");
         assert_eq!(category(&flaky), Category::Connection);
         let cert = Link(
             "client error (Connect)",
@@ -524,10 +525,7 @@ mod tests {
             chain_message(&e),
             "error sending request: connection reset: os error 104"
         );
-        let long = Link(
-            "x",
-            Some(Box::new(io::Error::other("é".repeat(2000)))),
-        );
+        let long = Link("x", Some(Box::new(io::Error::other("é".repeat(2000)))));
         assert!(chain_message(&long).len() <= MAX_MESSAGE);
     }
 }

@@ -38,7 +38,9 @@ pub(crate) enum Op {
     Sleep(Duration),
     /// Break the connection: hyper drops it without finishing the body; with `rst`, the socket
     /// is set to SO_LINGER 0 first, so the close is an RST ("connection reset by peer").
-    Abort { rst: bool },
+    Abort {
+        rst: bool,
+    },
 }
 
 pub(crate) enum Plan {
