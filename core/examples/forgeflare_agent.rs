@@ -192,9 +192,8 @@ pub async fn send_message(
             Err(e) => return Err(AgentError::Api(e)),
         };
         for event in sse.push(&chunk) {
-            let v: serde_json::Value = serde_json::from_str(&event.data).map_err(|e| {
-                AgentError::StreamParse(format!("malformed JSON in SSE data: {e}"))
-            })?;
+            let v: serde_json::Value = serde_json::from_str(&event.data)
+                .map_err(|e| AgentError::StreamParse(format!("malformed JSON in SSE data: {e}")))?;
             match v["type"].as_str() {
                 Some("content_block_delta") => {
                     let t = v["delta"]["text"].as_str().unwrap_or("");
@@ -239,8 +238,7 @@ pub async fn send_with_retry(
     let mut last: Option<AgentError> = None;
     loop {
         step = match step {
-            Step::Call { .. } => match send_message(client, base_url, api_key, prompt, log).await
-            {
+            Step::Call { .. } => match send_message(client, base_url, api_key, prompt, log).await {
                 Ok(text) => {
                     run.succeeded(elapsed());
                     return Ok(text);
@@ -313,7 +311,15 @@ async fn main() {
     let mut out = std::io::stdout();
     for prompt in ["Summarise the build failure.", "And now fix it."] {
         println!("> {prompt}");
-        match send_with_retry(&client, &base_url, &api_key, prompt, &TokioSleeper, &mut out).await
+        match send_with_retry(
+            &client,
+            &base_url,
+            &api_key,
+            prompt,
+            &TokioSleeper,
+            &mut out,
+        )
+        .await
         {
             Ok(_) => println!("[ok] reply received"),
             Err(e) => println!("[gave up] {e}"),

@@ -177,7 +177,10 @@ async fn a_url_without_a_host_is_not_retried() {
     assert!(matches!(res, Err(agent::AgentError::Api(_))));
     assert!(rec.0.lock().unwrap().is_empty());
     let log = String::from_utf8(log).unwrap();
-    assert!(log.starts_with("[error]") && log.contains("(configuration)"), "{log}");
+    assert!(
+        log.starts_with("[error]") && log.contains("(configuration)"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -211,5 +214,8 @@ fn the_sse_reader_survives_split_characters_and_crlf() {
 fn the_example_needs_no_workspace_crate() {
     // It must build outside this workspace (scripts/example-outside.sh proves it with cargo).
     let src = include_str!("../examples/forgeflare_agent.rs");
-    assert!(!src.contains("retry_lab"), "the example uses the unpublished lab crate");
+    assert!(
+        !src.contains("retry_lab"),
+        "the example uses the unpublished lab crate"
+    );
 }

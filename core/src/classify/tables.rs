@@ -353,25 +353,55 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
         "aiohttp.client_exceptions.ClientConnectorCertificateError",
         Is(Configuration),
     ),
-    ("aiohttp.client_exceptions.ClientConnectorSSLError", NetworkOrConfig),
+    (
+        "aiohttp.client_exceptions.ClientConnectorSSLError",
+        NetworkOrConfig,
+    ),
     ("aiohttp.client_exceptions.ClientSSLError", NetworkOrConfig),
-    ("aiohttp.client_exceptions.ClientConnectorDNSError", NetworkOrConfig),
-    ("aiohttp.client_exceptions.InvalidUrlClientError", Is(Configuration)),
-    ("aiohttp.client_exceptions.NonHttpUrlClientError", Is(Configuration)),
-    ("aiohttp.client_exceptions.ConnectionTimeoutError", Is(Timeout)),
+    (
+        "aiohttp.client_exceptions.ClientConnectorDNSError",
+        NetworkOrConfig,
+    ),
+    (
+        "aiohttp.client_exceptions.InvalidUrlClientError",
+        Is(Configuration),
+    ),
+    (
+        "aiohttp.client_exceptions.NonHttpUrlClientError",
+        Is(Configuration),
+    ),
+    (
+        "aiohttp.client_exceptions.ConnectionTimeoutError",
+        Is(Timeout),
+    ),
     ("aiohttp.client_exceptions.SocketTimeoutError", Is(Timeout)),
     ("aiohttp.client_exceptions.ServerTimeoutError", Is(Timeout)),
-    ("aiohttp.client_exceptions.ClientPayloadError", Is(Connection)),
-    ("aiohttp.client_exceptions.ServerDisconnectedError", Is(Connection)),
+    (
+        "aiohttp.client_exceptions.ClientPayloadError",
+        Is(Connection),
+    ),
+    (
+        "aiohttp.client_exceptions.ServerDisconnectedError",
+        Is(Connection),
+    ),
     (
         "aiohttp.client_exceptions.ClientConnectionResetError",
         Is(Connection),
     ),
-    ("aiohttp.client_exceptions.ClientConnectorError", Is(Connection)),
+    (
+        "aiohttp.client_exceptions.ClientConnectorError",
+        Is(Connection),
+    ),
     ("aiohttp.client_exceptions.ClientOSError", Is(Connection)),
-    ("aiohttp.client_exceptions.ClientConnectionError", Is(Connection)),
+    (
+        "aiohttp.client_exceptions.ClientConnectionError",
+        Is(Connection),
+    ),
     ("aiohttp.http_exceptions.ContentLengthError", Is(Connection)),
-    ("aiohttp.http_exceptions.TransferEncodingError", Is(Connection)),
+    (
+        "aiohttp.http_exceptions.TransferEncodingError",
+        Is(Connection),
+    ),
     // botocore (botocore/exceptions.py). ClientError's per-code subclasses live in
     // `botocore.errorfactory` and are read by their code; these are the client-side errors.
     ("botocore.exceptions.ReadTimeoutError", Is(Timeout)),
