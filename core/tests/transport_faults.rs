@@ -8,6 +8,7 @@
 //! RFC 6761 §6.4 asks resolvers to (NXDOMAIN, without asking the network), with the error
 //! glibc's getaddrinfo gives for one, so no DNS query leaves the machine. The TLS server is
 //! in-process, with a self-signed certificate made by the `openssl` command for each run.
+#![cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
 
 use std::future::Future;
 use std::pin::Pin;
