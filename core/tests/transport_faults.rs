@@ -276,6 +276,42 @@ macro_rules! transport_tests {
         }
 
         #[tokio::test]
+        async fn a_stall_past_the_timeout_and_a_refused_port_are_transient() {
+            let lab = lab(r#"{"steps": [{"fault": "stall", "seconds": 2}]}"#);
+            let quick = $rq::Client::builder()
+                .no_proxy()
+                .timeout(Duration::from_millis(300))
+                .build()
+                .unwrap();
+            let e = quick
+                .post(lab.url("/v1/chat/completions"))
+                .json(&plain_body())
+                .send()
+                .await
+                .unwrap_err();
+            assert_transient(&Failure::from(&e), Category::Timeout);
+            // A port nobody listens on (bound, then let go).
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let e = client()
+                .get(format!("http://127.0.0.1:{port}/"))
+                .send()
+                .await
+                .unwrap_err();
+            assert!(e.is_connect());
+            let f = Failure::from(&e);
+            assert_transient(&f, Category::Connection);
+            assert!(
+                f.message.to_lowercase().contains("refused"),
+                "{}",
+                f.message
+            );
+        }
+
+        #[tokio::test]
         async fn a_url_that_cannot_be_built_is_configuration() {
             let e = client().get("http://[::1/v1").send().await.unwrap_err();
             assert!(e.is_builder());
