@@ -67,6 +67,12 @@ release-lint:
 	tmp/dist-venv/bin/actionlint .github/workflows/release.yml
 	$(CARGO) publish --dry-run --locked --allow-dirty -p retry-core
 
+## The Forgeflare example built as a crate of its own outside the workspace (the core by path,
+## crates.io crates, offline): proof that it needs no unpublished crate. Slow (a cold build).
+.PHONY: example-outside
+example-outside:
+	@scripts/example-outside.sh
+
 clean:
 	$(CARGO) clean
 	rm -rf .venv tmp dist

@@ -1,5 +1,7 @@
-//! The example agent survives a scripted 429 (retry-after 1), 503, then success against the
-//! real fault lab, printing Forgeflare's exact log lines. Waits are recorded, not slept.
+//! The example agent survives a scripted 429 (retry-after 1), 503, a reset before the answer, a
+//! stream cut mid-SSE, then success against the real fault lab, printing Forgeflare's exact log
+//! lines. Waits are recorded, not slept. Its SSE reader survives a character split across
+//! chunks and CRLF line endings.
 #![cfg(feature = "reqwest")]
 
 #[path = "../examples/forgeflare_agent.rs"]
@@ -39,8 +41,15 @@ async fn run(
         .unwrap();
     let rec = Recorder::default();
     let mut log = Vec::new();
-    let res =
-        agent::send_with_retry(&client, &format!("http://{addr}"), "hi", &rec, &mut log).await;
+    let res = agent::send_with_retry(
+        &client,
+        &format!("http://{addr}"),
+        "sk-ant-demo-not-a-real-key-000000",
+        "hi",
+        &rec,
+        &mut log,
+    )
+    .await;
     let lines = String::from_utf8(log)
         .unwrap()
         .lines()
@@ -112,5 +121,101 @@ async fn gives_up_after_four_retries() {
     assert_eq!(
         lines.last().unwrap(),
         "[error] API returned 529 (overloaded)"
+    );
+}
+
+#[tokio::test]
+async fn retries_a_reset_before_the_answer() {
+    let (res, lines, sleeps, lab) = run(r#"{"steps": [
+        {"fault": "reset"}, {"fault": "reset", "graceful": true}, {"fault": "ok"}]}"#)
+    .await;
+    assert!(res.unwrap().contains("Hello from retry-lab"));
+    assert_eq!(
+        lines,
+        vec![
+            "[retry] Attempt 1/4: connection error — waiting 2s",
+            "[retry] Attempt 2/4: connection error — waiting 4s",
+        ]
+    );
+    assert_eq!(sleeps.len(), 2);
+    assert_eq!(lab.log().len(), 3);
+}
+
+#[tokio::test]
+async fn retries_a_stream_cut_mid_sse() {
+    // Cut with a FIN, cut with an RST, ended cleanly but without the stop reason: each is
+    // Forgeflare's StreamTransient, retried from the beginning.
+    let (res, lines, _, lab) = run(r#"{"steps": [
+        {"fault": "stream_cut", "after_chunks": 2},
+        {"fault": "stream_cut", "after_chunks": 3, "rst": true},
+        {"fault": "stream_cut", "after_chunks": 1, "clean": true},
+        {"fault": "ok"}]}"#)
+    .await;
+    assert!(res.unwrap().contains("reply number 4"));
+    let stream = "[retry] Retrying from beginning of response...";
+    assert_eq!(
+        lines,
+        vec![
+            "[retry] Attempt 1/4: stream error — waiting 2s",
+            stream,
+            "[retry] Attempt 2/4: stream error — waiting 4s",
+            stream,
+            "[retry] Attempt 3/4: stream error — waiting 8s",
+            stream,
+        ]
+    );
+    assert_eq!(lab.log().len(), 4);
+}
+
+#[tokio::test]
+async fn a_url_without_a_host_is_not_retried() {
+    // A URL that cannot be built (no host): permanent, one line, no wait.
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let rec = Recorder::default();
+    let mut log = Vec::new();
+    let res = agent::send_with_retry(&client, "http://", "k", "hi", &rec, &mut log).await;
+    assert!(matches!(res, Err(agent::AgentError::Api(_))));
+    assert!(rec.0.lock().unwrap().is_empty());
+    let log = String::from_utf8(log).unwrap();
+    assert!(
+        log.starts_with("[error]") && log.contains("(configuration)"),
+        "{log}"
+    );
+}
+
+#[test]
+fn the_sse_reader_survives_split_characters_and_crlf() {
+    let event = "event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\r\ndata: \"delta\":{\"text\":\"héllo ✓\"}}\r\n\r\n: ping\r\n\r\n";
+    let bytes = event.as_bytes();
+    // Every split point, including inside "é" and "✓" and between CR and LF.
+    for cut in 0..=bytes.len() {
+        let mut d = agent::SseDecoder::default();
+        let mut got = d.push(&bytes[..cut]);
+        got.extend(d.push(&bytes[cut..]));
+        assert_eq!(got.len(), 1, "cut at {cut}");
+        assert_eq!(got[0].event.as_deref(), Some("content_block_delta"));
+        let v: serde_json::Value = serde_json::from_str(&got[0].data).unwrap();
+        assert_eq!(v["delta"]["text"], "héllo ✓", "cut at {cut}");
+    }
+    // One byte at a time, LF and lone-CR endings.
+    for text in ["data: a\n\ndata: b\n\n", "data: a\r\rdata: b\r\r"] {
+        let mut d = agent::SseDecoder::default();
+        let got: Vec<String> = text
+            .as_bytes()
+            .iter()
+            .flat_map(|b| d.push(&[*b]))
+            .map(|e| e.data)
+            .collect();
+        assert_eq!(got, ["a", "b"], "{text:?}");
+    }
+}
+
+#[test]
+fn the_example_needs_no_workspace_crate() {
+    // It must build outside this workspace (scripts/example-outside.sh proves it with cargo).
+    let src = include_str!("../examples/forgeflare_agent.rs");
+    assert!(
+        !src.contains("retry_lab"),
+        "the example uses the unpublished lab crate"
     );
 }

@@ -443,7 +443,7 @@ async fn handle(
             ops,
         } => {
             let (tx, rx) = mpsc::channel(16);
-            tokio::spawn(produce(tx, ops));
+            tokio::spawn(produce(tx, ops, raw));
             let mut r = Response::new(ChannelBody(rx).boxed());
             set_status(&mut r, status)?;
             *r.headers_mut() = headers;
@@ -475,8 +475,13 @@ fn set_status(r: &mut Response<LabBody>, status: u16) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// Plays a stream's ops into the body channel; stops as soon as the client is gone.
-async fn produce(tx: mpsc::Sender<Result<Bytes, io::Error>>, ops: Vec<Op>) {
+/// Plays a stream's ops into the body channel; stops as soon as the client is gone. `raw` is
+/// the connection's socket, for an abort that must end in an RST.
+async fn produce(
+    tx: mpsc::Sender<Result<Bytes, io::Error>>,
+    ops: Vec<Op>,
+    raw: Arc<std::net::TcpStream>,
+) {
     for op in ops {
         match op {
             Op::Send(b) => {
@@ -490,7 +495,12 @@ async fn produce(tx: mpsc::Sender<Result<Bytes, io::Error>>, ops: Vec<Op>) {
                     _ = tx.closed() => return,
                 }
             }
-            Op::Abort => {
+            Op::Abort { rst } => {
+                if rst {
+                    // Set before hyper closes its handle; the last handle to close (hyper's or
+                    // this one, dropped on return) then sends the RST.
+                    let _ = socket2::SockRef::from(&*raw).set_linger(Some(Duration::ZERO));
+                }
                 let cut = io::Error::new(io::ErrorKind::ConnectionAborted, "retry-lab: stream cut");
                 let _ = tx.send(Err(cut)).await;
                 return;

@@ -36,8 +36,11 @@ pub(crate) struct Ctx {
 pub(crate) enum Op {
     Send(Bytes),
     Sleep(Duration),
-    /// Break the connection: hyper drops it without finishing the body.
-    Abort,
+    /// Break the connection: hyper drops it without finishing the body; with `rst`, the socket
+    /// is set to SO_LINGER 0 first, so the close is an RST ("connection reset by peer").
+    Abort {
+        rst: bool,
+    },
 }
 
 pub(crate) enum Plan {
@@ -151,6 +154,7 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
         }
         FaultKind::StreamCut => {
             let clean = fault.clean.unwrap_or(false);
+            let rst = fault.rst.unwrap_or(false);
             if ctx.stream {
                 let (prelude, content, _) = stream_parts(ctx);
                 let n = fault.after_chunks.unwrap_or(0).min(content.len());
@@ -159,7 +163,7 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
                 let mut ops = paced(sends, ctx.chunk_delay);
                 if !clean {
                     ops.push(Op::Sleep(FLUSH_BEFORE_ABORT));
-                    ops.push(Op::Abort);
+                    ops.push(Op::Abort { rst });
                 }
                 stream_plan(ctx, ops)
             } else {
@@ -177,7 +181,11 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
                 Plan::Stream {
                     status,
                     headers,
-                    ops: vec![Op::Send(half), Op::Sleep(FLUSH_BEFORE_ABORT), Op::Abort],
+                    ops: vec![
+                        Op::Send(half),
+                        Op::Sleep(FLUSH_BEFORE_ABORT),
+                        Op::Abort { rst },
+                    ],
                 }
             }
         }

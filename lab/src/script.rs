@@ -202,6 +202,10 @@ pub struct Fault {
     /// breaking the connection. Default false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clean: Option<bool>,
+    /// `stream_cut`: break the connection with an RST (SO_LINGER 0: "connection reset by peer"
+    /// mid-body) instead of a plain close (a FIN: the body just ends short). Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rst: Option<bool>,
     /// `html`: `"nginx"` or `"cloudflare"`. Default: Cloudflare for 52x, nginx otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
@@ -224,6 +228,7 @@ impl Fault {
             seconds: None,
             graceful: None,
             clean: None,
+            rst: None,
             server: None,
         }
     }
@@ -299,6 +304,10 @@ impl Fault {
                         format!("rate_limit: reset {r} is not seconds or a duration like \"6m0s\"")
                     })?;
                 }
+            }
+            // An RST needs a connection to break: a clean end has none.
+            FaultKind::StreamCut if self.clean == Some(true) && self.rst == Some(true) => {
+                return Err("stream_cut: clean and rst exclude each other".into());
             }
             _ => {}
         }

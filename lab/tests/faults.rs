@@ -382,6 +382,61 @@ async fn stream_cut_breaks_the_body() {
     assert!(resp.bytes().await.is_err());
 }
 
+/// Whether a reqwest error's source chain holds an `io::Error` of kind ConnectionReset.
+fn has_reset(e: &reqwest::Error) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cur {
+        if c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionReset)
+        {
+            return true;
+        }
+        cur = c.source();
+    }
+    false
+}
+
+#[tokio::test]
+async fn stream_cut_with_rst_resets_mid_body() {
+    let rst = r#"{"fault":"stream_cut","after_chunks":2,"rst":true}"#;
+    for path in [OPENAI, ANTHROPIC] {
+        // A stream: the events so far arrive, then the connection is reset.
+        let (status, text, end) = stream_with(path, rst).await;
+        assert_eq!(status, 200);
+        assert_eq!(deltas(&parse_sse(&text)), ["Hello", " from"]);
+        let err = end.expect_err("the body must not end cleanly");
+        assert!(has_reset(&err), "{}", chain(&err));
+
+        // Plain JSON: the status, the headers and half the promised body, then the reset.
+        let lab = lab(json!({}));
+        let resp = client()
+            .post(lab.url(path))
+            .header("x-lab-fault", r#"{"fault":"stream_cut","rst":true}"#)
+            .json(&body(path, false))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        let promised: usize = resp.headers()["content-length"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let (text, end) = read_stream(resp).await;
+        assert!(!text.is_empty() && text.len() < promised, "{text}");
+        let err = end.expect_err("the body must not end cleanly");
+        assert!(has_reset(&err), "{}", chain(&err));
+        assert_eq!(lab.log()[0].fault, "stream_cut");
+    }
+    // Without rst the cut is a plain close: the body ends short, with no reset.
+    let (_, _, end) = stream_with(OPENAI, r#"{"fault":"stream_cut","after_chunks":2}"#).await;
+    assert!(!has_reset(&end.unwrap_err()));
+    assert!(retry_lab::Script::parse(
+        r#"{"steps":[{"fault":"stream_cut","clean":true,"rst":true}]}"#
+    )
+    .is_err());
+}
+
 #[tokio::test]
 async fn reset_closes_without_a_response() {
     let lab = lab(json!({}));

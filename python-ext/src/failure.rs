@@ -717,6 +717,12 @@ fn parsed_body<'py>(
     }
 }
 
+/// aiohttp's HTTP parser errors (aiohttp/http_exceptions.py: ContentLengthError,
+/// TransferEncodingError, ...) carry in `code` the status aiohttp's *server* would answer a
+/// malformed message with (400); raised by a client reading a cut response, it is no status the
+/// client received.
+const AIOHTTP_PARSER_ERROR: &str = "aiohttp.http_exceptions.HttpProcessingError";
+
 /// `_fields(exc)` -> the record: each exception of the chain read as a [`Link`] (its own class
 /// names, status, headers, body, message); the core merges them (`Failure::from_chain`).
 fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
@@ -746,7 +752,7 @@ fn read_link(py: Python<'_>, e: &Bound<'_, PyAny>) -> PyResult<Link> {
     if status.is_none() {
         status = status_of(aws_meta(response.as_ref(), "HTTPStatusCode")?);
     }
-    if status.is_none() {
+    if status.is_none() && !info.names.iter().any(|n| n == AIOHTTP_PARSER_ERROR) {
         // urllib's HTTPError, google-api-core, google-genai: `code` is the HTTP status.
         status = status_of(attr(e, intern!(py, "code"))?);
     }

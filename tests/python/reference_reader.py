@@ -15,6 +15,8 @@ from typing import Any, List, Optional, Tuple
 #: How many wrapped exceptions are looked through at most.
 MAX_CHAIN = 16
 
+_AIOHTTP_PARSER_ERROR = "aiohttp.http_exceptions.HttpProcessingError"
+
 # MRO names per exception type, computed once per class.
 _NAMES: "weakref.WeakKeyDictionary[type, Tuple[str, ...]]" = weakref.WeakKeyDictionary()
 
@@ -182,7 +184,9 @@ def _link(e: BaseException) -> Tuple[Any, ...]:
         or (_status(_attr(response, "status_code")) if response is not None else None)
         or (_status(_attr(response, "status")) if response is not None else None)
         or _status(_aws_meta(response, "HTTPStatusCode"))
-        or _status(_attr(e, "code"))  # urllib HTTPError, google-api-core, google-genai
+        # urllib HTTPError, google-api-core, google-genai; not aiohttp's parser errors, whose
+        # `code` is what aiohttp's server would answer (400), not a received status.
+        or (None if _AIOHTTP_PARSER_ERROR in class_names(type(e)) else _status(_attr(e, "code")))
     )
     # litellm's `response` is a stand-in; the provider's headers are kept apart.
     headers = _header_items(_attr(e, "litellm_response_headers"))

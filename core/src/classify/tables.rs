@@ -530,6 +530,75 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("aiohttp.ServerTimeoutError", Is(Timeout)),
     ("aiohttp.ClientConnectionError", Is(Connection)),
     ("aiohttp.ClientPayloadError", Is(Connection)),
+    // Rust transport clients. reqwest has one error type for every
+    // failure; core/src/reqwest_support.rs reads its source chain and names, as these
+    // pseudo-classes, the permanent facts a transport hint cannot state: a request reqwest could
+    // not build (`is_builder()`), hyper-util's "dns error", a TLS link. DNS and TLS are read
+    // like Python's socket.gaierror and ssl.SSLError: "name or service not known" and a
+    // certificate failure are configuration, "temporary failure in name resolution" a
+    // connection fault.
+    ("reqwest::Error(builder)", Is(Configuration)),
+    ("reqwest::Error(dns)", NetworkOrConfig),
+    ("reqwest::Error(tls)", NetworkOrConfig),
+    // aiohttp 3.x under its real module names (aiohttp/client_exceptions.py,
+    // aiohttp/http_exceptions.py), most specific first: the rows above name the package
+    // aliases, which no live exception carries. A response cut mid-body raises ClientPayloadError
+    // from ContentLengthError or TransferEncodingError (a reset mid-body too: aiohttp reads it
+    // as an early end); a FIN before the answer ServerDisconnectedError; a reset
+    // ClientOSError or, from 3.10, ClientConnectionResetError.
+    (
+        "aiohttp.client_exceptions.ClientConnectorCertificateError",
+        Is(Configuration),
+    ),
+    (
+        "aiohttp.client_exceptions.ClientConnectorSSLError",
+        NetworkOrConfig,
+    ),
+    ("aiohttp.client_exceptions.ClientSSLError", NetworkOrConfig),
+    (
+        "aiohttp.client_exceptions.ClientConnectorDNSError",
+        NetworkOrConfig,
+    ),
+    (
+        "aiohttp.client_exceptions.InvalidUrlClientError",
+        Is(Configuration),
+    ),
+    (
+        "aiohttp.client_exceptions.NonHttpUrlClientError",
+        Is(Configuration),
+    ),
+    (
+        "aiohttp.client_exceptions.ConnectionTimeoutError",
+        Is(Timeout),
+    ),
+    ("aiohttp.client_exceptions.SocketTimeoutError", Is(Timeout)),
+    ("aiohttp.client_exceptions.ServerTimeoutError", Is(Timeout)),
+    (
+        "aiohttp.client_exceptions.ClientPayloadError",
+        Is(Connection),
+    ),
+    (
+        "aiohttp.client_exceptions.ServerDisconnectedError",
+        Is(Connection),
+    ),
+    (
+        "aiohttp.client_exceptions.ClientConnectionResetError",
+        Is(Connection),
+    ),
+    (
+        "aiohttp.client_exceptions.ClientConnectorError",
+        Is(Connection),
+    ),
+    ("aiohttp.client_exceptions.ClientOSError", Is(Connection)),
+    (
+        "aiohttp.client_exceptions.ClientConnectionError",
+        Is(Connection),
+    ),
+    ("aiohttp.http_exceptions.ContentLengthError", Is(Connection)),
+    (
+        "aiohttp.http_exceptions.TransferEncodingError",
+        Is(Connection),
+    ),
     // botocore (botocore/exceptions.py). ClientError's per-code subclasses live in
     // `botocore.errorfactory` and are read by their code; these are the client-side errors.
     ("botocore.exceptions.ReadTimeoutError", Is(Timeout)),

@@ -12,7 +12,8 @@ Where each comes from, first found wins:
 - status: ``status_code``, ``status``, ``response.status_code``, ``response.status``,
   ``response["ResponseMetadata"]["HTTPStatusCode"]`` (botocore's ``ClientError``, whose
   ``response`` is a dict), then ``code`` (``urllib.error.HTTPError``, google-api-core's classes,
-  google-genai's ``APIError``); only an ``int`` from 100 to 999 counts.
+  google-genai's ``APIError``; not aiohttp's parser errors, whose ``code`` is the status
+  aiohttp's server would answer); only an ``int`` from 100 to 999 counts.
 - headers: litellm's ``litellm_response_headers`` (its ``response`` is a stand-in without the
   provider's headers), ``response.headers``, ``headers`` (aiohttp's ``ClientResponseError``, urllib's
   ``HTTPError``, cohere, mistralai), ``response["ResponseMetadata"]["HTTPHeaders"]`` (botocore).
