@@ -22,6 +22,8 @@ pub mod budget;
 pub mod metrics;
 #[cfg(feature = "redis")]
 pub mod redis;
+#[cfg(feature = "redis")]
+mod resp;
 #[cfg(feature = "redis-tokio")]
 pub mod redis_async;
 
@@ -123,6 +125,10 @@ impl FleetConfig {
         Ok(cfg)
     }
 }
+
+/// How far ahead of `max_pause_s` a stored pause may be (peers' clocks differ) before it is bad
+/// data for its key.
+pub const PAUSE_SKEW_S: f64 = 60.0;
 
 /// Wall-clock seconds (shared across machines), injectable for virtual time.
 pub type WallClock = Arc<dyn Fn() -> f64 + Send + Sync>;
@@ -299,14 +305,27 @@ impl Fleet {
     }
 
     /// May a caller of `key` call now? Pauses first, then the breaker. Whatever a shared store
-    /// holds (a peer's clock an hour ahead, `inf`, NaN), a pause never lasts past `max_pause_s`
-    /// from now and an open circuit never past the longest open period (`max_open_s`, or
-    /// `open_s` if that is longer).
+    /// holds, a pause never lasts past `max_pause_s` from now, and one stored further ahead than
+    /// that plus [`PAUSE_SKEW_S`] (a peer's clock an hour ahead, `inf`, NaN) is bad data for the
+    /// key (it falls back to local state, with an event); an open circuit never lasts past the
+    /// longest open period (`max_open_s`, or `open_s` if that is longer).
     pub fn admit(&self, key: &str) -> (Admit, Vec<Event>) {
         let mut events = Vec::new();
         let now = self.now();
         if self.cfg.shared_pause {
-            let until = self.run(key, &mut events, |b| b.pause_until(key));
+            let limit = now + self.cfg.max_pause_s + PAUSE_SKEW_S;
+            let until = self.run(key, &mut events, |b| {
+                let until = b.pause_until(key)?;
+                // No peer of this fleet writes a pause past max_pause_s from its now: a value
+                // further ahead (a clock an hour off, inf, NaN, anyone's write) is bad data for
+                // the key, not a wait for every call.
+                if until.is_nan() || until > limit {
+                    return Err(BackendError::bad_data(format!(
+                        "the pause of {key} is {until}, past max_pause_s from now"
+                    )));
+                }
+                Ok(until)
+            });
             if until > now {
                 return (Admit::Paused(until.min(now + self.cfg.max_pause_s)), events);
             }
