@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use crate::category::{Category, Classification, RetryAfterSource};
 use crate::error::{Error, Result};
 use crate::events::Event;
-pub use backend::{BackendError, FleetBackend, InProcess, KeyState};
+pub use backend::{BackendError, FleetBackend, InProcess, KeyState, Retention};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
 pub use metrics::{Counters, Metrics};
@@ -62,9 +62,17 @@ pub struct FleetConfig {
     pub redis_url: Option<String>,
     /// Prefix of every Redis key. Default: `retry-core`.
     pub namespace: String,
-    /// How long any one Redis operation (the connection handshake included) may take before
-    /// the call goes on with local state. Default: 0.25 s.
+    /// How long any one Redis operation (the connection handshake included, every command and
+    /// every read of their replies) may take before the call goes on with local state.
+    /// Default: 0.25 s.
     pub redis_timeout_s: f64,
+    /// Seconds a key may go unused before this process forgets its state and metrics (between
+    /// 1 and 1.5 times this; never while its pause or open period lasts). Default: 600.
+    pub key_idle_ttl_s: f64,
+    /// The most keys whose state and metrics this process holds (rounded up to a multiple of
+    /// 64): past it, the least recently used are forgotten, live ones last (see
+    /// [`Retention`]). Default: 100 000 (about 100 MB at most).
+    pub max_keys: usize,
 }
 
 impl Default for FleetConfig {
@@ -77,6 +85,8 @@ impl Default for FleetConfig {
             redis_url: None,
             namespace: "retry-core".into(),
             redis_timeout_s: 0.25,
+            key_idle_ttl_s: 600.0,
+            max_keys: 100_000,
         }
     }
 }
@@ -117,6 +127,14 @@ impl FleetConfig {
         if bad(cfg.max_pause_s) {
             return Err(Error::invalid_policy("max_pause_s must be finite and >= 0"));
         }
+        if !(cfg.key_idle_ttl_s.is_finite() && cfg.key_idle_ttl_s > 0.0) {
+            return Err(Error::invalid_policy(
+                "key_idle_ttl_s must be finite and above 0",
+            ));
+        }
+        if cfg.max_keys == 0 {
+            return Err(Error::invalid_policy("max_keys must be at least 1"));
+        }
         if !(cfg.redis_timeout_s > 0.0 && cfg.redis_timeout_s <= 60.0) {
             return Err(Error::invalid_policy(
                 "redis_timeout_s must be above 0 and at most 60",
@@ -133,7 +151,7 @@ pub const PAUSE_SKEW_S: f64 = 60.0;
 /// Wall-clock seconds (shared across machines), injectable for virtual time.
 pub type WallClock = Arc<dyn Fn() -> f64 + Send + Sync>;
 
-fn system_clock() -> f64 {
+pub(crate) fn system_clock() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -156,18 +174,30 @@ pub struct Fleet {
     degraded: AtomicBool,
     clock: WallClock,
     metrics: Metrics,
+    retention: Arc<Retention>,
 }
 
 impl Fleet {
     /// A fleet for one process.
     pub fn in_process(cfg: FleetConfig) -> Self {
-        let local = Arc::new(InProcess::new());
-        Self::build(cfg, local.clone(), local, true)
+        let retention = Self::retention(&cfg);
+        let local = Arc::new(InProcess::with_retention(Arc::clone(&retention)));
+        Self::build(cfg, local.clone(), local, true, retention)
     }
 
     /// A fleet whose state lives in `backend`.
     pub fn with_backend(cfg: FleetConfig, backend: Arc<dyn FleetBackend>) -> Self {
-        Self::build(cfg, backend, Arc::new(InProcess::new()), false)
+        let retention = Self::retention(&cfg);
+        let local = Arc::new(InProcess::with_retention(Arc::clone(&retention)));
+        Self::build(cfg, backend, local, false, retention)
+    }
+
+    fn retention(cfg: &FleetConfig) -> Arc<Retention> {
+        Arc::new(Retention::new(
+            cfg.key_idle_ttl_s,
+            cfg.max_keys,
+            Arc::new(system_clock),
+        ))
     }
 
     fn build(
@@ -175,6 +205,7 @@ impl Fleet {
         backend: Arc<dyn FleetBackend>,
         local: Arc<InProcess>,
         state_is_local: bool,
+        retention: Arc<Retention>,
     ) -> Self {
         Fleet {
             cfg,
@@ -183,7 +214,8 @@ impl Fleet {
             state_is_local,
             degraded: AtomicBool::new(false),
             clock: Arc::new(system_clock),
-            metrics: Metrics::default(),
+            metrics: Metrics::with_retention(Arc::clone(&retention)),
+            retention,
         }
     }
 
@@ -232,8 +264,15 @@ impl Fleet {
 
     /// Replaces the wall clock (tests, simulations on virtual time).
     pub fn with_clock(mut self, clock: WallClock) -> Self {
+        self.retention.set_clock(Arc::clone(&clock));
         self.clock = clock;
         self
+    }
+
+    /// How many keys' state this process holds (in process, or as the fallback of a remote
+    /// backend): bounded by `max_keys`, and keys idle past `key_idle_ttl_s` are forgotten.
+    pub fn key_count(&self) -> usize {
+        self.local.len()
     }
 
     /// The fleet's configuration.
