@@ -14,7 +14,7 @@ use retry_core::{Action, Failure, Retrier, RetryPolicy};
 const TIMEOUT_S: f64 = 0.25;
 
 mod common;
-use common::Redis;
+use common::{proxy, rss_bytes, Mode, Redis};
 
 /// Runs one command on the test's server (to plant values of the wrong type or shape).
 fn cli(redis: &Redis, args: &[&str]) {
@@ -188,70 +188,6 @@ fn a_pause_an_hour_ahead_is_bad_data_not_a_wait() {
 
 // --- issue 24: a slow link, garbage replies, a refusing server ---------------------------------
 
-/// What the proxy does to the replies.
-#[derive(Clone, Copy)]
-enum Mode {
-    /// Forwards both ways.
-    Pass,
-    /// Sends each reply byte 0.2 s apart: a link that never trips a per-read timeout.
-    Drip,
-    /// Answers every command with this header, then up to this many filler bytes, as fast as
-    /// the client reads them.
-    Garbage(&'static [u8], usize),
-}
-
-/// A loopback proxy in front of `upstream` whose mode can change while connections are open
-/// (a fleet is healthy and connected first, then the link turns bad). Returns its port.
-fn proxy(upstream: u16, mode: Arc<Mutex<Mode>>) -> u16 {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for client in listener.incoming() {
-            let Ok(mut client) = client else { return };
-            let Ok(mut server) = std::net::TcpStream::connect(("127.0.0.1", upstream)) else {
-                return;
-            };
-            let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-            let m2 = Arc::clone(&mode);
-            std::thread::spawn(move || {
-                let mut b = [0u8; 4096];
-                while let Ok(n @ 1..) = c2.read(&mut b) {
-                    let now = *m2.lock().unwrap();
-                    if let Mode::Garbage(header, stream) = now {
-                        if c2.write_all(header).is_err() {
-                            return;
-                        }
-                        let filler = vec![b'a'; 1 << 16];
-                        let mut sent = 0;
-                        while sent < stream && c2.write_all(&filler).is_ok() {
-                            sent += filler.len();
-                        }
-                        continue;
-                    }
-                    if s2.write_all(&b[..n]).is_err() {
-                        return;
-                    }
-                }
-            });
-            let mode = Arc::clone(&mode);
-            std::thread::spawn(move || {
-                let mut b = [0u8; 1];
-                while let Ok(1) = server.read(&mut b) {
-                    if matches!(*mode.lock().unwrap(), Mode::Drip) {
-                        std::thread::sleep(Duration::from_millis(200));
-                    }
-                    if client.write_all(&b).is_err() {
-                        return;
-                    }
-                }
-                let _ = client.shutdown(std::net::Shutdown::Both);
-            });
-        }
-    });
-    port
-}
-
 fn fleet_at(url: String) -> Arc<Fleet> {
     let cfg = FleetConfig {
         redis_url: Some(url),
@@ -281,17 +217,6 @@ fn a_dripping_redis_costs_a_call_at_most_twice_the_timeout() {
     assert!(ev.iter().any(|e| e == "fleet_backend_degraded"), "{ev:?}");
     let (took, _) = one_call(&fleet, "drip2");
     assert!(took < bound, "{took:?}");
-}
-
-fn rss_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .unwrap_or(0)
-        * 1024
 }
 
 /// An array header claiming 2^31 - 1 elements or a bulk string claiming 1 GiB made the client

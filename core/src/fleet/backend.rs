@@ -59,6 +59,11 @@ pub trait FleetBackend: Send + Sync {
     fn is_remote(&self) -> bool {
         false
     }
+    /// How many keys' state the backend holds in this process, when it holds any (the async
+    /// Redis backend's mirror); `None` otherwise.
+    fn key_count(&self) -> Option<usize> {
+        None
+    }
     /// Applies `f` to `key`'s breaker atomically. `f` may run more than once (optimistic
     /// backends retry on a concurrent change); only the last run's state is stored.
     fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()>;

@@ -258,7 +258,15 @@ impl Fleet {
         };
         let timeout = std::time::Duration::try_from_secs_f64(cfg.redis_timeout_s)
             .map_err(|_| Error::invalid_policy("redis_timeout_s must be finite and >= 0"))?;
-        let backend = redis_async::RedisAsyncBackend::new(&url, &cfg.namespace, timeout, options)?;
+        let backend = redis_async::RedisAsyncBackend::with_retention(
+            &url,
+            &cfg.namespace,
+            timeout,
+            options,
+            std::time::Duration::try_from_secs_f64(cfg.key_idle_ttl_s)
+                .unwrap_or(std::time::Duration::from_secs(600)),
+            cfg.max_keys,
+        )?;
         Ok(Self::with_backend(cfg, Arc::new(backend)))
     }
 
@@ -272,7 +280,7 @@ impl Fleet {
     /// How many keys' state this process holds (in process, or as the fallback of a remote
     /// backend): bounded by `max_keys`, and keys idle past `key_idle_ttl_s` are forgotten.
     pub fn key_count(&self) -> usize {
-        self.local.len()
+        self.backend.key_count().unwrap_or_else(|| self.local.len())
     }
 
     /// The fleet's configuration.

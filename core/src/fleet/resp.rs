@@ -457,3 +457,103 @@ mod tests {
         assert!(!is_data_error("ERR Error running script (call to f_x): @user_script:3: -OOM command not allowed"));
     }
 }
+
+/// The async twin of [`Conn`] for the tokio backend's task. It has no deadline of its own: the
+/// task bounds each operation with `tokio::time::timeout` (every read included) and drops the
+/// connection when one misses it.
+#[cfg(feature = "redis-tokio")]
+pub(crate) mod aio {
+    use super::{encode, handshake, io, parse, CmdError, Limits, Reply, Script};
+    use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+    trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+    impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+    /// A connection: a TCP (or Unix) stream and the bytes read but not yet parsed.
+    pub(crate) struct AsyncConn {
+        stream: Box<dyn Io>,
+        buf: Vec<u8>,
+        chunk: Vec<u8>,
+    }
+
+    impl AsyncConn {
+        /// Connects to `info` and authenticates / selects the database.
+        pub(crate) async fn connect(info: &redis::ConnectionInfo) -> Result<AsyncConn, CmdError> {
+            let stream: Box<dyn Io> = match &info.addr {
+                redis::ConnectionAddr::Tcp(host, port) => {
+                    let s = tokio::net::TcpStream::connect((host.as_str(), *port))
+                        .await
+                        .map_err(io)?;
+                    let _ = s.set_nodelay(true);
+                    Box::new(s)
+                }
+                #[cfg(unix)]
+                redis::ConnectionAddr::Unix(path) => {
+                    Box::new(tokio::net::UnixStream::connect(path).await.map_err(io)?)
+                }
+                _ => {
+                    return Err(CmdError::Io(
+                        "redis: TLS connections are not supported by the fleet backend".into(),
+                    ))
+                }
+            };
+            let mut conn = AsyncConn {
+                stream,
+                buf: Vec::new(),
+                chunk: vec![0; 16 * 1024],
+            };
+            for cmd in handshake(&info.redis) {
+                let args: Vec<&[u8]> = cmd.iter().map(|a| a.as_bytes()).collect();
+                if let Reply::Error(e) = conn.command(&args, &Limits::SCALAR).await? {
+                    return Err(CmdError::Io(format!("redis: {e}")));
+                }
+            }
+            Ok(conn)
+        }
+
+        /// Sends one command and reads its reply (at most what `lim` allows).
+        pub(crate) async fn command(
+            &mut self,
+            args: &[&[u8]],
+            lim: &Limits,
+        ) -> Result<Reply, CmdError> {
+            self.stream.write_all(&encode(args)).await.map_err(io)?;
+            loop {
+                if let Some((reply, used)) = parse(&self.buf, lim)? {
+                    self.buf.drain(..used);
+                    if !self.buf.is_empty() {
+                        return Err(CmdError::Protocol(
+                            "redis: bytes after the reply (the connection is out of step)".into(),
+                        ));
+                    }
+                    return Ok(reply);
+                }
+                let n = self.stream.read(&mut self.chunk).await.map_err(io)?;
+                if n == 0 {
+                    return Err(CmdError::Io("redis: the server closed the connection".into()));
+                }
+                self.buf.extend_from_slice(&self.chunk[..n]);
+            }
+        }
+
+        /// Runs `script` (by its hash, by its text when the server does not know it yet).
+        pub(crate) async fn eval(
+            &mut self,
+            script: &Script,
+            keys: &[String],
+            argv: &[String],
+            lim: &Limits,
+        ) -> Result<Reply, CmdError> {
+            let n = keys.len().to_string();
+            let reply = self
+                .command(&script.args(true, &n, keys, argv), lim)
+                .await?;
+            match reply {
+                Reply::Error(e) if e.starts_with("NOSCRIPT") => {
+                    self.command(&script.args(false, &n, keys, argv), lim).await
+                }
+                r => Ok(r),
+            }
+        }
+    }
+}
