@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -42,7 +41,15 @@ struct Entry {
     seq: u64,
 }
 
-type Shard = Mutex<HashMap<String, Entry, foldhash::fast::RandomState>>;
+/// One shard: its keys and the count of its updates (the order the cap forgets in; per shard,
+/// so the success paths of different keys share no counter).
+#[derive(Default)]
+struct ShardMap {
+    map: HashMap<String, Entry, foldhash::fast::RandomState>,
+    seq: u64,
+}
+
+type Shard = Mutex<ShardMap>;
 
 /// Shards: a snapshot copies one shard at a time, so a call updating its counters never waits
 /// for more than one shard's copy (about 5 K keys at 300 K).
@@ -55,7 +62,6 @@ pub struct Metrics {
     shards: [Shard; SHARDS],
     pick: foldhash::fast::FixedState,
     retention: Arc<Retention>,
-    seq: AtomicU64,
 }
 
 impl Default for Metrics {
@@ -82,7 +88,6 @@ impl Metrics {
             shards: std::array::from_fn(|_| Mutex::default()),
             pick: foldhash::fast::FixedState::default(),
             retention,
-            seq: AtomicU64::new(0),
         }
     }
 
@@ -93,8 +98,10 @@ impl Metrics {
     /// Applies `f` to the counters of `key` and `category`, creating them at zero if new.
     pub fn update(&self, key: &str, category: &str, f: impl FnOnce(&mut Counters)) {
         let shard = self.shard(key);
-        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
-        let mut by = lock(shard);
+        let mut guard = lock(shard);
+        guard.seq += 1;
+        let seq = guard.seq;
+        let by = &mut guard.map;
         // Looked up first: the key and category are allocated only the first time they are seen.
         if let Some(e) = by.get_mut(key) {
             e.touched = true;
@@ -123,13 +130,13 @@ impl Metrics {
         );
         let cap = self.retention.per_shard(SHARDS);
         if by.len() > cap {
-            Self::trim(&mut by, cap - cap / 10);
+            Self::trim(by, cap - cap / 10);
         }
-        drop(by);
+        drop(guard);
         if self.retention.claim_sweep_metrics(now) {
             let ttl = self.retention.idle_ttl_s;
             for s in &self.shards {
-                lock(s).retain(|_, e| {
+                lock(s).map.retain(|_, e| {
                     if std::mem::take(&mut e.touched) {
                         e.last_seen = now;
                         return true;
@@ -153,7 +160,7 @@ impl Metrics {
 
     /// How many keys have counters.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| lock(s).len()).sum()
+        self.shards.iter().map(|s| lock(s).map.len()).sum()
     }
 
     /// Whether no key has counters.
@@ -168,8 +175,8 @@ impl Metrics {
         let mut all: Vec<(String, Vec<(String, Counters)>)> = Vec::new();
         for s in &self.shards {
             let by = lock(s);
-            all.reserve(by.len());
-            all.extend(by.iter().map(|(k, e)| (k.clone(), e.cats.clone())));
+            all.reserve(by.map.len());
+            all.extend(by.map.iter().map(|(k, e)| (k.clone(), e.cats.clone())));
         }
         all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut out = serde_json::Map::new();
@@ -203,7 +210,7 @@ impl Metrics {
     /// Forgets every counter.
     pub fn reset(&self) {
         for s in &self.shards {
-            lock(s).clear();
+            lock(s).map.clear();
         }
     }
 }
