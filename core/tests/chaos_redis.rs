@@ -213,7 +213,10 @@ fn a_dripping_redis_costs_a_call_at_most_twice_the_timeout() {
     *mode.lock().unwrap() = Mode::Drip;
     let (took, ev) = one_call(&fleet, "drip");
     println!("a dripping redis: one call took {took:?}");
-    assert!(took < bound, "a call took {took:?} against a dripping Redis");
+    assert!(
+        took < bound,
+        "a call took {took:?} against a dripping Redis"
+    );
     assert!(ev.iter().any(|e| e == "fleet_backend_degraded"), "{ev:?}");
     let (took, _) = one_call(&fleet, "drip2");
     assert!(took < bound, "{took:?}");
@@ -227,7 +230,10 @@ fn garbage_reply_headers_allocate_nothing() {
     for (header, stream) in [
         (&b"*2147483647\r\n"[..], 0usize),
         (&b"$1073741824\r\n"[..], 1usize << 30),
-        (&b"*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n"[..], 0),
+        (
+            &b"*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n"[..],
+            0,
+        ),
     ] {
         let redis = Redis::start();
         let mode = Arc::new(Mutex::new(Mode::Pass));
@@ -266,7 +272,10 @@ fn garbage_reply_headers_allocate_nothing() {
             "{ev:?}"
         );
         assert!(grew < 100 << 20, "RSS grew by {} MiB", grew >> 20);
-        assert!(took < Duration::from_secs_f64(2.0 * TIMEOUT_S + 0.5), "{took:?}");
+        assert!(
+            took < Duration::from_secs_f64(2.0 * TIMEOUT_S + 0.5),
+            "{took:?}"
+        );
     }
 }
 
@@ -292,7 +301,9 @@ fn a_full_or_refusing_redis_warns_once_not_per_call() {
 
     cli(
         &redis,
-        &["ACL", "SETUSER", "fleet", "on", ">pw", "~*", "+get", "+select", "+auth", "+ping"],
+        &[
+            "ACL", "SETUSER", "fleet", "on", ">pw", "~*", "+get", "+select", "+auth", "+ping",
+        ],
     );
     let fleet = fleet_at(format!("redis://fleet:pw@127.0.0.1:{}/0", redis.port));
     let n = degraded_over_60_calls(&fleet);

@@ -310,7 +310,7 @@ fn a_zero_second_breaker_never_spins_its_waiters() {
 
 fn rate_limited(seconds: u32) -> retry_core::Classification {
     retry_core::classify(
-        &Failure::http(429, "slow down").with_header("retry-after", &seconds.to_string()),
+        &Failure::http(429, "slow down").with_header("retry-after", seconds.to_string()),
     )
 }
 
@@ -349,8 +349,14 @@ fn idle_keys_are_forgotten_but_not_a_live_pause_or_open_circuit() {
         "{} keys held after they went idle",
         fleet.key_count()
     );
-    assert!(matches!(fleet.admit("paused").0, retry_core::fleet::Admit::Paused(_)));
-    assert!(matches!(fleet.admit("open").0, retry_core::fleet::Admit::WaitUntil(_)));
+    assert!(matches!(
+        fleet.admit("paused").0,
+        retry_core::fleet::Admit::Paused(_)
+    ));
+    assert!(matches!(
+        fleet.admit("open").0,
+        retry_core::fleet::Admit::WaitUntil(_)
+    ));
     let m = fleet.metrics().snapshot();
     assert!(m.get("k1").is_none(), "metrics of an idle key kept");
 }
@@ -390,8 +396,10 @@ fn retention_settings_are_validated() {
     assert_eq!((d.key_idle_ttl_s, d.max_keys), (600.0, 100_000));
 }
 
-/// `metrics()` at 300 K keys while other threads call: the longest any call waits (release
-/// build: `cargo test --release -p retry-core --test fleet -- --ignored --nocapture metrics`).
+/// `metrics()` at 300 K keys while another thread calls: the calls' worst and 99.9th-percentile
+/// times without snapshots, then with snapshots running back to back (release build, alone:
+/// `cargo test --release -p retry-core --test fleet -- --ignored --nocapture --test-threads 1
+/// metrics`). On a loaded machine the worst case includes preemption: compare the two phases.
 #[test]
 #[ignore]
 fn metrics_at_300k_keys_never_stalls_a_call() {
@@ -402,34 +410,55 @@ fn metrics_at_300k_keys_never_stalls_a_call() {
     for i in 0..300_000 {
         fleet.succeeded(&format!("key-{i}"), false);
     }
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let worker = {
-        let (fleet, stop) = (Arc::clone(&fleet), Arc::clone(&stop));
-        std::thread::spawn(move || {
-            let mut worst = std::time::Duration::ZERO;
-            let mut i = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                let k = format!("key-{}", i % 300_000);
-                let t = std::time::Instant::now();
-                fleet.admit(&k);
-                fleet.succeeded(&k, false);
-                worst = worst.max(t.elapsed());
-                i += 1;
-            }
-            (worst, i)
-        })
-    };
-    let mut took = std::time::Duration::ZERO;
-    for _ in 0..5 {
+    let phase = |snapshots: bool| {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let worker = {
+            let (fleet, stop) = (Arc::clone(&fleet), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let mut times = Vec::new();
+                let mut i = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    let k = format!("key-{}", (i * 7919) % 300_000);
+                    let t = std::time::Instant::now();
+                    fleet.admit(&k);
+                    fleet.succeeded(&k, false);
+                    times.push(t.elapsed());
+                    i += 1;
+                }
+                times.sort();
+                (
+                    times[times.len() - 1],
+                    times[times.len() * 999 / 1000],
+                    times.len(),
+                )
+            })
+        };
         let t = std::time::Instant::now();
-        let snap = fleet.metrics().snapshot();
-        took = took.max(t.elapsed());
-        assert!(snap.as_object().unwrap().len() >= 300_000);
-    }
-    stop.store(true, Ordering::Relaxed);
-    let (worst, calls) = worker.join().unwrap();
-    println!("metrics() at 300K keys: {took:?} per snapshot; a call waited at most {worst:?} ({calls} calls)");
-    assert!(worst < std::time::Duration::from_millis(10), "{worst:?}");
+        let mut took = std::time::Duration::ZERO;
+        let mut n = 0;
+        while t.elapsed() < std::time::Duration::from_secs(5) || (snapshots && n < 2) {
+            if snapshots {
+                let s = std::time::Instant::now();
+                let snap = fleet.metrics().snapshot();
+                took = took.max(s.elapsed());
+                assert!(snap.as_object().unwrap().len() >= 300_000);
+                n += 1;
+            } else {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        let (worst, p999, calls) = worker.join().unwrap();
+        (worst, p999, calls, took, n)
+    };
+    let (worst0, p0, calls0, _, _) = phase(false);
+    let (worst1, p1, calls1, took, n) = phase(true);
+    println!(
+        "metrics() at 300K keys: {n} snapshots, {took:?} at most each; a call took at most \
+         {worst1:?} (p99.9 {p1:?}, {calls1} calls) during them, {worst0:?} (p99.9 {p0:?}, \
+         {calls0} calls) without"
+    );
+    assert!(p1 < std::time::Duration::from_millis(10), "{p1:?}");
 }
 
 /// Memory for 1 M distinct keys (RSS growth; `cargo test --release -p retry-core --test fleet

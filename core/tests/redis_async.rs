@@ -577,7 +577,10 @@ async fn a_dripping_link_degrades_to_local_state_like_a_silent_one() {
     *mode.lock().unwrap() = Mode::Drip;
     let took = within(Duration::from_secs(3), || degraded(&fleet.admit("k").1)).await;
     eprintln!("a dripping link: the async fleet degraded after {took:?}");
-    assert!(took.is_some_and(|t| t < INTERVAL + Duration::from_millis(250 + 500)), "{took:?}");
+    assert!(
+        took.is_some_and(|t| t < INTERVAL + Duration::from_millis(250 + 500)),
+        "{took:?}"
+    );
 }
 
 /// A reply claiming 1 GiB (streamed as fast as the client reads) or 2^31 - 1 elements costs no
@@ -640,7 +643,10 @@ async fn a_pause_reaches_redis_promptly_with_100k_keys() {
             if v.is_some() {
                 break;
             }
-            assert!(t.elapsed() < Duration::from_secs(10), "the pause never reached Redis");
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "the pause never reached Redis"
+            );
             std::thread::sleep(Duration::from_millis(1));
         }
         worst = worst.max(t.elapsed());

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::breaker::{BreakerState, Phase};
-use super::WallClock;
 use super::budget::{self, BudgetConfig};
+use super::WallClock;
 
 /// A backend could not serve an operation; the fleet falls back to local state for it.
 #[derive(Debug, Clone, PartialEq)]

@@ -72,7 +72,9 @@ impl Default for Metrics {
 
 impl std::fmt::Debug for Metrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Metrics").field("keys", &self.len()).finish()
+        f.debug_struct("Metrics")
+            .field("keys", &self.len())
+            .finish()
     }
 }
 

@@ -22,10 +22,10 @@ pub mod budget;
 pub mod metrics;
 #[cfg(feature = "redis")]
 pub mod redis;
-#[cfg(feature = "redis")]
-mod resp;
 #[cfg(feature = "redis-tokio")]
 pub mod redis_async;
+#[cfg(feature = "redis")]
+mod resp;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -154,7 +154,9 @@ fn int_reply(r: Reply) -> Result<i64, OpError> {
     match r {
         Reply::Int(i) => Ok(i),
         Reply::Error(e) => Err(server_error(&e)),
-        other => Err(OpError::Data(format!("redis: an integer expected, got {other:?}"))),
+        other => Err(OpError::Data(format!(
+            "redis: an integer expected, got {other:?}"
+        ))),
     }
 }
 
@@ -165,7 +167,9 @@ fn text_reply(r: Reply) -> Result<Option<String>, OpError> {
         Reply::Status(s) => Ok(Some(s)),
         Reply::Int(i) => Ok(Some(i.to_string())),
         Reply::Error(e) => Err(server_error(&e)),
-        Reply::Array(_) => Err(OpError::Data("redis: a value expected, got an array".into())),
+        Reply::Array(_) => Err(OpError::Data(
+            "redis: a value expected, got an array".into(),
+        )),
     }
 }
 
@@ -209,13 +213,13 @@ impl RedisBackend {
             }
             // A new process: one state of its own; the parent's is never touched (nor freed).
             let fresh = Box::into_raw(Box::new(ProcState::new()));
-            match self
+            if self
                 .state
                 .compare_exchange(cur, fresh, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
             {
                 // SAFETY: just made, and never shared.
-                Err(_) => drop(unsafe { Box::from_raw(fresh) }),
-                Ok(_) => {}
+                drop(unsafe { Box::from_raw(fresh) });
             }
         }
     }
@@ -357,13 +361,19 @@ impl FleetBackend for RedisBackend {
                     return Ok(());
                 }
             }
-            Err(OpError::Down("redis: breaker update kept conflicting".into()))
+            Err(OpError::Down(
+                "redis: breaker update kept conflicting".into(),
+            ))
         })
     }
 
     fn spend(&self, key: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool> {
         let keys = [self.k(key, "tokens")];
-        let argv = [cost.to_string(), cfg.capacity.to_string(), TTL_S.to_string()];
+        let argv = [
+            cost.to_string(),
+            cfg.capacity.to_string(),
+            TTL_S.to_string(),
+        ];
         let ok = self.with_conn(|c, deadline| {
             int_reply(c.eval(&self.spend, &keys, &argv, &Limits::SCALAR, deadline)?)
         })?;
@@ -372,7 +382,11 @@ impl FleetBackend for RedisBackend {
 
     fn earn(&self, key: &str, amount: f64, cfg: &BudgetConfig) -> BackendResult<()> {
         let keys = [self.k(key, "tokens")];
-        let argv = [amount.to_string(), cfg.capacity.to_string(), TTL_S.to_string()];
+        let argv = [
+            amount.to_string(),
+            cfg.capacity.to_string(),
+            TTL_S.to_string(),
+        ];
         self.with_conn(|c, deadline| {
             text_reply(c.eval(&self.earn, &keys, &argv, &Limits::SCALAR, deadline)?)
         })?;

@@ -63,10 +63,10 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use super::backend::{BackendError, BackendResult, FleetBackend};
-use super::resp::aio::AsyncConn;
-use super::resp::{is_data_error, CmdError, Limits, Reply, Script};
 use super::breaker::{BreakerState, Phase};
 use super::budget::{self, BudgetConfig};
+use super::resp::aio::AsyncConn;
+use super::resp::{is_data_error, CmdError, Limits, Reply, Script};
 use crate::error::{Error, Result};
 
 /// Adds ARGV[1] (positive or negative) to the tokens, within [0, capacity]: KEYS[1] tokens;
@@ -444,7 +444,13 @@ impl FleetBackend for RedisAsyncBackend {
     }
 
     fn key_count(&self) -> Option<usize> {
-        Some(self.shared.keys.read().unwrap_or_else(|e| e.into_inner()).len())
+        Some(
+            self.shared
+                .keys
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .len(),
+        )
     }
 
     fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
@@ -714,7 +720,10 @@ impl Worker {
     /// One Redis operation under the deadline (every read of its reply included): `Ok(Err(_))`
     /// is a data error of one key (a value of the wrong type, a reply larger than the command
     /// accepts); a server refusing as a whole (OOM, an ACL) is `Down`, like a silent one.
-    async fn op(&self, fut: impl std::future::Future<Output = std::result::Result<Reply, CmdError>>) -> Op {
+    async fn op(
+        &self,
+        fut: impl std::future::Future<Output = std::result::Result<Reply, CmdError>>,
+    ) -> Op {
         match tokio::time::timeout(self.timeout, fut).await {
             Ok(Ok(Reply::Error(e))) if is_data_error(&e) => Ok(Err(format!("redis: {e}"))),
             Ok(Ok(Reply::Error(e))) => Err(Down(format!("redis: {e}"))),
@@ -903,7 +912,10 @@ impl Worker {
                     Reply::Nil => None,
                     r => match reply_text(&r) {
                         Some(s) => Some(s),
-                        None => return self.breaker_unusable(e, format!("redis: {k} holds no breaker state")),
+                        None => {
+                            return self
+                                .breaker_unusable(e, format!("redis: {k} holds no breaker state"))
+                        }
                     },
                 },
                 Ok(Err(msg)) => return self.breaker_unusable(e, msg),
@@ -988,7 +1000,9 @@ impl Worker {
             let breaker = match breaker {
                 Pulled::Absent => Ok(BreakerState::default()),
                 Pulled::Value(s) => parse_breaker(&breaker_key, Some(&s)),
-                Pulled::Error => Err(format!("redis: {breaker_key} is of the wrong type or too large")),
+                Pulled::Error => Err(format!(
+                    "redis: {breaker_key} is of the wrong type or too large"
+                )),
             };
             let mut m = lock(&e.m);
             match pause {

@@ -202,9 +202,9 @@ pub(crate) fn is_data_error(message: &str) -> bool {
     let code = message.split_whitespace().next().unwrap_or("");
     // A script's error carries the command's code after "ERR ... script ...": look for the
     // server codes anywhere in the text too.
-    !SERVER
-        .iter()
-        .any(|c| code == *c || message.contains(&format!("{c} ")) || message.contains(&format!("-{c}")))
+    !SERVER.iter().any(|c| {
+        code == *c || message.contains(&format!("{c} ")) || message.contains(&format!("-{c}"))
+    })
 }
 
 /// A blocking connection: a TCP (or Unix) stream and the bytes read but not yet parsed.
@@ -261,7 +261,9 @@ impl Write for Stream {
 fn remaining(deadline: Instant) -> Result<std::time::Duration, CmdError> {
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
-        return Err(CmdError::Io("redis: the command missed its deadline".into()));
+        return Err(CmdError::Io(
+            "redis: the command missed its deadline".into(),
+        ));
     }
     Ok(left)
 }
@@ -277,7 +279,10 @@ fn io(e: std::io::Error) -> CmdError {
 
 impl Conn {
     /// Connects to `info` and authenticates / selects the database, all before `deadline`.
-    pub(crate) fn connect(info: &redis::ConnectionInfo, deadline: Instant) -> Result<Conn, CmdError> {
+    pub(crate) fn connect(
+        info: &redis::ConnectionInfo,
+        deadline: Instant,
+    ) -> Result<Conn, CmdError> {
         let stream = match &info.addr {
             redis::ConnectionAddr::Tcp(host, port) => {
                 use std::net::ToSocketAddrs;
@@ -344,7 +349,9 @@ impl Conn {
             self.stream.set_timeouts(remaining(deadline)?).map_err(io)?;
             let n = self.stream.read(&mut chunk).map_err(io)?;
             if n == 0 {
-                return Err(CmdError::Io("redis: the server closed the connection".into()));
+                return Err(CmdError::Io(
+                    "redis: the server closed the connection".into(),
+                ));
             }
             self.buf.extend_from_slice(&chunk[..n]);
         }
@@ -434,18 +441,36 @@ mod tests {
             max_bulk: 8,
             max_array: 2,
         };
-        assert_eq!(parse(b"$3\r\nabc\r\n", &l).unwrap(), Some((Reply::Bulk(b"abc".to_vec()), 9)));
+        assert_eq!(
+            parse(b"$3\r\nabc\r\n", &l).unwrap(),
+            Some((Reply::Bulk(b"abc".to_vec()), 9))
+        );
         assert_eq!(parse(b"$3\r\nab", &l).unwrap(), None);
         assert_eq!(parse(b"$-1\r\n", &l).unwrap(), Some((Reply::Nil, 5)));
         assert_eq!(parse(b":12\r\n", &l).unwrap(), Some((Reply::Int(12), 5)));
         assert_eq!(
             parse(b"*2\r\n$1\r\na\r\n$-1\r\n", &l).unwrap(),
-            Some((Reply::Array(vec![Reply::Bulk(b"a".to_vec()), Reply::Nil]), 16))
+            Some((
+                Reply::Array(vec![Reply::Bulk(b"a".to_vec()), Reply::Nil]),
+                16
+            ))
         );
-        assert!(matches!(parse(b"$1073741824\r\n", &l), Err(CmdError::TooLarge(_))));
-        assert!(matches!(parse(b"*2147483647\r\n", &l), Err(CmdError::TooLarge(_))));
-        assert!(matches!(parse(b"*1\r\n*1\r\n:1\r\n", &l), Err(CmdError::TooLarge(_))));
-        assert!(matches!(parse(&[b'+'; 5000], &l), Err(CmdError::TooLarge(_))));
+        assert!(matches!(
+            parse(b"$1073741824\r\n", &l),
+            Err(CmdError::TooLarge(_))
+        ));
+        assert!(matches!(
+            parse(b"*2147483647\r\n", &l),
+            Err(CmdError::TooLarge(_))
+        ));
+        assert!(matches!(
+            parse(b"*1\r\n*1\r\n:1\r\n", &l),
+            Err(CmdError::TooLarge(_))
+        ));
+        assert!(matches!(
+            parse(&[b'+'; 5000], &l),
+            Err(CmdError::TooLarge(_))
+        ));
         assert!(matches!(parse(b"%1\r\n", &l), Err(CmdError::Protocol(_))));
     }
 
@@ -454,8 +479,12 @@ mod tests {
         assert!(is_data_error("WRONGTYPE Operation against a key"));
         assert!(is_data_error("ERR user_script:1: bad"));
         assert!(!is_data_error("NOPERM User x has no permissions"));
-        assert!(!is_data_error("OOM command not allowed when used memory > 'maxmemory'."));
-        assert!(!is_data_error("ERR Error running script (call to f_x): @user_script:3: -OOM command not allowed"));
+        assert!(!is_data_error(
+            "OOM command not allowed when used memory > 'maxmemory'."
+        ));
+        assert!(!is_data_error(
+            "ERR Error running script (call to f_x): @user_script:3: -OOM command not allowed"
+        ));
     }
 }
 
@@ -531,7 +560,9 @@ pub(crate) mod aio {
                 }
                 let n = self.stream.read(&mut self.chunk).await.map_err(io)?;
                 if n == 0 {
-                    return Err(CmdError::Io("redis: the server closed the connection".into()));
+                    return Err(CmdError::Io(
+                        "redis: the server closed the connection".into(),
+                    ));
                 }
                 self.buf.extend_from_slice(&self.chunk[..n]);
             }

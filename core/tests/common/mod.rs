@@ -175,4 +175,3 @@ pub fn rss_bytes() -> u64 {
         .unwrap_or(0)
         * 1024
 }
-
