@@ -307,19 +307,24 @@ NESTED_FORKS = textwrap.dedent(
 
     url, depth = sys.argv[1], int(sys.argv[2])
     fleet = Fleet(redis_url=url, namespace="chaos-nested", breaker=False)
-    assert call_llm_with_retry(lambda: "ok", fleet=fleet, key="k") == "ok"
     level = 0
-    while level < depth:
+    while True:
+        # Each generation uses the fleet, on Redis, before it forks (a prefork server's master,
+        # a worker that forks helpers, ...). A degraded generation fails the chain: its children
+        # would inherit the "degraded" state and stay silent about it.
+        events = []
+        ok = call_llm_with_retry(lambda: "ok", fleet=fleet, key="k", on_event=events.append) == "ok"
+        if not ok or any(e["type"] == "fleet_backend_degraded" for e in events):
+            print("level", level, "degraded", flush=True)
+            os._exit(3)
+        if level == depth:
+            print("level", level, "on redis", flush=True)
+            os._exit(0)
         pid = os.fork()
         if pid:
             _, status = os.waitpid(pid, 0)
             os._exit(os.waitstatus_to_exitcode(status))
         level += 1
-    events = []
-    ok = call_llm_with_retry(lambda: "ok", fleet=fleet, key="k", on_event=events.append) == "ok"
-    degraded = any(e["type"] == "fleet_backend_degraded" for e in events)
-    print("level", level, "degraded" if degraded else "on redis", flush=True)
-    os._exit(0 if ok and not degraded else 3)
     """
 )
 
