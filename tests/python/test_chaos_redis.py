@@ -343,3 +343,26 @@ def test_key_retention_is_configurable():
     assert Fleet().config["max_keys"] == 100000
     with pytest.raises(Exception):
         Fleet(max_keys=0)
+
+
+def test_a_probe_ended_by_keyboard_interrupt_in_llm_executor_frees_its_slot():
+    from retry_core.llm_executor import LLMExecutor, LLMModelWithInstance
+
+    fleet = _probing_fleet()
+    _open(fleet, "k")
+
+    class LLM:
+        pass
+
+    def interrupted(llm: Any) -> str:
+        raise KeyboardInterrupt
+
+    ex = LLMExecutor(LLMModelWithInstance.from_instances([LLM()]), fleet=fleet, fleet_key=lambda m: "k")
+    kept: List[BaseException] = []
+    try:
+        ex.run(interrupted)
+    except KeyboardInterrupt as e:
+        kept.append(e)
+    took = _timed(lambda: call_llm_with_retry(lambda: "ok", fleet=fleet, key="k"))
+    print(f"after a KeyboardInterrupt in LLMExecutor: the next call took {took:.3f}s")
+    assert kept and took < 0.5, f"the probe's slot was held {took:.2f}s"
