@@ -4,7 +4,7 @@
 //!
 //! A call never blocks or fails on Redis:
 //! - every operation has one deadline, `redis_timeout_s`, for all its commands and every read
-//!   of their replies (our own RESP reader, [`super::resp`]: redis-rs times each `read` alone,
+//!   of their replies (our own RESP reader, `fleet::resp`: redis-rs times each `read` alone,
 //!   so a link sending a byte every 0.2 s held a call for 70 s); the connection handshake has
 //!   it too, and runs on a helper thread (name resolution has no timeout of its own);
 //! - every reply is bounded by what the command can return (a number, a breaker's JSON): a

@@ -5,7 +5,7 @@
 //! Each [`Fleet`](super::Fleet) call runs on a *mirror* of the shared state kept in memory (one
 //! short mutex per key, as [`super::InProcess`]), with the pure transitions of
 //! [`super::breaker`] and [`super::budget`]. A background tokio task owns the only Redis
-//! connection (our own RESP reader, [`super::resp`]: every operation and the handshake have the
+//! connection (our own RESP reader, `fleet::resp`: every operation and the handshake have the
 //! fleet's `redis_timeout_s` for all their reads, and every reply is bounded) and, once per sync
 //! interval (50 ms by default) or at once after a change that matters to the others (a pause, a
 //! breaker changing phase, a key seen for the first time):
@@ -14,10 +14,10 @@
 //!   clamped `ADJUST` script, the breaker through the blocking backend's compare-and-set of its
 //!   JSON state, merged three ways (see below);
 //! - **pulls** the pause, tokens and breaker of the keys this process used in the last 5 s
-//!   ([`HOT`]; one script per 128 keys), pushing again between chunks, so a change made during
+//!   (one script per 128 keys), pushing again between chunks, so a change made during
 //!   a long pull (a 429's pause with 100 K keys in use) waits for one chunk, not the whole pull.
 //!
-//! A key idle for longer than [`HOT`] costs Redis nothing; its first call afterwards decides on
+//! A key idle for longer than that costs Redis nothing; its first call afterwards decides on
 //! the mirror as last pulled, and its shared state arrives one round trip later (as for a key
 //! never used). The mirror forgets keys unused for the fleet's `key_idle_ttl_s` that hold
 //! nothing (no change to push, no pause or open circuit in force), and holds at most `max_keys`.
