@@ -635,6 +635,17 @@ impl Retrier {
             events,
         }
     }
+
+    /// The call ended without an outcome to report (an exception the front door does not
+    /// classify, such as Ctrl-C, `Thread#kill`, `Timeout.timeout`, a cancelled task): frees the
+    /// half-open probe's slot if this call holds it, at once rather than when the retrier is
+    /// dropped (a caller keeping the exception keeps the retrier). Idempotent.
+    pub fn abandon(&mut self) -> Vec<Event> {
+        match (std::mem::take(&mut self.probing), &self.fleet) {
+            (true, Some((fleet, key))) => fleet.release_probe(key),
+            _ => vec![],
+        }
+    }
 }
 
 /// A call dropped while it held the half-open probe (its task cancelled, its code panicked)

@@ -385,6 +385,16 @@ impl Run {
         self.gate(elapsed)
     }
 
+    /// The run ends here without an outcome to report (Ctrl-C, `Thread#kill`, a timeout from
+    /// outside, a cancelled task): frees the half-open probe's slot if the run holds it, so the
+    /// key's next caller may probe at once. The front doors call it whenever a call ends by an
+    /// exception (Ruby `ensure`, Python `finally`), whatever the caller then keeps. Idempotent;
+    /// a run that reported its outcome holds no probe.
+    pub fn abandon(&mut self) {
+        let events = self.retrier.abandon();
+        self.events.extend(events);
+    }
+
     /// The call asked for succeeded.
     pub fn succeeded(&mut self, _elapsed: f64) -> Step {
         if !matches!(self.expect, Expect::Outcome | Expect::Start) {

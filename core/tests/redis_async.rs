@@ -15,7 +15,7 @@ use retry_core::fleet::{Admit, Fleet, FleetConfig};
 use retry_core::{ErrorCode, Event, Failure, RetryPolicy};
 
 mod common;
-use common::Redis;
+use common::{proxy, rss_bytes, Mode, Redis};
 
 const INTERVAL: Duration = Duration::from_millis(50);
 
@@ -544,4 +544,136 @@ fn a_runtime_shut_down_under_the_fleet_leaves_local_state() {
         "{ev:?}"
     );
     assert!(fleet.try_retry("k", &unavailable()).0);
+}
+
+// --- issue 24: a slow link, garbage replies, many keys ------------------------------------------
+
+fn proxied_fleet(redis: &Redis, namespace: &str) -> (Arc<Fleet>, Arc<Mutex<Mode>>) {
+    let mode = Arc::new(Mutex::new(Mode::Pass));
+    let port = proxy(redis.port, Arc::clone(&mode));
+    let cfg = FleetConfig {
+        redis_url: Some(format!("redis://127.0.0.1:{port}/0")),
+        namespace: namespace.into(),
+        redis_timeout_s: 0.25,
+        ..FleetConfig::default()
+    };
+    (
+        Arc::new(Fleet::redis_async_with(cfg, options()).unwrap()),
+        mode,
+    )
+}
+
+fn degraded(events: &[Event]) -> bool {
+    events.iter().any(|e| e.kind == "fleet_backend_degraded")
+}
+
+/// A link that sends each reply byte 0.2 s apart degrades to local state like a silent one:
+/// within one interval plus the timeout (no call ever waits on it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dripping_link_degrades_to_local_state_like_a_silent_one() {
+    let Some(redis) = redis() else { return };
+    let (fleet, mode) = proxied_fleet(&redis, "drip");
+    warm(&fleet, "k").await;
+    *mode.lock().unwrap() = Mode::Drip;
+    let took = within(Duration::from_secs(3), || degraded(&fleet.admit("k").1)).await;
+    eprintln!("a dripping link: the async fleet degraded after {took:?}");
+    assert!(
+        took.is_some_and(|t| t < INTERVAL + Duration::from_millis(250 + 500)),
+        "{took:?}"
+    );
+}
+
+/// A reply claiming 1 GiB (streamed as fast as the client reads) or 2^31 - 1 elements costs no
+/// memory: the reply is refused at its header.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_reply_headers_allocate_nothing() {
+    let Some(redis) = redis() else { return };
+    for (header, stream) in [
+        (&b"$1073741824\r\n"[..], 1usize << 30),
+        (&b"*2147483647\r\n"[..], 0),
+    ] {
+        let (fleet, mode) = proxied_fleet(&redis, "garbage");
+        warm(&fleet, "k").await;
+        let before = rss_bytes();
+        *mode.lock().unwrap() = Mode::Garbage(header, stream);
+        let mut peak = before;
+        let took = within(Duration::from_secs(3), || {
+            peak = peak.max(rss_bytes());
+            degraded(&fleet.admit("k").1)
+        })
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        peak = peak.max(rss_bytes());
+        let grew = peak.saturating_sub(before);
+        eprintln!(
+            "garbage {:?}: degraded after {took:?}, RSS peak +{} KiB",
+            String::from_utf8_lossy(&header[..header.len().min(12)]),
+            grew / 1024
+        );
+        assert!(took.is_some());
+        assert!(grew < 100 << 20, "RSS grew {} MiB", grew >> 20);
+    }
+}
+
+/// With 100 K keys in the mirror, a 429's pause still reaches Redis within 100 ms: a sync
+/// carries the keys that changed (and those in use), and pushes go before the pulls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_reaches_redis_promptly_with_100k_keys() {
+    let Some(redis) = redis() else { return };
+    let fleet = async_fleet(&redis, "many", options());
+    warm(&fleet, "k").await;
+    for i in 0..100_000 {
+        let _ = fleet.admit(&format!("key-{i}"));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut c = redis::Client::open(redis.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let mut worst = Duration::ZERO;
+    for i in 0..5 {
+        let key = format!("key-{}", i * 7919);
+        fleet.record_failure(&key, &rate_limited(30));
+        let t = Instant::now();
+        loop {
+            let v: Option<String> = redis::cmd("GET")
+                .arg(format!("many:{key}:pause"))
+                .query(&mut c)
+                .unwrap();
+            if v.is_some() {
+                break;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "the pause never reached Redis"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        worst = worst.max(t.elapsed());
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    eprintln!("100K keys: a 429 pause reached Redis within {worst:?} (worst of 5)");
+    // 100 ms is the target (a release build, an idle machine); the bound holds on a loaded one.
+    assert!(worst < Duration::from_millis(500), "{worst:?}");
+}
+
+/// The mirror forgets keys idle past key_idle_ttl_s (pushed, not live first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mirror_forgets_idle_keys() {
+    let Some(redis) = redis() else { return };
+    let cfg = FleetConfig {
+        key_idle_ttl_s: 0.4,
+        ..cfg(&redis, "forget", 0.25)
+    };
+    let fleet = Fleet::redis_async_with(cfg, options()).unwrap();
+    warm(&fleet, "k").await;
+    for i in 0..1000 {
+        let _ = fleet.admit(&format!("key-{i}"));
+    }
+    fleet.record_failure("paused", &rate_limited(30));
+    assert!(fleet.key_count() >= 1000);
+    let ok = within(Duration::from_secs(5), || fleet.key_count() <= 3).await;
+    eprintln!("1000 idle keys forgotten after {ok:?}");
+    assert!(ok.is_some(), "{} keys held", fleet.key_count());
+    assert!(is_paused(&fleet, "paused"), "a live pause was forgotten");
 }

@@ -148,6 +148,18 @@ impl PyRun {
         })
     }
 
+    /// The call ended by an exception the loop does not handle (Ctrl-C, a cancelled task):
+    /// frees a half-open probe's slot at once (core `Run::abandon`), whatever the caller keeps.
+    fn _abandon(&mut self, py: Python<'_>) {
+        let inner = &mut self.inner;
+        if self.remote {
+            py.detach(|| inner.abandon());
+        } else {
+            inner.abandon();
+        }
+        let _ = self.inner.take_events();
+    }
+
     /// The call asked for succeeded.
     #[pyo3(signature = (elapsed, /))]
     fn _succeeded<'py>(&mut self, py: Python<'py>, elapsed: f64) -> PyResult<Bound<'py, PyTuple>> {

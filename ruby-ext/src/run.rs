@@ -146,6 +146,24 @@ impl RbRun {
         Ok(out)
     }
 
+    /// The call ended by an exception the loop does not rescue (`Timeout.timeout`, `Interrupt`,
+    /// `Thread#kill`): frees a half-open probe's slot at once (core `Run::abandon`), not at the
+    /// next GC. Never raises (it runs in an `ensure`).
+    fn abandon(rb_self: &Self) {
+        let Ok(mut inner) = rb_self.inner.try_borrow_mut() else {
+            return;
+        };
+        let run = &mut *inner;
+        if rb_self.remote {
+            without_gvl(|| {
+                run.abandon();
+            });
+        } else {
+            run.abandon();
+        }
+        let _ = run.take_events();
+    }
+
     fn start(ruby: &Ruby, rb_self: &Self, elapsed: f64) -> Result<RArray, Error> {
         guard(ruby, || {
             let t = elapsed_ok(ruby, elapsed)?;
@@ -237,6 +255,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;
+    class.define_method("_abandon", magnus::method!(RbRun::abandon, 0))?;
     class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 1))?;
     class.define_method("_failed", magnus::method!(RbRun::failed, 2))?;
     class.define_method("_resume", magnus::method!(RbRun::resume, 1))?;

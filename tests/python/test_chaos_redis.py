@@ -165,3 +165,204 @@ def test_a_black_holed_redis_costs_a_call_at_most_twice_the_timeout(redis_server
         assert max(after) < BOUND, after
     finally:
         os.kill(redis_server.proc.pid, signal.SIGCONT)
+
+
+# --- issue 24: a dripping link, a cancelled probe, nested forks, forgotten keys -----------------
+
+
+class DripProxy:
+    """A loopback proxy in front of redis-server: requests pass at once; once ``drip`` is set,
+    each reply byte is sent 0.2 s after the last (a link that never trips a per-read timeout)."""
+
+    def __init__(self, upstream: int) -> None:
+        import socket
+
+        self.drip = False
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.upstream = upstream
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.upstream))
+            threading.Thread(target=self._pipe, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, True), daemon=True).start()
+
+    def _pipe(self, src: Any, dst: Any, replies: bool) -> None:
+        try:
+            while True:
+                data = src.recv(1 if replies else 4096)
+                if not data:
+                    break
+                if replies and self.drip:
+                    time.sleep(0.2)
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.close()
+                except OSError:
+                    pass
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+
+def test_a_dripping_redis_costs_a_call_at_most_twice_the_timeout(redis_server):
+    """A reply sent a byte every 0.2 s held a healthy fleet call 72 s: one deadline now covers
+    every read of a command."""
+    proxy = DripProxy(redis_server.port)
+    fleet = Fleet(redis_url=proxy.url, namespace="chaos-drip")
+    events: List[Dict[str, Any]] = []
+    assert call_llm_with_retry(lambda: "ok", fleet=fleet, key="k", on_event=events.append) == "ok"
+    assert not any(e["type"] == "fleet_backend_degraded" for e in events), events
+    proxy.drip = True
+    took = _timed(lambda: call_llm_with_retry(lambda: "ok", fleet=fleet, key="k", on_event=events.append))
+    print(f"a dripping redis: one call took {took:.3f}s")
+    assert took < 2 * TIMEOUT + 0.5, took
+    assert any(e["type"] == "fleet_backend_degraded" for e in events), events
+
+
+def _probing_fleet(**extra: Any) -> Fleet:
+    # One failure opens the circuit for 0.05 s; a lost probe would hold the key 5 s.
+    return Fleet(breaker={"consecutive_failures": 1, "open_s": 0.05, "max_open_s": 0.05,
+                          "probe_timeout_s": 5}, **extra)
+
+
+def _open(fleet: Fleet, key: str) -> None:
+    def fail() -> str:
+        raise StatusError(503)
+
+    with pytest.raises(StatusError):
+        call_llm_with_retry(fail, max_retries=1, fleet=fleet, key=key)
+    time.sleep(0.08)  # the circuit half-opens: the next call is the probe
+
+
+@pytest.mark.parametrize("backend", ["in_process", "redis"])
+def test_a_probe_ended_by_keyboard_interrupt_frees_its_slot_though_the_caller_keeps_it(redis_server, backend):
+    fleet = _probing_fleet(**({"redis_url": redis_server.url, "namespace": "chaos-probe"}
+                              if backend == "redis" else {}))
+    _open(fleet, "k")
+    kept: List[BaseException] = []
+
+    def interrupted() -> str:
+        raise KeyboardInterrupt
+
+    try:
+        call_llm_with_retry(interrupted, fleet=fleet, key="k")
+    except KeyboardInterrupt as e:
+        kept.append(e)  # the caller keeps it (and with it the run's frames)
+    took = _timed(lambda: call_llm_with_retry(lambda: "ok", fleet=fleet, key="k"))
+    print(f"after a kept KeyboardInterrupt ({backend}): the next call took {took:.3f}s")
+    assert kept
+    assert took < 0.5, f"the probe's slot was held {took:.2f}s"
+
+
+def test_a_cancelled_probe_task_frees_its_slot_though_gather_keeps_it():
+    import asyncio
+
+    from retry_core import acall_llm_with_retry
+
+    fleet = _probing_fleet()
+    _open(fleet, "k")
+
+    async def main() -> float:
+        async def hang() -> str:
+            await asyncio.sleep(30)
+            return "late"
+
+        async def ok() -> str:
+            return "ok"
+
+        task = asyncio.ensure_future(acall_llm_with_retry(hang, fleet=fleet, key="k"))
+        await asyncio.sleep(0.05)  # the task holds the probe
+        task.cancel()
+        kept = await asyncio.gather(task, return_exceptions=True)
+        assert isinstance(kept[0], asyncio.CancelledError)
+        t = time.perf_counter()
+        assert await acall_llm_with_retry(ok, fleet=fleet, key="k") == "ok"
+        return time.perf_counter() - t
+
+    took = asyncio.run(main())
+    print(f"after a cancelled probe task: the next call took {took:.3f}s")
+    assert took < 0.5, f"the probe's slot was held {took:.2f}s"
+
+
+NESTED_FORKS = textwrap.dedent(
+    r"""
+    import os, sys
+    from retry_core import Fleet, call_llm_with_retry
+
+    url, depth = sys.argv[1], int(sys.argv[2])
+    fleet = Fleet(redis_url=url, namespace="chaos-nested", breaker=False)
+    level = 0
+    while True:
+        # Each generation uses the fleet, on Redis, before it forks (a prefork server's master,
+        # a worker that forks helpers, ...). A degraded generation fails the chain: its children
+        # would inherit the "degraded" state and stay silent about it.
+        events = []
+        ok = call_llm_with_retry(lambda: "ok", fleet=fleet, key="k", on_event=events.append) == "ok"
+        if not ok or any(e["type"] == "fleet_backend_degraded" for e in events):
+            print("level", level, "degraded", flush=True)
+            os._exit(3)
+        if level == depth:
+            print("level", level, "on redis", flush=True)
+            os._exit(0)
+        pid = os.fork()
+        if pid:
+            _, status = os.waitpid(pid, 0)
+            os._exit(os.waitstatus_to_exitcode(status))
+        level += 1
+    """
+)
+
+
+def test_children_of_forks_nested_12_deep_use_redis(redis_server):
+    proc = subprocess.run([sys.executable, "-c", NESTED_FORKS, redis_server.url, "12"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "level 12 on redis" in proc.stdout, proc.stdout
+
+
+def test_key_retention_is_configurable():
+    fleet = Fleet(key_idle_ttl_s=30, max_keys=5000)
+    assert fleet.config["key_idle_ttl_s"] == 30
+    assert fleet.config["max_keys"] == 5000
+    assert Fleet().config["max_keys"] == 100000
+    with pytest.raises(Exception):
+        Fleet(max_keys=0)
+
+
+def test_a_probe_ended_by_keyboard_interrupt_in_llm_executor_frees_its_slot():
+    from retry_core.llm_executor import LLMExecutor, LLMModelWithInstance
+
+    fleet = _probing_fleet()
+    _open(fleet, "k")
+
+    class LLM:
+        pass
+
+    def interrupted(llm: Any) -> str:
+        raise KeyboardInterrupt
+
+    ex = LLMExecutor(LLMModelWithInstance.from_instances([LLM()]), fleet=fleet, fleet_key=lambda m: "k")
+    kept: List[BaseException] = []
+    try:
+        ex.run(interrupted)
+    except KeyboardInterrupt as e:
+        kept.append(e)
+    took = _timed(lambda: call_llm_with_retry(lambda: "ok", fleet=fleet, key="k"))
+    print(f"after a KeyboardInterrupt in LLMExecutor: the next call took {took:.3f}s")
+    assert kept and took < 0.5, f"the probe's slot was held {took:.2f}s"

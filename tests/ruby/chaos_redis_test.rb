@@ -211,4 +211,122 @@ class ChaosRedisTest < Minitest::Test
     puts "\nblack hole (cold): a #{held[:a].round(3)}s, b #{held[:b].round(3)}s, then #{after.max.round(3)}s" if ENV["RETRY_CORE_VERBOSE"]
     assert_bounded(held, after)
   end
+
+  # --- issue 24: a dripping link, a probe ended from outside, retention settings ---------------
+
+  # A loopback proxy in front of redis-server: requests pass at once; once +drip+ is set, each
+  # reply byte goes 0.2 s after the last (a link that never trips a per-read timeout).
+  class DripProxy
+    attr_accessor :drip
+    attr_reader :port
+
+    def initialize(upstream)
+      require "socket"
+      @drip = false
+      @server = TCPServer.new("127.0.0.1", 0)
+      @port = @server.addr[1]
+      @threads = [Thread.new { accept(upstream) }]
+    end
+
+    def url = "redis://127.0.0.1:#{@port}/0"
+
+    def accept(upstream)
+      loop do
+        client = @server.accept
+        redis = TCPSocket.new("127.0.0.1", upstream)
+        @threads << Thread.new { pipe(client, redis, false) } << Thread.new { pipe(redis, client, true) }
+      end
+    rescue IOError, SystemCallError
+      nil
+    end
+
+    def pipe(src, dst, replies)
+      while (data = src.readpartial(replies ? 1 : 4096))
+        sleep 0.2 if replies && @drip
+        dst.write(data)
+      end
+    rescue IOError, SystemCallError
+      nil
+    ensure
+      [src, dst].each { |s| s.close rescue nil } # rubocop:disable Style/RescueModifier
+    end
+
+    def stop
+      @server.close rescue nil # rubocop:disable Style/RescueModifier
+      @threads.each(&:kill)
+    end
+  end
+
+  def test_a_dripping_redis_costs_a_call_at_most_twice_the_timeout
+    proxy = DripProxy.new(@redis.port)
+    fleet = RetryCore::Fleet.new(redis_url: proxy.url, namespace: @namespace)
+    events = []
+    assert_equal :ok, RetryCore.call_llm_with_retry(fleet: fleet, key: "k", on_event: events.method(:<<)) { :ok }
+    refute events.any? { |e| e[:type] == "fleet_backend_degraded" }, events.inspect
+    proxy.drip = true
+    took = timed { RetryCore.call_llm_with_retry(fleet: fleet, key: "k", on_event: events.method(:<<)) { :ok } }
+    puts "\na dripping redis: one call took #{took.round(3)}s" if ENV["RETRY_CORE_VERBOSE"]
+    assert_operator took, :<, (2 * TIMEOUT) + 0.5
+    assert events.any? { |e| e[:type] == "fleet_backend_degraded" }, events.inspect
+  ensure
+    proxy&.stop
+  end
+
+  # One failure opens the circuit for 0.05 s; a probe whose slot is kept holds the key 5 s.
+  def probing_fleet(**extra)
+    fleet = RetryCore::Fleet.new(breaker: { consecutive_failures: 1, open_s: 0.05, max_open_s: 0.05,
+                                            probe_timeout_s: 5 }, **extra)
+    assert_raises(Busy) { RetryCore.call_llm_with_retry(max_retries: 1, fleet: fleet, key: "k") { raise Busy, "busy" } }
+    sleep 0.08 # half-open: the next call is the probe
+    fleet
+  end
+
+  def assert_probe_freed(fleet, how)
+    took = timed { assert_equal :ok, RetryCore.call_llm_with_retry(fleet: fleet, key: "k") { :ok } }
+    puts "\nafter a probe ended by #{how}: the next call took #{took.round(3)}s" if ENV["RETRY_CORE_VERBOSE"]
+    assert_operator took, :<, 0.5, "#{how}: the probe's slot was held #{took.round(2)}s"
+  end
+
+  def ended_probes
+    {
+      "Timeout.timeout" => lambda do |fleet|
+        Timeout.timeout(0.05) { RetryCore.call_llm_with_retry(fleet: fleet, key: "k") { sleep 5 } }
+      rescue Timeout::Error => e
+        e # kept by the caller
+      end,
+      "Interrupt" => lambda do |fleet|
+        RetryCore.call_llm_with_retry(fleet: fleet, key: "k") { raise Interrupt }
+      rescue Interrupt => e
+        e
+      end,
+      "Thread#kill" => lambda do |fleet|
+        t = Thread.new { RetryCore.call_llm_with_retry(fleet: fleet, key: "k") { sleep 5 } }
+        sleep 0.05
+        t.kill.join
+        t # kept
+      end
+    }
+  end
+
+  def test_a_probe_ended_from_outside_frees_its_slot_though_the_caller_keeps_it
+    kept = []
+    GC.disable # the slot must be freed by the call's end, not by a collection
+    [{}, { redis_url: @redis.url, namespace: @namespace }].each do |backend|
+      ended_probes.each do |how, finish|
+        fleet = probing_fleet(**backend)
+        kept << finish.call(fleet)
+        assert_probe_freed(fleet, "#{how} (#{backend.empty? ? "in process" : "redis"})")
+      end
+    end
+  ensure
+    GC.enable
+  end
+
+  def test_key_retention_is_configurable
+    fleet = RetryCore::Fleet.new(key_idle_ttl_s: 30, max_keys: 5000)
+    assert_equal 30, fleet.config["key_idle_ttl_s"]
+    assert_equal 5000, fleet.config["max_keys"]
+    assert_equal 100_000, RetryCore::Fleet.new.config["max_keys"]
+    assert_raises(RetryCore::InvalidPolicyError) { RetryCore::Fleet.new(max_keys: 0) }
+  end
 end

@@ -1,10 +1,13 @@
 //! Counters of what retrying cost, by key and category: calls, retries, waits, and the calls
 //! and seconds wasted on sequences that failed in the end.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
+
+use super::backend::Retention;
 
 /// What retrying cost for one key and category.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -27,34 +30,163 @@ pub struct Counters {
     pub wasted_s: f64,
 }
 
-/// Counters by key, then by category (`success` holds the successes).
-#[derive(Debug, Default)]
+/// One key's counters, by category (a key sees one to three categories: a list beats a map).
+struct Entry {
+    cats: Vec<(String, Counters)>,
+    /// Updated since the last sweep.
+    touched: bool,
+    /// When a sweep last saw it updated (wall-clock seconds).
+    last_seen: f64,
+    /// The order of the last update (the cap forgets the oldest first).
+    seq: u64,
+}
+
+/// One shard: its keys and the count of its updates (the order the cap forgets in; per shard,
+/// so the success paths of different keys share no counter).
+#[derive(Default)]
+struct ShardMap {
+    map: HashMap<String, Entry, foldhash::fast::RandomState>,
+    seq: u64,
+}
+
+type Shard = Mutex<ShardMap>;
+
+/// Shards: a snapshot copies one shard at a time, so a call updating its counters never waits
+/// for more than one shard's copy (about 5 K keys at 300 K).
+const SHARDS: usize = 64;
+
+/// Counters by key, then by category (`success` holds the successes). Keys not updated for the
+/// fleet's `key_idle_ttl_s` are forgotten, and at most `max_keys` are held, as the fleet's
+/// per-key state is ([`super::backend::Retention`]).
 pub struct Metrics {
-    by: Mutex<BTreeMap<String, BTreeMap<String, Counters>>>,
+    shards: [Shard; SHARDS],
+    pick: foldhash::fast::FixedState,
+    retention: Arc<Retention>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::with_retention(Arc::new(Retention::default()))
+    }
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics")
+            .field("keys", &self.len())
+            .finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Counter updates are plain additions: a panic elsewhere leaves nothing half-done.
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Metrics {
-    /// Applies `f` to the counters of `key` and `category`, creating them at zero if new.
-    pub fn update(&self, key: &str, category: &str, f: impl FnOnce(&mut Counters)) {
-        let mut by = self.by.lock().unwrap_or_else(|e| e.into_inner());
-        // Looked up first: the key and category are allocated only the first time they are seen.
-        if let Some(c) = by.get_mut(key).and_then(|cats| cats.get_mut(category)) {
-            return f(c);
+    /// Empty metrics that forget keys as `retention` says.
+    pub fn with_retention(retention: Arc<Retention>) -> Self {
+        Metrics {
+            shards: std::array::from_fn(|_| Mutex::default()),
+            pick: foldhash::fast::FixedState::default(),
+            retention,
         }
-        f(by.entry(key.to_owned())
-            .or_default()
-            .entry(category.to_owned())
-            .or_default());
     }
 
-    /// A snapshot: `{key: {category: counters}}` plus `"total"` per key.
+    fn shard(&self, key: &str) -> &Shard {
+        &self.shards[(self.pick.hash_one(key) as usize) % SHARDS]
+    }
+
+    /// Applies `f` to the counters of `key` and `category`, creating them at zero if new.
+    pub fn update(&self, key: &str, category: &str, f: impl FnOnce(&mut Counters)) {
+        let shard = self.shard(key);
+        let mut guard = lock(shard);
+        guard.seq += 1;
+        let seq = guard.seq;
+        let by = &mut guard.map;
+        // Looked up first: the key and category are allocated only the first time they are seen.
+        if let Some(e) = by.get_mut(key) {
+            e.touched = true;
+            e.seq = seq;
+            match e.cats.iter_mut().find(|(c, _)| c == category) {
+                Some((_, c)) => f(c),
+                None => {
+                    let mut c = Counters::default();
+                    f(&mut c);
+                    e.cats.push((category.to_owned(), c));
+                }
+            }
+            return;
+        }
+        let mut c = Counters::default();
+        f(&mut c);
+        let now = self.retention.now();
+        by.insert(
+            key.to_owned(),
+            Entry {
+                cats: vec![(category.to_owned(), c)],
+                touched: true,
+                last_seen: now,
+                seq,
+            },
+        );
+        let cap = self.retention.per_shard(SHARDS);
+        if by.len() > cap {
+            Self::trim(by, cap - cap / 10);
+        }
+        drop(guard);
+        if self.retention.claim_sweep_metrics(now) {
+            let ttl = self.retention.idle_ttl_s;
+            for s in &self.shards {
+                lock(s).map.retain(|_, e| {
+                    if std::mem::take(&mut e.touched) {
+                        e.last_seen = now;
+                        return true;
+                    }
+                    now - e.last_seen < ttl
+                });
+            }
+            self.retention.end_sweep_metrics();
+        }
+    }
+
+    /// Forgets the least recently updated keys until `keep` are left.
+    fn trim(by: &mut HashMap<String, Entry, foldhash::fast::RandomState>, keep: usize) {
+        let mut order: Vec<(u64, String)> = by.iter().map(|(k, e)| (e.seq, k.clone())).collect();
+        order.sort_unstable();
+        let excess = by.len().saturating_sub(keep);
+        for (_, k) in order.into_iter().take(excess) {
+            by.remove(&k);
+        }
+    }
+
+    /// How many keys have counters.
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| lock(s).map.len()).sum()
+    }
+
+    /// Whether no key has counters.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A snapshot: `{key: {category: counters}}` plus `"total"` per key, keys in order. Each
+    /// shard is copied out under its lock, one at a time, and turned into JSON after: a call
+    /// updating its counters meanwhile waits at most for one shard's copy.
     pub fn snapshot(&self) -> serde_json::Value {
-        let by = self.by.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all: Vec<(String, Vec<(String, Counters)>)> = Vec::new();
+        for s in &self.shards {
+            let by = lock(s);
+            all.reserve(by.map.len());
+            all.extend(by.map.iter().map(|(k, e)| (k.clone(), e.cats.clone())));
+        }
+        all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut out = serde_json::Map::new();
-        for (key, cats) in by.iter() {
+        for (key, mut cats) in all {
+            cats.sort_by(|a, b| a.0.cmp(&b.0));
             let mut total = Counters::default();
             let mut m = serde_json::Map::new();
-            for (cat, c) in cats {
+            for (cat, c) in &cats {
                 total.calls += c.calls;
                 total.successes += c.successes;
                 total.failures += c.failures;
@@ -72,13 +204,15 @@ impl Metrics {
                 "total".into(),
                 serde_json::to_value(&total).expect("counters serialize"),
             );
-            out.insert(key.clone(), serde_json::Value::Object(m));
+            out.insert(key, serde_json::Value::Object(m));
         }
         serde_json::Value::Object(out)
     }
 
     /// Forgets every counter.
     pub fn reset(&self) {
-        self.by.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        for s in &self.shards {
+            lock(s).map.clear();
+        }
     }
 }

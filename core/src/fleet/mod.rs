@@ -24,6 +24,8 @@ pub mod metrics;
 pub mod redis;
 #[cfg(feature = "redis-tokio")]
 pub mod redis_async;
+#[cfg(feature = "redis")]
+mod resp;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -33,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use crate::category::{Category, Classification, RetryAfterSource};
 use crate::error::{Error, Result};
 use crate::events::Event;
-pub use backend::{BackendError, FleetBackend, InProcess, KeyState};
+pub use backend::{BackendError, FleetBackend, InProcess, KeyState, Retention};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
 pub use metrics::{Counters, Metrics};
@@ -60,9 +62,17 @@ pub struct FleetConfig {
     pub redis_url: Option<String>,
     /// Prefix of every Redis key. Default: `retry-core`.
     pub namespace: String,
-    /// How long any one Redis operation (the connection handshake included) may take before
-    /// the call goes on with local state. Default: 0.25 s.
+    /// How long any one Redis operation (the connection handshake included, every command and
+    /// every read of their replies) may take before the call goes on with local state.
+    /// Default: 0.25 s.
     pub redis_timeout_s: f64,
+    /// Seconds a key may go unused before this process forgets its state and metrics (between
+    /// 1 and 1.5 times this; never while its pause or open period lasts). Default: 600.
+    pub key_idle_ttl_s: f64,
+    /// The most keys whose state and metrics this process holds (rounded up to a multiple of
+    /// 64): past it, the least recently used are forgotten, live ones last (see
+    /// [`Retention`]). Default: 100 000 (about 100 MB at most).
+    pub max_keys: usize,
 }
 
 impl Default for FleetConfig {
@@ -75,6 +85,8 @@ impl Default for FleetConfig {
             redis_url: None,
             namespace: "retry-core".into(),
             redis_timeout_s: 0.25,
+            key_idle_ttl_s: 600.0,
+            max_keys: 100_000,
         }
     }
 }
@@ -115,6 +127,14 @@ impl FleetConfig {
         if bad(cfg.max_pause_s) {
             return Err(Error::invalid_policy("max_pause_s must be finite and >= 0"));
         }
+        if !(cfg.key_idle_ttl_s.is_finite() && cfg.key_idle_ttl_s > 0.0) {
+            return Err(Error::invalid_policy(
+                "key_idle_ttl_s must be finite and above 0",
+            ));
+        }
+        if cfg.max_keys == 0 {
+            return Err(Error::invalid_policy("max_keys must be at least 1"));
+        }
         if !(cfg.redis_timeout_s > 0.0 && cfg.redis_timeout_s <= 60.0) {
             return Err(Error::invalid_policy(
                 "redis_timeout_s must be above 0 and at most 60",
@@ -124,10 +144,14 @@ impl FleetConfig {
     }
 }
 
+/// How far ahead of `max_pause_s` a stored pause may be (peers' clocks differ) before it is bad
+/// data for its key.
+pub const PAUSE_SKEW_S: f64 = 60.0;
+
 /// Wall-clock seconds (shared across machines), injectable for virtual time.
 pub type WallClock = Arc<dyn Fn() -> f64 + Send + Sync>;
 
-fn system_clock() -> f64 {
+pub(crate) fn system_clock() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -150,18 +174,30 @@ pub struct Fleet {
     degraded: AtomicBool,
     clock: WallClock,
     metrics: Metrics,
+    retention: Arc<Retention>,
 }
 
 impl Fleet {
     /// A fleet for one process.
     pub fn in_process(cfg: FleetConfig) -> Self {
-        let local = Arc::new(InProcess::new());
-        Self::build(cfg, local.clone(), local, true)
+        let retention = Self::retention(&cfg);
+        let local = Arc::new(InProcess::with_retention(Arc::clone(&retention)));
+        Self::build(cfg, local.clone(), local, true, retention)
     }
 
     /// A fleet whose state lives in `backend`.
     pub fn with_backend(cfg: FleetConfig, backend: Arc<dyn FleetBackend>) -> Self {
-        Self::build(cfg, backend, Arc::new(InProcess::new()), false)
+        let retention = Self::retention(&cfg);
+        let local = Arc::new(InProcess::with_retention(Arc::clone(&retention)));
+        Self::build(cfg, backend, local, false, retention)
+    }
+
+    fn retention(cfg: &FleetConfig) -> Arc<Retention> {
+        Arc::new(Retention::new(
+            cfg.key_idle_ttl_s,
+            cfg.max_keys,
+            Arc::new(system_clock),
+        ))
     }
 
     fn build(
@@ -169,6 +205,7 @@ impl Fleet {
         backend: Arc<dyn FleetBackend>,
         local: Arc<InProcess>,
         state_is_local: bool,
+        retention: Arc<Retention>,
     ) -> Self {
         Fleet {
             cfg,
@@ -177,7 +214,8 @@ impl Fleet {
             state_is_local,
             degraded: AtomicBool::new(false),
             clock: Arc::new(system_clock),
-            metrics: Metrics::default(),
+            metrics: Metrics::with_retention(Arc::clone(&retention)),
+            retention,
         }
     }
 
@@ -220,14 +258,29 @@ impl Fleet {
         };
         let timeout = std::time::Duration::try_from_secs_f64(cfg.redis_timeout_s)
             .map_err(|_| Error::invalid_policy("redis_timeout_s must be finite and >= 0"))?;
-        let backend = redis_async::RedisAsyncBackend::new(&url, &cfg.namespace, timeout, options)?;
+        let backend = redis_async::RedisAsyncBackend::with_retention(
+            &url,
+            &cfg.namespace,
+            timeout,
+            options,
+            std::time::Duration::try_from_secs_f64(cfg.key_idle_ttl_s)
+                .unwrap_or(std::time::Duration::from_secs(600)),
+            cfg.max_keys,
+        )?;
         Ok(Self::with_backend(cfg, Arc::new(backend)))
     }
 
     /// Replaces the wall clock (tests, simulations on virtual time).
     pub fn with_clock(mut self, clock: WallClock) -> Self {
+        self.retention.set_clock(Arc::clone(&clock));
         self.clock = clock;
         self
+    }
+
+    /// How many keys' state this process holds (in process, or as the fallback of a remote
+    /// backend): bounded by `max_keys`, and keys idle past `key_idle_ttl_s` are forgotten.
+    pub fn key_count(&self) -> usize {
+        self.backend.key_count().unwrap_or_else(|| self.local.len())
     }
 
     /// The fleet's configuration.
@@ -299,14 +352,27 @@ impl Fleet {
     }
 
     /// May a caller of `key` call now? Pauses first, then the breaker. Whatever a shared store
-    /// holds (a peer's clock an hour ahead, `inf`, NaN), a pause never lasts past `max_pause_s`
-    /// from now and an open circuit never past the longest open period (`max_open_s`, or
-    /// `open_s` if that is longer).
+    /// holds, a pause never lasts past `max_pause_s` from now, and one stored further ahead than
+    /// that plus [`PAUSE_SKEW_S`] (a peer's clock an hour ahead, `inf`, NaN) is bad data for the
+    /// key (it falls back to local state, with an event); an open circuit never lasts past the
+    /// longest open period (`max_open_s`, or `open_s` if that is longer).
     pub fn admit(&self, key: &str) -> (Admit, Vec<Event>) {
         let mut events = Vec::new();
         let now = self.now();
         if self.cfg.shared_pause {
-            let until = self.run(key, &mut events, |b| b.pause_until(key));
+            let limit = now + self.cfg.max_pause_s + PAUSE_SKEW_S;
+            let until = self.run(key, &mut events, |b| {
+                let until = b.pause_until(key)?;
+                // No peer of this fleet writes a pause past max_pause_s from its now: a value
+                // further ahead (a clock an hour off, inf, NaN, anyone's write) is bad data for
+                // the key, not a wait for every call.
+                if until.is_nan() || until > limit {
+                    return Err(BackendError::bad_data(format!(
+                        "the pause of {key} is {until}, past max_pause_s from now"
+                    )));
+                }
+                Ok(until)
+            });
             if until > now {
                 return (Admit::Paused(until.min(now + self.cfg.max_pause_s)), events);
             }

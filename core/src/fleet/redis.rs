@@ -3,32 +3,41 @@
 //! around the pure breaker transition).
 //!
 //! A call never blocks or fails on Redis:
-//! - every command and the connection handshake have a deadline (the handshake runs on a helper
-//!   thread, since redis-rs gives it no timeout of its own: a server that accepts the connection
-//!   and then stops answering would hold it forever);
+//! - every operation has one deadline, `redis_timeout_s`, for all its commands and every read
+//!   of their replies (our own RESP reader, `fleet::resp`: redis-rs times each `read` alone,
+//!   so a link sending a byte every 0.2 s held a call for 70 s); the connection handshake has
+//!   it too, and runs on a helper thread (name resolution has no timeout of its own);
+//! - every reply is bounded by what the command can return (a number, a breaker's JSON): a
+//!   header claiming more is bad data for the key, refused before anything is allocated;
+//! - a server refusing as a whole (out of memory, an ACL, loading, read-only) is treated as an
+//!   unavailable Redis (one `fleet_backend_degraded` per state change), not as one key's bad
+//!   data (an event per call);
 //! - no lock is held during I/O: each call borrows a connection from a small pool, so a stuck
 //!   call holds only its own connection, and calls on other keys go on;
 //! - after a failure, calls use local state at once for a while instead of trying again;
 //! - a value of the wrong type or shape in one key degrades that key only;
 //! - after `fork()`, the child never touches the parent's connections or locks: it starts a state
-//!   of its own (preforking servers such as gunicorn, Puma and Unicorn fork with a live fleet).
+//!   of its own, at any depth of nested forks (preforking servers such as gunicorn, Puma and
+//!   Unicorn fork with a live fleet).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::backend::{BackendError, BackendResult, FleetBackend};
 use super::breaker::BreakerState;
 use super::budget::BudgetConfig;
+use super::resp::{is_data_error, CmdError, Conn, Limits, Reply, Script};
 use crate::error::{Error, Result};
 
 /// Budget arithmetic, atomically (mirrors `budget::spend`): KEYS[1] tokens; ARGV cost, capacity,
-/// ttl. A stored value that is not a number in [0, capacity] (NaN, inf, garbage written by
-/// anyone) is healed to a full bucket rather than blocking every retry of the key forever.
+/// ttl. A stored value that is no finite number (NaN, inf, -inf, garbage written by anyone) is
+/// healed to a full bucket rather than blocking every retry of the key forever; a finite one is
+/// clamped to [0, capacity] (as `tokens` reads it).
 const SPEND: &str = r#"
 local cap = tonumber(ARGV[2])
 local t = tonumber(redis.call('GET', KEYS[1]) or ARGV[2])
-if t == nil or t ~= t or t > cap then t = cap end
+if t == nil or t ~= t or t > cap or t == -math.huge then t = cap end
 if t < 0 then t = 0 end
 local cost = tonumber(ARGV[1])
 local ok = 0
@@ -41,7 +50,7 @@ return ok
 const EARN: &str = r#"
 local cap = tonumber(ARGV[2])
 local t = tonumber(redis.call('GET', KEYS[1]) or ARGV[2])
-if t == nil or t ~= t or t > cap then t = cap end
+if t == nil or t ~= t or t > cap or t == -math.huge then t = cap end
 if t < 0 then t = 0 end
 t = t + tonumber(ARGV[1])
 if t > cap then t = cap end
@@ -72,14 +81,11 @@ const TTL_S: u64 = 86_400;
 const RECONNECT_AFTER: Duration = Duration::from_secs(2);
 /// Idle connections kept per process; more concurrent calls open short-lived ones.
 const POOL: usize = 16;
-/// How many nested `fork()`s get a Redis state of their own (a prefork server's workers are
-/// one level down); deeper descendants use local state only.
-const GENERATIONS: usize = 8;
 
 /// The connections and health of one process.
 struct ProcState {
     pid: u32,
-    idle: Mutex<Vec<redis::Connection>>,
+    idle: Mutex<Vec<Conn>>,
     down_until: Mutex<Option<Instant>>,
 }
 
@@ -95,18 +101,19 @@ impl ProcState {
 
 /// The configuration the backend was built from, kept for `Debug`-free error texts.
 pub struct RedisBackend {
-    client: redis::Client,
+    info: redis::ConnectionInfo,
     namespace: String,
     timeout: Duration,
-    /// One state per process generation: slot 0 is the process that built the backend, slot
-    /// k + 1 its child after a fork (which inherits slots 0..=k in whatever state they were,
-    /// locks held by threads that do not exist in it included, and so never touches them).
-    states: [OnceLock<ProcState>; GENERATIONS],
-    current: AtomicUsize,
-    spend: redis::Script,
-    earn: redis::Script,
-    extend_pause: redis::Script,
-    cas: redis::Script,
+    /// This process's state. A child of `fork()` finds its parent's here (whatever state it was
+    /// in, locks held by threads that do not exist in the child included), never touches it,
+    /// and swaps in one of its own; the parent's is left behind, leaked, in the child. So forks
+    /// nested to any depth each get a Redis state (a fixed table of 8 generations sent the 9th
+    /// to local state).
+    state: AtomicPtr<ProcState>,
+    spend: Script,
+    earn: Script,
+    extend_pause: Script,
+    cas: Script,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -114,40 +121,78 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A server's answer about one key's data (a wrong type, a script error): that key's problem,
-/// not a sign that Redis is down.
-fn is_data_error(e: &redis::RedisError) -> bool {
-    !(e.is_io_error() || e.is_timeout() || e.is_connection_dropped() || e.is_connection_refusal())
-        && matches!(
-            e.kind(),
-            redis::ErrorKind::ResponseError
-                | redis::ErrorKind::TypeError
-                | redis::ErrorKind::ExtensionError
-        )
+/// Why an operation failed.
+enum OpError {
+    /// The link (or the server as a whole) failed: every key falls back for a while.
+    Down(String),
+    /// One key's data is unusable; the connection is still in step.
+    Data(String),
+    /// One key's reply was larger than its command accepts: bad data for the key, and the
+    /// connection, mid-reply, is dropped.
+    TooLarge(String),
+}
+
+impl From<CmdError> for OpError {
+    fn from(e: CmdError) -> Self {
+        match e {
+            CmdError::Io(m) | CmdError::Protocol(m) => OpError::Down(m),
+            CmdError::TooLarge(m) => OpError::TooLarge(format!("redis: {m}")),
+        }
+    }
+}
+
+/// A reply that is a server error: the key's bad data or the server refusing.
+fn server_error(e: &str) -> OpError {
+    if is_data_error(e) {
+        OpError::Data(format!("redis: {e}"))
+    } else {
+        OpError::Down(format!("redis: {e}"))
+    }
+}
+
+fn int_reply(r: Reply) -> Result<i64, OpError> {
+    match r {
+        Reply::Int(i) => Ok(i),
+        Reply::Error(e) => Err(server_error(&e)),
+        other => Err(OpError::Data(format!(
+            "redis: an integer expected, got {other:?}"
+        ))),
+    }
+}
+
+fn text_reply(r: Reply) -> Result<Option<String>, OpError> {
+    match r {
+        Reply::Nil => Ok(None),
+        Reply::Bulk(b) => Ok(Some(String::from_utf8_lossy(&b).into_owned())),
+        Reply::Status(s) => Ok(Some(s)),
+        Reply::Int(i) => Ok(Some(i.to_string())),
+        Reply::Error(e) => Err(server_error(&e)),
+        Reply::Array(_) => Err(OpError::Data(
+            "redis: a value expected, got an array".into(),
+        )),
+    }
 }
 
 impl RedisBackend {
-    /// A backend for `url` (`redis://127.0.0.1:6379/0`) whose every I/O, handshake included,
-    /// gives up after `timeout`. Does not connect yet: a Redis that is down at start is the same
-    /// as one that goes down later.
+    /// A backend for `url` (`redis://127.0.0.1:6379/0`) whose every operation, handshake
+    /// included, gives up after `timeout` (one deadline for all the commands of an operation
+    /// and every read of their replies). Does not connect yet: a Redis that is down at start is
+    /// the same as one that goes down later.
     pub fn new(url: &str, namespace: &str, timeout: Duration) -> Result<Self> {
         let client = redis::Client::open(url)
             .map_err(|e| Error::invalid_policy(format!("invalid redis_url: {e}")))?;
         if timeout.is_zero() {
             return Err(Error::invalid_policy("redis_timeout_s must be above 0"));
         }
-        let states: [OnceLock<ProcState>; GENERATIONS] = Default::default();
-        states[0].get_or_init(ProcState::new);
         Ok(RedisBackend {
-            client,
+            info: client.get_connection_info().clone(),
             namespace: namespace.to_owned(),
             timeout,
-            states,
-            current: AtomicUsize::new(0),
-            spend: redis::Script::new(SPEND),
-            earn: redis::Script::new(EARN),
-            extend_pause: redis::Script::new(EXTEND_PAUSE),
-            cas: redis::Script::new(CAS),
+            state: AtomicPtr::new(Box::into_raw(Box::new(ProcState::new()))),
+            spend: Script::new(SPEND),
+            earn: Script::new(EARN),
+            extend_pause: Script::new(EXTEND_PAUSE),
+            cas: Script::new(CAS),
         })
     }
 
@@ -156,66 +201,56 @@ impl RedisBackend {
     }
 
     /// This process's state; after a fork, a fresh one (never the parent's locks).
-    fn state(&self) -> Option<&ProcState> {
+    fn state(&self) -> &ProcState {
         let pid = std::process::id();
-        let mut gen = self.current.load(Ordering::Acquire);
         loop {
-            let state = self.states[gen].get()?;
-            if state.pid == pid {
-                return Some(state);
+            let cur = self.state.load(Ordering::Acquire);
+            // SAFETY: `state` always points to a leaked `ProcState` that is freed only when the
+            // backend is dropped (by the process that made it), so it outlives `&self`.
+            let st = unsafe { &*cur };
+            if st.pid == pid {
+                return st;
             }
-            // A new process: the next generation is ours (the parent never touches it).
-            gen += 1;
-            if gen >= GENERATIONS {
-                return None;
-            }
-            let next = self.states[gen].get_or_init(ProcState::new);
-            if next.pid == pid {
-                self.current.store(gen, Ordering::Release);
-                return Some(next);
+            // A new process: one state of its own; the parent's is never touched (nor freed).
+            let fresh = Box::into_raw(Box::new(ProcState::new()));
+            if self
+                .state
+                .compare_exchange(cur, fresh, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                // SAFETY: just made, and never shared.
+                drop(unsafe { Box::from_raw(fresh) });
             }
         }
     }
 
-    /// A new connection whose handshake and commands all have the deadline. The handshake
-    /// runs on a helper thread: when it does not answer in time the thread is left to finish
+    /// A new connection whose handshake has the deadline. It runs on a helper thread (name
+    /// resolution has no timeout): when it does not finish in time the thread is left to finish
     /// (or fail) on its own, holding nothing of ours.
-    fn connect(&self) -> redis::RedisResult<redis::Connection> {
+    fn connect(&self, deadline: Instant) -> std::result::Result<Conn, String> {
         let (tx, rx) = mpsc::sync_channel(1);
-        let client = self.client.clone();
-        let timeout = self.timeout;
+        let info = self.info.clone();
         let spawned = std::thread::Builder::new()
             .name("retry-core-redis-connect".into())
             .spawn(move || {
-                let conn = client.get_connection_with_timeout(timeout).and_then(|c| {
-                    c.set_read_timeout(Some(timeout))?;
-                    c.set_write_timeout(Some(timeout))?;
-                    Ok(c)
-                });
-                let _ = tx.send(conn);
+                let _ = tx.send(Conn::connect(&info, deadline));
             });
         if let Err(e) = spawned {
-            return Err(redis::RedisError::from(e));
+            return Err(format!("redis: {e}"));
         }
-        match rx.recv_timeout(timeout) {
-            Ok(conn) => conn,
-            Err(_) => Err(redis::RedisError::from(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "the connection handshake did not finish in time",
-            ))),
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(conn) => conn.map_err(|e| e.to_string()),
+            Err(_) => Err("redis: the connection handshake did not finish in time".into()),
         }
     }
 
-    /// Runs `f` on a connection, or fails at once while Redis is presumed down.
+    /// Runs `f` on a connection under one deadline for the whole operation, or fails at once
+    /// while Redis is presumed down.
     fn with_conn<T>(
         &self,
-        f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
+        f: impl FnOnce(&mut Conn, Instant) -> std::result::Result<T, OpError>,
     ) -> BackendResult<T> {
-        let Some(state) = self.state() else {
-            return Err(BackendError::unavailable(
-                "redis: too many nested forks; using local state",
-            ));
-        };
+        let state = self.state();
         if let Some(until) = *lock(&state.down_until) {
             if Instant::now() < until {
                 return Err(BackendError::unavailable(
@@ -223,41 +258,45 @@ impl RedisBackend {
                 ));
             }
         }
+        let deadline = Instant::now() + self.timeout;
         let pooled = lock(&state.idle).pop();
         let mut conn = match pooled {
             Some(c) => c,
-            None => self.connect().map_err(|e| {
+            None => self.connect(deadline).map_err(|e| {
                 *lock(&state.down_until) = Some(Instant::now() + RECONNECT_AFTER);
-                BackendError::unavailable(format!("redis: {e}"))
+                BackendError::unavailable(e)
             })?,
         };
-        match f(&mut conn) {
+        let keep = |conn: Conn| {
+            let mut idle = lock(&state.idle);
+            if idle.len() < POOL {
+                idle.push(conn);
+            }
+        };
+        match f(&mut conn, deadline) {
             Ok(v) => {
                 *lock(&state.down_until) = None;
-                let mut idle = lock(&state.idle);
-                if idle.len() < POOL {
-                    idle.push(conn);
-                }
+                keep(conn);
                 Ok(v)
             }
-            Err(e) if is_data_error(&e) => {
-                let mut idle = lock(&state.idle);
-                if idle.len() < POOL {
-                    idle.push(conn);
-                }
-                Err(BackendError::bad_data(format!("redis: {e}")))
+            Err(OpError::Data(m)) => {
+                keep(conn);
+                Err(BackendError::bad_data(m))
             }
-            Err(e) => {
-                // The connection may be mid-reply: never reuse it.
+            // The connection is mid-reply: never reused.
+            Err(OpError::TooLarge(m)) => Err(BackendError::bad_data(m)),
+            Err(OpError::Down(m)) => {
                 *lock(&state.down_until) = Some(Instant::now() + RECONNECT_AFTER);
-                Err(BackendError::unavailable(format!("redis: {e}")))
+                Err(BackendError::unavailable(m))
             }
         }
     }
 
     /// A number stored under `k`, or a bad-data error when it is not one.
     fn get_number(&self, k: &str) -> BackendResult<Option<f64>> {
-        let v: Option<String> = self.with_conn(|c| redis::cmd("GET").arg(k).query(c))?;
+        let v = self.with_conn(|c, deadline| {
+            text_reply(c.command(&[b"GET", k.as_bytes()], &Limits::SCALAR, deadline)?)
+        })?;
         match v {
             None => Ok(None),
             Some(s) => s
@@ -265,6 +304,17 @@ impl RedisBackend {
                 .parse::<f64>()
                 .map(Some)
                 .map_err(|_| BackendError::bad_data(format!("redis: {k} holds no number"))),
+        }
+    }
+}
+
+impl Drop for RedisBackend {
+    fn drop(&mut self) {
+        let cur = *self.state.get_mut();
+        // SAFETY: `cur` came from `Box::into_raw`; only the process that made it frees it (a
+        // child leaves its parent's state alone: its locks may be held by vanished threads).
+        if unsafe { &*cur }.pid == std::process::id() {
+            drop(unsafe { Box::from_raw(cur) });
         }
     }
 }
@@ -280,60 +330,65 @@ impl FleetBackend for RedisBackend {
 
     fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
         let k = self.k(key, "breaker");
-        // Optimistic: read, apply the pure transition, store only if nobody changed it meanwhile.
-        for _ in 0..16 {
-            let old: Option<String> = self.with_conn(|c| redis::cmd("GET").arg(&k).query(c))?;
-            let mut state = match old.as_deref() {
-                None => BreakerState::default(),
-                Some(s) => serde_json::from_str::<BreakerState>(s)
-                    .ok()
-                    .filter(BreakerState::is_sane)
-                    .ok_or_else(|| {
-                        BackendError::bad_data(format!("redis: {k} holds no breaker state"))
-                    })?,
-            };
-            f(&mut state);
-            let new = serde_json::to_string(&state).expect("breaker state serializes");
-            let expected = old.unwrap_or_default();
-            let stored: i32 = self.with_conn(|c| {
-                self.cas
-                    .key(&k)
-                    .arg(&expected)
-                    .arg(&new)
-                    .arg(TTL_S)
-                    .invoke(c)
-            })?;
-            if stored == 1 {
-                return Ok(());
+        let ttl = TTL_S.to_string();
+        // Optimistic: read, apply the pure transition, store only if nobody changed it meanwhile;
+        // every round under the one deadline of the operation.
+        self.with_conn(|c, deadline| {
+            for _ in 0..16 {
+                let old =
+                    text_reply(c.command(&[b"GET", k.as_bytes()], &Limits::BREAKER, deadline)?)?;
+                let mut state = match old.as_deref() {
+                    None => BreakerState::default(),
+                    Some(s) => serde_json::from_str::<BreakerState>(s)
+                        .ok()
+                        .filter(BreakerState::is_sane)
+                        .ok_or_else(|| {
+                            OpError::Data(format!("redis: {k} holds no breaker state"))
+                        })?,
+                };
+                f(&mut state);
+                let new = serde_json::to_string(&state).expect("breaker state serializes");
+                let expected = old.unwrap_or_default();
+                let keys = [k.clone()];
+                let stored = int_reply(c.eval(
+                    &self.cas,
+                    &keys,
+                    &[expected, new, ttl.clone()],
+                    &Limits::SCALAR,
+                    deadline,
+                )?)?;
+                if stored == 1 {
+                    return Ok(());
+                }
             }
-        }
-        Err(BackendError::unavailable(
-            "redis: breaker update kept conflicting",
-        ))
+            Err(OpError::Down(
+                "redis: breaker update kept conflicting".into(),
+            ))
+        })
     }
 
     fn spend(&self, key: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool> {
-        let k = self.k(key, "tokens");
-        let ok: i32 = self.with_conn(|c| {
-            self.spend
-                .key(&k)
-                .arg(cost)
-                .arg(cfg.capacity)
-                .arg(TTL_S)
-                .invoke(c)
+        let keys = [self.k(key, "tokens")];
+        let argv = [
+            cost.to_string(),
+            cfg.capacity.to_string(),
+            TTL_S.to_string(),
+        ];
+        let ok = self.with_conn(|c, deadline| {
+            int_reply(c.eval(&self.spend, &keys, &argv, &Limits::SCALAR, deadline)?)
         })?;
         Ok(ok == 1)
     }
 
     fn earn(&self, key: &str, amount: f64, cfg: &BudgetConfig) -> BackendResult<()> {
-        let k = self.k(key, "tokens");
-        let _: String = self.with_conn(|c| {
-            self.earn
-                .key(&k)
-                .arg(amount)
-                .arg(cfg.capacity)
-                .arg(TTL_S)
-                .invoke(c)
+        let keys = [self.k(key, "tokens")];
+        let argv = [
+            amount.to_string(),
+            cfg.capacity.to_string(),
+            TTL_S.to_string(),
+        ];
+        self.with_conn(|c, deadline| {
+            text_reply(c.eval(&self.earn, &keys, &argv, &Limits::SCALAR, deadline)?)
         })?;
         Ok(())
     }
@@ -349,9 +404,11 @@ impl FleetBackend for RedisBackend {
     }
 
     fn extend_pause(&self, key: &str, until: f64) -> BackendResult<()> {
-        let k = self.k(key, "pause");
-        let _: i32 =
-            self.with_conn(|c| self.extend_pause.key(&k).arg(until).arg(TTL_S).invoke(c))?;
+        let keys = [self.k(key, "pause")];
+        let argv = [until.to_string(), TTL_S.to_string()];
+        self.with_conn(|c, deadline| {
+            int_reply(c.eval(&self.extend_pause, &keys, &argv, &Limits::SCALAR, deadline)?)
+        })?;
         Ok(())
     }
 }

@@ -5,15 +5,22 @@
 //! Each [`Fleet`](super::Fleet) call runs on a *mirror* of the shared state kept in memory (one
 //! short mutex per key, as [`super::InProcess`]), with the pure transitions of
 //! [`super::breaker`] and [`super::budget`]. A background tokio task owns the only Redis
-//! connection (a [`redis::aio::MultiplexedConnection`]; every command and the handshake have the
-//! fleet's `redis_timeout_s`) and, once per sync interval (50 ms by default) or at once after a
-//! change that matters to the others (a pause, a breaker changing phase, a key seen for the
-//! first time):
-//! - **pushes** this process's changes: a pause through the blocking backend's `EXTEND_PAUSE`
-//!   script, the net budget spend/earn through a clamped `ADJUST` script, the breaker through
-//!   the blocking backend's compare-and-set of its JSON state, merged three ways (see below);
-//! - **pulls** the pause, tokens and breaker of every key this process has used (one script,
-//!   one round trip) into the mirror.
+//! connection (our own RESP reader, `fleet::resp`: every operation and the handshake have the
+//! fleet's `redis_timeout_s` for all their reads, and every reply is bounded) and, once per sync
+//! interval (50 ms by default) or at once after a change that matters to the others (a pause, a
+//! breaker changing phase, a key seen for the first time):
+//! - **pushes** the keys this process changed since their last push (and only those): a pause
+//!   through the blocking backend's `EXTEND_PAUSE` script, the net budget spend/earn through a
+//!   clamped `ADJUST` script, the breaker through the blocking backend's compare-and-set of its
+//!   JSON state, merged three ways (see below);
+//! - **pulls** the pause, tokens and breaker of the keys this process used in the last 5 s
+//!   (one script per 128 keys), pushing again between chunks, so a change made during
+//!   a long pull (a 429's pause with 100 K keys in use) waits for one chunk, not the whole pull.
+//!
+//! A key idle for longer than that costs Redis nothing; its first call afterwards decides on
+//! the mirror as last pulled, and its shared state arrives one round trip later (as for a key
+//! never used). The mirror forgets keys unused for the fleet's `key_idle_ttl_s` that hold
+//! nothing (no change to push, no pause or open circuit in force), and holds at most `max_keys`.
 //!
 //! The keys, their encoding and the compare-and-set are those of the blocking backend, so
 //! processes using either backend share one namespace.
@@ -53,12 +60,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use redis::aio::MultiplexedConnection;
 use tokio::sync::Notify;
 
 use super::backend::{BackendError, BackendResult, FleetBackend};
 use super::breaker::{BreakerState, Phase};
 use super::budget::{self, BudgetConfig};
+use super::resp::aio::AsyncConn;
+use super::resp::{is_data_error, CmdError, Limits, Reply, Script};
 use crate::error::{Error, Result};
 
 /// Adds ARGV[1] (positive or negative) to the tokens, within [0, capacity]: KEYS[1] tokens;
@@ -67,7 +75,7 @@ use crate::error::{Error, Result};
 const ADJUST: &str = r#"
 local cap = tonumber(ARGV[2])
 local t = tonumber(redis.call('GET', KEYS[1]) or ARGV[2])
-if t == nil or t ~= t or t > cap then t = cap end
+if t == nil or t ~= t or t > cap or t == -math.huge then t = cap end
 if t < 0 then t = 0 end
 t = t + tonumber(ARGV[1])
 if t > cap then t = cap end
@@ -80,17 +88,22 @@ return tostring(t)
 use super::redis::{CAS, EXTEND_PAUSE};
 
 /// Reads many keys in one round trip, one bad key not failing the others: 'v' .. value, 'n'
-/// (absent) or 'e' (an error such as a value of the wrong type) per key.
+/// (absent) or 'e' (an error such as a value of the wrong type, or a value longer than
+/// [`PULL_MAX_VALUE`] bytes, which no fleet writes) per key. So the reply stays bounded.
 const PULL: &str = r#"
 local out = {}
 for i, k in ipairs(KEYS) do
   local v = redis.pcall('GET', k)
   if type(v) == 'table' and v.err then out[i] = 'e'
+  elseif v and #v > 4096 then out[i] = 'e'
   elseif v then out[i] = 'v' .. v
   else out[i] = 'n' end
 end
 return out
 "#;
+
+/// The longest value a pull returns (the `4096` of [`PULL`]) plus its marker byte.
+const PULL_MAX_VALUE: usize = 4096 + 1;
 
 /// Keys live a day after their last update, as with the blocking backend.
 const TTL_S: u64 = 86_400;
@@ -159,9 +172,45 @@ impl Mirror {
     }
 }
 
+/// One key's mirror and its place in the task's queues.
+struct Entry {
+    name: Box<str>,
+    m: Mutex<Mirror>,
+    /// Queued for the next pull (used since the last sync).
+    used: AtomicBool,
+    /// Queued for the next push (changed since the last push).
+    dirty: AtomicBool,
+    /// When the task last saw it used (ms since [`Shared::epoch`]).
+    last_used: AtomicU64,
+}
+
+impl Entry {
+    /// Whether forgetting it would lose something: changes not pushed yet, a pause not over, a
+    /// circuit open (or a probe out) until a time not yet come.
+    fn holds_state(&self, wall: f64) -> bool {
+        let m = lock(&self.m);
+        m.pause_push.is_some()
+            || m.tokens_pending != 0.0
+            || m.tokens_inflight != 0.0
+            || m.breaker_dirty
+            || m.pause > wall
+            || (m.breaker.phase != Phase::Closed && m.breaker.until > wall)
+    }
+}
+
+type Queue = Mutex<Vec<Arc<Entry>>>;
+
 /// What the calls and the task share.
 struct Shared {
-    keys: RwLock<HashMap<String, Arc<Mutex<Mirror>>>>,
+    keys: RwLock<HashMap<String, Arc<Entry>>>,
+    /// Keys used since the last sync: pulled at the next one (and for [`HOT`] after).
+    used: Queue,
+    /// Keys changed since their last push: pushed at the next sync, before any pull.
+    dirty: Queue,
+    epoch: std::time::Instant,
+    /// Keys unused this long are forgotten (unless they hold state); at most `max_keys` kept.
+    idle_ttl: Duration,
+    max_keys: usize,
     /// Whether the last sync (or connection attempt) succeeded; optimistic until the first.
     up: AtomicBool,
     /// Set when the task ends (dropped backend, runtime shut down).
@@ -180,17 +229,52 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
-    /// The mirror of `key` (created, and its shared state fetched at once, on first use).
-    fn key(&self, key: &str) -> Arc<Mutex<Mirror>> {
-        if let Some(m) = self.keys.read().unwrap_or_else(|e| e.into_inner()).get(key) {
-            return Arc::clone(m);
+    fn now_ms(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// The mirror of `key` (created, and its shared state fetched at once, on first use),
+    /// queued for the next pull.
+    fn key(&self, key: &str) -> Arc<Entry> {
+        let found = self
+            .keys
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .map(Arc::clone);
+        let e = match found {
+            Some(e) => e,
+            None => {
+                let mut w = self.keys.write().unwrap_or_else(|e| e.into_inner());
+                let e = Arc::clone(w.entry(key.to_owned()).or_insert_with(|| {
+                    Arc::new(Entry {
+                        name: key.into(),
+                        m: Mutex::default(),
+                        used: AtomicBool::new(false),
+                        dirty: AtomicBool::new(false),
+                        last_used: AtomicU64::new(self.now_ms()),
+                    })
+                }));
+                drop(w);
+                // Fetch its shared state now rather than at the next interval.
+                self.wake.notify_one();
+                e
+            }
+        };
+        if !e.used.swap(true, Ordering::AcqRel) {
+            lock(&self.used).push(Arc::clone(&e));
         }
-        let mut w = self.keys.write().unwrap_or_else(|e| e.into_inner());
-        let m = Arc::clone(w.entry(key.to_owned()).or_default());
-        drop(w);
-        // Fetch its shared state now rather than at the next interval.
-        self.wake.notify_one();
-        m
+        e
+    }
+
+    /// `e` changed: queued for the next push; `urgent` (a pause, a phase change) wakes the task.
+    fn changed(&self, e: &Arc<Entry>, urgent: bool) {
+        if !e.dirty.swap(true, Ordering::AcqRel) {
+            lock(&self.dirty).push(Arc::clone(e));
+        }
+        if urgent {
+            self.wake.notify_one();
+        }
     }
 
     fn available(&self) -> BackendResult<()> {
@@ -208,15 +292,6 @@ impl Shared {
     fn set_down(&self, message: String) {
         *lock(&self.last_error) = message;
         self.up.store(false, Ordering::Release);
-    }
-
-    fn snapshot(&self) -> Vec<(String, Arc<Mutex<Mirror>>)> {
-        self.keys
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .map(|(k, m)| (k.clone(), Arc::clone(m)))
-            .collect()
     }
 }
 
@@ -238,8 +313,10 @@ pub struct RedisAsyncBackend {
 
 impl RedisAsyncBackend {
     /// A backend for `url` (`redis://127.0.0.1:6379/0`) under `namespace`, each Redis operation
-    /// (the handshake included) bounded by `timeout`. Does not wait for Redis: the task connects
-    /// in the background, and a Redis down at start is the same as one that goes down later.
+    /// (the handshake included, every read of its reply) bounded by `timeout`. Does not wait
+    /// for Redis: the task connects in the background, and a Redis down at start is the same as
+    /// one that goes down later. Keys unused for 10 min are forgotten, 100 K at most are held
+    /// ([`RedisAsyncBackend::with_retention`] sets both).
     ///
     /// Fails with [`crate::ErrorCode::InvalidState`] outside a tokio runtime, and with
     /// [`crate::ErrorCode::InvalidPolicy`] on an invalid URL or option.
@@ -248,6 +325,28 @@ impl RedisAsyncBackend {
         namespace: &str,
         timeout: Duration,
         options: RedisAsyncOptions,
+    ) -> Result<Self> {
+        Self::with_retention(
+            url,
+            namespace,
+            timeout,
+            options,
+            Duration::from_secs(600),
+            100_000,
+        )
+    }
+
+    /// [`RedisAsyncBackend::new`], the mirror forgetting keys unused for `idle_ttl` (between 1
+    /// and 1.5 times it; never one with changes not pushed, a pause not over or an open
+    /// circuit) and holding at most `max_keys` (the least recently used forgotten first, at
+    /// each sync).
+    pub fn with_retention(
+        url: &str,
+        namespace: &str,
+        timeout: Duration,
+        options: RedisAsyncOptions,
+        idle_ttl: Duration,
+        max_keys: usize,
     ) -> Result<Self> {
         let handle = tokio::runtime::Handle::try_current().map_err(|_| {
             Error::invalid_state(
@@ -265,6 +364,11 @@ impl RedisAsyncBackend {
         }
         let shared = Arc::new(Shared {
             keys: RwLock::default(),
+            used: Mutex::default(),
+            dirty: Mutex::default(),
+            epoch: std::time::Instant::now(),
+            idle_ttl,
+            max_keys: max_keys.max(1),
             up: AtomicBool::new(true),
             stopped: AtomicBool::new(false),
             last_error: Mutex::new(String::new()),
@@ -273,14 +377,17 @@ impl RedisAsyncBackend {
         });
         let worker = Worker {
             shared: Arc::clone(&shared),
-            client,
+            info: client.get_connection_info().clone(),
             namespace: namespace.to_owned(),
             timeout,
             options,
-            adjust: redis::Script::new(ADJUST),
-            extend_pause: redis::Script::new(EXTEND_PAUSE),
-            cas: redis::Script::new(CAS),
-            pull: redis::Script::new(PULL),
+            adjust: Script::new(ADJUST),
+            extend_pause: Script::new(EXTEND_PAUSE),
+            cas: Script::new(CAS),
+            pull: Script::new(PULL),
+            broken: AtomicBool::new(false),
+            hot: HashMap::new(),
+            next_sweep: std::time::Instant::now(),
         };
         let task = handle.spawn(worker.run());
         Ok(RedisAsyncBackend { shared, task })
@@ -336,72 +443,91 @@ impl FleetBackend for RedisAsyncBackend {
         true
     }
 
+    fn key_count(&self) -> Option<usize> {
+        Some(
+            self.shared
+                .keys
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .len(),
+        )
+    }
+
     fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
         self.shared.available()?;
-        let k = self.shared.key(key);
-        let mut m = lock(&k);
+        let e = self.shared.key(key);
+        let mut m = lock(&e.m);
         bad(&m.breaker_bad)?;
         let before = m.breaker.clone();
         f(&mut m.breaker);
         if m.breaker != before {
             m.breaker_dirty = true;
-            if m.breaker.phase != before.phase {
-                drop(m);
-                self.shared.wake.notify_one();
-            }
+            let urgent = m.breaker.phase != before.phase;
+            drop(m);
+            self.shared.changed(&e, urgent);
         }
         Ok(())
     }
 
     fn spend(&self, key: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool> {
         self.shared.available()?;
-        let k = self.shared.key(key);
-        let mut m = lock(&k);
+        let e = self.shared.key(key);
+        let mut m = lock(&e.m);
         bad(&m.tokens_bad)?;
         let view = m.tokens_view(cfg.capacity);
         let (ok, left) = budget::spend(Some(view), cost, cfg);
         m.tokens_pending += left - view;
         m.capacity = cfg.capacity;
+        let changed = left != view;
+        drop(m);
+        if changed {
+            self.shared.changed(&e, false);
+        }
         Ok(ok)
     }
 
     fn earn(&self, key: &str, amount: f64, cfg: &BudgetConfig) -> BackendResult<()> {
         self.shared.available()?;
-        let k = self.shared.key(key);
-        let mut m = lock(&k);
+        let e = self.shared.key(key);
+        let mut m = lock(&e.m);
         bad(&m.tokens_bad)?;
         let view = m.tokens_view(cfg.capacity);
-        m.tokens_pending += budget::earn(Some(view), amount, cfg) - view;
+        let delta = budget::earn(Some(view), amount, cfg) - view;
+        m.tokens_pending += delta;
         m.capacity = cfg.capacity;
+        drop(m);
+        if delta != 0.0 {
+            self.shared.changed(&e, false);
+        }
         Ok(())
     }
 
     fn tokens(&self, key: &str, cfg: &BudgetConfig) -> BackendResult<f64> {
         self.shared.available()?;
-        let k = self.shared.key(key);
-        let m = lock(&k);
+        let e = self.shared.key(key);
+        let m = lock(&e.m);
         bad(&m.tokens_bad)?;
         Ok(m.tokens_view(cfg.capacity))
     }
 
     fn pause_until(&self, key: &str) -> BackendResult<f64> {
         self.shared.available()?;
-        let k = self.shared.key(key);
-        let m = lock(&k);
+        let e = self.shared.key(key);
+        let m = lock(&e.m);
         bad(&m.pause_bad)?;
         Ok(m.pause)
     }
 
     fn extend_pause(&self, key: &str, until: f64) -> BackendResult<()> {
         self.shared.available()?;
-        let k = self.shared.key(key);
-        let mut m = lock(&k);
+        let e = self.shared.key(key);
+        let mut m = lock(&e.m);
         if until > m.pause || m.pause.is_nan() {
             m.pause = until;
         }
         m.pause_push = Some(m.pause_push.map_or(until, |p| p.max(until)));
         drop(m);
-        self.shared.wake.notify_one();
+        self.shared.changed(&e, true);
         Ok(())
     }
 }
@@ -495,18 +621,6 @@ fn merge3(base: &BreakerState, local: &BreakerState, remote: &BreakerState) -> B
     m
 }
 
-/// A server's answer about one key's data (a wrong type, a script error): that key's problem,
-/// not a sign that Redis is down (as in the blocking backend).
-fn is_data_error(e: &redis::RedisError) -> bool {
-    !(e.is_io_error() || e.is_timeout() || e.is_connection_dropped() || e.is_connection_refusal())
-        && matches!(
-            e.kind(),
-            redis::ErrorKind::ResponseError
-                | redis::ErrorKind::TypeError
-                | redis::ErrorKind::ExtensionError
-        )
-}
-
 /// The result of a pull for one Redis key.
 enum Pulled {
     Absent,
@@ -522,30 +636,42 @@ fn parse_pulled(s: &str) -> Pulled {
     }
 }
 
+/// How long a key is pulled at each sync after it was last used: a process that used a key a
+/// moment ago sees the others' changes to it (their failures add up to its own), and one that
+/// stopped using it stops costing Redis anything.
+const HOT: Duration = Duration::from_secs(5);
+
 /// The background task: owns the connection.
 struct Worker {
     shared: Arc<Shared>,
-    client: redis::Client,
+    info: redis::ConnectionInfo,
     namespace: String,
     timeout: Duration,
     options: RedisAsyncOptions,
-    adjust: redis::Script,
-    extend_pause: redis::Script,
-    cas: redis::Script,
-    pull: redis::Script,
+    adjust: Script,
+    extend_pause: Script,
+    cas: Script,
+    pull: Script,
+    /// A reply was refused mid-way (too large): the connection is out of step.
+    broken: AtomicBool,
+    /// Keys used within [`HOT`]: pulled at every sync. By the entry's address.
+    hot: HashMap<usize, (Arc<Entry>, std::time::Instant)>,
+    next_sweep: std::time::Instant,
 }
 
 /// A failure of a whole sync: Redis is unreachable or too slow.
 struct Down(String);
+
+type Op = std::result::Result<std::result::Result<Reply, String>, Down>;
 
 impl Worker {
     fn k(&self, key: &str, what: &str) -> String {
         format!("{}:{}:{}", self.namespace, key, what)
     }
 
-    async fn run(self) {
+    async fn run(mut self) {
         let _guard = StopGuard(Arc::clone(&self.shared));
-        let mut conn: Option<MultiplexedConnection> = None;
+        let mut conn: Option<AsyncConn> = None;
         loop {
             if conn.is_none() {
                 match self.connect().await {
@@ -562,10 +688,14 @@ impl Worker {
                 Ok(()) => {
                     self.shared.syncs.fetch_add(1, Ordering::AcqRel);
                     self.shared.up.store(true, Ordering::Release);
+                    if self.broken.swap(false, Ordering::AcqRel) {
+                        conn = None;
+                    }
                 }
                 Err(Down(msg)) => {
                     // The connection may be mid-reply: never reuse it.
                     conn = None;
+                    self.broken.store(false, Ordering::Release);
                     self.shared.set_down(msg);
                     tokio::time::sleep(self.options.reconnect_after).await;
                     continue;
@@ -577,82 +707,159 @@ impl Worker {
         }
     }
 
-    async fn connect(&self) -> std::result::Result<MultiplexedConnection, Down> {
-        let config = redis::AsyncConnectionConfig::new()
-            .set_connection_timeout(self.timeout)
-            .set_response_timeout(self.timeout);
-        match tokio::time::timeout(
-            self.timeout,
-            self.client
-                .get_multiplexed_async_connection_with_config(&config),
-        )
-        .await
-        {
+    async fn connect(&self) -> std::result::Result<AsyncConn, Down> {
+        match tokio::time::timeout(self.timeout, AsyncConn::connect(&self.info)).await {
             Ok(Ok(c)) => Ok(c),
-            Ok(Err(e)) => Err(Down(format!("redis: {e}"))),
+            Ok(Err(e)) => Err(Down(e.to_string())),
             Err(_) => Err(Down(
                 "redis: the connection handshake did not finish in time".into(),
             )),
         }
     }
 
-    /// One Redis operation under the deadline: `Ok(Err(_))` is a data error of one key.
-    async fn op<T>(
+    /// One Redis operation under the deadline (every read of its reply included): `Ok(Err(_))`
+    /// is a data error of one key (a value of the wrong type, a reply larger than the command
+    /// accepts); a server refusing as a whole (OOM, an ACL) is `Down`, like a silent one.
+    async fn op(
         &self,
-        fut: impl std::future::Future<Output = redis::RedisResult<T>>,
-    ) -> std::result::Result<std::result::Result<T, String>, Down> {
+        fut: impl std::future::Future<Output = std::result::Result<Reply, CmdError>>,
+    ) -> Op {
         match tokio::time::timeout(self.timeout, fut).await {
-            Ok(Ok(v)) => Ok(Ok(v)),
-            Ok(Err(e)) if is_data_error(&e) => Ok(Err(format!("redis: {e}"))),
-            Ok(Err(e)) => Err(Down(format!("redis: {e}"))),
+            Ok(Ok(Reply::Error(e))) if is_data_error(&e) => Ok(Err(format!("redis: {e}"))),
+            Ok(Ok(Reply::Error(e))) => Err(Down(format!("redis: {e}"))),
+            Ok(Ok(r)) => Ok(Ok(r)),
+            Ok(Err(CmdError::TooLarge(m))) => {
+                self.broken.store(true, Ordering::Release);
+                Ok(Err(format!("redis: {m}")))
+            }
+            Ok(Err(e)) => Err(Down(e.to_string())),
             Err(_) => Err(Down("redis: an operation timed out".into())),
         }
     }
 
-    /// Pushes this process's changes, then pulls the shared state of every key it uses.
-    async fn sync(&self, c: &mut MultiplexedConnection) -> std::result::Result<(), Down> {
-        let keys = self.shared.snapshot();
-        for (key, mirror) in &keys {
-            self.push_pause(c, key, mirror).await?;
-            self.push_tokens(c, key, mirror).await?;
-            self.push_breaker(c, key, mirror).await?;
+    /// Pushes the changed keys, then pulls the keys in use, pushing again between chunks (a
+    /// change made meanwhile, such as a 429's pause, waits for one chunk at most); then forgets
+    /// idle keys when a sweep is due.
+    async fn sync(&mut self, c: &mut AsyncConn) -> std::result::Result<(), Down> {
+        self.push_dirty(c).await?;
+        let now = std::time::Instant::now();
+        let now_ms = self.shared.now_ms();
+        let used = std::mem::take(&mut *lock(&self.shared.used));
+        for e in used {
+            e.used.store(false, Ordering::Release);
+            e.last_used.store(now_ms, Ordering::Relaxed);
+            self.hot.insert(Arc::as_ptr(&e) as usize, (e, now));
         }
+        self.hot.retain(|_, (_, t)| now.duration_since(*t) < HOT);
+        let keys: Vec<Arc<Entry>> = self.hot.values().map(|(e, _)| Arc::clone(e)).collect();
         for chunk in keys.chunks(PULL_CHUNK) {
             self.pull_chunk(c, chunk).await?;
+            self.push_dirty(c).await?;
+        }
+        self.sweep(now);
+        Ok(())
+    }
+
+    /// Pushes every key changed since its last push.
+    async fn push_dirty(&self, c: &mut AsyncConn) -> std::result::Result<(), Down> {
+        let batch = std::mem::take(&mut *lock(&self.shared.dirty));
+        for (i, e) in batch.iter().enumerate() {
+            e.dirty.store(false, Ordering::Release);
+            let pushed = async {
+                self.push_pause(c, e).await?;
+                self.push_tokens(c, e).await?;
+                self.push_breaker(c, e).await
+            }
+            .await;
+            if let Err(down) = pushed {
+                for e in &batch[i..] {
+                    self.shared.changed(e, false);
+                }
+                return Err(down);
+            }
+            if lock(&e.m).breaker_dirty {
+                // Kept conflicting: again after the next chunk or at the next sync.
+                self.shared.changed(e, false);
+            }
         }
         Ok(())
     }
 
-    async fn push_pause(
-        &self,
-        c: &mut MultiplexedConnection,
-        key: &str,
-        mirror: &Mutex<Mirror>,
-    ) -> std::result::Result<(), Down> {
-        let Some(until) = lock(mirror).pause_push.take() else {
+    /// Forgets keys unused for `idle_ttl` that hold nothing, and over `max_keys` the least
+    /// recently used (holding state or not: the cap wins). Candidates are picked under the read
+    /// lock; the write lock is taken per 1024 removals, so calls are held for little.
+    fn sweep(&mut self, now: std::time::Instant) {
+        if now < self.next_sweep {
+            return;
+        }
+        let ttl = self.shared.idle_ttl;
+        self.next_sweep = now + (ttl / 4).max(self.options.sync_interval);
+        let now_ms = self.shared.now_ms();
+        let ttl_ms = ttl.as_millis() as u64;
+        let wall = super::system_clock();
+        let queued = |e: &Entry| e.used.load(Ordering::Acquire) || e.dirty.load(Ordering::Acquire);
+        let mut gone: Vec<String> = Vec::new();
+        let mut rest: Vec<(bool, u64, String)> = Vec::new();
+        let total = {
+            let r = self.shared.keys.read().unwrap_or_else(|e| e.into_inner());
+            let over = r.len() > self.shared.max_keys;
+            for (name, e) in r.iter() {
+                let idle = now_ms.saturating_sub(e.last_used.load(Ordering::Relaxed));
+                if queued(e) {
+                    continue;
+                }
+                let holds = e.holds_state(wall);
+                if idle >= ttl_ms && !holds {
+                    gone.push(name.clone());
+                } else if over {
+                    rest.push((holds, idle, name.clone()));
+                }
+            }
+            r.len()
+        };
+        let cap = self.shared.max_keys;
+        if total - gone.len() > cap {
+            // The first to go: holding nothing, then the longest unused.
+            rest.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+            let excess = total - gone.len() - (cap - cap / 10);
+            gone.extend(rest.into_iter().take(excess).map(|(.., n)| n));
+        }
+        for names in gone.chunks(1024) {
+            let mut w = self.shared.keys.write().unwrap_or_else(|e| e.into_inner());
+            for n in names {
+                if let Some(e) = w.get(n.as_str()) {
+                    if queued(e) {
+                        continue;
+                    }
+                    self.hot.remove(&(Arc::as_ptr(e) as usize));
+                    w.remove(n.as_str());
+                }
+            }
+        }
+    }
+
+    async fn push_pause(&self, c: &mut AsyncConn, e: &Entry) -> std::result::Result<(), Down> {
+        let Some(until) = lock(&e.m).pause_push.take() else {
             return Ok(());
         };
-        let k = self.k(key, "pause");
-        let mut inv = self.extend_pause.key(&k);
-        inv.arg(until).arg(TTL_S);
-        match self.op(inv.invoke_async::<i32>(c)).await {
+        let keys = [self.k(&e.name, "pause")];
+        let argv = [until.to_string(), TTL_S.to_string()];
+        match self
+            .op(c.eval(&self.extend_pause, &keys, &argv, &Limits::SCALAR))
+            .await
+        {
             Ok(_) => Ok(()), // a data error: the pull reports the key as unusable
             Err(down) => {
-                let mut m = lock(mirror);
+                let mut m = lock(&e.m);
                 m.pause_push = Some(m.pause_push.map_or(until, |p| p.max(until)));
                 Err(down)
             }
         }
     }
 
-    async fn push_tokens(
-        &self,
-        c: &mut MultiplexedConnection,
-        key: &str,
-        mirror: &Mutex<Mirror>,
-    ) -> std::result::Result<(), Down> {
+    async fn push_tokens(&self, c: &mut AsyncConn, e: &Entry) -> std::result::Result<(), Down> {
         let (delta, capacity) = {
-            let mut m = lock(mirror);
+            let mut m = lock(&e.m);
             if m.tokens_pending == 0.0 {
                 return Ok(());
             }
@@ -661,15 +868,16 @@ impl Worker {
             m.tokens_inflight += d;
             (d, m.capacity)
         };
-        let k = self.k(key, "tokens");
-        let mut inv = self.adjust.key(&k);
-        inv.arg(delta).arg(capacity).arg(TTL_S);
-        let res = self.op(inv.invoke_async::<String>(c)).await;
-        let mut m = lock(mirror);
+        let keys = [self.k(&e.name, "tokens")];
+        let argv = [delta.to_string(), capacity.to_string(), TTL_S.to_string()];
+        let res = self
+            .op(c.eval(&self.adjust, &keys, &argv, &Limits::SCALAR))
+            .await;
+        let mut m = lock(&e.m);
         m.tokens_inflight -= delta;
         match res {
             Ok(Ok(v)) => {
-                m.tokens_remote = v.trim().parse::<f64>().ok();
+                m.tokens_remote = reply_text(&v).and_then(|s| s.trim().parse::<f64>().ok());
                 Ok(())
             }
             Ok(Err(msg)) => {
@@ -684,68 +892,71 @@ impl Worker {
         }
     }
 
-    async fn push_breaker(
-        &self,
-        c: &mut MultiplexedConnection,
-        key: &str,
-        mirror: &Mutex<Mirror>,
-    ) -> std::result::Result<(), Down> {
+    async fn push_breaker(&self, c: &mut AsyncConn, e: &Entry) -> std::result::Result<(), Down> {
         let (base, local) = {
-            let mut m = lock(mirror);
+            let mut m = lock(&e.m);
             if !m.breaker_dirty {
                 return Ok(());
             }
             m.breaker_dirty = false;
             (m.base.clone(), m.breaker.clone())
         };
-        let k = self.k(key, "breaker");
+        let k = self.k(&e.name, "breaker");
+        let keys = [k.clone()];
         for _ in 0..16 {
             let raw = match self
-                .op(redis::cmd("GET").arg(&k).query_async::<Option<String>>(c))
+                .op(c.command(&[b"GET", k.as_bytes()], &Limits::BREAKER))
                 .await
             {
-                Ok(Ok(raw)) => raw,
-                Ok(Err(msg)) => return self.breaker_unusable(mirror, msg),
+                Ok(Ok(r)) => match r {
+                    Reply::Nil => None,
+                    r => match reply_text(&r) {
+                        Some(s) => Some(s),
+                        None => {
+                            return self
+                                .breaker_unusable(e, format!("redis: {k} holds no breaker state"))
+                        }
+                    },
+                },
+                Ok(Err(msg)) => return self.breaker_unusable(e, msg),
                 Err(down) => {
-                    lock(mirror).breaker_dirty = true;
+                    lock(&e.m).breaker_dirty = true;
                     return Err(down);
                 }
             };
             let remote = match parse_breaker(&k, raw.as_deref()) {
                 Ok(s) => s,
-                Err(msg) => return self.breaker_unusable(mirror, msg),
+                Err(msg) => return self.breaker_unusable(e, msg),
             };
             let merged = merge3(&base, &local, &remote);
             let new = serde_json::to_string(&merged).expect("breaker state serializes");
-            let mut inv = self.cas.key(&k);
-            inv.arg(raw.unwrap_or_default()).arg(&new).arg(TTL_S);
-            match self.op(inv.invoke_async::<i32>(c)).await {
-                Ok(Ok(1)) => {
-                    let mut m = lock(mirror);
+            let argv = [raw.unwrap_or_default(), new, TTL_S.to_string()];
+            match self
+                .op(c.eval(&self.cas, &keys, &argv, &Limits::SCALAR))
+                .await
+            {
+                Ok(Ok(Reply::Int(1))) => {
+                    let mut m = lock(&e.m);
                     // Changes made meanwhile are replayed on top of what was stored.
                     m.breaker = merge3(&local, &m.breaker, &merged);
                     m.base = merged;
                     return Ok(());
                 }
                 Ok(Ok(_)) => continue,
-                Ok(Err(msg)) => return self.breaker_unusable(mirror, msg),
+                Ok(Err(msg)) => return self.breaker_unusable(e, msg),
                 Err(down) => {
-                    lock(mirror).breaker_dirty = true;
+                    lock(&e.m).breaker_dirty = true;
                     return Err(down);
                 }
             }
         }
         // Kept conflicting: try again at the next sync.
-        lock(mirror).breaker_dirty = true;
+        lock(&e.m).breaker_dirty = true;
         Ok(())
     }
 
-    fn breaker_unusable(
-        &self,
-        mirror: &Mutex<Mirror>,
-        msg: String,
-    ) -> std::result::Result<(), Down> {
-        let mut m = lock(mirror);
+    fn breaker_unusable(&self, e: &Entry, msg: String) -> std::result::Result<(), Down> {
+        let mut m = lock(&e.m);
         m.breaker = m.base.clone();
         m.breaker_dirty = false;
         m.breaker_bad = Some(msg);
@@ -754,27 +965,34 @@ impl Worker {
 
     async fn pull_chunk(
         &self,
-        c: &mut MultiplexedConnection,
-        chunk: &[(String, Arc<Mutex<Mirror>>)],
+        c: &mut AsyncConn,
+        chunk: &[Arc<Entry>],
     ) -> std::result::Result<(), Down> {
-        let mut inv = self.pull.prepare_invoke();
-        for (key, _) in chunk {
-            inv.key(self.k(key, "pause"))
-                .key(self.k(key, "tokens"))
-                .key(self.k(key, "breaker"));
+        let mut keys = Vec::with_capacity(chunk.len() * 3);
+        for e in chunk {
+            keys.push(self.k(&e.name, "pause"));
+            keys.push(self.k(&e.name, "tokens"));
+            keys.push(self.k(&e.name, "breaker"));
         }
-        let values = match self.op(inv.invoke_async::<Vec<String>>(c)).await? {
-            Ok(v) if v.len() == chunk.len() * 3 => v,
-            Ok(v) => {
+        let lim = Limits {
+            max_bulk: PULL_MAX_VALUE + 1,
+            max_array: PULL_CHUNK * 3,
+        };
+        let values: Vec<String> = match self.op(c.eval(&self.pull, &keys, &[], &lim)).await? {
+            Ok(Reply::Array(v)) if v.len() == chunk.len() * 3 => v
+                .iter()
+                .map(|r| reply_text(r).unwrap_or_else(|| "e".into()))
+                .collect(),
+            Ok(other) => {
                 return Err(Down(format!(
-                    "redis: the pull returned {} values for {} keys",
-                    v.len(),
+                    "redis: the pull returned {other:?} for {} keys",
                     chunk.len() * 3
                 )))
             }
             Err(msg) => return Err(Down(msg)),
         };
-        for ((key, mirror), v) in chunk.iter().zip(values.chunks(3)) {
+        for (e, v) in chunk.iter().zip(values.chunks(3)) {
+            let key = &e.name;
             let pause = parse_pulled(&v[0]);
             let tokens = parse_pulled(&v[1]);
             let breaker = parse_pulled(&v[2]);
@@ -782,9 +1000,11 @@ impl Worker {
             let breaker = match breaker {
                 Pulled::Absent => Ok(BreakerState::default()),
                 Pulled::Value(s) => parse_breaker(&breaker_key, Some(&s)),
-                Pulled::Error => Err(format!("redis: {breaker_key} is of the wrong type")),
+                Pulled::Error => Err(format!(
+                    "redis: {breaker_key} is of the wrong type or too large"
+                )),
             };
-            let mut m = lock(mirror);
+            let mut m = lock(&e.m);
             match pause {
                 Pulled::Absent => m.pause_bad = None,
                 Pulled::Value(s) => match s.trim().parse::<f64>() {
@@ -801,7 +1021,7 @@ impl Worker {
                 },
                 Pulled::Error => {
                     m.pause_bad = Some(format!(
-                        "redis: {} is of the wrong type",
+                        "redis: {} is of the wrong type or too large",
                         self.k(key, "pause")
                     ))
                 }
@@ -818,7 +1038,7 @@ impl Worker {
                 }
                 Pulled::Error => {
                     m.tokens_bad = Some(format!(
-                        "redis: {} is of the wrong type",
+                        "redis: {} is of the wrong type or too large",
                         self.k(key, "tokens")
                     ))
                 }
@@ -840,6 +1060,16 @@ impl Worker {
             }
         }
         Ok(())
+    }
+}
+
+/// A scalar reply as text (`None` for an array or an error).
+fn reply_text(r: &Reply) -> Option<String> {
+    match r {
+        Reply::Bulk(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        Reply::Status(s) => Some(s.clone()),
+        Reply::Int(i) => Some(i.to_string()),
+        _ => None,
     }
 }
 

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use retry_core::driver::blocking::Sleeper;
@@ -98,4 +98,80 @@ impl Drop for Redis {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// What the proxy does to the replies.
+#[derive(Clone, Copy)]
+pub enum Mode {
+    /// Forwards both ways.
+    Pass,
+    /// Sends each reply byte 0.2 s apart: a link that never trips a per-read timeout.
+    Drip,
+    /// Answers every command with this header, then up to this many filler bytes, as fast as
+    /// the client reads them.
+    Garbage(&'static [u8], usize),
+}
+
+/// A loopback proxy in front of `upstream` whose mode can change while connections are open
+/// (a fleet is healthy and connected first, then the link turns bad). Returns its port.
+pub fn proxy(upstream: u16, mode: Arc<Mutex<Mode>>) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(mut client) = client else { return };
+            let Ok(mut server) = std::net::TcpStream::connect(("127.0.0.1", upstream)) else {
+                return;
+            };
+            let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            let m2 = Arc::clone(&mode);
+            std::thread::spawn(move || {
+                let mut b = [0u8; 4096];
+                while let Ok(n @ 1..) = c2.read(&mut b) {
+                    let now = *m2.lock().unwrap();
+                    if let Mode::Garbage(header, stream) = now {
+                        if c2.write_all(header).is_err() {
+                            return;
+                        }
+                        let filler = vec![b'a'; 1 << 16];
+                        let mut sent = 0;
+                        while sent < stream && c2.write_all(&filler).is_ok() {
+                            sent += filler.len();
+                        }
+                        continue;
+                    }
+                    if s2.write_all(&b[..n]).is_err() {
+                        return;
+                    }
+                }
+            });
+            let mode = Arc::clone(&mode);
+            std::thread::spawn(move || {
+                let mut b = [0u8; 1];
+                while let Ok(1) = server.read(&mut b) {
+                    if matches!(*mode.lock().unwrap(), Mode::Drip) {
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                    if client.write_all(&b).is_err() {
+                        return;
+                    }
+                }
+                let _ = client.shutdown(std::net::Shutdown::Both);
+            });
+        }
+    });
+    port
+}
+
+/// The resident set size of this process.
+pub fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .unwrap_or(0)
+        * 1024
 }

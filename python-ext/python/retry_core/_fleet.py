@@ -43,6 +43,10 @@ class Fleet:
     - ``redis_url`` (``redis://host:port/db``) to share the state across processes, and
       ``namespace``, the prefix of its Redis keys. If Redis cannot be reached, calls fall back to
       local state at once (a ``fleet_backend_degraded`` event) and go back when it answers.
+      ``redis_timeout_s`` (0.25) bounds each Redis operation, every read of its replies included;
+    - ``key_idle_ttl_s`` (600) and ``max_keys`` (100000): a key unused that long is forgotten
+      (never while its pause or open circuit lasts), and at most that many keys are held (the
+      least recently used go first).
 
     Pass it to ``call_llm_with_retry(..., fleet=fleet, key="openai:gpt-4o")``, its async twin, or
     ``LLMExecutor(..., fleet=fleet)``. One object may be shared by any number of threads.

@@ -538,32 +538,37 @@ async def _run(host: _Host, fn: Callable[[], Any], opts: _Options, exc: Optional
     outside any coroutine and any ``except`` block."""
     run = opts.run()
     t0 = _monotonic()
-    if exc is None:
-        step = _step(None, opts, run._start, 0.0)
-    else:
-        step = _step(exc, opts, run._failed, _record(exc), 0.0)
-    while True:
-        kind = step[0]
-        if kind == "call":
-            ok, out = await host.call(fn)
-            if ok:
-                _succeeded(run, opts, t0)
-                return True, out
-            exc = out
-            step = _step(exc, opts, run._failed, _record(out), _elapsed(t0))
-        elif kind == "wait":
-            await _wait(host, step[1], step[2], opts.on_progress, exc)
-            step = _step(exc, opts, run._resume, _elapsed(t0))
-        elif kind == "skip":
-            step = _step(exc, opts, run._resume, _elapsed(t0))
-        elif kind == "prune_orphans":
-            assert exc is not None
-            step = _step(exc, opts, run._pruned, await _pruned(host, exc, opts), _elapsed(t0))
-        elif kind == "compact_context":
-            assert exc is not None
-            step = _step(exc, opts, run._compacted, await _compacted(host, exc, opts), _elapsed(t0))
+    try:
+        if exc is None:
+            step = _step(None, opts, run._start, 0.0)
         else:
-            return False, _end(exc, run, kind)
+            step = _step(exc, opts, run._failed, _record(exc), 0.0)
+        while True:
+            kind = step[0]
+            if kind == "call":
+                ok, out = await host.call(fn)
+                if ok:
+                    _succeeded(run, opts, t0)
+                    return True, out
+                exc = out
+                step = _step(exc, opts, run._failed, _record(out), _elapsed(t0))
+            elif kind == "wait":
+                await _wait(host, step[1], step[2], opts.on_progress, exc)
+                step = _step(exc, opts, run._resume, _elapsed(t0))
+            elif kind == "skip":
+                step = _step(exc, opts, run._resume, _elapsed(t0))
+            elif kind == "prune_orphans":
+                assert exc is not None
+                step = _step(exc, opts, run._pruned, await _pruned(host, exc, opts), _elapsed(t0))
+            elif kind == "compact_context":
+                assert exc is not None
+                step = _step(exc, opts, run._compacted, await _compacted(host, exc, opts), _elapsed(t0))
+            else:
+                return False, _end(exc, run, kind)
+    finally:
+        # Ended by an exception the loop does not handle (KeyboardInterrupt, a cancelled task):
+        # a half-open probe's slot is freed now, not when the caller drops the exception.
+        run._abandon()
 
 
 def _run_sync(fn: Callable[[], T], opts: _Options, exc: Optional[Exception]) -> T:

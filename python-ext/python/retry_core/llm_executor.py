@@ -435,7 +435,17 @@ class LLMExecutor:
     def _run_models(self, execute_function: Callable[[Any], Any], overall_start_time: float,
                     policy: Any, keys: Optional[List[str]]) -> Any:
         """Interprets one engine run over the models: the result, or ``_FAILED``."""
-        run, t0 = self._new_run(policy, keys), time.monotonic()
+        run = self._new_run(policy, keys)
+        try:
+            return self._interpret(run, execute_function, overall_start_time, keys)
+        finally:
+            # Ended by an exception (KeyboardInterrupt, a stop request): a half-open probe's
+            # slot is freed now, not when the caller drops the exception.
+            run._abandon()
+
+    def _interpret(self, run: "_native.Run", execute_function: Callable[[Any], Any],
+                   overall_start_time: float, keys: Optional[List[str]]) -> Any:
+        t0 = time.monotonic()
         custom_delay = type(self.retry_config).delay_for_retry is not RetryConfig.delay_for_retry
         exc: Optional[BaseException] = None
         current = -1

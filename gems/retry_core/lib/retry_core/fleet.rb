@@ -24,8 +24,11 @@ module RetryCore
   # The keywords are those of the Rust crate's +FleetConfig+: +budget:+ (+capacity+,
   # +retry_cost+, +timeout_cost+, +success_refund+), +breaker:+ (+consecutive_failures+,
   # +failure_rate+, +min_calls+, +window_s+, +open_s+, +max_open_s+, +probe_timeout_s+), +shared_pause:+,
-  # +max_pause_s:+, +redis_url:+ and +namespace:+. An absent section keeps its defaults; +nil+
-  # or +false+ switches the mechanism off.
+  # +max_pause_s:+, +redis_url:+, +namespace:+, +redis_timeout_s:+ (0.25: each Redis operation,
+  # every read of its replies included), +key_idle_ttl_s:+ (600: a key unused that long is
+  # forgotten, never while its pause or open circuit lasts) and +max_keys:+ (100_000 keys held
+  # at most, the least recently used forgotten first). An absent section keeps its defaults;
+  # +nil+ or +false+ switches the mechanism off.
   class Fleet
     # Sections that +nil+ / +false+ switch off.
     SECTIONS = %w[budget breaker].freeze

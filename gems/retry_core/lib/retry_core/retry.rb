@@ -221,6 +221,10 @@ module RetryCore
         else raise door.attach(error)
         end
       end
+    ensure
+      # Ended by what the loop does not rescue (Timeout.timeout, Interrupt, Thread#kill): a
+      # half-open probe's slot is freed now, not at the next GC.
+      run&._abandon
     end
 
     # +$stderr+ as it is when a line is written (tests and daemons reassign it).
