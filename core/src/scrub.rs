@@ -453,7 +453,6 @@ const NAMES: &[(&str, &str)] = &[
 const QUERY_NAMES: &[(&str, &str)] = &[
     ("key", "Google APIs (?key=API_KEY)"),
     ("sig", "Azure Storage shared access signatures"),
-    ("code", "RFC 6749 §4.1.2 authorization codes"),
 ];
 
 /// A key with no prefix, recognised by its shape alone.
@@ -562,11 +561,22 @@ fn has_lower(s: &str) -> bool {
 /// `invalid_request_error`). A key mixes cases inside a part, or has digits.
 fn wordlike(s: &str) -> bool {
     s.bytes()
-        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'-' | b'.'))
-        && s.split(['_', '-', '.']).all(|part| {
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'-' | b'.' | b':'))
+        && s.split(['_', '-', '.', ':']).all(|part| {
             let rest = part.get(1..).unwrap_or("");
-            !has_upper(rest) || !has_lower(part)
+            !has_upper(rest) || !has_lower(part) || camel_case(part)
         })
+}
+
+/// `ResponsibleAIPolicyViolation`, `DeploymentNotFound`: few humps for its length (a random
+/// mix of cases switches from lower to upper case every few letters).
+fn camel_case(part: &str) -> bool {
+    let humps = part
+        .as_bytes()
+        .windows(2)
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    humps * 5 <= part.len()
 }
 
 /// A key as providers print it masked (`sk-...abcd`, `sk-PMafP*****E873`, `na***ys`): what is
@@ -584,7 +594,7 @@ fn is_credential(value: &str) -> bool {
     let v = value.trim_end_matches(['.', ',', ':', ';', '!', '?']);
     v.len() >= 6
         && !wordlike(v)
-        && !masked(v)
+        && !masked(value)
         && !v.contains("://")
         && !(v.bytes().all(|b| b.is_ascii_digit()) && v.len() < 16)
 }
@@ -999,10 +1009,11 @@ fn named_values(text: &str) -> Cow<'_, str> {
         };
         if secret {
             out.redact(start, start + len);
-            at = start + len;
-        } else {
-            at = whole.end().max(whole.start() + 1);
         }
+        // Past the value either way: a value that is not a credential (a word, a URL, a masked
+        // key) holds no name whose value is one, and reading it again for each name inside it
+        // (`token=x://token=x://...`) would be quadratic.
+        at = (start + len).max(whole.end()).max(whole.start() + 1);
         if at >= text.len() {
             break;
         }
@@ -1032,10 +1043,15 @@ fn prefixed_keys(text: &str) -> Cow<'_, str> {
             && (key.check)(body);
         if is_key {
             out.redact(m.start(), m.end() + body_len);
-            at = m.end() + body_len;
-        } else {
-            at = m.end();
         }
+        // A body too short to be a key may hold the next prefix (`sk-xai-...`); a long one that
+        // is not a key is skipped whole: resuming inside it would read it again for each prefix
+        // in it (`sk-sk-sk-...`), which is quadratic.
+        at = if is_key || body_len >= key.min {
+            m.end() + body_len
+        } else {
+            m.end()
+        };
     }
     out.finish()
 }
