@@ -57,11 +57,12 @@ fn nested_json(depth: usize) -> String {
 fn shapes(n: usize) -> Vec<(&'static str, String)> {
     let nested = nested_json(20);
     vec![
-        // The quadratic case: one long run of backslashes in a text with `\u` and `%`.
+        // The quadratic case: one long run of backslashes, not before a `u`, in a text with
+        // `\u` and `%` (the old scrubber counted the run again at each of its backslashes).
         ("backslash_run", {
             let mut s = String::from("%41 \\u002d ");
-            s.push_str(&fill("\\", n.saturating_sub(s.len() + 6)));
-            s.push_str("u002d");
+            s.push_str(&fill("\\", n.saturating_sub(s.len() + 4)));
+            s.push_str(" end");
             s
         }),
         // Many runs of every length, each ending in something that is almost an escape.
