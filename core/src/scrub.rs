@@ -1033,6 +1033,9 @@ fn prefixed_keys(text: &str) -> Cow<'_, str> {
         let key = &KEYS[c.prefix_row[m.pattern().as_usize()]];
         let body_len = run_len(&bytes[m.end()..], |b| key.body.has(b), key.max);
         let body_len = across_splits(text, m.end(), body_len, key.max, |b| key.body.has(b));
+        // A JWT's body may end the sentence: the full stop is not the signature's.
+        let body_len = body_len - text[m.end()..m.end() + body_len].len()
+            + text[m.end()..m.end() + body_len].trim_end_matches('.').len();
         let body = &text[m.end()..m.end() + body_len];
         let glued = out
             .byte_before(m.start())
