@@ -589,13 +589,12 @@ fn masked(s: &str) -> bool {
 }
 
 /// Whether the value after a credential's name is a credential: not a word, not a count, not a
-/// masked key, not a URL.
+/// masked key.
 fn is_credential(value: &str) -> bool {
     let v = value.trim_end_matches(['.', ',', ':', ';', '!', '?']);
     v.len() >= 6
         && !wordlike(v)
         && !masked(value)
-        && !v.contains("://")
         && !(v.bytes().all(|b| b.is_ascii_digit()) && v.len() < 16)
 }
 
@@ -795,7 +794,8 @@ fn join_splits(text: &str) -> Option<String> {
 
 /// The length of the credential at `text[start..]`, `len` bytes read so far, when it goes on
 /// across splits (a space, a tab, a line break or a literal `\n` inside it): each piece after a
-/// split that is not a word belongs to it, up to `max` bytes in all (splits not counted).
+/// split that looks like a piece of a key (not a word, not a number, not `***`) belongs to it,
+/// up to `max` bytes in all (splits not counted).
 fn across_splits(text: &str, start: usize, len: usize, max: usize, keep: impl Fn(u8) -> bool) -> usize {
     let bytes = text.as_bytes();
     let (mut end, mut kept) = (start + len, len);
@@ -806,7 +806,7 @@ fn across_splits(text: &str, start: usize, len: usize, max: usize, keep: impl Fn
         }
         let n = run_len(&bytes[end + split..], &keep, max - kept);
         let piece = &text[end + split..end + split + n];
-        if n < 2 || wordlike(piece) || piece.bytes().all(|b| b.is_ascii_digit()) {
+        if !piece.bytes().all(piece_byte) || !randomish(piece) {
             break;
         }
         end += split + n;
@@ -927,7 +927,7 @@ fn compiled() -> &'static Compiled {
         let b = r"(?:[ \t]|\r?\n|\\{1,8}n){0,4}";
         let sep = format!(r#"(?:{q})?{b}(?:=>|[:=]){b}(?:b?{q})?|{q}{b},{b}b?{q}"#);
         let names = re(&format!(
-            r#"(?i)(?P<name>{names})(?:{sep})|(?P<query>[?&;](?:{query})=)|(?P<quoted>{q}(?:{query}){q}[ \t]{{0,4}}:[ \t]{{0,4}}{q})|(?P<scheme>(?-u:\b)(?:bearer|basic)(?:[ \t]{{0,4}}[:=][ \t]{{0,4}}|[ \t]{{1,4}}))"#
+            r#"(?i)(?P<name>{names})(?:{sep})|(?P<query>[?&;](?:{query})=)|(?P<quoted>{q}(?:{query}){q}[ \t]{{0,4}}:[ \t]{{0,4}}{q})|(?P<scheme>(?:bearer|basic)(?:[ \t]{{0,4}}[:=][ \t]{{0,4}}|[ \t]{{1,4}}))"#
         ));
         let mut pats = Vec::new();
         let mut prefix_row = Vec::new();
@@ -1122,10 +1122,27 @@ fn scrub_plain(text: &str) -> Cow<'_, str> {
 pub fn scrub(text: &str) -> Cow<'_, str> {
     if let Some(n) = normalized(text) {
         if let Cow::Owned(s) = scrub_plain(&n) {
-            return Cow::Owned(s);
+            return Cow::Owned(settled(s));
         }
     }
-    scrub_plain(text)
+    match scrub_plain(text) {
+        Cow::Owned(s) => Cow::Owned(settled(s)),
+        borrowed => borrowed,
+    }
+}
+
+/// A redaction can change what an earlier pass sees (a key redacted inside a value, a `]` where
+/// a letter was before a prefix): the passes run again on what they made, twice at most, so that
+/// scrubbing a scrubbed text changes nothing. Each run is linear, and runs only after a
+/// redaction.
+fn settled(mut s: String) -> String {
+    for _ in 0..2 {
+        match scrub_plain(&s) {
+            Cow::Owned(again) => s = again,
+            Cow::Borrowed(_) => break,
+        }
+    }
+    s
 }
 
 /// The table rows, for tests and docs: (what, source) of every key format, name and shape.
