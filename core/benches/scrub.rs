@@ -13,7 +13,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
 use retry_core::scrub::scrub;
 
 const SIZES: [(usize, &str); 5] = [
@@ -147,10 +149,10 @@ fn per_byte_table() {
     }
     println!();
     let by_size: Vec<Vec<(&str, String)>> = SIZES.iter().map(|(n, _)| shapes(*n)).collect();
-    for s in 0..by_size[0].len() {
-        print!("{:<20}", by_size[0][s].0);
-        for (i, (size, _)) in SIZES.iter().enumerate() {
-            let text = &by_size[i][s].1;
+    for (s, (name, _)) in by_size[0].iter().enumerate() {
+        print!("{name:<20}");
+        for ((size, _), texts) in SIZES.iter().zip(&by_size) {
+            let text = &texts[s].1;
             let runs = if *size >= 10 << 20 { 3 } else { 7 };
             let best = (0..runs)
                 .map(|_| {

@@ -485,7 +485,8 @@ const SHAPES: &[Shape] = &[
         what: "Mistral (32), Cohere (40) and other unprefixed random keys",
         test: random_token,
         whole_run: false,
-        source: "Mistral console keys (32 alphanumerics); gitleaks: cohere-api-token (40 alphanumerics)",
+        source:
+            "Mistral console keys (32 alphanumerics); gitleaks: cohere-api-token (40 alphanumerics)",
     },
 ];
 
@@ -513,8 +514,17 @@ fn aws_secret(run: &str, _before: &str) -> bool {
 
 /// Words before a hex run that say it is an id or a digest, not a key.
 const NOT_A_KEY: &[&str] = &[
-    "id", "request", "trace", "correlation", "hash", "sha", "digest", "commit", "etag",
-    "checksum", "md5",
+    "id",
+    "request",
+    "trace",
+    "correlation",
+    "hash",
+    "sha",
+    "digest",
+    "commit",
+    "etag",
+    "checksum",
+    "md5",
 ];
 
 fn hex_key(run: &str, before: &str) -> bool {
@@ -584,8 +594,7 @@ fn camel_case(part: &str) -> bool {
 /// left of it is not a secret.
 fn masked(s: &str) -> bool {
     (s.contains('*') || s.contains("...") || s.contains('\u{2026}'))
-        && s
-            .split(|c: char| !c.is_ascii_alphanumeric())
+        && s.split(|c: char| !c.is_ascii_alphanumeric())
             .all(|part| part.len() < 12)
 }
 
@@ -593,10 +602,8 @@ fn masked(s: &str) -> bool {
 /// masked key.
 fn is_credential(value: &str) -> bool {
     let v = value.trim_end_matches(['.', ',', ':', ';', '!', '?']);
-    v.len() >= 6
-        && !wordlike(v)
-        && !masked(value)
-        && !(v.bytes().all(|b| b.is_ascii_digit()) && v.len() < 16)
+    let short_number = v.bytes().all(|b| b.is_ascii_digit()) && v.len() < 16;
+    v.len() >= 6 && !wordlike(v) && !masked(value) && !short_number
 }
 
 /// Random enough to be a piece of a key: a digit with letters, or mixed case inside a word.
@@ -626,8 +633,20 @@ fn value_byte(b: u8) -> bool {
     !b.is_ascii_whitespace()
         && !matches!(
             b,
-            b'"' | b'\'' | b'`' | b',' | b';' | b'&' | b'{' | b'}' | b'[' | b']' | b'(' | b')'
-                | b'<' | b'>' | b'\\'
+            b'"' | b'\''
+                | b'`'
+                | b','
+                | b';'
+                | b'&'
+                | b'{'
+                | b'}'
+                | b'['
+                | b']'
+                | b'('
+                | b')'
+                | b'<'
+                | b'>'
+                | b'\\'
         )
 }
 
@@ -640,7 +659,7 @@ fn value_byte(b: u8) -> bool {
 /// One forward pass: a run of backslashes is measured once and skipped as a whole.
 fn unescape(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    if !bytes.iter().any(|b| *b == b'%') && !text.contains("\\u") {
+    if !bytes.contains(&b'%') && !text.contains("\\u") {
         return None;
     }
     let hex4 = |s: &[u8]| -> Option<u32> {
@@ -706,7 +725,13 @@ fn piece_byte(b: u8) -> bool {
 /// a line break (`\n`, `\r\n`, or a literal `\n` as a repr writes it, also escaped again), up
 /// to two spaces or tabs; or one or two spaces or tabs alone. 0 when there is none.
 fn split_len(bytes: &[u8]) -> usize {
-    let blanks = |from: usize| run_len(&bytes[from.min(bytes.len())..], |b| b == b' ' || b == b'\t', 3);
+    let blanks = |from: usize| {
+        run_len(
+            &bytes[from.min(bytes.len())..],
+            |b| b == b' ' || b == b'\t',
+            3,
+        )
+    };
     let lead = blanks(0);
     if lead > 2 {
         return 0;
@@ -810,7 +835,13 @@ fn join_splits(text: &str) -> Option<String> {
 /// across splits (a space, a tab, a line break or a literal `\n` inside it): each piece after a
 /// split that looks like a piece of a key (not a word, not a number, not `***`) belongs to it,
 /// up to `max` bytes in all (splits not counted).
-fn across_splits(text: &str, start: usize, len: usize, max: usize, keep: impl Fn(u8) -> bool) -> usize {
+fn across_splits(
+    text: &str,
+    start: usize,
+    len: usize,
+    max: usize,
+    keep: impl Fn(u8) -> bool,
+) -> usize {
     let bytes = text.as_bytes();
     let (mut end, mut kept) = (start + len, len);
     while kept < max && len > 0 {
@@ -970,7 +1001,9 @@ fn pem_blocks(text: &str) -> Cow<'_, str> {
     let mut out = Out::new(text);
     for c in compiled().pem.captures_iter(text) {
         let header = c.get(1).expect("header");
-        let end = c.get(2).map_or(c.get(0).expect("match").end(), |f| f.start());
+        let end = c
+            .get(2)
+            .map_or(c.get(0).expect("match").end(), |f| f.start());
         if end > header.end() {
             out.redact(header.end(), end);
         }
@@ -1057,7 +1090,10 @@ fn prefixed_keys(text: &str) -> Cow<'_, str> {
     let mut out = Out::new(text);
     let mut at = 0;
     while at < text.len() {
-        let Some(m) = c.prefixes.find(aho_corasick::Input::new(text).span(at..text.len())) else {
+        let Some(m) = c
+            .prefixes
+            .find(aho_corasick::Input::new(text).span(at..text.len()))
+        else {
             break;
         };
         let key = &KEYS[c.prefix_row[m.pattern().as_usize()]];
@@ -1065,7 +1101,9 @@ fn prefixed_keys(text: &str) -> Cow<'_, str> {
         let body_len = across_splits(text, m.end(), body_len, key.max, |b| key.body.has(b));
         // A JWT's body may end the sentence: the full stop is not the signature's.
         let body_len = body_len - text[m.end()..m.end() + body_len].len()
-            + text[m.end()..m.end() + body_len].trim_end_matches('.').len();
+            + text[m.end()..m.end() + body_len]
+                .trim_end_matches('.')
+                .len();
         let body = &text[m.end()..m.end() + body_len];
         let glued = out
             .byte_before(m.start())
@@ -1375,11 +1413,47 @@ mod tests {
     #[test]
     fn random_texts_scrub_idempotently() {
         let words = [
-            "sk-", "sk-proj-", "AKIAIOSFODNN7EXAMPLE", "AIza", "Qx7vT2mN9pL4kR8s", "abc",
-            "tokens", " ", "\t", "\n", "\\n", "\\", "\\u002d", "%3D", "%", "x-api-key",
-            ": ", "=", "\"", "'", "Bearer ", "Basic ", "eyJ", ".", "-", "0f1e2d3c4b5a6978",
-            "token", "?key=", "&sig=", "-----BEGIN PRIVATE KEY-----", "\u{e9}", "ENV[", "None",
-            "api_key", "LTAI", "pa-", "dapi", "https://u:", "@h", "***", "...",
+            "sk-",
+            "sk-proj-",
+            "AKIAIOSFODNN7EXAMPLE",
+            "AIza",
+            "Qx7vT2mN9pL4kR8s",
+            "abc",
+            "tokens",
+            " ",
+            "\t",
+            "\n",
+            "\\n",
+            "\\",
+            "\\u002d",
+            "%3D",
+            "%",
+            "x-api-key",
+            ": ",
+            "=",
+            "\"",
+            "'",
+            "Bearer ",
+            "Basic ",
+            "eyJ",
+            ".",
+            "-",
+            "0f1e2d3c4b5a6978",
+            "token",
+            "?key=",
+            "&sig=",
+            "-----BEGIN PRIVATE KEY-----",
+            "\u{e9}",
+            "ENV[",
+            "None",
+            "api_key",
+            "LTAI",
+            "pa-",
+            "dapi",
+            "https://u:",
+            "@h",
+            "***",
+            "...",
         ];
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {

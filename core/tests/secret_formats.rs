@@ -75,8 +75,16 @@ fn formats() -> Vec<(&'static str, String, String)> {
     let hex64 = "5d2f8a1c9e3b7d4f0a6c2e8b4d1f7a3c9e5b0d6f2a8c4e1b7d3f9a5c0e6b2d8f";
     let pem = format!("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC{}", &r[..60]);
     v.extend([
-        ("openai admin", format!("sk-admin-{}", &r[..64]), r[..64].to_owned()),
-        ("openai service account", format!("sk-svcacct-{r}"), r.to_owned()),
+        (
+            "openai admin",
+            format!("sk-admin-{}", &r[..64]),
+            r[..64].to_owned(),
+        ),
+        (
+            "openai service account",
+            format!("sk-svcacct-{r}"),
+            r.to_owned(),
+        ),
         (
             "anthropic admin",
             format!("sk-ant-admin01-{}AA", &r[..70]),
@@ -87,7 +95,11 @@ fn formats() -> Vec<(&'static str, String, String)> {
         ("elevenlabs", format!("sk_{hex48}"), hex48.to_owned()),
         ("nvidia", format!("nvapi-{}", &r[..64]), r[..64].to_owned()),
         ("databricks", format!("dapi{hex32}"), hex32.to_owned()),
-        ("tavily", format!("tvly-dev-{}", &r[..32]), r[..32].to_owned()),
+        (
+            "tavily",
+            format!("tvly-dev-{}", &r[..32]),
+            r[..32].to_owned(),
+        ),
         ("voyage", format!("pa-{}", &r[..43]), r[..43].to_owned()),
         (
             "langsmith pat",
@@ -101,13 +113,21 @@ fn formats() -> Vec<(&'static str, String, String)> {
         ),
         ("tencent", format!("AKID{}", &r[..32]), r[..32].to_owned()),
         ("alibaba", format!("LTAI{}", &r[..20]), r[..20].to_owned()),
-        ("volcengine", format!("AKLT{}", &r[..40]), r[..40].to_owned()),
+        (
+            "volcengine",
+            format!("AKLT{}", &r[..40]),
+            r[..40].to_owned(),
+        ),
         (
             "baidu qianfan",
             format!("bce-v3/ALTAK-{}/{}", &r[..21], &hex48[..40]),
             hex48[..40].to_owned(),
         ),
-        ("together", format!("tgp_v1_{}", &r[..43]), r[..43].to_owned()),
+        (
+            "together",
+            format!("tgp_v1_{}", &r[..43]),
+            r[..43].to_owned(),
+        ),
         ("fireworks", format!("fw_{}", &r[..24]), r[..24].to_owned()),
         (
             "aws session token",
@@ -160,7 +180,10 @@ fn formats() -> Vec<(&'static str, String, String)> {
             "url-encoded api_key",
             format!("GET /v1?api_key%3D{plain}%26x%3D1"),
         ),
-        ("google ?key=", format!("GET /v1beta/models?key={plain}&alt=sse")),
+        (
+            "google ?key=",
+            format!("GET /v1beta/models?key={plain}&alt=sse"),
+        ),
         (
             "azure sas sig=",
             format!("https://a.blob.core.windows.net/c/b?sv=2022-11-02&sig={plain}&se=2026"),
@@ -169,10 +192,16 @@ fn formats() -> Vec<(&'static str, String, String)> {
             "aws presigned",
             format!("?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature={plain}"),
         ),
-        ("aws security token header", format!("X-Amz-Security-Token: {plain}")),
+        (
+            "aws security token header",
+            format!("X-Amz-Security-Token: {plain}"),
+        ),
         ("tencent SecretKey", format!("SecretKey={plain}")),
         ("alibaba access_key", format!("access_key={plain}")),
-        ("service account json", format!("{{\"private_key\": \"{plain}\"}}")),
+        (
+            "service account json",
+            format!("{{\"private_key\": \"{plain}\"}}"),
+        ),
         ("azure functions", format!("x-functions-key: {plain}")),
         ("azure api-key", format!("api-key: {plain}")),
         ("elevenlabs header", format!("xi-api-key: {plain}")),
@@ -238,7 +267,7 @@ fn no_fragment_of_any_format_survives_in_any_context() {
         for text in contexts(planted) {
             texts += 1;
             let out = scrub(&text);
-            if let Some(f) = fragment(&out, &secret) {
+            if let Some(f) = fragment(&out, secret) {
                 leaks.push(format!("{what}: {f:?} survives in {out:?}"));
             }
             assert_eq!(scrub(&out), out, "scrubbing twice changed {text:?}");

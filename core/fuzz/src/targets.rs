@@ -1397,5 +1397,8 @@ pub fn scrub(data: &[u8]) {
         text.len()
     );
     check_scrub(&text);
-    assert!(once.len() <= text.len() + text.len() / 2 + 64, "scrub grew the text");
+    assert!(
+        once.len() <= text.len() + text.len() / 2 + 64,
+        "scrub grew the text"
+    );
 }
