@@ -137,6 +137,7 @@ fn bench(c: &mut Criterion) {
         }
     }
     per_byte_table();
+    cpu_per_mb();
 }
 
 /// The best of a few runs of each shape at each size, as ns per byte and ms per text: the
@@ -169,6 +170,33 @@ fn per_byte_table() {
             );
         }
         println!();
+    }
+}
+
+/// CPU time of this thread so far (user + system), from /proc on Linux: on a shared machine the
+/// wall clock counts the time other processes had the core; this does not. `None` elsewhere.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // USER_HZ is 100 on every Linux this runs on.
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// CPU milliseconds per 1 MB text of each shape (20 runs, so the 10 ms clock tick is 0.5 ms).
+fn cpu_per_mb() {
+    if cpu_time().is_none() {
+        return;
+    }
+    println!("\nscrub: CPU time per 1 MB text (mean of 20 runs, /proc/thread-self/stat)");
+    for (name, text) in shapes(1 << 20) {
+        let start = cpu_time().unwrap_or_default();
+        for _ in 0..20 {
+            black_box(scrub(black_box(&text)));
+        }
+        let spent = cpu_time().unwrap_or_default().saturating_sub(start) / 20;
+        println!("{name:<20}{:>10.1} ms", spent.as_secs_f64() * 1e3);
     }
 }
 
