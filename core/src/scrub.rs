@@ -464,6 +464,8 @@ struct Shape {
     test: fn(run: &str, before: &str) -> bool,
     /// Applied to the whole base64 run (true) or to each alphanumeric segment of it.
     whole_run: bool,
+    /// The shortest run it can be (shorter ones are not looked at).
+    min_len: usize,
     source: &'static str,
 }
 
@@ -473,18 +475,21 @@ const SHAPES: &[Shape] = &[
         what: "AWS secret access keys",
         test: aws_secret,
         whole_run: true,
+        min_len: 40,
         source: "AWS IAM docs (40 characters of base64: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY)",
     },
     Shape {
         what: "Azure OpenAI and Azure AI keys (32 hex), Together AI's older keys (64 hex)",
         test: hex_key,
         whole_run: false,
+        min_len: 32,
         source: "Azure OpenAI docs (KEY1/KEY2 are 32 hex); Together AI keys (64 hex)",
     },
     Shape {
         what: "Mistral (32), Cohere (40) and other unprefixed random keys",
         test: random_token,
         whole_run: false,
+        min_len: 32,
         source:
             "Mistral console keys (32 alphanumerics); gitleaks: cohere-api-token (40 alphanumerics)",
     },
@@ -1141,17 +1146,19 @@ fn shaped_keys(text: &str) -> Cow<'_, str> {
         let start = i;
         let end = start + run_len(&bytes[start..], b64, usize::MAX);
         i = end;
-        // A run that continues a longer token (`x_AKIA`, `-abc`, `.def`) is that token's part:
-        // its shape is judged whole by the segment rule only.
+        // Zhipu's `id.secret` spans two runs (the `.` ends the first): looked at first.
         if let Some(z) = zhipu(bytes, start) {
             out.redact(start, z);
             i = z;
             continue;
         }
         let run = &text[start..end];
+        if end - start < 32 {
+            continue; // shorter than any shape
+        }
         if SHAPES
             .iter()
-            .any(|s| s.whole_run && (s.test)(run, &text[..start]))
+            .any(|s| s.whole_run && run.len() >= s.min_len && (s.test)(run, &text[..start]))
         {
             out.redact(start, end);
             continue;
@@ -1164,7 +1171,7 @@ fn shaped_keys(text: &str) -> Cow<'_, str> {
                 let seg = &text[s..s + seg_len];
                 if SHAPES
                     .iter()
-                    .any(|sh| !sh.whole_run && (sh.test)(seg, &text[..s]))
+                    .any(|sh| !sh.whole_run && seg_len >= sh.min_len && (sh.test)(seg, &text[..s]))
                 {
                     out.redact(s, s + seg_len);
                 }
