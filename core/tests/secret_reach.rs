@@ -135,3 +135,30 @@ fn a_redaction_takes_the_value_not_the_words_around_it() {
         assert_eq!(scrub(text), expected);
     }
 }
+
+/// A key planted at the end of every corpus text takes only itself: the rest of the text comes
+/// back word for word, except that a text whose `\u`/`%` escapes could hide a key comes back
+/// decoded (by design). Today: 702 texts, 0 otherwise changed, 5 decoded.
+#[test]
+fn a_planted_key_in_a_corpus_text_takes_only_itself() {
+    let key = "sk-proj-Qx7vT2mN9pL4kR8sW1yZ3bC6dF0gH5jK2lM8nP4qR7sT1uV9";
+    let texts = corpus_texts();
+    let (mut decoded, mut lost) = (0, Vec::new());
+    for (name, t) in &texts {
+        let out = scrub(&format!("{t} key {key}"));
+        if out != format!("{t} key [REDACTED]") {
+            if t.contains("\\u") || t.contains('%') {
+                decoded += 1;
+            } else {
+                lost.push(format!("{name}:\n  {t}\n  {out}"));
+            }
+        }
+    }
+    println!(
+        "over-reach beside a planted key: {} of {} texts changed beyond the key ({decoded} more decoded)",
+        lost.len(),
+        texts.len()
+    );
+    assert!(lost.is_empty(), "{}", lost.join("\n"));
+    assert!(decoded * 20 < texts.len(), "{decoded} texts decoded");
+}
