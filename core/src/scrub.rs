@@ -1221,8 +1221,9 @@ fn settled(mut s: String) -> String {
     s
 }
 
-/// The table rows, for tests and docs: (what, source) of every key format, name and shape.
-pub fn formats() -> Vec<(&'static str, &'static str)> {
+/// The table rows: (what, source) of every key format, name and shape.
+#[cfg(test)]
+fn formats() -> Vec<(&'static str, &'static str)> {
     KEYS.iter()
         .map(|k| (k.what, k.source))
         .chain(NAMES.iter().map(|(n, s)| (*n, *s)))
