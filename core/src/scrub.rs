@@ -112,7 +112,18 @@ const UNBOUNDED: usize = usize::MAX;
 /// whose tail was cut (or wrapped) still goes.
 const KEYS: &[Key] = &[
     Key {
-        what: "OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-), Anthropic (sk-ant-api03-, sk-ant-admin01-), OpenRouter (sk-or-v1-), DeepSeek, Moonshot, DashScope, SiliconFlow, MiniMax (sk-)",
+        what: "OpenAI project, service-account and admin keys, Anthropic keys, OpenRouter keys: the second prefix says it is a key, whatever the body looks like",
+        prefixes: &["sk-proj-", "sk-svcacct-", "sk-admin-", "sk-ant-", "sk-or-"],
+        body: Alphabet::Url,
+        min: 16,
+        max: UNBOUNDED,
+        glued: Some(32),
+        random: false,
+        check: any,
+        source: "gitleaks: openai-api-key, anthropic-api-key, anthropic-admin-api-key, openrouter-api-key",
+    },
+    Key {
+        what: "OpenAI legacy keys, DeepSeek, Moonshot, DashScope, SiliconFlow, MiniMax (sk- alone: the body must look random, so sk-learn-compatible stays)",
         prefixes: &["sk-"],
         body: Alphabet::Url,
         min: 20,
@@ -120,7 +131,7 @@ const KEYS: &[Key] = &[
         glued: Some(32),
         random: true,
         check: any,
-        source: "gitleaks: openai-api-key, anthropic-api-key, anthropic-admin-api-key, openrouter-api-key; DeepSeek, Moonshot, DashScope and SiliconFlow API docs (Authorization: Bearer sk-...)",
+        source: "DeepSeek, Moonshot, DashScope and SiliconFlow API docs (Authorization: Bearer sk-...); gitleaks: openai-api-key (legacy sk- + 48)",
     },
     Key {
         what: "ElevenLabs (sk_ + 48 hex)",
@@ -1051,8 +1062,10 @@ fn named_values(text: &str) -> Cow<'_, str> {
         };
         let basic = scheme("basic");
         let named = head[0].is_ascii_alphabetic() && !basic && !scheme("bearer");
+        // `Authorization: Bearer <t>`: the scheme stays, the credentials go, whatever they
+        // look like (the header says what they are).
+        let mut after_scheme = false;
         if named {
-            // `Authorization: Bearer <t>`: the scheme stays, the credentials go.
             let word = run_len(&bytes[start..], |b| b.is_ascii_alphabetic(), 10);
             let blanks = run_len(&bytes[start + word..], |b| b == b' ' || b == b'\t', 4);
             if blanks > 0
@@ -1061,6 +1074,7 @@ fn named_values(text: &str) -> Cow<'_, str> {
                     .any(|s| text[start..start + word].eq_ignore_ascii_case(s))
             {
                 start += word + blanks;
+                after_scheme = true;
             }
         }
         let len = run_len(&bytes[start..], value_byte, usize::MAX);
@@ -1068,6 +1082,8 @@ fn named_values(text: &str) -> Cow<'_, str> {
         let value = &text[start..start + len];
         let secret = if basic {
             looks_base64(value)
+        } else if after_scheme {
+            value.len() >= 6 && !masked(value)
         } else {
             is_credential(value)
         };
