@@ -14,12 +14,13 @@ use std::path::PathBuf;
 /// A fuzz target: its name and the function its `fuzz_target!` calls.
 type Target = (&'static str, fn(&[u8]));
 
-const TARGETS: [Target; 5] = [
+const TARGETS: [Target; 6] = [
     ("classify", targets::classify),
     ("retry_after", targets::retry_after),
     ("sse", targets::sse),
     ("orphan", targets::orphan),
     ("policy", targets::policy),
+    ("scrub", targets::scrub),
 ];
 
 fn replay(target: &str, run: fn(&[u8])) -> usize {
@@ -63,6 +64,11 @@ fn orphan() {
 #[test]
 fn policy() {
     replay(TARGETS[4].0, TARGETS[4].1);
+}
+
+#[test]
+fn scrub() {
+    replay(TARGETS[5].0, TARGETS[5].1);
 }
 
 /// Each target has a regression folder, and each folder a replay test above.

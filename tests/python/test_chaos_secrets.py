@@ -249,6 +249,59 @@ def test_a_hook_that_raises_with_a_secret_leaves_none_in_the_note(no_sleep, log)
     _check(leaks(secret, texts))
 
 
+# --- issue 24: keys split by whitespace, the formats of the whole field, adversarial texts -------
+
+HEX32 = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
+# (what, planted text, the part that must not survive): a few of core/tests/secret_formats.rs's
+# issue-24 formats, and keys split by a space and a tab (the core joins them before it looks).
+NEW_FORMATS: List[Tuple[str, str, str]] = [
+    ("openai split by a space", f"sk-proj-{R[:40]} {R[40:]}", R),
+    ("anthropic split by a tab", f"sk-ant-api03-{R[:30]}\t{R[30:60]}AA", R[:60]),
+    ("google split by a space", f"AIza{R[:17]} {R[17:35]}", R[:35]),
+    ("jwt split by a space", f"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.{R[:20]} {R[20:40]}", R[:40]),
+    ("nvidia", f"nvapi-{R[:64]}", R[:64]),
+    ("alibaba", f"LTAI{R[:20]}", R[:20]),
+    ("tencent", f"AKID{R[:32]}", R[:32]),
+    ("langsmith", f"lsv2_pt_{HEX32}_0a1b2c3d4e", HEX32),
+    ("voyage", f"pa-{R[:43]}", R[:43]),
+    ("zhipu", f"{HEX32}.{R[:16]}", f"{HEX32}.{R[:16]}"),
+    ("azure sas", f"https://a.blob.core.windows.net/c?sv=2022-11-02&sig={PLAIN}&se=2026", PLAIN),
+    ("aws presigned", f"?X-Amz-Signature={PLAIN}&X-Amz-Date=20261126", PLAIN),
+    ("service account", f'{{"private_key": "{PLAIN}"}}', PLAIN),
+    ("pem", f"-----BEGIN PRIVATE KEY-----\\nMIIE{R}\\n-----END PRIVATE KEY-----", R),
+]
+
+
+@pytest.mark.parametrize("what,text,secret", NEW_FORMATS, ids=[f[0] for f in NEW_FORMATS])
+def test_split_keys_and_new_formats_leave_no_fragment_in_the_note_or_events(what, text, secret, no_sleep, log):
+    exc = AuthError(f"Error code: 401 - Incorrect key provided: {text}. Check your key.")
+    events: List[Dict[str, Any]] = []
+    with pytest.raises(AuthError) as info:
+        call_llm_with_retry(lambda: (_ for _ in ()).throw(exc), on_event=events.append)
+    assert info.value is exc
+    assert events, "a failed call reports an event"
+    texts = our_texts(exc, events) + [log.text, repr(classify(exc))]
+    _check(leaks(secret, texts))
+    # The message still reads as the message: only the key went.
+    assert any("[REDACTED]" in t and "Check your key." in t for t in texts), texts
+
+
+def test_an_adversarial_256_kb_backslash_text_is_scrubbed(no_sleep):
+    # The shape that made the old scrubber quadratic (8 s for 256 KB): a long run of
+    # backslashes, not before a `u`, in a text that holds `\u` and `%`. How fast is the
+    # benchmark's concern (core/benches/scrub.rs); here only the result.
+    key = f"sk-proj-{R}"
+    text = "%41 \\u002d " + "\\" * (256 << 10) + f" key {key} end"
+    exc = AuthError(text)
+    events: List[Dict[str, Any]] = []
+    with pytest.raises(AuthError):
+        call_llm_with_retry(lambda: (_ for _ in ()).throw(exc), on_event=events.append)
+    texts = our_texts(exc, events)
+    _check(leaks(R, texts))
+    assert any("[REDACTED] end" in t for t in texts)
+
+
 # --- the real openai SDK against the fault lab ---------------------------------------------------
 
 GSK = f"gsk_{R[:52]}"

@@ -190,4 +190,55 @@ class ChaosSecretsTest < Minitest::Test
     end
     assert_no_leaks(CASES.size * 11)
   end
+
+  # Issue 24: keys split by a space or a tab (the core joins them before it looks), formats of
+  # the whole field (core/tests/secret_formats.rs), and an adversarial backslash text.
+  # tests/python/test_chaos_secrets.py is the twin.
+  HEX32 = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+  NEW_FORMATS = [
+    ["openai split by a space", "sk-proj-#{R[0, 40]} #{R[40..]}", R],
+    ["anthropic split by a tab", "sk-ant-api03-#{R[0, 30]}\t#{R[30, 30]}AA", R[0, 60]],
+    ["google split by a space", "AIza#{R[0, 17]} #{R[17, 18]}", R[0, 35]],
+    ["jwt split by a space", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.#{R[0, 20]} #{R[20, 20]}", R[0, 40]],
+    ["nvidia", "nvapi-#{R[0, 64]}", R[0, 64]],
+    ["alibaba", "LTAI#{R[0, 20]}", R[0, 20]],
+    ["tencent", "AKID#{R[0, 32]}", R[0, 32]],
+    ["langsmith", "lsv2_pt_#{HEX32}_0a1b2c3d4e", HEX32],
+    ["voyage", "pa-#{R[0, 43]}", R[0, 43]],
+    ["zhipu", "#{HEX32}.#{R[0, 16]}", "#{HEX32}.#{R[0, 16]}"],
+    ["azure sas", "https://a.blob.core.windows.net/c?sv=2022-11-02&sig=#{PLAIN}&se=2026", PLAIN],
+    ["aws presigned", "?X-Amz-Signature=#{PLAIN}&X-Amz-Date=20261126", PLAIN],
+    ["service account", %({"private_key": "#{PLAIN}"}), PLAIN],
+    ["pem", "-----BEGIN PRIVATE KEY-----\\nMIIE#{R}\\n-----END PRIVATE KEY-----", R]
+  ].freeze
+
+  def test_split_keys_and_new_formats_leave_no_fragment
+    NEW_FORMATS.each do |what, text, secret|
+      make = -> { AuthError.new("Error code: 401 - Incorrect key provided: #{text}. Check your key.") }
+      error = make.call
+      message = RetryCore.error_message(error)
+      check(what, secret, [
+        ["on_event", through_call_llm_with_retry(make)],
+        ["error_message", message],
+        ["classify.inspect", RetryCore.classify(error).inspect],
+        ["Decision#inspect", RetryCore::Retrier.new(:default, seed: 1).on_failure(error).inspect]
+      ])
+      # The message still reads as the message: only the key went.
+      assert_includes message, "[REDACTED]", what
+      assert_includes message, "Check your key.", what
+    end
+    assert_no_leaks(NEW_FORMATS.size * 4)
+  end
+
+  # The shape that made the old scrubber quadratic (8 s for 256 KB): a long run of backslashes,
+  # not before a `u`, in a text that holds `\u` and `%`. How fast is the benchmark's concern
+  # (core/benches/scrub.rs); here only the result.
+  def test_an_adversarial_256_kb_backslash_text_is_scrubbed
+    text = "%41 \\u002d #{"\\" * (256 << 10)} key sk-proj-#{R} end"
+    make = -> { AuthError.new(text) }
+    message = RetryCore.error_message(make.call)
+    check("256 KB of backslashes", R, [["on_event", through_call_llm_with_retry(make)], ["error_message", message]])
+    assert_includes message, "[REDACTED] end"
+    assert_no_leaks(2)
+  end
 end

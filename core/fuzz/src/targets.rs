@@ -1257,3 +1257,148 @@ pub fn policy(data: &[u8]) {
     let run = RunIn::arbitrary_take_rest(u).ok();
     check_policy(&config.render(), run);
 }
+
+// ---------------------------------------------------------------------------------------------
+// scrub
+// ---------------------------------------------------------------------------------------------
+
+/// Pieces the adversarial texts of `scrub` are built from: what made the old scrubber
+/// quadratic (backslash runs with `\u` or `%` in the text), what each pass walks (escapes,
+/// splits, names, prefixes, long runs), secrets of every table, and multi-byte characters.
+const SCRUB_PIECES: &[&str] = &[
+    "\\",
+    "\\\\\\\\",
+    "\\u002d",
+    "\\\\u0041",
+    "\\u00",
+    "%",
+    "%25",
+    "%3D",
+    "%4",
+    "\\n",
+    "\\\\n",
+    "\\r\\n",
+    "\n",
+    "\r\n",
+    " ",
+    "\t",
+    "\"",
+    "'",
+    "\\\"",
+    ":",
+    "=",
+    "=>",
+    ", ",
+    "?",
+    "&",
+    "sk-",
+    "sk_",
+    "AIza",
+    "AKIA",
+    "eyJ",
+    ".",
+    "nvapi-",
+    "dapi",
+    "pa-",
+    "lsv2_pt_",
+    "LTAI",
+    "AKID",
+    "IQoJb3JpZ2luX2Vj",
+    "-----BEGIN PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "api_key",
+    "x-api-key",
+    "Authorization",
+    "Bearer ",
+    "Basic ",
+    "token",
+    "?key=",
+    "&sig=",
+    "X-Amz-Signature=",
+    "\"private_key\": \"",
+    "https://u:",
+    "@",
+    "Qx7vT2mN9pL4kR8sW1yZ3bC6dF0gH5jK",
+    "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+    "abcdef",
+    "tokens",
+    "é",
+    "中",
+    "𝄞",
+];
+
+/// The longest text the target builds: large enough that a quadratic pass shows (the old
+/// scrubber took 8 s on 256 KB), small enough for thousands of executions a second on short
+/// inputs.
+pub const SCRUB_MAX_TEXT: usize = 256 << 10;
+
+/// The time bound of one `scrub`: `SCRUB_NS_PER_BYTE` per byte plus `SCRUB_FIXED_MS`. Generous
+/// (the release build takes about 20 ns a byte, see `benches/scrub.rs`) because fuzz builds are
+/// instrumented and the machines are shared; a quadratic pass still breaks it by orders of
+/// magnitude at 256 KB.
+/// (`cargo test`, which replays the regressions through this function, builds it without
+/// optimisation: 25 times more there, still far below what a quadratic pass takes.)
+pub const SCRUB_NS_PER_BYTE: u64 = if cfg!(test) { 50_000 } else { 2_000 };
+pub const SCRUB_FIXED_MS: u64 = if cfg!(test) { 2_000 } else { 200 };
+
+#[derive(Arbitrary, Debug)]
+struct ScrubPiece {
+    piece: u16,
+    /// How many times the piece repeats (a run): up to 2^(repeat % 17).
+    repeat: u8,
+}
+
+/// The text `data` stands for: the input itself when it reads as text (seeds and crash files
+/// stay readable), else pieces repeated into runs, up to `SCRUB_MAX_TEXT` bytes.
+pub fn scrub_text(data: &[u8]) -> String {
+    if let Ok(t) = std::str::from_utf8(data) {
+        if !t.is_empty() && !t.starts_with('\u{1}') {
+            return t.to_owned();
+        }
+    }
+    let mut u = Unstructured::new(data.get(1..).unwrap_or_default());
+    let pieces: Vec<ScrubPiece> = Vec::arbitrary(&mut u).unwrap_or_default();
+    let mut text = String::new();
+    for p in pieces {
+        let piece = pick(SCRUB_PIECES, p.piece);
+        let times = 1usize << (p.repeat % 17);
+        for _ in 0..times {
+            if text.len() + piece.len() > SCRUB_MAX_TEXT {
+                return text;
+            }
+            text.push_str(piece);
+        }
+    }
+    text
+}
+
+/// `scrub`: any text, at most `SCRUB_MAX_TEXT` bytes, is scrubbed in time linear in its length
+/// (under `SCRUB_NS_PER_BYTE` per byte plus `SCRUB_FIXED_MS`: a slow run is timed twice more and
+/// the best counts, so a busy machine does not fail it), without a panic, idempotently.
+pub fn scrub(data: &[u8]) {
+    let text = scrub_text(data);
+    let bound = Duration::from_millis(SCRUB_FIXED_MS)
+        + Duration::from_nanos(SCRUB_NS_PER_BYTE * text.len() as u64);
+    let time = || {
+        let t = std::time::Instant::now();
+        let out = retry_core::scrub::scrub(&text).into_owned();
+        (t.elapsed(), out)
+    };
+    let (mut took, once) = time();
+    for _ in 0..2 {
+        if took <= bound {
+            break;
+        }
+        took = took.min(time().0);
+    }
+    assert!(
+        took <= bound,
+        "scrub of {} bytes took {took:?}, over the bound {bound:?}",
+        text.len()
+    );
+    check_scrub(&text);
+    assert!(
+        once.len() <= text.len() + text.len() / 2 + 64,
+        "scrub grew the text"
+    );
+}
