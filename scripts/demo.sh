@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 echo "== Rust: a Forgeflare-shaped agent (reqwest, streaming, the forgeflare preset) =="
 echo "   faults: 429 retry-after 1 -> 503 -> SSE overloaded_error mid-stream -> ok -> 401"
-cargo run -q -p retry-core --features reqwest --example forgeflare_agent
+cargo run -q -p llm-retry-core --features reqwest --example forgeflare_agent
 
 for part in scripts/demo-python.sh scripts/demo-ruby.sh; do
   if [ -x "$part" ]; then

@@ -1,6 +1,6 @@
 //! Cost of the engine's hot paths. Targets (issue 2): classify a typical provider error in
 //! under 1 µs; prune a 10 000-message history in under 0.5 ms.
-//! Run: cargo bench -p retry-core --bench engine
+//! Run: cargo bench -p llm-retry-core --bench engine
 
 use std::hint::black_box;
 

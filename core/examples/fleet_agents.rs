@@ -4,7 +4,7 @@
 //! `bench/fleet_processes.py`, which also runs the baselines: `--fleet local` (a fleet per
 //! process, nothing shared between processes) and `--fleet none` (every agent on its own).
 //!
-//!     cargo run -p retry-core --features reqwest,redis --example fleet_agents -- \
+//!     cargo run -p llm-retry-core --features reqwest,redis --example fleet_agents -- \
 //!         --url http://127.0.0.1:PORT --redis redis://127.0.0.1:6379/0 --agents 50 --seconds 10
 
 use std::sync::{Arc, Mutex};
