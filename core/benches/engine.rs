@@ -5,8 +5,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use retry_core::__private::machine::Retrier;
 use retry_core::orphan::{plan, prune_json, prune_json_owned, views_from_json};
-use retry_core::{classify, Failure, Retrier, RetryPolicy};
+use retry_core::{classify, Failure, RetryPolicy};
 use serde_json::json;
 
 fn failures() -> Vec<(&'static str, Failure)> {

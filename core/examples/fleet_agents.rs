@@ -107,7 +107,7 @@ async fn main() {
             let mut successes = Vec::new();
             while started.elapsed().as_secs_f64() < seconds {
                 calls += 1;
-                let sink = |e: &Event| events.lock().unwrap().push(e.kind.to_owned());
+                let sink = |e: &Event| events.lock().unwrap().push(e.kind.to_string());
                 let mut retry = AsyncRetry::new(policy.clone()).events(&sink);
                 if let Some(fleet) = &fleet {
                     retry = retry.fleet(Arc::clone(fleet), "openai:gpt-4o");

@@ -10,11 +10,11 @@
 use std::io::Write;
 use std::time::Duration;
 
+use retry_core::__private::machine::Retrier;
+use retry_core::__private::messages::format_seconds;
 use retry_core::driver::tokio::{AsyncSleeper, TokioSleeper};
-use retry_core::failure::{AsFailure, Transport};
 use retry_core::reqwest_support::{failure_from_response, transport_of};
-use retry_core::text::format_seconds;
-use retry_core::{Action, Category, Failure, Retrier, RetryPolicy};
+use retry_core::{Action, AsFailure, Category, Failure, RetryPolicy, Transport};
 
 /// Forgeflare's error variants (R1), each able to describe itself as a failure record.
 #[derive(Debug)]

@@ -1,17 +1,6 @@
-//! The sans-IO retry state machine. Feed it each failure; it answers what to do. It never
-//! sleeps: the caller waits `delay` seconds its own way (`time.sleep`, `Kernel#sleep`, tokio)
-//! and calls again.
-//!
-//! ```
-//! use retry_core::{Action, Failure, Retrier, RetryPolicy};
-//!
-//! let mut r = Retrier::new(RetryPolicy::forgeflare());
-//! let busy = Failure::http(503, "Service Unavailable");
-//! let delays: Vec<_> = (0..5).map(|_| r.on_failure(&busy, 0.0).action).collect();
-//! assert_eq!(delays[0], Action::Retry { delay: 2.0 });
-//! assert_eq!(delays[3], Action::Retry { delay: 16.0 });
-//! assert!(matches!(delays[4], Action::GiveUp { .. }));
-//! ```
+//! One model's retry loop inside a [`Run`](crate::Run): each failure decided ([`Decision`]).
+//! Private to the core: `Run` is the one public machine; its [`Run::decision`](crate::Run::decision)
+//! shows the decision of the last failure.
 
 use serde_json::Value;
 
@@ -19,7 +8,7 @@ use crate::category::{Category, Classification, RetryAfterSource};
 use crate::classify::classify;
 use std::sync::Arc;
 
-use crate::events::{self, Event};
+use crate::events::{Event, EventKind};
 use crate::failure::Failure;
 use crate::fleet::{Admit, Fleet};
 use crate::policy::{Backoff, Jitter, OverCap, RetryPolicy};
@@ -83,10 +72,10 @@ pub enum Action {
         /// Seconds to wait before the next call.
         delay: f64,
     },
-    /// Prune orphan tool calls from the history, then report with [`Retrier::on_orphans_pruned`].
-    RecoverOrphans,
-    /// Compact the history with the caller's hook, then report with [`Retrier::on_context_compacted`].
-    RecoverContext,
+    /// Prune orphan tool calls from the history (the run's [`Step::PruneOrphans`](crate::Step::PruneOrphans)).
+    PruneOrphans,
+    /// Compact the history with the caller's hook (the run's [`Step::CompactContext`](crate::Step::CompactContext)).
+    CompactContext,
     /// Stop and surface the failure.
     GiveUp {
         /// Why the engine stopped.
@@ -97,12 +86,13 @@ pub enum Action {
 }
 
 impl Action {
-    /// The snake_case name of the action (`retry`, `recover_orphans`, `give_up`, ...).
+    /// The snake_case name of the action (`retry`, `prune_orphans`, `compact_context`,
+    /// `give_up`, `reraise`): the recoveries are named as the run's steps are.
     pub fn name(&self) -> &'static str {
         match self {
             Action::Retry { .. } => "retry",
-            Action::RecoverOrphans => "recover_orphans",
-            Action::RecoverContext => "recover_context",
+            Action::PruneOrphans => "prune_orphans",
+            Action::CompactContext => "compact_context",
             Action::GiveUp { .. } => "give_up",
             Action::Reraise => "reraise",
         }
@@ -133,7 +123,8 @@ enum Pending {
     Context,
 }
 
-/// The per-call state: one `Retrier` per logical LLM call.
+/// The per-model state of a run: one `Retrier` per model of a [`Run`](crate::Run). Not public
+/// API (reachable through `__private` for the repository's tests and fuzz targets only).
 #[derive(Debug, Clone)]
 pub struct Retrier {
     policy: RetryPolicy,
@@ -285,11 +276,6 @@ impl Retrier {
         self
     }
 
-    /// The policy this retrier follows.
-    pub fn policy(&self) -> &RetryPolicy {
-        &self.policy
-    }
-
     /// Failed calls counted so far.
     pub fn attempts(&self) -> u32 {
         self.failed
@@ -344,7 +330,7 @@ impl Retrier {
         {
             self.orphans_tried = true;
             self.pending = Some((Pending::Orphans, c.clone()));
-            return self.decision(Action::RecoverOrphans, c, None, vec![]);
+            return self.decision(Action::PruneOrphans, c, None, vec![]);
         }
         if c.category == Category::ContextOverflow
             && self.policy.recover_context
@@ -353,12 +339,12 @@ impl Retrier {
         {
             self.context_tried = true;
             self.pending = Some((Pending::Context, c.clone()));
-            return self.decision(Action::RecoverContext, c, None, vec![]);
+            return self.decision(Action::CompactContext, c, None, vec![]);
         }
         self.retry_or_give_up(failure, c, elapsed)
     }
 
-    /// The caller pruned `pruned` orphan tool calls after [`Action::RecoverOrphans`].
+    /// The caller pruned `pruned` orphan tool calls after [`Action::PruneOrphans`].
     /// Some pruned: retry at once, and the failed call does not count. None: decide as usual.
     pub fn on_orphans_pruned(
         &mut self,
@@ -367,13 +353,13 @@ impl Retrier {
         elapsed: f64,
     ) -> Decision {
         self.after_recovery(Pending::Orphans, pruned > 0, failure, elapsed, |msg| {
-            Event::new(events::ORPHANS_PRUNED)
+            Event::new(EventKind::OrphansPruned)
                 .with("pruned_count", pruned as u64)
                 .with("original_error", msg)
         })
     }
 
-    /// The caller's compaction hook ran after [`Action::RecoverContext`]; `compacted` says
+    /// The caller's compaction hook ran after [`Action::CompactContext`]; `compacted` says
     /// whether it changed the history.
     pub fn on_context_compacted(
         &mut self,
@@ -382,7 +368,7 @@ impl Retrier {
         elapsed: f64,
     ) -> Decision {
         self.after_recovery(Pending::Context, compacted, failure, elapsed, |msg| {
-            Event::new(events::CONTEXT_COMPACTED).with("original_error", msg)
+            Event::new(EventKind::ContextCompacted).with("original_error", msg)
         })
     }
 
@@ -449,7 +435,7 @@ impl Retrier {
         if !self.retryable(&c) {
             self.count_give_up(&c);
             let e = self
-                .base_event(events::REQUEST_FAILED, failure, &c)
+                .base_event(EventKind::RequestFailed, failure, &c)
                 .with("error_type", c.error_type.clone())
                 .with("retryable", false);
             return self.decision(
@@ -526,7 +512,7 @@ impl Retrier {
             self.gate_waited = delay;
         }
         let e = self
-            .base_event(events::RETRY_ATTEMPT, failure, &c)
+            .base_event(EventKind::RetryAttempt, failure, &c)
             .with("attempt", self.failed)
             .with("max_retries", self.policy.reported_max())
             .with("retry_delay", delay)
@@ -550,7 +536,7 @@ impl Retrier {
     ) -> Decision {
         self.count_give_up(&c);
         let mut e = self
-            .base_event(events::RETRY_EXHAUSTED, failure, &c)
+            .base_event(EventKind::RetryExhausted, failure, &c)
             .with("attempts", self.failed)
             .with("reason", reason.as_str());
         if let Some(w) = wait.or(c.retry_after) {
@@ -576,7 +562,7 @@ impl Retrier {
         }
     }
 
-    fn base_event(&self, kind: &'static str, failure: &Failure, c: &Classification) -> Event {
+    fn base_event(&self, kind: EventKind, failure: &Failure, c: &Classification) -> Event {
         Event::new(kind)
             .with("category", c.category.as_str())
             .with("status_code", c.status.map_or(Value::Null, Value::from))

@@ -7,8 +7,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use retry_core::__private::machine::Retrier;
 use retry_core::fleet::{Admit, Fleet, FleetConfig};
-use retry_core::{Action, Failure, Retrier, RetryPolicy};
+use retry_core::{Action, Failure, RetryPolicy};
 
 /// The Redis timeout every case configures; the promise is "within 2x of it".
 const TIMEOUT_S: f64 = 0.25;

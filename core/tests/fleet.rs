@@ -4,8 +4,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use retry_core::__private::machine::Retrier;
 use retry_core::fleet::{BudgetConfig, Fleet, FleetConfig};
-use retry_core::{Action, Failure, GiveUpReason, Retrier, RetryPolicy};
+use retry_core::{Action, Failure, GiveUpReason, RetryPolicy};
 
 /// A shared virtual wall clock in milliseconds.
 fn clock() -> (Arc<AtomicU64>, retry_core::fleet::WallClock) {
@@ -22,7 +23,7 @@ fn advance(t: &AtomicU64, secs: f64) {
 }
 
 fn kinds(events: &[retry_core::Event]) -> Vec<&'static str> {
-    events.iter().map(|e| e.kind).collect()
+    events.iter().map(|e| e.kind.as_str()).collect()
 }
 
 #[test]

@@ -90,7 +90,7 @@ fn every_target_is_replayed() {
 /// letters only) never reached, so OpenAI-style reset durations under a millisecond were lost.
 #[test]
 fn go_durations_in_microseconds() {
-    use retry_core::retry_after::parse_go_duration;
+    use retry_core::__private::retry_after::parse_go_duration;
     let close = |v: &str, want: f64| (parse_go_duration(v).unwrap() - want).abs() < 1e-12;
     assert!(close("60.938\u{b5}s", 60.938e-6));
     assert!(close("5\u{3bc}s", 5e-6)); // Go also reads the Greek mu

@@ -172,7 +172,7 @@ async fn a_black_holed_redis_never_holds_the_worker() {
         })
     };
     let events = Mutex::new(Vec::<&'static str>::new());
-    let sink = |e: &Event| events.lock().unwrap().push(e.kind);
+    let sink = |e: &Event| events.lock().unwrap().push(e.kind.as_str());
     let start = Instant::now();
     let mut slowest = Duration::ZERO;
     // 100 calls at least, and on until the fleet noticed the black hole (a sync interval plus

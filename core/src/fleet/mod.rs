@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::category::{Category, Classification, RetryAfterSource};
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, EventKind};
 pub use backend::{BackendError, FleetBackend, InProcess, KeyState};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
@@ -269,14 +269,15 @@ impl Fleet {
             Ok(v) => {
                 if self.degraded.swap(false, Ordering::Relaxed) {
                     events.push(
-                        Event::new("fleet_backend_recovered").with("backend", self.backend.name()),
+                        Event::new(EventKind::FleetBackendRecovered)
+                            .with("backend", self.backend.name()),
                     );
                 }
                 v
             }
             Err(e) if e.bad_data => {
                 events.push(
-                    Event::new("fleet_backend_degraded")
+                    Event::new(EventKind::FleetBackendDegraded)
                         .with("backend", self.backend.name())
                         .with("key", key)
                         .with("error", crate::scrub::scrub(&e.message).into_owned())
@@ -287,7 +288,7 @@ impl Fleet {
             Err(e) => {
                 if !self.degraded.swap(true, Ordering::Relaxed) {
                     events.push(
-                        Event::new("fleet_backend_degraded")
+                        Event::new(EventKind::FleetBackendDegraded)
                             .with("backend", self.backend.name())
                             .with("error", crate::scrub::scrub(&e.message).into_owned())
                             .with("fallback", "in_process"),
@@ -463,7 +464,7 @@ impl Fleet {
                 let ra = ra.min(self.cfg.max_pause_s);
                 self.run(key, &mut events, |b| b.extend_pause(key, now + ra));
                 events.push(
-                    Event::new("rate_limit_pause")
+                    Event::new(EventKind::RateLimitPause)
                         .with("key", key)
                         .with("seconds", ra)
                         .with("category", c.category.as_str()),
@@ -484,7 +485,7 @@ impl Fleet {
         if !ok {
             let left = self.run(key, &mut events, |b| b.tokens(key, cfg));
             events.push(
-                Event::new("retry_budget_exhausted")
+                Event::new(EventKind::RetryBudgetExhausted)
                     .with("key", key)
                     .with("tokens", left)
                     .with("cost", cost)
@@ -517,11 +518,11 @@ fn transition_event(key: &str, t: &Transition) -> Event {
             reason,
             failures,
             open_s,
-        } => Event::new("circuit_opened")
+        } => Event::new(EventKind::CircuitOpened)
             .with("key", key)
             .with("reason", *reason)
             .with("failures", *failures)
             .with("open_s", *open_s),
-        Transition::Closed => Event::new("circuit_closed").with("key", key),
+        Transition::Closed => Event::new(EventKind::CircuitClosed).with("key", key),
     }
 }
