@@ -2,7 +2,7 @@
 //! (`retry_core/_policy.py`) adds keyword arguments and wraps this class.
 
 use pyo3::prelude::*;
-use retry_core::policy::PRESETS;
+use retry_core::__private::policy::PRESETS;
 use retry_core::RetryPolicy;
 
 use crate::error::{guard, invalid_argument, OrRaise};
