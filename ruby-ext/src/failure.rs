@@ -16,7 +16,7 @@ pub struct RbFailure(pub Failure);
 
 // How many exceptions of a `#cause` chain are read, and which statuses a record takes: the
 // core's limits, the same in every binding.
-use retry_core::failure::{checked_status, MAX_CAUSES};
+use retry_core::__private::failure::{checked_status, MAX_CAUSES};
 
 /// At most this many headers are read, and at most [`MAX_HEADER_BYTES`] of names and values
 /// (the Python binding's caps): a headers object whose `each` yields endlessly must not grow

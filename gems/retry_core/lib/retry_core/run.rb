@@ -102,4 +102,27 @@ module RetryCore
       value.to_f
     end
   end
+
+  # The decision of a run's last failure ({Run#decision}): +action+ (+:retry+, +:prune_orphans+,
+  # +:compact_context+, +:give_up+, +:reraise+), +delay+, +reason+, +attempt+, +classification+, +events+.
+  class Decision
+    def retry?
+      action == :retry
+    end
+
+    def give_up?
+      action == :give_up
+    end
+
+    # @return [Hash]
+    def to_h
+      { action: action, delay: delay, reason: reason, attempt: attempt, max_retries: max_retries,
+        retry_after_used: retry_after_used, category: classification.category, events: events }
+    end
+
+    def inspect
+      "#<RetryCore::Decision #{action}#{delay ? " delay=#{delay}" : ""}#{reason ? " reason=#{reason}" : ""} " \
+        "attempt=#{attempt} category=#{classification.category}>"
+    end
+  end
 end
