@@ -189,6 +189,12 @@ report="$out/REPORT.md"
     echo "## Bindings"
     echo
     cat "$work/bindings.md"
+    # Measurement history is kept by hand in history.md (the README says only what is true
+    # today); every regenerated report carries it at the end.
+    if [[ -f "$out/history.md" ]]; then
+        echo
+        cat "$out/history.md"
+    fi
 } >"$report"
 rm -f "$out/sim.md"
 echo "bench: wrote $report"
