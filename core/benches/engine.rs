@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use retry_core::__private::machine::Retrier;
-use retry_core::orphan::{plan, prune_json, prune_json_owned, views_from_json};
+use retry_core::__private::orphan::{plan, prune_json, prune_json_owned, views_from_json};
 use retry_core::{classify, Failure, RetryPolicy};
 use serde_json::json;
 

@@ -57,7 +57,6 @@
 pub mod driver;
 pub mod events;
 pub mod fleet;
-pub mod orphan;
 pub mod sse;
 
 #[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
@@ -70,6 +69,10 @@ mod failure;
 mod fallback;
 mod machine;
 mod messages;
+// The pruning engine; its public face is `orphan` below (the bindings' views and plans are
+// internal).
+#[path = "orphan.rs"]
+mod orphan_engine;
 mod policy;
 mod retry_after;
 mod rng;
@@ -91,11 +94,46 @@ pub use machine::{Action, Decision, GiveUpReason};
 pub use policy::{Backoff, CategoryOverride, Counting, Jitter, OverCap, RetryPolicy};
 pub use run::{Run, RunConfig, Step, WaitReason};
 
+/// Orphan tool calls (CONTRACT §5): pruning a history whose assistant messages hold tool calls
+/// with no result (OpenAI / RubyLLM `tool_calls` and Anthropic `tool_use` shapes), and the
+/// reminder text for the calls removed.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let history = vec![
+///     json!({"role": "user", "content": "read it"}),
+///     json!({"role": "assistant", "content": null, "tool_calls": [
+///         {"id": "call_1", "type": "function",
+///          "function": {"name": "Read", "arguments": "{\"file_path\": \"/important/file.rb\"}"}}]}),
+///     json!({"role": "user", "content": "and?"}),
+/// ];
+/// let out = retry_core::orphan::prune(&history).unwrap();
+/// assert_eq!(out.messages.len(), 2);
+/// assert_eq!(out.pruned[0].name, "Read");
+/// ```
+pub mod orphan {
+    pub use crate::orphan_engine::{
+        is_tool_pairing_error, prune_json, prune_json_owned, prune_json_str, reminder, Edit,
+        Pruned, PrunedCall,
+    };
+
+    /// Prunes orphan tool calls from a JSON history (CONTRACT §6's `orphan::prune`; the same as
+    /// [`prune_json`]).
+    pub fn prune(messages: &[serde_json::Value]) -> Result<Pruned, crate::Error> {
+        prune_json(messages)
+    }
+}
+
 /// **Not public API.** The internals the Python and Ruby bindings, the simulator, the tests and
 /// the fuzz targets of this repository need. Anything here may change or go in any release,
 /// patch releases included; depend on the crate's documented items instead.
 #[doc(hidden)]
 pub mod __private {
+    /// The pruning engine: message views, plans, edits (the bindings apply them to host objects).
+    pub mod orphan {
+        pub use crate::orphan_engine::*;
+    }
     /// Classification internals: `classify_at`, the tables, body and text matchers.
     pub mod classify {
         pub use crate::classify::*;

@@ -104,7 +104,7 @@ fn go_durations_in_microseconds() {
 /// to be the message just before it), leaving the orphan the pruning was meant to remove.
 #[test]
 fn a_result_after_a_system_message_keeps_its_call() {
-    use retry_core::orphan::prune_json;
+    use retry_core::__private::orphan::prune_json;
     use serde_json::json;
     let anthropic = vec![
         json!({"role": "assistant", "content": [

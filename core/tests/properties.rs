@@ -28,7 +28,7 @@ use retry_core::__private::classify::tables;
 use retry_core::__private::policy::{
     Backoff, CategoryOverride, Counting, Jitter, OverCap, PRESETS,
 };
-use retry_core::orphan::prune_json;
+use retry_core::__private::orphan::prune_json;
 use retry_core::{Action, Category, Failure, GiveUpReason, RetryPolicy, Transport};
 use serde_json::{json, Map, Value};
 

@@ -12,7 +12,7 @@ use retry_core::__private::machine::Retrier;
 use retry_core::__private::policy::{Backoff, OverCap};
 use retry_core::__private::retry_after::MAX_SECONDS;
 use retry_core::__private::scrub::scrub;
-use retry_core::orphan::{prune_json, views_from_json, Pruned, Role};
+use retry_core::__private::orphan::{prune_json, views_from_json, Pruned, Role};
 use retry_core::{Action, Category, Classification, Decision, Failure, GiveUpReason, RetryPolicy};
 use serde_json::Value;
 
@@ -347,7 +347,7 @@ pub fn run_retrier(p: &RetryPolicy, seed: u64, context_hook: bool, steps: &[Step
 /// The ids a result would need, by message: a call id is answered when a role `tool` message
 /// with that id follows before the next user or assistant message, or (Anthropic) a
 /// `tool_result` block with that id is in the next user message.
-fn answered(views: &[retry_core::orphan::MessageView], i: usize) -> Vec<String> {
+fn answered(views: &[retry_core::__private::orphan::MessageView], i: usize) -> Vec<String> {
     let mut ids = Vec::new();
     for m in &views[i + 1..] {
         match m.role {
@@ -365,7 +365,7 @@ fn answered(views: &[retry_core::orphan::MessageView], i: usize) -> Vec<String> 
 
 /// The assistant message a result at `j` answers: the nearest one before it with no user
 /// message in between.
-fn owner(views: &[retry_core::orphan::MessageView], j: usize) -> Option<usize> {
+fn owner(views: &[retry_core::__private::orphan::MessageView], j: usize) -> Option<usize> {
     for k in (0..j).rev() {
         match views[k].role {
             Role::Assistant => return Some(k),

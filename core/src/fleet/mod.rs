@@ -5,15 +5,19 @@
 //! ```
 //! use std::sync::Arc;
 //! use retry_core::fleet::{Fleet, FleetConfig};
-//! use retry_core::{Action, Failure, Retrier, RetryPolicy};
+//! use retry_core::{Failure, RetryPolicy, Run, Step, WaitReason};
 //!
 //! let fleet = Arc::new(Fleet::in_process(FleetConfig::default()));
-//! let mut call = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "openai:gpt-4o");
-//! let d = call.on_failure(&Failure::http(429, "slow down").with_header("retry-after", "7"), 0.0);
-//! assert_eq!(d.action, Action::Retry { delay: 7.0 });
+//! let key = vec!["openai:gpt-4o".to_owned()];
+//! let mut call = Run::new(RetryPolicy::recommended()).fleet(Arc::clone(&fleet), key.clone());
+//! assert_eq!(call.start(0.0), Step::Call { model: 0 });
+//! let slow_down = Failure::http(429, "slow down").with_header("retry-after", "7");
+//! let step = call.failed(&slow_down, 0.0);
+//! assert_eq!(step, Step::Wait { seconds: 7.0, reason: WaitReason::RetryAfter });
 //! // Every other caller of the key now waits too.
-//! let mut other = Retrier::new(RetryPolicy::recommended()).with_fleet(fleet, "openai:gpt-4o");
-//! assert!(matches!(other.before_attempt(0.0).wait, Some(w) if w > 6.9));
+//! let mut other = Run::new(RetryPolicy::recommended()).fleet(fleet, key);
+//! let paused = matches!(other.start(0.0), Step::Wait { seconds, reason: WaitReason::FleetPause } if seconds > 6.9);
+//! assert!(paused);
 //! ```
 
 pub mod backend;
