@@ -363,6 +363,7 @@ impl PyManualClock {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFleet>()?;
+    m.add_class::<PyManualClock>()?;
     m.add_function(wrap_pyfunction!(_usual_options, m)?)?;
     m.add_function(wrap_pyfunction!(_call_usual, m)?)?;
     m.add_function(wrap_pyfunction!(_set_event_hook, m)?)?;
