@@ -25,10 +25,10 @@ use invariants::{check_classification, check_pruned, max_any, run_retrier, Step}
 use proptest::prelude::*;
 use proptest::sample::select;
 use retry_core::__private::classify::tables;
+use retry_core::__private::orphan::prune_json;
 use retry_core::__private::policy::{
     Backoff, CategoryOverride, Counting, Jitter, OverCap, PRESETS,
 };
-use retry_core::__private::orphan::prune_json;
 use retry_core::{Action, Category, Failure, GiveUpReason, RetryPolicy, Transport};
 use serde_json::{json, Map, Value};
 

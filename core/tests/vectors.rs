@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use retry_core::__private::classify::classify_at;
-use retry_core::__private::retry_after::from_headers;
 use retry_core::__private::orphan::prune_json;
+use retry_core::__private::retry_after::from_headers;
 use retry_core::{Action, Failure, Headers, RetryPolicy, Run, RunConfig, Step, WaitReason};
 use serde_json::Value;
 

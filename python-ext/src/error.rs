@@ -108,5 +108,7 @@ pub fn guard<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> 
 #[pyfunction]
 #[pyo3(signature = (message, /))]
 pub fn _debug_panic(py: Python<'_>, message: String) -> PyResult<()> {
-    guard(py, || py.detach(move || retry_core::__private::debug_panic(&message)))
+    guard(py, || {
+        py.detach(move || retry_core::__private::debug_panic(&message))
+    })
 }

@@ -12,9 +12,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString};
+use retry_core::__private::policy::PRESETS;
 use retry_core::driver::{Clock, ManualClock};
 use retry_core::fleet::{Fleet, FleetConfig};
-use retry_core::__private::policy::PRESETS;
 
 use crate::error::{guard, OrRaise};
 use crate::events::json_to_py;
@@ -117,7 +117,10 @@ static EVENT_HOOK: Mutex<Option<Py<PyAny>>> = Mutex::new(None);
 fn _set_event_hook(py: Python<'_>, hook: Bound<'_, PyAny>) -> PyResult<()> {
     guard(py, || {
         if !hook.is_callable() {
-            return Err(crate::error::invalid_argument(py, "the event hook must be callable"));
+            return Err(crate::error::invalid_argument(
+                py,
+                "the event hook must be callable",
+            ));
         }
         *EVENT_HOOK.lock().unwrap_or_else(|e| e.into_inner()) = Some(hook.unbind());
         Ok(())
@@ -261,10 +264,7 @@ impl PyFleet {
             let fleet = Fleet::from_config(cfg)
                 .or_raise(py)?
                 .with_clock(clock.wall_clock());
-            Ok((
-                PyFleet::new(fleet),
-                PyManualClock { inner: clock },
-            ))
+            Ok((PyFleet::new(fleet), PyManualClock { inner: clock }))
         })
     }
 
@@ -349,7 +349,10 @@ impl PyManualClock {
     fn _set(&self, py: Python<'_>, t: f64) -> PyResult<()> {
         guard(py, || {
             if !t.is_finite() {
-                return Err(crate::error::invalid_argument(py, "the time must be finite"));
+                return Err(crate::error::invalid_argument(
+                    py,
+                    "the time must be finite",
+                ));
             }
             self.inner.set(t);
             Ok(())

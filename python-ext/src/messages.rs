@@ -26,7 +26,9 @@ pub fn _error_message(
 #[pyfunction]
 #[pyo3(signature = (seconds, /))]
 pub fn _format_seconds(py: Python<'_>, seconds: f64) -> PyResult<String> {
-    guard(py, || Ok(retry_core::__private::messages::format_seconds(seconds)))
+    guard(py, || {
+        Ok(retry_core::__private::messages::format_seconds(seconds))
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

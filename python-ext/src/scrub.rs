@@ -8,7 +8,9 @@ use crate::error::guard;
 #[pyfunction]
 #[pyo3(signature = (text, /))]
 pub fn _scrub(py: Python<'_>, text: &str) -> PyResult<String> {
-    guard(py, || Ok(retry_core::__private::scrub::scrub(text).into_owned()))
+    guard(py, || {
+        Ok(retry_core::__private::scrub::scrub(text).into_owned())
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

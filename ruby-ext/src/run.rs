@@ -51,7 +51,6 @@ pub struct RbRun {
     remote: bool,
 }
 
-
 fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
     let a = ruby.ary_new_capa(3);
     a.push(ruby.to_symbol(step.name()))?;
@@ -156,8 +155,14 @@ impl RbRun {
         };
         if rb_self.swarm_names {
             if let (Some(failure), Some(d)) = (rb_self.last.borrow().as_ref(), run.decision()) {
-                for e in evs.iter_mut().filter(|e| e.kind == EventKind::RequestFailed) {
-                    let name = retry_core::__private::messages::swarm_error_type(failure, &d.classification);
+                for e in evs
+                    .iter_mut()
+                    .filter(|e| e.kind == EventKind::RequestFailed)
+                {
+                    let name = retry_core::__private::messages::swarm_error_type(
+                        failure,
+                        &d.classification,
+                    );
                     e.fields.insert("error_type".into(), name.into());
                 }
             }

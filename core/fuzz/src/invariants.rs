@@ -9,10 +9,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use retry_core::__private::category::RetryAfterSource;
 use retry_core::__private::classify::classify_at;
 use retry_core::__private::machine::Retrier;
+use retry_core::__private::orphan::{prune_json, views_from_json, Pruned, Role};
 use retry_core::__private::policy::{Backoff, OverCap};
 use retry_core::__private::retry_after::MAX_SECONDS;
 use retry_core::__private::scrub::scrub;
-use retry_core::__private::orphan::{prune_json, views_from_json, Pruned, Role};
 use retry_core::{Action, Category, Classification, Decision, Failure, GiveUpReason, RetryPolicy};
 use serde_json::Value;
 
