@@ -56,7 +56,6 @@
 
 pub mod driver;
 pub mod events;
-pub mod fleet;
 pub mod sse;
 
 #[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
@@ -69,6 +68,9 @@ mod failure;
 mod fallback;
 mod machine;
 mod messages;
+// The fleet's engine (backends, breaker, budget); its public face is `fleet` below.
+#[path = "fleet/mod.rs"]
+mod fleet_engine;
 // The pruning engine; its public face is `orphan` below (the bindings' views and plans are
 // internal).
 #[path = "orphan.rs"]
@@ -93,6 +95,47 @@ pub use fallback::ModelSpec;
 pub use machine::{Action, Decision, GiveUpReason};
 pub use policy::{Backoff, CategoryOverride, Counting, Jitter, OverCap, RetryPolicy};
 pub use run::{Run, RunConfig, Step, WaitReason};
+
+/// Fleet resilience: what one agent's retries do to everyone else. A [`Fleet`](fleet::Fleet) is
+/// shared by all the calls of a process (and, with the Redis backend, of many processes): a
+/// retry budget per key, a circuit breaker per key, and a shared pause when a provider says
+/// "retry after". A [`Run`] attached to it (`Run::fleet`) consults it before every call.
+///
+/// ```
+/// use std::sync::Arc;
+/// use retry_core::fleet::{Fleet, FleetConfig};
+/// use retry_core::{Failure, RetryPolicy, Run, Step, WaitReason};
+///
+/// let fleet = Arc::new(Fleet::in_process(FleetConfig::default()));
+/// let key = vec!["openai:gpt-4o".to_owned()];
+/// let mut call = Run::new(RetryPolicy::recommended()).fleet(Arc::clone(&fleet), key.clone());
+/// assert_eq!(call.start(0.0), Step::Call { model: 0 });
+/// let slow_down = Failure::http(429, "slow down").with_header("retry-after", "7");
+/// assert!(matches!(call.failed(&slow_down, 0.0), Step::Wait { .. }));
+/// // Every other caller of the key now waits too.
+/// let mut other = Run::new(RetryPolicy::recommended()).fleet(fleet, key);
+/// assert!(matches!(other.start(0.0), Step::Wait { reason: WaitReason::FleetPause, .. }));
+/// ```
+///
+/// With the `redis` feature, [`Fleet::from_config`](fleet::Fleet::from_config) with a
+/// `redis_url` shares the state through Redis (network I/O inside the run's steps, bounded by
+/// `redis_timeout_s`); with `redis-tokio`, [`Fleet::redis_async`](fleet::Fleet::redis_async)
+/// keeps that I/O on a background task.
+pub mod fleet {
+    pub use crate::fleet_engine::{
+        BreakerConfig, BudgetConfig, Counters, Fleet, FleetConfig, Metrics, WallClock,
+    };
+
+    pub(crate) use crate::fleet_engine::Admit;
+
+    /// The options of [`Fleet::redis_async_with`].
+    #[cfg(feature = "redis-tokio")]
+    pub mod redis_async {
+        pub use crate::fleet_engine::redis_async::RedisAsyncOptions;
+    }
+    #[cfg(feature = "redis-tokio")]
+    pub use redis_async::RedisAsyncOptions;
+}
 
 /// Orphan tool calls (CONTRACT §5): pruning a history whose assistant messages hold tool calls
 /// with no result (OpenAI / RubyLLM `tool_calls` and Anthropic `tool_use` shapes), and the
@@ -130,6 +173,10 @@ pub mod orphan {
 /// patch releases included; depend on the crate's documented items instead.
 #[doc(hidden)]
 pub mod __private {
+    /// The fleet's engine: backends, breaker states and transitions, budget arithmetic.
+    pub mod fleet {
+        pub use crate::fleet_engine::*;
+    }
     /// The pruning engine: message views, plans, edits (the bindings apply them to host objects).
     pub mod orphan {
         pub use crate::orphan_engine::*;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use retry_core::__private::machine::Retrier;
-use retry_core::fleet::{Admit, Fleet, FleetConfig};
+use retry_core::__private::fleet::Admit;
+use retry_core::fleet::{Fleet, FleetConfig};
 use retry_core::{Action, Failure, RetryPolicy};
 
 /// The Redis timeout every case configures; the promise is "within 2x of it".

@@ -274,7 +274,7 @@ fn the_success_path_calls_only_a_free_key_and_records_what_the_gate_would() {
     // A fleet whose state lives in a backend it was given (as a remote one does): never.
     let given = Fleet::with_backend(
         FleetConfig::default(),
-        Arc::new(retry_core::fleet::InProcess::new()),
+        Arc::new(retry_core::__private::fleet::InProcess::new()),
     );
     assert!(given.admits_freely("k"));
     assert!(given.call_freely("k", ok).is_none());
@@ -297,10 +297,10 @@ fn a_zero_second_breaker_never_spins_its_waiters() {
     let fleet = Fleet::in_process(cfg).with_clock(c);
     fleet.record_failure("k", &retry_core::classify(&Failure::http(503, "down")));
     let (probe, _) = fleet.admit("k");
-    assert_eq!(probe, retry_core::fleet::Admit::Probe);
+    assert_eq!(probe, retry_core::__private::fleet::Admit::Probe);
     let now = fleet.now();
     match fleet.admit("k").0 {
-        retry_core::fleet::Admit::WaitUntil(until) => {
+        retry_core::__private::fleet::Admit::WaitUntil(until) => {
             assert!(until - now >= 0.01 - 1e-9, "{}", until - now)
         }
         other => panic!("a second caller must wait for the probe, got {other:?}"),

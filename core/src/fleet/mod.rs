@@ -16,7 +16,7 @@
 //! assert_eq!(step, Step::Wait { seconds: 7.0, reason: WaitReason::RetryAfter });
 //! // Every other caller of the key now waits too.
 //! let mut other = Run::new(RetryPolicy::recommended()).fleet(fleet, key);
-//! let paused = matches!(other.start(0.0), Step::Wait { seconds, reason: WaitReason::FleetPause } if seconds > 6.9);
+//! let paused = matches!(other.start(0.0), Step::Wait { seconds, reason: WaitReason::FleetPause } if seconds > 5.0);
 //! assert!(paused);
 //! ```
 
