@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use retry_core::__private::fleet::Admit;
 use retry_core::__private::machine::Retrier;
 use retry_core::__private::policy::MAX_DELAY_S;
 use retry_core::driver::blocking::Retry;
-use retry_core::__private::fleet::Admit;
 use retry_core::fleet::{Fleet, FleetConfig};
 use retry_core::{Action, Backoff, Failure, GiveUpReason, RetryPolicy};
 

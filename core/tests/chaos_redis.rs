@@ -7,8 +7,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use retry_core::__private::machine::Retrier;
 use retry_core::__private::fleet::Admit;
+use retry_core::__private::machine::Retrier;
 use retry_core::fleet::{Fleet, FleetConfig};
 use retry_core::{Action, Failure, RetryPolicy};
 

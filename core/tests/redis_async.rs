@@ -9,9 +9,9 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use retry_core::__private::fleet::Admit;
 use retry_core::driver::tokio::{AsyncRetry, AsyncSleeper};
 use retry_core::fleet::redis_async::RedisAsyncOptions;
-use retry_core::__private::fleet::Admit;
 use retry_core::fleet::{Fleet, FleetConfig};
 use retry_core::{ErrorCode, Event, Failure, RetryPolicy};
 
