@@ -26,7 +26,9 @@ module RetryCore
     # @param keys [Array<String>, String, nil] the fleet key of each model (one for all)
     def self.new(policy = nil, config: nil, fleet: nil, keys: nil)
       policy = policy.nil? ? Policy.preset("default") : Policy.coerce(policy)
-      config = JSON.generate(config) if config.is_a?(Hash)
+      # A Hash goes through the same checks as a policy's or a fleet's configuration (depth,
+      # encoding, value types): bad input is an InvalidPolicyError or a TypeError, never JSON's.
+      config = Config.generate(config) if config.is_a?(Hash)
       raise TypeError, "config must be a Hash or JSON text, not #{config.class}" unless config.nil? || config.is_a?(String)
       raise TypeError, "fleet: takes a RetryCore::Fleet, not #{fleet.class}" unless fleet.nil? || fleet.is_a?(Fleet)
 
