@@ -19,9 +19,9 @@ test: setup test-rust test-python test-ruby fuzz-smoke test-dist
 
 test-rust:
 	$(CARGO) test --workspace
-	$(CARGO) test -p retry-core --all-features
+	$(CARGO) test -p llm-retry-core --all-features
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) clippy -p retry-core --all-targets --all-features -- -D warnings
+	$(CARGO) clippy -p llm-retry-core --all-targets --all-features -- -D warnings
 
 test-python:
 	scripts/python.sh
@@ -32,11 +32,11 @@ test-ruby:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
-	$(CARGO) clippy -p retry-core --all-targets --all-features -- -D warnings
+	$(CARGO) clippy -p llm-retry-core --all-targets --all-features -- -D warnings
 
 ## Criterion benchmarks of the engine (classification, pruning) plus the bindings' scripts.
 bench:
-	$(CARGO) bench -p retry-core --bench engine
+	$(CARGO) bench -p llm-retry-core --bench engine
 
 ## The measured report: bench/results/REPORT.md and its charts (simulator, live lab, criterion, bindings).
 .PHONY: bench-report
@@ -65,7 +65,7 @@ test-dist: dist
 release-lint:
 	@scripts/dist.sh --tools-only
 	tmp/dist-venv/bin/actionlint .github/workflows/release.yml
-	$(CARGO) publish --dry-run --locked --allow-dirty -p retry-core
+	$(CARGO) publish --dry-run --locked --allow-dirty -p llm-retry-core
 
 ## The Forgeflare example built as a crate of its own outside the workspace (the core by path,
 ## crates.io crates, offline): proof that it needs no unpublished crate. Slow (a cold build).

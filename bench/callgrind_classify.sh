@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 command -v valgrind >/dev/null || { echo "callgrind_classify: valgrind is missing (apt-get install -y valgrind)" >&2; exit 1; }
-cargo build -q --release -p retry-core --example classify_loop
+cargo build -q --release -p llm-retry-core --example classify_loop
 bin="$root/target/release/examples/classify_loop"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT

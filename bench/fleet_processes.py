@@ -12,7 +12,7 @@ only; needs redis-server (scripts/setup.sh installs it) and the release builds o
 core/examples/fleet_agents.rs:
 
     cargo build --release -p retry-lab
-    cargo build --release -p retry-core --features reqwest,redis --example fleet_agents
+    cargo build --release -p llm-retry-core --features reqwest,redis --example fleet_agents
     python3 bench/fleet_processes.py [--repeat 2]
 """
 

@@ -7,7 +7,7 @@
 #
 # Steps: the scenario simulator (retry-sim, release build: virtual-time scenarios, fleets,
 # candidate defaults, and the real-time check against retry-lab over loopback); the criterion
-# benches of the core (`cargo bench -p retry-core --bench engine`, parsed into a table); the
+# benches of the core (`cargo bench -p llm-retry-core --bench engine`, parsed into a table); the
 # fleets across processes (bench/fleet_processes.py: Redis, per process, none); the
 # bindings' bench/python/bench*.py and bench/ruby/bench*.rb when present and runnable (skipped
 # with a note otherwise); charts with matplotlib in the project's .venv (created if missing).
@@ -55,17 +55,17 @@ echo "bench: target/release/retry-sim fleet-tuning --live"
 echo "bench: python3 bench/fleet_processes.py"
 if command -v redis-server >/dev/null 2>&1; then
     cargo build --release -q -p retry-lab
-    cargo build --release -q -p retry-core --features reqwest,redis --example fleet_agents
+    cargo build --release -q -p llm-retry-core --features reqwest,redis --example fleet_agents
     python3 bench/fleet_processes.py --repeat "$( ((quick)) && echo 1 || echo 2)" >"$work/fleet_processes.md" 2>"$work/fleet_processes.err" ||
         { echo "## Fleets across processes"; echo; echo "**Failed**:"; echo; echo '```text'; tail -n 5 "$work/fleet_processes.err"; echo '```'; echo; } >"$work/fleet_processes.md"
 else
     printf '## Fleets across processes\n\n**Skipped**: no redis-server (scripts/setup.sh installs it).\n\n' >"$work/fleet_processes.md"
 fi
 
-echo "bench: cargo bench -p retry-core --bench engine ${criterion_args[*]:-}"
+echo "bench: cargo bench -p llm-retry-core --bench engine ${criterion_args[*]:-}"
 criterion_date="$(now)"
 criterion_ok=1
-cargo bench -p retry-core --bench engine "${criterion_args[@]}" >"$work/criterion.txt" 2>&1 || criterion_ok=0
+cargo bench -p llm-retry-core --bench engine "${criterion_args[@]}" >"$work/criterion.txt" 2>&1 || criterion_ok=0
 
 # Charts: matplotlib from PyPI inside the project's .venv.
 venv=".venv"
@@ -175,7 +175,7 @@ report="$out/REPORT.md"
     echo "## Engine cost (criterion)"
     echo
     if ((criterion_ok)) && target/release/retry-sim criterion "$work/criterion.txt" >"$work/criterion.md"; then
-        echo "Produced by \`cargo bench -p retry-core --bench engine${criterion_args[*]:+ ${criterion_args[*]}}\` on $criterion_date (criterion's 95 % confidence interval and point estimate)."
+        echo "Produced by \`cargo bench -p llm-retry-core --bench engine${criterion_args[*]:+ ${criterion_args[*]}}\` on $criterion_date (criterion's 95 % confidence interval and point estimate)."
         echo
         cat "$work/criterion.md"
     else
@@ -189,6 +189,12 @@ report="$out/REPORT.md"
     echo "## Bindings"
     echo
     cat "$work/bindings.md"
+    # Measurement history is kept by hand in history.md (the README says only what is true
+    # today); every regenerated report carries it at the end.
+    if [[ -f "$out/history.md" ]]; then
+        echo
+        cat "$out/history.md"
+    fi
 } >"$report"
 rm -f "$out/sim.md"
 echo "bench: wrote $report"

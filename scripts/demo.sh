@@ -8,7 +8,7 @@ echo "== Rust: a Forgeflare-shaped agent (reqwest, streaming, the forgeflare pre
 echo "   faults: 429 retry-after 1 -> connection reset -> stream cut mid-SSE -> ok; then 401"
 # The example depends on retry-core and crates.io only (it builds outside this workspace), so
 # the lab runs beside it as its own process, fed the demo's fault script.
-cargo build -q -p retry-lab -p retry-core --features retry-core/reqwest --example forgeflare_agent
+cargo build -q -p retry-lab -p llm-retry-core --features llm-retry-core/reqwest --example forgeflare_agent
 script=$(mktemp)
 trap 'rm -f "$script"' EXIT
 cat >"$script" <<'JSON'
@@ -24,7 +24,7 @@ JSON
 coproc LAB { exec target/debug/retry-lab --port 0 --script "$script" --exit-on-stdin-close --quiet; }
 lab_pid=$LAB_PID
 read -r _ addr <&"${LAB[0]}"
-cargo run -q -p retry-core --features reqwest --example forgeflare_agent -- --base-url "http://$addr"
+cargo run -q -p llm-retry-core --features reqwest --example forgeflare_agent -- --base-url "http://$addr"
 exec {LAB[1]}>&-
 wait "$lab_pid" 2>/dev/null || true
 

@@ -98,6 +98,9 @@ if os.path.isdir("dist"):
             top = next(n for n in t.getnames() if re.fullmatch(r"[^/]+/Cargo.toml", n)).split("/")[0]
             man = tomllib.loads(t.extractfile(f"{top}/Cargo.toml").read().decode())
             check(man["package"]["version"] == v, f"dist/{f}: Cargo.toml version")
+            # crates.io's `retry-core` is an unrelated crate: ours is `llm-retry-core`, library `retry_core`.
+            check(man["package"]["name"] == "llm-retry-core", f"dist/{f}: package name {man['package']['name']}")
+            check(man.get("lib", {}).get("name") == "retry_core", f"dist/{f}: library name is not retry_core")
             names = set(t.getnames())
             for need in ("README.md", "LICENSE-MIT", "LICENSE-APACHE", "src/lib.rs"):
                 check(f"{top}/{need}" in names, f"dist/{f}: {need} missing")

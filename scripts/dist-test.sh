@@ -96,9 +96,9 @@ if [[ "${DIST_TEST_SOURCE_GEM:-1}" != 0 ]]; then
 fi
 
 # 4. The crate, as a path dependency of a user's binary crate, offline.
-step "crate: a binary crate using the extracted retry-core-$version.crate, offline"
+step "crate: a binary crate using the extracted llm-retry-core-$version.crate, offline"
 mkdir -p "$work/crate" "$work/user/src"
-tar -xzf "$dist/retry-core-$version.crate" -C "$work/crate"
+tar -xzf "$dist/llm-retry-core-$version.crate" -C "$work/crate"
 cat > "$work/user/Cargo.toml" <<TOML
 [package]
 name = "retry-core-user"
@@ -107,7 +107,7 @@ edition = "2021"
 publish = false
 
 [dependencies]
-retry-core = { path = "../crate/retry-core-$version" }
+llm-retry-core = { path = "../crate/llm-retry-core-$version" }
 serde_json = "1"
 
 [workspace]

@@ -6,7 +6,7 @@
 #   retry_core-V.tar.gz                                 the sdist (maturin sdist)
 #   retry_core-V.gem                                    the source gem, crates vendored (offline)
 #   retry_core-V-x86_64-linux.gem                       precompiled for this Ruby's minor (zig, 2.17)
-#   retry-core-V.crate                                  cargo package -p retry-core (verified)
+#   llm-retry-core-V.crate                              cargo package -p llm-retry-core (verified)
 #   SHA256SUMS
 #
 # then scripts/dist-check.sh (versions and contents). The builds go to target/dist/{wheel,gem,cargo}
@@ -78,9 +78,9 @@ fi
 
 if want crate; then
     # Verified: cargo builds the packaged crate on its own (in target/dist/package).
-    step "crate: cargo package -p retry-core"
-    filtered cargo package -p retry-core --locked --allow-dirty
-    cp "$CARGO_TARGET_DIR/package/retry-core-$version.crate" "$dist/"
+    step "crate: cargo package -p llm-retry-core"
+    filtered cargo package -p llm-retry-core --locked --allow-dirty
+    cp "$CARGO_TARGET_DIR/package/llm-retry-core-$version.crate" "$dist/"
 fi
 
 if want gem; then

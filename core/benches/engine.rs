@@ -1,12 +1,13 @@
 //! Cost of the engine's hot paths. Targets (issue 2): classify a typical provider error in
 //! under 1 µs; prune a 10 000-message history in under 0.5 ms.
-//! Run: cargo bench -p retry-core --bench engine
+//! Run: cargo bench -p llm-retry-core --bench engine
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use retry_core::orphan::{plan, prune_json, prune_json_owned, views_from_json};
-use retry_core::{classify, Failure, Retrier, RetryPolicy};
+use retry_core::__private::machine::Retrier;
+use retry_core::__private::orphan::{plan, prune_json, prune_json_owned, views_from_json};
+use retry_core::{classify, Failure, RetryPolicy};
 use serde_json::json;
 
 fn failures() -> Vec<(&'static str, Failure)> {

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use retry_core::scrub::scrub;
+use retry_core::__private::scrub::scrub;
 
 const SIZES: [(usize, &str); 5] = [
     (1 << 10, "1KB"),

@@ -4,7 +4,7 @@
 //! `bench/fleet_processes.py`, which also runs the baselines: `--fleet local` (a fleet per
 //! process, nothing shared between processes) and `--fleet none` (every agent on its own).
 //!
-//!     cargo run -p retry-core --features reqwest,redis --example fleet_agents -- \
+//!     cargo run -p llm-retry-core --features reqwest,redis --example fleet_agents -- \
 //!         --url http://127.0.0.1:PORT --redis redis://127.0.0.1:6379/0 --agents 50 --seconds 10
 
 use std::sync::{Arc, Mutex};
@@ -107,7 +107,7 @@ async fn main() {
             let mut successes = Vec::new();
             while started.elapsed().as_secs_f64() < seconds {
                 calls += 1;
-                let sink = |e: &Event| events.lock().unwrap().push(e.kind.to_owned());
+                let sink = |e: &Event| events.lock().unwrap().push(e.kind.to_string());
                 let mut retry = AsyncRetry::new(policy.clone()).events(&sink);
                 if let Some(fleet) = &fleet {
                     retry = retry.fleet(Arc::clone(fleet), "openai:gpt-4o");

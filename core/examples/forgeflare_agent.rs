@@ -9,18 +9,15 @@
 //! `tokio` (features `macros`, `rt`).
 //!
 //! Run it against an Anthropic-compatible endpoint (`make demo` starts the fault lab for it):
-//!     cargo run -p retry-core --features reqwest --example forgeflare_agent -- --base-url http://127.0.0.1:8080
+//!     cargo run -p llm-retry-core --features reqwest --example forgeflare_agent -- --base-url http://127.0.0.1:8080
 //! The base URL may also come from `ANTHROPIC_BASE_URL`, the key from `ANTHROPIC_API_KEY`.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
 use retry_core::driver::tokio::{AsyncSleeper, TokioSleeper};
-use retry_core::failure::{AsFailure, Transport};
 use retry_core::reqwest_support::{failure_from_response, transport_of};
-use retry_core::run::{Run, Step};
-use retry_core::text::format_seconds;
-use retry_core::{Category, Failure, RetryPolicy};
+use retry_core::{AsFailure, Category, Failure, RetryPolicy, Run, Step, Transport};
 
 /// Forgeflare's error variants (R1), each able to describe itself as a failure record.
 #[derive(Debug)]
@@ -260,10 +257,10 @@ pub async fn send_with_retry(
                         d.attempt,
                         d.max_retries,
                         err.label(),
-                        format_seconds(seconds)
+                        seconds
                     );
                     if let Some(ra) = d.retry_after_used {
-                        let _ = writeln!(log, "[retry] Using retry-after: {}s", format_seconds(ra));
+                        let _ = writeln!(log, "[retry] Using retry-after: {}s", ra);
                     }
                     if matches!(err, AgentError::StreamTransient(_)) {
                         let _ = writeln!(log, "[retry] Retrying from beginning of response...");

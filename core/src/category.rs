@@ -297,8 +297,9 @@ pub struct Classification {
 
 impl Classification {
     /// The two-valued view: [`ErrorClass::Transient`] when `transient` is true, else
-    /// [`ErrorClass::Permanent`].
-    pub fn error_class(&self) -> ErrorClass {
+    /// [`ErrorClass::Permanent`]. (Named for what it says, not `error_class`: a failure's
+    /// `error_class` is its exception's class chain.)
+    pub fn transience(&self) -> ErrorClass {
         if self.transient {
             ErrorClass::Transient
         } else {

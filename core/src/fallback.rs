@@ -1,7 +1,7 @@
 //! The model fallback chain: when one model gives up, which model to try next.
 //!
 //! ```
-//! use retry_core::fallback::{ModelChain, ModelSpec};
+//! use retry_core::__private::fallback::{ModelChain, ModelSpec};
 //! use retry_core::{classify, Failure, GiveUpReason};
 //!
 //! let chain = ModelChain::new(vec![

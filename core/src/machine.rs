@@ -1,17 +1,6 @@
-//! The sans-IO retry state machine. Feed it each failure; it answers what to do. It never
-//! sleeps: the caller waits `delay` seconds its own way (`time.sleep`, `Kernel#sleep`, tokio)
-//! and calls again.
-//!
-//! ```
-//! use retry_core::{Action, Failure, Retrier, RetryPolicy};
-//!
-//! let mut r = Retrier::new(RetryPolicy::forgeflare());
-//! let busy = Failure::http(503, "Service Unavailable");
-//! let delays: Vec<_> = (0..5).map(|_| r.on_failure(&busy, 0.0).action).collect();
-//! assert_eq!(delays[0], Action::Retry { delay: 2.0 });
-//! assert_eq!(delays[3], Action::Retry { delay: 16.0 });
-//! assert!(matches!(delays[4], Action::GiveUp { .. }));
-//! ```
+//! One model's retry loop inside a [`Run`](crate::Run): each failure decided ([`Decision`]).
+//! Private to the core: `Run` is the one public machine; its [`Run::decision`](crate::Run::decision)
+//! shows the decision of the last failure.
 
 use serde_json::Value;
 
@@ -19,7 +8,7 @@ use crate::category::{Category, Classification, RetryAfterSource};
 use crate::classify::classify;
 use std::sync::Arc;
 
-use crate::events::{self, Event};
+use crate::events::{Event, EventKind};
 use crate::failure::Failure;
 use crate::fleet::{Admit, Fleet};
 use crate::policy::{Backoff, Jitter, OverCap, RetryPolicy};
@@ -62,7 +51,7 @@ impl ErrorNames {
     pub fn error_type(self, failure: &Failure, c: &Classification) -> String {
         match self {
             ErrorNames::Contract => c.error_type.clone(),
-            ErrorNames::SwarmSdk => crate::text::swarm_error_type(failure, c),
+            ErrorNames::SwarmSdk => crate::messages::swarm_error_type(failure, c),
         }
     }
 }
@@ -104,10 +93,10 @@ pub enum Action {
         /// Seconds to wait before the next call.
         delay: f64,
     },
-    /// Prune orphan tool calls from the history, then report with [`Retrier::on_orphans_pruned`].
-    RecoverOrphans,
-    /// Compact the history with the caller's hook, then report with [`Retrier::on_context_compacted`].
-    RecoverContext,
+    /// Prune orphan tool calls from the history (the run's [`Step::PruneOrphans`](crate::Step::PruneOrphans)).
+    PruneOrphans,
+    /// Compact the history with the caller's hook (the run's [`Step::CompactContext`](crate::Step::CompactContext)).
+    CompactContext,
     /// Stop and surface the failure.
     GiveUp {
         /// Why the engine stopped.
@@ -118,12 +107,13 @@ pub enum Action {
 }
 
 impl Action {
-    /// The snake_case name of the action (`retry`, `recover_orphans`, `give_up`, ...).
+    /// The snake_case name of the action (`retry`, `prune_orphans`, `compact_context`,
+    /// `give_up`, `reraise`): the recoveries are named as the run's steps are.
     pub fn name(&self) -> &'static str {
         match self {
             Action::Retry { .. } => "retry",
-            Action::RecoverOrphans => "recover_orphans",
-            Action::RecoverContext => "recover_context",
+            Action::PruneOrphans => "prune_orphans",
+            Action::CompactContext => "compact_context",
             Action::GiveUp { .. } => "give_up",
             Action::Reraise => "reraise",
         }
@@ -154,7 +144,8 @@ enum Pending {
     Context,
 }
 
-/// The per-call state: one `Retrier` per logical LLM call.
+/// The per-model state of a run: one `Retrier` per model of a [`Run`](crate::Run). Not public
+/// API (reachable through `__private` for the repository's tests and fuzz targets only).
 #[derive(Debug, Clone)]
 pub struct Retrier {
     policy: RetryPolicy,
@@ -314,11 +305,6 @@ impl Retrier {
         self
     }
 
-    /// The policy this retrier follows.
-    pub fn policy(&self) -> &RetryPolicy {
-        &self.policy
-    }
-
     /// Failed calls counted so far.
     pub fn attempts(&self) -> u32 {
         self.failed
@@ -373,7 +359,7 @@ impl Retrier {
         {
             self.orphans_tried = true;
             self.pending = Some((Pending::Orphans, c.clone()));
-            return self.decision(Action::RecoverOrphans, c, None, vec![]);
+            return self.decision(Action::PruneOrphans, c, None, vec![]);
         }
         if c.category == Category::ContextOverflow
             && self.policy.recover_context
@@ -382,12 +368,12 @@ impl Retrier {
         {
             self.context_tried = true;
             self.pending = Some((Pending::Context, c.clone()));
-            return self.decision(Action::RecoverContext, c, None, vec![]);
+            return self.decision(Action::CompactContext, c, None, vec![]);
         }
         self.retry_or_give_up(failure, c, elapsed)
     }
 
-    /// The caller pruned `pruned` orphan tool calls after [`Action::RecoverOrphans`].
+    /// The caller pruned `pruned` orphan tool calls after [`Action::PruneOrphans`].
     /// Some pruned: retry at once, and the failed call does not count. None: decide as usual.
     pub fn on_orphans_pruned(
         &mut self,
@@ -396,13 +382,13 @@ impl Retrier {
         elapsed: f64,
     ) -> Decision {
         self.after_recovery(Pending::Orphans, pruned > 0, failure, elapsed, |msg| {
-            Event::new(events::ORPHANS_PRUNED)
+            Event::new(EventKind::OrphansPruned)
                 .with("pruned_count", pruned as u64)
                 .with("original_error", msg)
         })
     }
 
-    /// The caller's compaction hook ran after [`Action::RecoverContext`]; `compacted` says
+    /// The caller's compaction hook ran after [`Action::CompactContext`]; `compacted` says
     /// whether it changed the history.
     pub fn on_context_compacted(
         &mut self,
@@ -411,7 +397,7 @@ impl Retrier {
         elapsed: f64,
     ) -> Decision {
         self.after_recovery(Pending::Context, compacted, failure, elapsed, |msg| {
-            Event::new(events::CONTEXT_COMPACTED).with("original_error", msg)
+            Event::new(EventKind::ContextCompacted).with("original_error", msg)
         })
     }
 
@@ -478,7 +464,7 @@ impl Retrier {
         if !self.retryable(&c) {
             self.count_give_up(&c);
             let e = self
-                .base_event(events::REQUEST_FAILED, failure, &c)
+                .base_event(EventKind::RequestFailed, failure, &c)
                 .with("error_type", self.error_names.error_type(failure, &c))
                 .with("retryable", false);
             return self.decision(
@@ -555,7 +541,7 @@ impl Retrier {
             self.gate_waited = delay;
         }
         let e = self
-            .base_event(events::RETRY_ATTEMPT, failure, &c)
+            .base_event(EventKind::RetryAttempt, failure, &c)
             .with("attempt", self.failed)
             .with("max_retries", self.policy.reported_max())
             .with("retry_delay", delay)
@@ -579,7 +565,7 @@ impl Retrier {
     ) -> Decision {
         self.count_give_up(&c);
         let mut e = self
-            .base_event(events::RETRY_EXHAUSTED, failure, &c)
+            .base_event(EventKind::RetryExhausted, failure, &c)
             .with("attempts", self.failed)
             .with("reason", reason.as_str());
         if let Some(w) = wait.or(c.retry_after) {
@@ -605,7 +591,7 @@ impl Retrier {
         }
     }
 
-    fn base_event(&self, kind: &'static str, failure: &Failure, c: &Classification) -> Event {
+    fn base_event(&self, kind: EventKind, failure: &Failure, c: &Classification) -> Event {
         Event::new(kind)
             .with("category", c.category.as_str())
             .with("status_code", c.status.map_or(Value::Null, Value::from))

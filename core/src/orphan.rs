@@ -246,7 +246,7 @@ struct Entry {
 /// [`MessageView`]s: the rules are [`History::plan`]'s in both cases.
 ///
 /// ```
-/// use retry_core::orphan::{Edit, History, Role};
+/// use retry_core::__private::orphan::{Edit, History, Role};
 /// let mut h = History::default();
 /// h.push_message(Role::User, true, None);
 /// h.push_message(Role::Assistant, false, None);

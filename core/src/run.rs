@@ -2,13 +2,12 @@
 //!
 //! A [`Run`] says what to do next ([`Step`]); the front door does it its own way (a call, a
 //! `time.sleep`, a tokio sleep, `Kernel#sleep`, pruning its history) and reports back. The run
-//! covers what the front doors used to write by hand, each a little differently: the fleet's
-//! gate before every call, the free recoveries (orphan pruning, context compaction), validation
-//! retries, the model fallback chain, the deadline, and the wait events. A front door only
-//! translates: it never decides.
+//! covers the fleet's gate before every call, the free recoveries (orphan pruning, context
+//! compaction), validation retries, the model fallback chain, the deadline, and the wait events.
+//! A front door only translates: it never decides.
 //!
 //! ```
-//! use retry_core::run::{Run, Step, WaitReason};
+//! use retry_core::{Run, Step, WaitReason};
 //! use retry_core::{Failure, RetryPolicy};
 //!
 //! let mut run = Run::new(RetryPolicy::forgeflare()).seed(1);
@@ -26,7 +25,7 @@ use serde_json::Value;
 
 use crate::category::Category;
 use crate::classify::classify;
-use crate::events::Event;
+use crate::events::{Event, EventKind};
 use crate::failure::Failure;
 use crate::fallback::{ModelChain, ModelSpec};
 use crate::fleet::Fleet;
@@ -119,30 +118,6 @@ impl WaitReason {
         }
     }
 }
-
-/// `retry_wait_started`: a wait begins (`seconds`, `reason`, `model`, `ends_at`).
-pub const WAIT_STARTED: &str = "retry_wait_started";
-/// `retry_wait_finished`: the wait announced by `retry_wait_started` is over.
-pub const WAIT_FINISHED: &str = "retry_wait_finished";
-/// `model_fallback`: a model gave up; the next one of the chain is tried.
-pub const MODEL_FALLBACK: &str = "model_fallback";
-/// `model_skipped`: the fleet holds a model back longer than the run waits.
-pub const MODEL_SKIPPED: &str = "model_skipped";
-/// `validation_retry`: the output failed validation; the same model is called again.
-pub const VALIDATION_RETRY: &str = "validation_retry";
-/// `retry_layers_stacked`: the wrapped client retries on its own; the layers multiply.
-pub const LAYERS_STACKED: &str = "retry_layers_stacked";
-
-/// The events a run adds to the contract's (CONTRACT §4) and the fleet's. SwarmSDK's LogStream
-/// gets none of them: its harness knows SwarmSDK's events only.
-pub const EVENTS: [&str; 6] = [
-    WAIT_STARTED,
-    WAIT_FINISHED,
-    MODEL_FALLBACK,
-    MODEL_SKIPPED,
-    VALIDATION_RETRY,
-    LAYERS_STACKED,
-];
 
 /// `elapsed` as the inputs of a run and a retrier take it: finite seconds, at least 0. The
 /// bindings check what their callers pass with this, and raise its message.
@@ -362,7 +337,7 @@ impl Run {
     /// failed (every model skipped).
     pub fn note(&self) -> Option<String> {
         match self.ended {
-            Some(Step::GiveUp { .. }) => self.decision().map(crate::text::give_up_note),
+            Some(Step::GiveUp { .. }) => self.decision().map(crate::messages::give_up_note),
             _ => None,
         }
     }
@@ -421,7 +396,7 @@ impl Run {
             self.events.extend(events);
             let used = self.cfg.max_validation_retries - self.validation_left;
             let e = self
-                .model_event(VALIDATION_RETRY)
+                .model_event(EventKind::ValidationRetry)
                 .with("validation_retry", used)
                 .with("max_validation_retries", self.cfg.max_validation_retries);
             self.events.push(e);
@@ -437,7 +412,7 @@ impl Run {
             Expect::Resume => {
                 if let Some((seconds, reason)) = self.waiting.take() {
                     let e = self
-                        .model_event(WAIT_FINISHED)
+                        .model_event(EventKind::WaitFinished)
                         .with("seconds", seconds)
                         .with("reason", reason.as_str());
                     self.events.push(e);
@@ -494,11 +469,11 @@ impl Run {
                 self.wait(delay, reason, elapsed)
             }
             Action::Retry { .. } => self.gate(elapsed),
-            Action::RecoverOrphans => {
+            Action::PruneOrphans => {
                 self.expect = Expect::Pruned;
                 Step::PruneOrphans
             }
-            Action::RecoverContext => {
+            Action::CompactContext => {
                 self.expect = Expect::Compacted;
                 Step::CompactContext
             }
@@ -522,7 +497,7 @@ impl Run {
         match g.wait {
             Some(w) if w > 0.0 => {
                 if self.cfg.max_gate_wait.is_some_and(|max| w > max) {
-                    let e = self.model_event(MODEL_SKIPPED).with("seconds", w);
+                    let e = self.model_event(EventKind::ModelSkipped).with("seconds", w);
                     self.events.push(e);
                     self.expect = Expect::Skipped;
                     return Step::Skip {
@@ -546,7 +521,7 @@ impl Run {
 
     fn wait(&mut self, seconds: f64, reason: WaitReason, elapsed: f64) -> Step {
         let mut e = self
-            .model_event(WAIT_STARTED)
+            .model_event(EventKind::WaitStarted)
             .with("seconds", seconds)
             .with("reason", reason.as_str())
             .with("attempt", self.retrier.attempts());
@@ -577,7 +552,7 @@ impl Run {
         let Some(next) = next else {
             return self.finish(Step::GiveUp { reason });
         };
-        let mut e = Event::new(MODEL_FALLBACK)
+        let mut e = Event::new(EventKind::ModelFallback)
             .with("from", self.model_name(self.model).unwrap_or_default())
             .with("to", self.model_name(next).unwrap_or_default())
             .with("reason", reason.as_str());
@@ -610,7 +585,7 @@ impl Run {
         let calls = self.policy.max_attempts.max(1);
         let requests = u64::from(calls) * (u64::from(client) + 1);
         self.events.push(
-            Event::new(LAYERS_STACKED)
+            Event::new(EventKind::LayersStacked)
                 .with("client_retries", client)
                 .with("attempts", calls)
                 .with("requests", requests)
@@ -618,7 +593,7 @@ impl Run {
         );
     }
 
-    fn model_event(&self, kind: &'static str) -> Event {
+    fn model_event(&self, kind: EventKind) -> Event {
         let e = Event::new(kind);
         match self.model_name(self.model) {
             Some(name) => e.with("model", name),
@@ -649,33 +624,6 @@ impl Run {
         };
         self.finish(step)
     }
-}
-
-/// The shape of the events log for logs: which events a front door logs, at which level,
-/// and the line (one prefix, rounded numbers). The front doors log exactly these lines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogLevel {
-    /// Shown by default (Python's `logging.WARNING`, Ruby's `Logger::WARN`).
-    Warning,
-    /// Shown when asked for (`logging.INFO`, `Logger::INFO`).
-    Info,
-}
-
-impl LogLevel {
-    /// `warning` or `info`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LogLevel::Warning => "warning",
-            LogLevel::Info => "info",
-        }
-    }
-}
-
-/// The log line of `event`, if it is logged: retries, give-ups and fleet trouble at WARNING,
-/// the rest at INFO. A retry's wait is announced once, by its `llm_retry_attempt`; a fleet's
-/// wait by its `retry_wait_started`.
-pub fn log_line(event: &Event) -> Option<(LogLevel, String)> {
-    crate::text::log_line(event)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Bad input gets a clear error or a correct answer, never a panic.
 
-use retry_core::orphan::{prune_json, prune_json_str};
+use retry_core::__private::orphan::{prune_json, prune_json_str};
 use retry_core::{classify, Category, ErrorCode, Failure, RetryPolicy};
 use serde_json::json;
 

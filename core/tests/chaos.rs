@@ -4,10 +4,12 @@
 
 use std::sync::{Arc, Mutex};
 
+use retry_core::__private::fleet::Admit;
+use retry_core::__private::machine::Retrier;
+use retry_core::__private::policy::MAX_DELAY_S;
 use retry_core::driver::blocking::Retry;
-use retry_core::fleet::{Admit, Fleet, FleetConfig};
-use retry_core::policy::MAX_DELAY_S;
-use retry_core::{Action, Backoff, Failure, GiveUpReason, Retrier, RetryPolicy};
+use retry_core::fleet::{Fleet, FleetConfig};
+use retry_core::{Action, Backoff, Failure, GiveUpReason, RetryPolicy};
 
 mod common;
 use common::VirtualTime;
@@ -85,7 +87,7 @@ fn an_unasked_recovery_buys_no_retry() {
         "tool_use ids were found without tool_result blocks immediately after",
     );
     let mut r = Retrier::new(RetryPolicy::recommended()).with_seed(1);
-    assert_eq!(r.on_failure(&orphan, 0.0).action, Action::RecoverOrphans);
+    assert_eq!(r.on_failure(&orphan, 0.0).action, Action::PruneOrphans);
     assert_eq!(
         r.on_orphans_pruned(1, &orphan, 0.0).action,
         Action::Retry { delay: 0.0 }

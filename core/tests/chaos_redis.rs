@@ -7,8 +7,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use retry_core::fleet::{Admit, Fleet, FleetConfig};
-use retry_core::{Action, Failure, Retrier, RetryPolicy};
+use retry_core::__private::fleet::Admit;
+use retry_core::__private::machine::Retrier;
+use retry_core::fleet::{Fleet, FleetConfig};
+use retry_core::{Action, Failure, RetryPolicy};
 
 /// The Redis timeout every case configures; the promise is "within 2x of it".
 const TIMEOUT_S: f64 = 0.25;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use retry_core::classify::classify_at;
+use retry_core::__private::classify::classify_at;
 use retry_core::Failure;
 use serde_json::Value;
 

@@ -1,4 +1,4 @@
-//! The blocking and tokio drivers are twins over one Retrier: same policy, same seed, same
+//! The blocking and tokio drivers are twins over one Run: same policy, same seed, same
 //! failures -> the same waits and events. Time is virtual: nothing sleeps for real.
 
 use std::cell::RefCell;

@@ -1,7 +1,7 @@
 //! `RunConfig::error_names`: SwarmSDK's `error_type` names are the core's to give (the Ruby
 //! adapter used to rewrite the events after the core emitted them).
 
-use retry_core::run::{ErrorNames, Run, RunConfig, Step};
+use retry_core::{ErrorNames, Run, RunConfig, Step};
 use retry_core::{Failure, RetryPolicy};
 
 fn request_failed_error_type(names: ErrorNames, failure: &Failure) -> String {

@@ -4,8 +4,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use retry_core::__private::machine::Retrier;
 use retry_core::fleet::{BudgetConfig, Fleet, FleetConfig};
-use retry_core::{Action, Failure, GiveUpReason, Retrier, RetryPolicy};
+use retry_core::{Action, Failure, GiveUpReason, RetryPolicy};
 
 /// A shared virtual wall clock in milliseconds.
 fn clock() -> (Arc<AtomicU64>, retry_core::fleet::WallClock) {
@@ -22,7 +23,7 @@ fn advance(t: &AtomicU64, secs: f64) {
 }
 
 fn kinds(events: &[retry_core::Event]) -> Vec<&'static str> {
-    events.iter().map(|e| e.kind).collect()
+    events.iter().map(|e| e.kind.as_str()).collect()
 }
 
 #[test]
@@ -273,7 +274,7 @@ fn the_success_path_calls_only_a_free_key_and_records_what_the_gate_would() {
     // A fleet whose state lives in a backend it was given (as a remote one does): never.
     let given = Fleet::with_backend(
         FleetConfig::default(),
-        Arc::new(retry_core::fleet::InProcess::new()),
+        Arc::new(retry_core::__private::fleet::InProcess::new()),
     );
     assert!(given.admits_freely("k"));
     assert!(given.call_freely("k", ok).is_none());
@@ -296,10 +297,10 @@ fn a_zero_second_breaker_never_spins_its_waiters() {
     let fleet = Fleet::in_process(cfg).with_clock(c);
     fleet.record_failure("k", &retry_core::classify(&Failure::http(503, "down")));
     let (probe, _) = fleet.admit("k");
-    assert_eq!(probe, retry_core::fleet::Admit::Probe);
+    assert_eq!(probe, retry_core::__private::fleet::Admit::Probe);
     let now = fleet.now();
     match fleet.admit("k").0 {
-        retry_core::fleet::Admit::WaitUntil(until) => {
+        retry_core::__private::fleet::Admit::WaitUntil(until) => {
             assert!(until - now >= 0.01 - 1e-9, "{}", until - now)
         }
         other => panic!("a second caller must wait for the probe, got {other:?}"),
@@ -351,11 +352,11 @@ fn idle_keys_are_forgotten_but_not_a_live_pause_or_open_circuit() {
     );
     assert!(matches!(
         fleet.admit("paused").0,
-        retry_core::fleet::Admit::Paused(_)
+        retry_core::__private::fleet::Admit::Paused(_)
     ));
     assert!(matches!(
         fleet.admit("open").0,
-        retry_core::fleet::Admit::WaitUntil(_)
+        retry_core::__private::fleet::Admit::WaitUntil(_)
     ));
     let m = fleet.metrics().snapshot();
     assert!(m.get("k1").is_none(), "metrics of an idle key kept");

@@ -96,7 +96,7 @@ fn every_target_is_replayed() {
 /// letters only) never reached, so OpenAI-style reset durations under a millisecond were lost.
 #[test]
 fn go_durations_in_microseconds() {
-    use retry_core::retry_after::parse_go_duration;
+    use retry_core::__private::retry_after::parse_go_duration;
     let close = |v: &str, want: f64| (parse_go_duration(v).unwrap() - want).abs() < 1e-12;
     assert!(close("60.938\u{b5}s", 60.938e-6));
     assert!(close("5\u{3bc}s", 5e-6)); // Go also reads the Greek mu
@@ -110,7 +110,7 @@ fn go_durations_in_microseconds() {
 /// to be the message just before it), leaving the orphan the pruning was meant to remove.
 #[test]
 fn a_result_after_a_system_message_keeps_its_call() {
-    use retry_core::orphan::prune_json;
+    use retry_core::__private::orphan::prune_json;
     use serde_json::json;
     let anthropic = vec![
         json!({"role": "assistant", "content": [

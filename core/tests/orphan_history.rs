@@ -10,7 +10,7 @@
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use retry_core::orphan::{
+use retry_core::__private::orphan::{
     plan, Edit, History, MessageView, Place, PrunePlan, PrunedCall, Role, ToolCallView,
     ToolResultView,
 };
@@ -311,7 +311,7 @@ fn the_vectors_plan_alike() {
         let Some(messages) = case["messages"].as_array() else {
             continue;
         };
-        let Ok(views) = retry_core::orphan::views_from_json(messages) else {
+        let Ok(views) = retry_core::__private::orphan::views_from_json(messages) else {
             continue;
         };
         assert_eq!(plan(&views), oracle(&views), "{}", case["name"]);

@@ -24,9 +24,11 @@ use std::sync::OnceLock;
 use invariants::{check_classification, check_pruned, max_any, run_retrier, Step};
 use proptest::prelude::*;
 use proptest::sample::select;
-use retry_core::classify::tables;
-use retry_core::orphan::prune_json;
-use retry_core::policy::{Backoff, CategoryOverride, Counting, Jitter, OverCap, PRESETS};
+use retry_core::__private::classify::tables;
+use retry_core::__private::orphan::prune_json;
+use retry_core::__private::policy::{
+    Backoff, CategoryOverride, Counting, Jitter, OverCap, PRESETS,
+};
 use retry_core::{Action, Category, Failure, GiveUpReason, RetryPolicy, Transport};
 use serde_json::{json, Map, Value};
 
@@ -436,7 +438,7 @@ proptest! {
             .map(|(f, _)| f)
             .collect();
         let f = pick.get(&permanent);
-        let c = retry_core::classify::classify_at(f, invariants::fixed_now());
+        let c = retry_core::__private::classify::classify_at(f, invariants::fixed_now());
         prop_assume!(!(c.category == Category::Unknown && (p.retry_unknown || p.retry_unknown_api)));
         let steps = [Step { failure: (*f).clone(), call_secs: 0.0, pruned: 0, compacted: false }];
         let run = run_retrier(&p, seed, true, &steps);

@@ -9,9 +9,10 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use retry_core::__private::fleet::Admit;
 use retry_core::driver::tokio::{AsyncRetry, AsyncSleeper};
 use retry_core::fleet::redis_async::RedisAsyncOptions;
-use retry_core::fleet::{Admit, Fleet, FleetConfig};
+use retry_core::fleet::{Fleet, FleetConfig};
 use retry_core::{ErrorCode, Event, Failure, RetryPolicy};
 
 mod common;
@@ -172,7 +173,7 @@ async fn a_black_holed_redis_never_holds_the_worker() {
         })
     };
     let events = Mutex::new(Vec::<&'static str>::new());
-    let sink = |e: &Event| events.lock().unwrap().push(e.kind);
+    let sink = |e: &Event| events.lock().unwrap().push(e.kind.as_str());
     let start = Instant::now();
     let mut slowest = Duration::ZERO;
     // 100 calls at least, and on until the fleet noticed the black hole (a sync interval plus

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use retry_core::driver::ManualClock;
 use retry_core::fleet::{Fleet, FleetConfig};
-use retry_core::run::{Run, RunConfig, Step};
 use retry_core::{Failure, RetryPolicy};
+use retry_core::{Run, RunConfig, Step};
 use serde_json::{json, Value};
 
 const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/runs.json");

@@ -3,7 +3,7 @@
 //! 12 or more characters of a secret's random part may survive `scrub`.
 
 use proptest::prelude::*;
-use retry_core::scrub::scrub;
+use retry_core::__private::scrub::scrub;
 
 /// (what it is, the planted text, the random part that must not survive).
 fn formats() -> Vec<(&'static str, String, String)> {

@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 
-use retry_core::scrub::scrub;
+use retry_core::__private::scrub::scrub;
 use serde_json::Value;
 
 /// Every message and body of the public corpus, with its case name.

@@ -6,8 +6,9 @@
 
 use std::path::PathBuf;
 
-use retry_core::text::error_message;
-use retry_core::{classify, Action, Failure, Retrier, RetryPolicy};
+use retry_core::__private::machine::Retrier;
+use retry_core::__private::messages::error_message;
+use retry_core::{classify, Action, Failure, RetryPolicy};
 use serde_json::Value;
 
 /// A planted secret: its whole text and its random part (a leak of any 12 characters of the
@@ -150,15 +151,15 @@ fn vectors(name: &str) -> Value {
 fn outputs(f: &Failure) -> Vec<String> {
     let c = classify(f);
     let mut out = vec![error_message(f, &c)];
-    for name in retry_core::policy::PRESETS {
+    for name in retry_core::__private::policy::PRESETS {
         let mut r = Retrier::new(RetryPolicy::preset(name).unwrap())
             .with_seed(1)
             .with_context_hook(true);
         let mut d = r.on_failure(f, 0.0);
         out.extend(d.events.iter().map(|e| e.to_json().to_string()));
         d = match d.action {
-            Action::RecoverOrphans => r.on_orphans_pruned(1, f, 0.0),
-            Action::RecoverContext => r.on_context_compacted(true, f, 0.0),
+            Action::PruneOrphans => r.on_orphans_pruned(1, f, 0.0),
+            Action::CompactContext => r.on_context_compacted(true, f, 0.0),
             _ => continue,
         };
         out.extend(d.events.iter().map(|e| e.to_json().to_string()));

@@ -3,11 +3,10 @@
 
 use std::path::PathBuf;
 
-use retry_core::chain::Link;
-use retry_core::classify::classify_at;
-use retry_core::orphan::prune_json;
-use retry_core::retry_after::from_headers;
-use retry_core::{Action, Failure, Headers, Retrier, RetryPolicy};
+use retry_core::__private::classify::classify_at;
+use retry_core::__private::orphan::prune_json;
+use retry_core::__private::retry_after::from_headers;
+use retry_core::{Action, Failure, Headers, Link, RetryPolicy, Run, RunConfig, Step, WaitReason};
 use serde_json::Value;
 
 fn vectors_dir() -> PathBuf {
@@ -219,6 +218,24 @@ fn check_decision(case: &str, step: usize, d: &retry_core::Decision, exp: &Value
         .collect()
 }
 
+/// The step a run takes on decision `d`: a retry waits (a server's wait of 0 s, and a retry
+/// after a recovery, may call at once), a recovery is the step of the same name, the rest end.
+fn check_step(case: &str, step: usize, d: &retry_core::Decision, s: Step) -> Option<String> {
+    let ok = match (d.action, s) {
+        (Action::Retry { delay }, Step::Wait { seconds, reason }) => {
+            close(delay, seconds)
+                && (reason == WaitReason::RetryAfter) == d.retry_after_used.is_some()
+        }
+        (Action::Retry { delay }, Step::Call { .. }) => delay == 0.0,
+        (Action::PruneOrphans, Step::PruneOrphans) => true,
+        (Action::CompactContext, Step::CompactContext) => true,
+        (Action::GiveUp { reason: a }, Step::GiveUp { reason: b }) => a == b,
+        (Action::Reraise, Step::Reraise) => true,
+        _ => false,
+    };
+    (!ok).then(|| format!("{case} step {step}: step {s:?} for action {:?}", d.action))
+}
+
 #[test]
 fn policy_vectors() {
     let doc = load("policies.json");
@@ -226,28 +243,33 @@ fn policy_vectors() {
     for case in cases(&doc) {
         let name = case["name"].as_str().unwrap();
         let policy = RetryPolicy::from_config(&case["policy"].to_string()).unwrap();
-        let mut r = Retrier::new(policy)
-            .with_seed(case["seed"].as_u64().unwrap_or(0))
-            .with_context_hook(case["context_hook"].as_bool().unwrap_or(false));
-        let mut last: Option<Failure> = None;
+        let cfg = RunConfig {
+            seed: Some(case["seed"].as_u64().unwrap_or(0)),
+            context_hook: case["context_hook"].as_bool().unwrap_or(false),
+            ..RunConfig::default()
+        };
+        let mut run = Run::with_config(policy, cfg);
+        let mut waiting = false;
         for (i, step) in case["steps"].as_array().unwrap().iter().enumerate() {
             let elapsed = step["elapsed"].as_f64().unwrap_or(0.0);
-            let d = if let Some(f) = step.get("failure") {
-                let f = failure(f);
-                let d = r.on_failure(&f, elapsed);
-                last = Some(f);
-                d
+            let s = if let Some(f) = step.get("failure") {
+                if waiting {
+                    let next = run.resume(elapsed);
+                    if !matches!(next, Step::Call { .. }) {
+                        failures.push(format!("{name} step {i}: resumed to {next:?}"));
+                        break;
+                    }
+                }
+                run.failed(&failure(f), elapsed)
             } else if let Some(n) = step.get("pruned") {
-                r.on_orphans_pruned(
-                    n.as_u64().unwrap() as usize,
-                    last.as_ref().unwrap(),
-                    elapsed,
-                )
+                run.pruned(n.as_u64().unwrap() as usize, elapsed)
             } else {
-                let ok = step["compacted"].as_bool().unwrap();
-                r.on_context_compacted(ok, last.as_ref().unwrap(), elapsed)
+                run.compacted(step["compacted"].as_bool().unwrap(), elapsed)
             };
+            let d = run.decision().expect("a failure was reported").clone();
             failures.extend(check_decision(name, i, &d, &step["expect"]));
+            failures.extend(check_step(name, i, &d, s));
+            waiting = matches!(s, Step::Wait { .. });
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

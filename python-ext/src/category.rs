@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use retry_core::category::RetryAfterSource;
+use retry_core::__private::category::RetryAfterSource;
 use retry_core::{Category, Classification};
 
 /// The result of `retry_core.classify`: read-only attributes (CONTRACT §2).
@@ -68,7 +68,7 @@ impl PyClassification {
     /// The two-valued view: `transient` or `permanent`.
     #[getter]
     fn error_class(&self) -> &'static str {
-        self.inner.error_class().as_str()
+        self.inner.transience().as_str()
     }
 
     /// All attributes as a dict.
@@ -108,7 +108,7 @@ impl PyClassification {
         if let Some(ra) = self.inner.retry_after {
             s.push_str(&format!(
                 ", retry_after={}",
-                retry_core::text::format_seconds(ra)
+                retry_core::__private::messages::format_seconds(ra)
             ));
         }
         s.push_str(&format!(", error_type={:?})", self.inner.error_type));

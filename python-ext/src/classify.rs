@@ -47,9 +47,9 @@ pub fn _classify(
             None => SystemTime::now(),
         };
         let inner = if is_big(failure) {
-            py.detach(|| retry_core::classify::classify_at(failure, now))
+            py.detach(|| retry_core::__private::classify::classify_at(failure, now))
         } else {
-            retry_core::classify::classify_at(failure, now)
+            retry_core::__private::classify::classify_at(failure, now)
         };
         Ok(PyClassification { inner })
     })

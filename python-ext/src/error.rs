@@ -58,7 +58,7 @@ pub fn load(py: Python<'_>) -> PyResult<()> {
 /// quote the offending value ("invalid type: string \"sk-...\"", "unknown preset ..."), and a
 /// key pasted into the wrong configuration field must not end up in a log (CONTRACT §4).
 pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
-    let message = retry_core::scrub::scrub(&err.message).into_owned();
+    let message = retry_core::__private::scrub::scrub(&err.message).into_owned();
     match CLASSES.get(py) {
         Some(classes) => PyErr::from_type(classes[index(err.code)].bind(py).clone(), message),
         None => PyRuntimeError::new_err(format!("{}: {message}", err.code.as_str())),
@@ -108,5 +108,7 @@ pub fn guard<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> 
 #[pyfunction]
 #[pyo3(signature = (message, /))]
 pub fn _debug_panic(py: Python<'_>, message: String) -> PyResult<()> {
-    guard(py, || py.detach(move || retry_core::debug_panic(&message)))
+    guard(py, || {
+        py.detach(move || retry_core::__private::debug_panic(&message))
+    })
 }

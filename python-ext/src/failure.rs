@@ -9,7 +9,7 @@
 //! Which attribute each field comes from, provider SDK by provider SDK, is listed in
 //! `retry_core/_failure.py`'s docstring.
 
-use retry_core::failure::checked_status;
+use retry_core::__private::failure::checked_status;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -18,8 +18,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
-use retry_core::chain::Link;
-use retry_core::failure::HeaderSink;
+use retry_core::__private::failure::HeaderSink;
+use retry_core::Link;
 use retry_core::{Failure, Headers, Transport};
 
 use crate::error::{guard, invalid_argument};
@@ -196,7 +196,7 @@ impl PyFailureRecord {
             "FailureRecord(status={:?}, error_class={:?}, message={:?})",
             self.inner.status,
             self.inner.error_class.first(),
-            retry_core::scrub::scrub(&self.inner.message)
+            retry_core::__private::scrub::scrub(&self.inner.message)
         )
     }
 }
@@ -205,7 +205,7 @@ impl PyFailureRecord {
 // Reading a live exception. Each helper names the Python it mirrors.
 
 /// How many wrapped exceptions are looked through at most: the core's limit for every binding.
-const MAX_CHAIN: usize = retry_core::failure::MAX_CAUSES;
+const MAX_CHAIN: usize = retry_core::__private::failure::MAX_CAUSES;
 
 /// What is learned about a class is cached per class; past this many classes (a program
 /// creating exception classes on the fly) a cache starts over.

@@ -1,19 +1,20 @@
 //! `retry_core::fleet`: one shared [`Fleet`] (budget, breaker, shared pauses, metrics) per Python
 //! object. Python's `retry_core.Fleet` (`retry_core/_fleet.py`) adds keyword arguments and
-//! config files; calls attach to it through the retrier (`machine.rs`).
+//! config files; calls attach to it through their run (`run.rs`).
 //!
 //! Every method that may talk to Redis runs with the GIL released: a Redis that is slow or gone
 //! costs the calling thread up to the backend's I/O timeout, never every other Python thread.
 //! Inputs are copied into owned Rust values before the GIL is released.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString};
+use retry_core::__private::policy::PRESETS;
+use retry_core::driver::{Clock, ManualClock};
 use retry_core::fleet::{Fleet, FleetConfig};
-use retry_core::policy::PRESETS;
 
 use crate::error::{guard, OrRaise};
 use crate::events::json_to_py;
@@ -85,7 +86,7 @@ impl PyFleet {
             Some(Err(e)) => Err(e),
             Some(Ok((value, events))) => {
                 if !events.is_empty() {
-                    emit_late(options, crate::run::pending(py, &events)?)?;
+                    emit_late(options, crate::events::pending(py, &events)?)?;
                 }
                 Ok(value)
             }
@@ -104,15 +105,48 @@ fn busy(py: Python<'_>) -> PyResult<&Py<PyAny>> {
     })
 }
 
-/// The rare events of a success on the fast path go to `retry_core._retry._emit` (looked up
-/// when there are some), which logs their lines and calls `on_event` as the run would.
+/// Where the rare events of a success on the fast path go: the function the Python package
+/// registers at import (`_native._set_event_hook`, owned here), which logs their lines and calls
+/// `on_event` as the run would. Rust never reaches into the package's private modules.
+static EVENT_HOOK: Mutex<Option<Py<PyAny>>> = Mutex::new(None);
+
+/// `_set_event_hook(hook)`: `hook(on_event, pending)` receives the events of a success on the
+/// fast path (`pending` as `run.rs` returns them). Set again, it replaces the last one.
+#[pyfunction]
+#[pyo3(signature = (hook, /))]
+fn _set_event_hook(py: Python<'_>, hook: Bound<'_, PyAny>) -> PyResult<()> {
+    guard(py, || {
+        if !hook.is_callable() {
+            return Err(crate::error::invalid_argument(
+                py,
+                "the event hook must be callable",
+            ));
+        }
+        *EVENT_HOOK.lock().unwrap_or_else(|e| e.into_inner()) = Some(hook.unbind());
+        Ok(())
+    })
+}
+
 fn emit_late(options: &Bound<'_, PyDict>, pending: Bound<'_, PyList>) -> PyResult<()> {
     let py = options.py();
     let on_event = options.get_item(intern!(py, "on_event"))?;
-    py.import("retry_core._retry")?
-        .getattr("_emit")?
-        .call1((on_event, pending))?;
-    Ok(())
+    let hook = EVENT_HOOK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|h| h.clone_ref(py));
+    match hook {
+        Some(hook) => {
+            hook.bind(py).call1((on_event, pending))?;
+            Ok(())
+        }
+        None => Err(crate::error::to_py(
+            py,
+            retry_core::Error::invalid_state(
+                "no event hook: retry_core registers one at import (_native._set_event_hook)",
+            ),
+        )),
+    }
 }
 
 /// `_call_usual(fn, options)`: the success path of `call_llm_with_retry(fn, **options)` in one
@@ -217,7 +251,7 @@ impl PyFleet {
         py: Python<'_>,
         json: &str,
         start: f64,
-    ) -> PyResult<(Self, crate::run::PyManualClock)> {
+    ) -> PyResult<(Self, PyManualClock)> {
         guard(py, || {
             if !start.is_finite() {
                 return Err(crate::error::invalid_argument(
@@ -226,14 +260,11 @@ impl PyFleet {
                 ));
             }
             let cfg = FleetConfig::from_json(json).or_raise(py)?;
-            let clock = retry_core::driver::ManualClock::new(start);
+            let clock = ManualClock::new(start);
             let fleet = Fleet::from_config(cfg)
                 .or_raise(py)?
                 .with_clock(clock.wall_clock());
-            Ok((
-                PyFleet::new(fleet),
-                crate::run::PyManualClock { inner: clock },
-            ))
+            Ok((PyFleet::new(fleet), PyManualClock { inner: clock }))
         })
     }
 
@@ -291,7 +322,7 @@ impl PyFleet {
             if events.is_empty() {
                 return Ok(None);
             }
-            crate::run::pending(py, &events).map(Some)
+            crate::events::pending(py, &events).map(Some)
         })
     }
 
@@ -306,10 +337,39 @@ impl PyFleet {
     }
 }
 
+/// A virtual clock for a test fleet: `_set(t)` moves it.
+#[pyclass(frozen, name = "_ManualClock", module = "retry_core._native")]
+pub struct PyManualClock {
+    pub inner: ManualClock,
+}
+
+#[pymethods]
+impl PyManualClock {
+    #[pyo3(signature = (t, /))]
+    fn _set(&self, py: Python<'_>, t: f64) -> PyResult<()> {
+        guard(py, || {
+            if !t.is_finite() {
+                return Err(crate::error::invalid_argument(
+                    py,
+                    "the time must be finite",
+                ));
+            }
+            self.inner.set(t);
+            Ok(())
+        })
+    }
+
+    fn _now(&self) -> f64 {
+        self.inner.now()
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFleet>()?;
+    m.add_class::<PyManualClock>()?;
     m.add_function(wrap_pyfunction!(_usual_options, m)?)?;
     m.add_function(wrap_pyfunction!(_call_usual, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_event_hook, m)?)?;
     m.add("_BUSY", busy(m.py())?.clone_ref(m.py()))?;
     Ok(())
 }

@@ -11,13 +11,12 @@ mod error;
 mod events;
 mod failure;
 mod fleet;
-mod machine;
+mod messages;
 mod orphan;
 mod policy;
 mod retry_after;
 mod run;
 mod scrub;
-mod text;
 
 use pyo3::prelude::*;
 
@@ -28,13 +27,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     classify::register(m)?;
     failure::register(m)?;
     fleet::register(m)?;
-    machine::register(m)?;
+    messages::register(m)?;
     orphan::register(m)?;
     policy::register(m)?;
     retry_after::register(m)?;
     run::register(m)?;
     scrub::register(m)?;
-    text::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

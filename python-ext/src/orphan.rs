@@ -4,7 +4,7 @@
 //! changed it) its new JSON; Python keeps the caller's own objects for untouched messages.
 
 use pyo3::prelude::*;
-use retry_core::orphan::{self, Edit};
+use retry_core::__private::orphan::{self, Edit};
 use serde_json::Value;
 
 use crate::error::{guard, OrRaise};

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use retry_core::policy::PRESETS;
+use retry_core::__private::policy::PRESETS;
 use retry_core::{ErrorCode, RetryPolicy};
 
 use crate::error::{guard, invalid_argument, OrRaise};

@@ -18,8 +18,10 @@ pub fn _retry_after(
     guard(py, || {
         let now = epoch(py, now)?;
         let headers: Headers = headers.into_iter().collect();
-        Ok(retry_core::retry_after::from_headers(&headers, now)
-            .map(|(s, src)| (s, source_str(src))))
+        Ok(
+            retry_core::__private::retry_after::from_headers(&headers, now)
+                .map(|(s, src)| (s, source_str(src))),
+        )
     })
 }
 

@@ -6,34 +6,25 @@
 //! (`("call", model)`, `("wait", seconds, reason)`, `("skip", model, seconds)`,
 //! `("prune_orphans",)`, `("compact_context",)`, `("return",)`, `("give_up", reason)`,
 //! `("reraise",)`) and `pending` is `None` or the new events as `(event, level, line)` triples:
-//! the event as a dict, and its one log line (core `text::log_line`) with its `logging` level,
-//! or `(event, 0, None)` for an event that is not logged.
+//! the event as a dict, and its one log line (core `messages::log_line`) with its `logging`
+//! level, or `(event, 0, None)` for an event that is not logged (`events::pending`).
 //!
-//! As with the retrier (`machine.rs`), calls that may reach a Redis fleet, and failures with a
-//! large body, run with the GIL released.
+//! Steps that may reach a Redis fleet, and failures with a large body, run with the GIL
+//! released. `Run.decision` is the decision of the last failure ([`PyDecision`]).
 
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use retry_core::driver::{Clock, ManualClock};
-use retry_core::run::{log_line, LogLevel, Run, RunConfig, Step};
-use retry_core::{Event, Failure};
+use retry_core::__private::messages::{format_seconds, give_up_note};
+use retry_core::{Action, Decision, Failure, Run, RunConfig, Step};
 
+use crate::category::PyClassification;
 use crate::error::{guard, invalid_argument, OrRaise};
-use crate::events::event_to_dict;
+use crate::events::{events_list, pending};
 use crate::failure::PyFailureRecord;
 use crate::fleet::PyFleet;
-use crate::machine::PyDecision;
 use crate::policy::PyRetryPolicy;
-
-/// Python's `logging.WARNING` and `logging.INFO`.
-fn level(l: LogLevel) -> i32 {
-    match l {
-        LogLevel::Warning => 30,
-        LogLevel::Info => 20,
-    }
-}
 
 fn step_tuple<'py>(py: Python<'py>, step: Step) -> PyResult<Bound<'py, PyTuple>> {
     let name = step.name();
@@ -48,21 +39,10 @@ fn step_tuple<'py>(py: Python<'py>, step: Step) -> PyResult<Bound<'py, PyTuple>>
     })
 }
 
-/// The events as `(event, level, line)` triples (`(event, 0, None)` when not logged).
-pub(crate) fn pending<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for e in events {
-        let dict = event_to_dict(py, e)?;
-        let item = match log_line(e) {
-            Some((l, line)) => (dict, level(l), Some(line)).into_pyobject(py)?,
-            None => (dict, 0, None::<String>).into_pyobject(py)?,
-        };
-        list.append(item)?;
-    }
-    Ok(list)
+/// `elapsed` checked by the core's rule (`run::check_elapsed`), raised as `InvalidArgumentError`.
+fn check_elapsed(py: Python<'_>, elapsed: f64) -> PyResult<f64> {
+    retry_core::__private::run::check_elapsed(elapsed).map_err(|m| invalid_argument(py, m))
 }
-
-use crate::machine::check_elapsed;
 
 /// One logical call, from its first attempt to its end.
 #[pyclass(name = "Run", module = "retry_core._native")]
@@ -240,7 +220,7 @@ impl PyRun {
         self.inner.decision().cloned().map(PyDecision::new)
     }
 
-    /// The note for the error raised at `give_up` (core `text::give_up_note`).
+    /// The note for the error raised at `give_up` (core `messages::give_up_note`).
     #[getter]
     fn note(&self) -> Option<String> {
         self.inner.note()
@@ -268,33 +248,102 @@ impl PyRun {
     }
 }
 
-/// A virtual clock for a test fleet: `_set(t)` moves it.
-#[pyclass(frozen, name = "_ManualClock", module = "retry_core._native")]
-pub struct PyManualClock {
-    pub inner: ManualClock,
+/// The decision of a run's last failure (`Run.decision`): what the engine made of it.
+#[pyclass(frozen, name = "Decision", module = "retry_core._native")]
+pub struct PyDecision {
+    inner: Decision,
+}
+
+impl PyDecision {
+    pub fn new(inner: Decision) -> Self {
+        PyDecision { inner }
+    }
 }
 
 #[pymethods]
-impl PyManualClock {
-    #[pyo3(signature = (t, /))]
-    fn _set(&self, py: Python<'_>, t: f64) -> PyResult<()> {
-        guard(py, || {
-            if !t.is_finite() {
-                return Err(invalid_argument(py, "the time must be finite"));
-            }
-            self.inner.set(t);
-            Ok(())
-        })
+impl PyDecision {
+    /// `retry`, `prune_orphans`, `compact_context`, `give_up` or `reraise`.
+    #[getter]
+    fn action(&self) -> &'static str {
+        self.inner.action.name()
     }
 
-    fn _now(&self) -> f64 {
-        self.inner.now()
+    /// Seconds to wait before the next call (`retry` only).
+    #[getter]
+    fn delay(&self) -> Option<f64> {
+        match self.inner.action {
+            Action::Retry { delay } => Some(delay),
+            _ => None,
+        }
+    }
+
+    /// Why the engine gave up (`give_up` only): `permanent`, `exhausted`,
+    /// `retry_after_too_long` or `deadline`.
+    #[getter]
+    fn reason(&self) -> Option<&'static str> {
+        match self.inner.action {
+            Action::GiveUp { reason } => Some(reason.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The number of the call that just failed, 1-based (free recoveries do not count).
+    #[getter]
+    fn attempt(&self) -> u32 {
+        self.inner.attempt
+    }
+
+    #[getter]
+    fn max_retries(&self) -> u32 {
+        self.inner.max_retries
+    }
+
+    /// The server's wait, when it replaced the backoff.
+    #[getter]
+    fn retry_after_used(&self) -> Option<f64> {
+        self.inner.retry_after_used
+    }
+
+    #[getter]
+    fn classification(&self) -> PyClassification {
+        PyClassification {
+            inner: self.inner.classification.clone(),
+        }
+    }
+
+    /// The events to emit, in order: dicts with `type` first (CONTRACT §4).
+    #[getter]
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        guard(py, || events_list(py, &self.inner.events))
+    }
+
+    /// The note attached to an exception re-raised after this decision (core
+    /// `messages::give_up_note`).
+    #[getter]
+    fn note(&self) -> String {
+        give_up_note(&self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        let mut s = format!("Decision(action={:?}", self.action());
+        if let Some(d) = self.delay() {
+            s.push_str(&format!(", delay={}", format_seconds(d)));
+        }
+        if let Some(r) = self.reason() {
+            s.push_str(&format!(", reason={r:?}"));
+        }
+        s.push_str(&format!(
+            ", attempt={}, category={:?})",
+            self.inner.attempt,
+            self.inner.classification.category.as_str()
+        ));
+        s
     }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRun>()?;
-    m.add_class::<PyManualClock>()?;
-    m.add("MAX_PRUNED", retry_core::run::MAX_PRUNED)?;
+    m.add_class::<PyDecision>()?;
+    m.add("MAX_PRUNED", retry_core::__private::run::MAX_PRUNED)?;
     Ok(())
 }

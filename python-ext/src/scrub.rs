@@ -8,11 +8,13 @@ use crate::error::guard;
 #[pyfunction]
 #[pyo3(signature = (text, /))]
 pub fn _scrub(py: Python<'_>, text: &str) -> PyResult<String> {
-    guard(py, || Ok(retry_core::scrub::scrub(text).into_owned()))
+    guard(py, || {
+        Ok(retry_core::__private::scrub::scrub(text).into_owned())
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_scrub, m)?)?;
-    m.add("REDACTED", retry_core::scrub::REDACTED)?;
+    m.add("REDACTED", retry_core::__private::scrub::REDACTED)?;
     Ok(())
 }

@@ -49,7 +49,7 @@ impl RbClassification {
     }
 
     fn error_class(ruby: &Ruby, rb_self: &Self) -> Symbol {
-        ruby.to_symbol(rb_self.0.error_class().as_str())
+        ruby.to_symbol(rb_self.0.transience().as_str())
     }
 }
 

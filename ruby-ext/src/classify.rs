@@ -28,9 +28,9 @@ fn classify(ruby: &Ruby, failure: &RbFailure) -> Result<RbClassification, Error>
 fn classify_at(ruby: &Ruby, failure: &RbFailure, now: f64) -> Result<RbClassification, Error> {
     guard(ruby, || {
         let now = system_time(ruby, now)?;
-        Ok(RbClassification(retry_core::classify::classify_at(
-            &failure.0, now,
-        )))
+        Ok(RbClassification(
+            retry_core::__private::classify::classify_at(&failure.0, now),
+        ))
     })
 }
 

@@ -8,7 +8,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use magnus::{prelude::*, value::Lazy, Error, ExceptionClass, RModule, RString, Ruby};
-use retry_core::scrub::scrub;
+use retry_core::__private::scrub::scrub;
 use retry_core::{Error as CoreError, ErrorCode};
 
 use crate::convert::rstring_lossy;
@@ -140,5 +140,5 @@ fn panic_text(payload: &Box<dyn Any + Send>) -> String {
 /// suite can prove it arrives as `RetryCore::InternalError` and the process lives on.
 pub fn debug_panic(ruby: &Ruby, message: RString) -> Result<(), Error> {
     let message = rstring_lossy(message);
-    guard(ruby, || retry_core::debug_panic(&message))
+    guard(ruby, || retry_core::__private::debug_panic(&message))
 }

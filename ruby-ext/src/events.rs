@@ -8,7 +8,7 @@ use crate::convert::from_json;
 
 pub fn to_hash(ruby: &Ruby, event: &Event) -> Result<RHash, Error> {
     let h = ruby.hash_new();
-    h.aset(ruby.to_symbol("type"), event.kind)?;
+    h.aset(ruby.to_symbol("type"), event.kind.as_str())?;
     for (k, v) in &event.fields {
         h.aset(ruby.to_symbol(k), from_json(ruby, v, true)?)?;
     }

@@ -5,8 +5,8 @@ use magnus::{
     prelude::*, rb_sys::AsRawValue, value::LazyId, Error, Integer, Module, RArray, RClass, RHash,
     RModule, RString, Ruby, Symbol, Value,
 };
-use retry_core::chain::Link;
-use retry_core::failure::{HeaderSink, MAX_HEADERS, MAX_HEADER_ITEMS};
+use retry_core::__private::failure::{HeaderSink, MAX_HEADERS, MAX_HEADER_ITEMS};
+use retry_core::Link;
 use retry_core::{Failure, Headers, Transport};
 
 use crate::convert::{self, is_fatal, name_of, rstring_lossy, to_s, try_to_s};
@@ -18,7 +18,7 @@ pub struct RbFailure(pub Failure);
 
 // How many exceptions of a `#cause` chain are read, and which statuses a record takes: the
 // core's limits, the same in every binding.
-use retry_core::failure::{checked_status, MAX_CAUSES};
+use retry_core::__private::failure::{checked_status, MAX_CAUSES};
 
 static ID_RESPONSE: LazyId = LazyId::new("response");
 static ID_STATUS: LazyId = LazyId::new("status");

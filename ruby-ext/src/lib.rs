@@ -21,14 +21,13 @@ mod error;
 mod events;
 mod failure;
 mod fleet;
-mod machine;
+mod messages;
 mod nogvl;
 mod orphan;
 mod policy;
 mod retry_after;
 mod run;
 mod scrub;
-mod text;
 
 use magnus::{prelude::*, Error, Ruby};
 
@@ -48,12 +47,11 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     classify::init(ruby, module)?;
     policy::init(ruby, module)?;
     fleet::init(ruby, module)?;
-    machine::init(ruby, module)?;
     run::init(ruby, module)?;
     orphan::init(ruby, module)?;
     retry_after::init(ruby, module)?;
     scrub::init(ruby, module)?;
-    text::init(ruby, module)?;
+    messages::init(ruby, module)?;
     resolve_classes(ruby);
     module.const_set("NATIVE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // Hidden entry points for the suite, never for users.
@@ -72,8 +70,7 @@ fn resolve_classes(ruby: &Ruby) {
     category::RbClassification::class(ruby);
     failure::RbFailure::class(ruby);
     fleet::RbFleet::class(ruby);
-    machine::RbRetrier::class(ruby);
-    machine::RbDecision::class(ruby);
+    run::RbDecision::class(ruby);
     run::RbRun::class(ruby);
     policy::RbPolicy::class(ruby);
 }

@@ -27,7 +27,7 @@ use magnus::{
 use rb_sys::{StableApiDefinition, VALUE};
 use std::cell::Cell;
 
-use retry_core::orphan::{self, Edit, History, MessageView, PrunedCall, Role};
+use retry_core::__private::orphan::{self, Edit, History, MessageView, PrunedCall, Role};
 use serde_json::Value as Json;
 
 use crate::convert::{self, from_json, hash_get, name_of, rstring_lossy};

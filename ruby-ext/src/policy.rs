@@ -1,7 +1,7 @@
 //! `RetryCore::Policy` (core `policy.rs`): a retry policy from a preset or a configuration map.
 
 use magnus::{prelude::*, Error, RModule, RString, Ruby};
-use retry_core::policy::{PRESETS, SWARM_SDK_DEFAULTS};
+use retry_core::__private::policy::{PRESETS, SWARM_SDK_DEFAULTS};
 use retry_core::RetryPolicy;
 
 use crate::convert::rstring_lossy;

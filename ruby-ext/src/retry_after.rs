@@ -1,7 +1,7 @@
 //! `RetryCore._retry_after` (core `retry_after.rs`): the server's wait from response headers.
 
 use magnus::{prelude::*, Error, RHash, RModule, Ruby, Value};
-use retry_core::failure::Headers;
+use retry_core::__private::failure::Headers;
 
 use crate::classify::system_time;
 use crate::convert::to_s;
@@ -22,7 +22,7 @@ fn retry_after(ruby: &Ruby, headers: RHash, now: f64) -> Result<Option<(f64, Val
                 h.insert(&k, to_s(v));
             }
         }
-        Ok(retry_core::retry_after::from_headers(&h, now)
+        Ok(retry_core::__private::retry_after::from_headers(&h, now)
             .map(|(secs, src)| (secs, ruby.to_symbol(src.as_str()).as_value())))
     })
 }

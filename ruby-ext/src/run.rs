@@ -6,23 +6,38 @@
 //!   `[:prune_orphans]`, `[:compact_context]`, `[:return]`, `[:give_up, reason]`, `[:reraise]`;
 //! - `events`: the events emitted meanwhile, as Hashes (Symbol keys, `type:` first);
 //! - `log_lines`: for each event, in the same order, `[level, text]` (`:warn` or `:info`, the
-//!   core's one line for it, `text::log_line`) or nil when the event is not logged.
+//!   core's one line for it, `messages::log_line`) or nil when the event is not logged.
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use magnus::{prelude::*, Error, RArray, RModule, RString, Ruby};
-use retry_core::run::{ErrorNames, LogLevel, Run, RunConfig, Step};
-use retry_core::Event;
+use magnus::{prelude::*, Error, RArray, RModule, RString, Ruby, Symbol};
+use retry_core::__private::messages::LogLevel;
+use retry_core::{Action, Decision, ErrorNames, Event, EventKind, Run, RunConfig, Step};
 
+use crate::category::RbClassification;
 use crate::convert::rstring_lossy;
 use crate::error::{guard, invalid_argument, to_ruby};
 use crate::events;
 use crate::failure::RbFailure;
 use crate::fleet::RbFleet;
-use crate::machine::RbDecision;
 use crate::nogvl::without_gvl;
 use crate::policy::RbPolicy;
+
+/// The decision of a run's last failure (`Run#decision`).
+#[magnus::wrap(
+    class = "RetryCore::Decision",
+    free_immediately,
+    size,
+    frozen_shareable
+)]
+pub struct RbDecision(pub Decision);
+
+/// `elapsed` checked by the core's rule (`run::check_elapsed`), raised as
+/// `RetryCore::InvalidArgumentError`.
+pub(crate) fn elapsed_ok(ruby: &Ruby, elapsed: f64) -> Result<f64, Error> {
+    retry_core::__private::run::check_elapsed(elapsed).map_err(|m| invalid_argument(ruby, m))
+}
 
 /// One run. Per logical call; not meant to be shared between threads.
 #[magnus::wrap(class = "RetryCore::Run", free_immediately, size)]
@@ -31,8 +46,6 @@ pub struct RbRun {
     /// The fleet keeps its state in another process (Redis): run without the GVL.
     remote: bool,
 }
-
-use crate::machine::elapsed_ok;
 
 fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
     let a = ruby.ary_new_capa(3);
@@ -56,7 +69,7 @@ fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
 fn log_lines(ruby: &Ruby, evs: &[Event]) -> Result<RArray, Error> {
     let a = ruby.ary_new_capa(evs.len());
     for e in evs {
-        match retry_core::text::log_line(e) {
+        match retry_core::__private::messages::log_line(e) {
             Some((level, text)) => {
                 let pair = ruby.ary_new_capa(2);
                 pair.push(ruby.to_symbol(match level {
@@ -232,7 +245,7 @@ impl RbRun {
         })
     }
 
-    /// The give-up note (core `text::give_up_note`), nil before any failure.
+    /// The give-up note (core `messages::give_up_note`), nil before any failure.
     fn note(ruby: &Ruby, rb_self: &Self) -> Result<Option<String>, Error> {
         guard(ruby, || Self::borrowed(ruby, rb_self, Run::note))
     }
@@ -247,11 +260,52 @@ impl RbRun {
     }
 }
 
+impl RbDecision {
+    fn action(ruby: &Ruby, rb_self: &Self) -> Symbol {
+        ruby.to_symbol(rb_self.0.action.name())
+    }
+
+    fn delay(&self) -> Option<f64> {
+        match self.0.action {
+            Action::Retry { delay } => Some(delay),
+            _ => None,
+        }
+    }
+
+    fn reason(ruby: &Ruby, rb_self: &Self) -> Option<Symbol> {
+        match rb_self.0.action {
+            Action::GiveUp { reason } => Some(ruby.to_symbol(reason.as_str())),
+            _ => None,
+        }
+    }
+
+    fn attempt(&self) -> u32 {
+        self.0.attempt
+    }
+
+    fn max_retries(&self) -> u32 {
+        self.0.max_retries
+    }
+
+    fn retry_after_used(&self) -> Option<f64> {
+        self.0.retry_after_used
+    }
+
+    fn classification(&self) -> RbClassification {
+        RbClassification(self.0.classification.clone())
+    }
+
+    fn events(ruby: &Ruby, rb_self: &Self) -> Result<RArray, Error> {
+        guard(ruby, || events::to_array(ruby, &rb_self.0.events))
+    }
+}
+
 pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     let class = module.define_class("Run", ruby.class_object())?;
-    // The run's own event types (core `run::EVENTS`): SwarmSDK's LogStream gets none of them.
-    class.const_set("EVENTS", retry_core::run::EVENTS.to_vec())?;
-    class.const_set("MAX_PRUNED", retry_core::run::MAX_PRUNED)?;
+    // The run's own event types (core `EventKind::RUN`): SwarmSDK's LogStream gets none of them.
+    let run_events: Vec<&str> = EventKind::RUN.iter().map(|k| k.as_str()).collect();
+    class.const_set("EVENTS", run_events)?;
+    class.const_set("MAX_PRUNED", retry_core::__private::run::MAX_PRUNED)?;
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;
@@ -265,5 +319,22 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_method("note", magnus::method!(RbRun::note, 0))?;
     class.define_method("attempts", magnus::method!(RbRun::attempts, 0))?;
     class.define_method("model", magnus::method!(RbRun::model, 0))?;
+
+    let class = module.define_class("Decision", ruby.class_object())?;
+    class.undef_default_alloc_func();
+    class.define_method("action", magnus::method!(RbDecision::action, 0))?;
+    class.define_method("delay", magnus::method!(RbDecision::delay, 0))?;
+    class.define_method("reason", magnus::method!(RbDecision::reason, 0))?;
+    class.define_method("attempt", magnus::method!(RbDecision::attempt, 0))?;
+    class.define_method("max_retries", magnus::method!(RbDecision::max_retries, 0))?;
+    class.define_method(
+        "retry_after_used",
+        magnus::method!(RbDecision::retry_after_used, 0),
+    )?;
+    class.define_method(
+        "classification",
+        magnus::method!(RbDecision::classification, 0),
+    )?;
+    class.define_method("events", magnus::method!(RbDecision::events, 0))?;
     Ok(())
 }

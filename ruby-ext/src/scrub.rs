@@ -9,7 +9,9 @@ use crate::error::guard;
 /// with its secrets replaced.
 fn scrub(ruby: &Ruby, text: Value) -> Result<String, Error> {
     let text = to_s(text);
-    guard(ruby, || Ok(retry_core::scrub::scrub(&text).into_owned()))
+    guard(ruby, || {
+        Ok(retry_core::__private::scrub::scrub(&text).into_owned())
+    })
 }
 
 pub fn init(_ruby: &Ruby, module: RModule) -> Result<(), Error> {

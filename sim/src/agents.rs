@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use retry_core::rng::SplitMix64;
+use retry_core::__private::rng::SplitMix64;
 use retry_core::Failure;
 
 use crate::client::{ClientSpec, Gate, Next, Stack, VirtualClock};

@@ -9,9 +9,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use retry_core::__private::rng::SplitMix64;
 use retry_core::fleet::{Fleet, FleetConfig, WallClock};
-use retry_core::rng::SplitMix64;
-use retry_core::{Action, Failure, Retrier, RetryPolicy};
+use retry_core::{Failure, RetryPolicy, Run, Step, WaitReason};
 
 /// A layer's answer to a failure.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -56,13 +56,33 @@ pub trait Layer: Send {
 /// The provider/model key every simulated call uses with a fleet.
 pub const FLEET_KEY: &str = "anthropic:claude-sim";
 
-/// The core's [`Retrier`]: one per loop, seeded from the layer's own seed sequence so that a
-/// run is reproducible; with a [`Fleet`], it shares budget, breaker and pauses.
+/// The core's [`Run`]: one per loop, seeded from the layer's own seed sequence so that a run is
+/// reproducible; with a [`Fleet`], it shares budget, breaker and pauses. The layer interprets
+/// the run's steps as the front doors do: a wait the run asks for before a retry is the layer's
+/// `Retry`, a wait it asks for at the gate (a shared pause, an open circuit) the layer's
+/// `Gate::Wait`.
 pub struct CoreLayer {
     policy: RetryPolicy,
     seeds: SplitMix64,
     fleet: Option<Arc<Fleet>>,
-    retrier: Retrier,
+    run: Run,
+    /// Where the run is: what the next `gate` does.
+    at: At,
+}
+
+/// What the run expects next, as the layer sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum At {
+    /// Not started: the first gate starts it.
+    Fresh,
+    /// The run asked for a call: the next gate lets it go.
+    Call,
+    /// The run asked for a wait at its gate, not yet passed on: the next gate returns it.
+    GateWait(f64),
+    /// A wait is over when the next gate comes: resume the run.
+    Waiting,
+    /// The run ended (gave up): any further gate rejects.
+    Over,
 }
 
 impl CoreLayer {
@@ -72,53 +92,112 @@ impl CoreLayer {
 
     pub fn with_fleet(policy: RetryPolicy, seed: u64, fleet: Option<Arc<Fleet>>) -> Self {
         let mut seeds = SplitMix64::new(seed);
-        let retrier = Self::retrier(&policy, seeds.next_u64(), &fleet);
+        let run = Self::run(&policy, seeds.next_u64(), &fleet);
         CoreLayer {
             policy,
             seeds,
             fleet,
-            retrier,
+            run,
+            at: At::Fresh,
         }
     }
 
-    fn retrier(policy: &RetryPolicy, seed: u64, fleet: &Option<Arc<Fleet>>) -> Retrier {
-        let r = Retrier::new(policy.clone()).with_seed(seed);
+    fn run(policy: &RetryPolicy, seed: u64, fleet: &Option<Arc<Fleet>>) -> Run {
+        let r = Run::new(policy.clone()).seed(seed);
         match fleet {
-            Some(f) => r.with_fleet(Arc::clone(f), FLEET_KEY),
+            Some(f) => r.fleet(Arc::clone(f), vec![FLEET_KEY.to_owned()]),
             None => r,
         }
     }
 
-    fn map(action: Action) -> Verdict {
-        match action {
-            Action::Retry { delay } => Verdict::Retry(delay),
-            Action::RecoverOrphans => Verdict::Prune,
-            // The simulated agent has no compaction hook, so the core never asks for it.
-            Action::RecoverContext | Action::GiveUp { .. } | Action::Reraise => Verdict::GiveUp,
+    /// A step the run took at its gate (start, resume, or at once after a free retry).
+    fn at_gate(&mut self, step: Step) -> Gate {
+        match step {
+            Step::Call { .. } => {
+                self.at = At::Call;
+                Gate::Go
+            }
+            Step::Wait { seconds, .. } => {
+                self.at = At::Waiting;
+                Gate::Wait(seconds)
+            }
+            _ => {
+                self.at = At::Over;
+                Gate::Reject
+            }
+        }
+    }
+
+    /// A step the run took after a failure or a recovery.
+    fn after_failure(&mut self, step: Step) -> Verdict {
+        match step {
+            Step::Wait {
+                seconds,
+                reason: WaitReason::Backoff | WaitReason::RetryAfter,
+            } => {
+                self.at = At::Waiting;
+                Verdict::Retry(seconds)
+            }
+            // A free retry (a retry-after of 0, a recovery) went straight to the gate, which
+            // said wait: the retry goes at once and its gate waits.
+            Step::Wait { seconds, .. } => {
+                self.at = At::GateWait(seconds);
+                Verdict::Retry(0.0)
+            }
+            Step::Call { .. } => {
+                self.at = At::Call;
+                Verdict::Retry(0.0)
+            }
+            Step::PruneOrphans => Verdict::Prune,
+            // The simulated agent has no compaction hook, so the core never asks for it; one
+            // model, no skipping.
+            _ => {
+                self.at = At::Over;
+                Verdict::GiveUp
+            }
         }
     }
 }
 
 impl Layer for CoreLayer {
     fn begin(&mut self) {
-        self.retrier = Self::retrier(&self.policy, self.seeds.next_u64(), &self.fleet);
+        self.run = Self::run(&self.policy, self.seeds.next_u64(), &self.fleet);
+        self.at = At::Fresh;
     }
     fn gate(&mut self, elapsed: f64) -> Gate {
-        let g = self.retrier.before_attempt(elapsed);
-        match (g.reject, g.wait) {
-            (true, _) => Gate::Reject,
-            (false, Some(w)) => Gate::Wait(w),
-            (false, None) => Gate::Go,
+        match self.at {
+            At::Fresh => {
+                let step = self.run.start(elapsed);
+                self.at_gate(step)
+            }
+            At::Call => Gate::Go,
+            At::GateWait(w) => {
+                self.at = At::Waiting;
+                Gate::Wait(w)
+            }
+            At::Waiting => {
+                let step = self.run.resume(elapsed);
+                self.at_gate(step)
+            }
+            At::Over => Gate::Reject,
         }
     }
     fn on_failure(&mut self, f: &Failure, elapsed: f64) -> Verdict {
-        Self::map(self.retrier.on_failure(f, elapsed).action)
+        if self.at == At::Waiting {
+            // The caller called again without asking the gate (a stack driven by hand): the
+            // wait is over.
+            let step = self.run.resume(elapsed);
+            self.at_gate(step);
+        }
+        let step = self.run.failed(f, elapsed);
+        self.after_failure(step)
     }
-    fn after_prune(&mut self, pruned: usize, f: &Failure, elapsed: f64) -> Verdict {
-        Self::map(self.retrier.on_orphans_pruned(pruned, f, elapsed).action)
+    fn after_prune(&mut self, pruned: usize, _f: &Failure, elapsed: f64) -> Verdict {
+        let step = self.run.pruned(pruned, elapsed);
+        self.after_failure(step)
     }
     fn on_success(&mut self) {
-        self.retrier.on_success();
+        self.run.succeeded(0.0);
     }
 }
 

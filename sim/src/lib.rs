@@ -1,8 +1,8 @@
 //! # retry-sim
 //!
 //! The numbers that prove the policies. A scenario simulator on virtual time drives retry-core's
-//! [`Retrier`](retry_core::Retrier) (sans-IO: it is fed failures and elapsed time and answers
-//! `Retry { delay }` / `GiveUp`) through the scenarios of issue 5, and compares every preset and
+//! [`Run`](retry_core::Run) (sans-IO: it is fed failures and elapsed time and answers with its
+//! next step: call, wait, prune, give up) through the scenarios of issue 5, and compares every preset and
 //! the stacked baselines (SwarmSDK over RubyLLM's own retries, PlanExe, Forgeflare) with an
 //! oracle that knows when the provider recovers. A fleet simulator measures load amplification
 //! during an outage and recovery after a short one; [`live`] repeats both against the real

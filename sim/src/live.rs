@@ -13,8 +13,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use retry_core::__private::rng::SplitMix64;
 use retry_core::reqwest_support::failure_from_response;
-use retry_core::rng::SplitMix64;
 use retry_core::Failure;
 use retry_lab::LogEntry;
 

@@ -192,3 +192,59 @@ def without_waits(events: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
             out.append(e)
     assert started is None, f"a wait never finished: {events}"
     return out
+
+
+class RunMachine:
+    """The engine's ``Run`` (``retry_core._native.Run``, core/src/run.rs) driven one failure at a
+    time, for tests that look at single decisions: each report returns the decision of the last
+    failure (``run.decision``), and ``step`` holds the run's last step. A report after a wait
+    resumes the run first, as the front doors do. Not public API: the front doors are
+    ``call_llm_with_retry`` and ``acall_llm_with_retry``."""
+
+    def __init__(self, policy: Any = "default", *, seed: Optional[int] = None, context_hook: bool = False,
+                 fleet: Any = None, key: Optional[str] = None) -> None:
+        from retry_core import _native
+        from retry_core._policy import resolve_policy
+
+        config = json.dumps({"seed": seed, "context_hook": bool(context_hook)})
+        native = resolve_policy(policy)
+        if fleet is None:
+            self.run = _native.Run(native, config)
+        else:
+            self.run = _native.Run(native, config, fleet._inner, [key])
+        self.step: Any = None
+        #: Every event of the run so far, in order.
+        self.events: List[Dict[str, Any]] = []
+
+    def _take(self, out: Any) -> Any:
+        self.step, pending = out
+        self.events.extend(e for e, _, _ in pending or [])
+        return self.step
+
+    def start(self, elapsed: float = 0.0) -> Any:
+        return self._take(self.run._start(elapsed))
+
+    def succeeded(self, elapsed: float = 0.0) -> Any:
+        if self.step is not None and self.step[0] == "wait":
+            self._take(self.run._resume(elapsed))
+        return self._take(self.run._succeeded(elapsed))
+
+    def on_failure(self, failure: Any, elapsed: float = 0.0) -> Any:
+        from retry_core._failure import record_of
+
+        if self.step is not None and self.step[0] == "wait":
+            self._take(self.run._resume(elapsed))
+        self._take(self.run._failed(record_of(failure), elapsed))
+        return self.run.decision
+
+    def on_orphans_pruned(self, pruned: int, elapsed: float = 0.0) -> Any:
+        self._take(self.run._pruned(pruned, elapsed))
+        return self.run.decision
+
+    def on_context_compacted(self, compacted: bool, elapsed: float = 0.0) -> Any:
+        self._take(self.run._compacted(compacted, elapsed))
+        return self.run.decision
+
+    @property
+    def attempts(self) -> int:
+        return self.run.attempts

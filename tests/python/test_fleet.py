@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import retry_core
-from conftest import without_waits
-from retry_core import Fleet, Retrier, acall_llm_with_retry, call_llm_with_retry
+from conftest import RunMachine, without_waits
+from retry_core import Fleet, acall_llm_with_retry, call_llm_with_retry
 from retry_core.llm_executor import LLMExecutor, LLMModelWithInstance, ModelUnavailable, RetryConfig
 
 FAST = {"preset": "default", "backoff": {"kind": "fixed", "delay": 0.01}, "jitter": "none"}
@@ -181,7 +181,8 @@ def test_without_a_fleet_nothing_changes_and_permanent_errors_never_open_the_cir
     for _ in range(10):
         with pytest.raises(StatusError):
             call_llm_with_retry(lambda: (_ for _ in ()).throw(StatusError(401)), fleet=fleet, key="k")
-    assert Retrier(fleet=fleet, key="k").before_attempt() is None
+    run = RunMachine(fleet=fleet, key="k")
+    assert run.start() == ("call", 0) and run.events == [], "the circuit stayed closed"
     assert fleet.metrics()["k"]["unauthorized"]["gave_up"] == 10
 
 
@@ -230,7 +231,7 @@ def test_async_twin_shares_the_pause(real_sleep):
     import asyncio
 
     fleet = Fleet()
-    r = Retrier("default", fleet=fleet, key="k")
+    r = RunMachine("default", fleet=fleet, key="k")
     d = r.on_failure(StatusError(429, {"retry-after": "0.3"}))
     assert "rate_limit_pause" in kinds(d.events)
 
@@ -393,9 +394,8 @@ def test_fleet_and_key_go_together():
     with pytest.raises(ValueError):
         call_llm_with_retry(lambda: 1, fleet=f, key="")
     with pytest.raises(TypeError, match="needs fleet="):
-        Retrier(key="k")
+        call_llm_with_retry(lambda: 1, key="k")
     assert call_llm_with_retry(lambda: 1, fleet=None, key=None) == 1
-    assert retry_core.Gate.__name__ == "Gate"
 
 
 # The success path (`_native._call_usual`: the usual options, an in-process fleet, a key with no

@@ -13,7 +13,9 @@ import time
 
 import pytest
 
-from retry_core import Fleet, Retrier, call_llm_with_retry
+from retry_core import Fleet, call_llm_with_retry
+
+from conftest import RunMachine
 
 INSTALL = "sudo apt-get install -y redis-server   (scripts/setup.sh installs it)"
 
@@ -83,19 +85,19 @@ def test_two_fleets_on_one_redis_share_a_pause_and_a_budget(redis_server):
     b = Fleet(redis_url=redis_server.url, namespace="t1", budget={"capacity": 15}, breaker=False)
     assert a.backend == b.backend == "redis"
 
-    r = Retrier("default", fleet=a, key="anthropic:sonnet")
+    r = RunMachine("default", fleet=a, key="anthropic:sonnet")
     d = r.on_failure(StatusError(429, {"retry-after": "5"}))
     assert [e["type"] for e in d.events] == ["rate_limit_pause", "llm_retry_attempt"]
-    gate = Retrier("default", fleet=b, key="anthropic:sonnet").before_attempt()
-    assert gate is not None and 4.5 < gate.wait <= 5.0, "b's callers are paused by a's 429"
-    assert Retrier("default", fleet=b, key="other").before_attempt() is None
+    step = RunMachine("default", fleet=b, key="anthropic:sonnet").start()
+    assert step[0] == "wait" and 4.5 < step[1] <= 5.0 and step[2] == "fleet_pause", "b's callers are paused by a's 429"
+    assert RunMachine("default", fleet=b, key="other").start() == ("call", 0)
 
     # The budget: a's retry spent 5 of 15; b sees 10 left and can pay for two more retries.
     assert b.tokens("anthropic:sonnet") == 10.0
     for _ in range(2):
-        d = Retrier("default", fleet=b, key="anthropic:sonnet").on_failure(StatusError(503))
+        d = RunMachine("default", fleet=b, key="anthropic:sonnet").on_failure(StatusError(503))
         assert d.action == "retry"
-    d = Retrier("default", fleet=a, key="anthropic:sonnet").on_failure(StatusError(503))
+    d = RunMachine("default", fleet=a, key="anthropic:sonnet").on_failure(StatusError(503))
     assert (d.action, d.reason) == ("give_up", "budget_exhausted")
     assert a.tokens("anthropic:sonnet") == 0.0
 

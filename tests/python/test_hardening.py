@@ -16,7 +16,6 @@ import retry_core
 from retry_core import (
     Failure,
     Fleet,
-    Retrier,
     RetryConfig,
     RetryPolicy,
     call_llm_with_retry,
@@ -30,7 +29,7 @@ from retry_core import (
 )
 from retry_core.llm_executor import LLMExecutor, LLMModelWithInstance
 
-from conftest import VECTORS
+from conftest import VECTORS, RunMachine
 
 THREADS = 16
 ITERATIONS = 2_000
@@ -130,11 +129,11 @@ def test_a_shared_fleet_from_many_threads_matches_one_thread():
     policy = RetryPolicy("default")
 
     def decide(fleet: Fleet, t: int, i: int) -> Any:
-        r = Retrier(policy, seed=i, fleet=fleet, key=f"k{t % 4}")
-        assert r.before_attempt() is None
+        r = RunMachine(policy, seed=i, fleet=fleet, key=f"k{t % 4}")
+        assert r.start() == ("call", 0) and r.events == []
         d = r.on_failure(failures[i % 3])
-        events = r.on_success()
-        return d.action, d.delay, d.classification.category, [e["type"] for e in d.events], events
+        assert r.succeeded() == ("return",)
+        return d.action, d.delay, d.classification.category, [e["type"] for e in d.events], r.events
 
     solo = Fleet(breaker=False, shared_pause=False)
     single = {(t, i): decide(solo, t, i) for t in range(4) for i in range(ITERATIONS)}
@@ -149,10 +148,10 @@ def test_a_shared_fleet_from_many_threads_matches_one_thread():
         assert shared.tokens(f"k{k}") == 500.0
 
 
-def test_one_retrier_is_not_shared_silently():
-    """A Retrier is one logical call's state. Used from two threads at once it raises a clear
-    RuntimeError (pyo3's borrow check) rather than corrupting its state."""
-    r = Retrier("default", fleet=Fleet(), key="k")
+def test_one_run_is_not_shared_silently():
+    """A run (the engine's ``Run``) is one logical call's state. Used from two threads at once it
+    raises a clear RuntimeError (pyo3's borrow check) rather than corrupting its state."""
+    r = RunMachine("default", fleet=Fleet(), key="k")
     errors: List[BaseException] = []
 
     def use() -> None:
@@ -244,14 +243,6 @@ WRONG_TYPES: Dict[str, Callable[[], Any]] = {
     "RetryPolicy.swarm_sdk(2**40)": lambda: RetryPolicy.swarm_sdk(2**40),
     "RetryConfig(nan).to_policy": lambda: RetryConfig(base_delay=float("nan")).to_policy(),
     "RetryConfig(str).delay_for_retry": lambda: RetryConfig(max_retries="2").delay_for_retry(0),  # type: ignore[arg-type]
-    "Retrier(seed=-1)": lambda: Retrier(seed=-1),
-    "Retrier(policy=1)": lambda: Retrier(1),  # type: ignore[arg-type]
-    "Retrier.on_failure(None)": lambda: Retrier().on_failure(None),  # type: ignore[arg-type]
-    "Retrier.on_failure(elapsed=nan)": lambda: Retrier().on_failure(TimeoutError(), float("nan")),
-    "Retrier.on_failure(elapsed=-1)": lambda: Retrier().on_failure(TimeoutError(), -1),
-    "Retrier.on_failure(elapsed=str)": lambda: Retrier().on_failure(TimeoutError(), "soon"),  # type: ignore[arg-type]
-    "Retrier.on_orphans_pruned(-1)": lambda: Retrier().on_orphans_pruned(-1, TimeoutError()),
-    "Retrier.before_attempt(inf)": lambda: Retrier(fleet=Fleet(), key="k").before_attempt(float("inf")),
     "Fleet(budget=str)": lambda: Fleet(budget="lots"),
     "Fleet(unknown)": lambda: Fleet(budgett={}),
     "Fleet(capacity=None)": lambda: Fleet(budget={"capacity": None}),
@@ -268,6 +259,7 @@ WRONG_TYPES: Dict[str, Callable[[], Any]] = {
     "call(on_event=str)": lambda: call_llm_with_retry(_fails, on_event="print"),
     "call(messages=str)": lambda: call_llm_with_retry(_fails, messages="history"),
     "call(seed=str)": lambda: call_llm_with_retry(_fails, seed="1"),
+    "call(seed=-1)": lambda: call_llm_with_retry(_fails, seed=-1),
     "call(fleet=dict)": lambda: call_llm_with_retry(_fails, fleet={}, key="k"),
     "call(fleet, key=None)": lambda: call_llm_with_retry(_fails, fleet=Fleet()),
     "call(fleet, key=1)": lambda: call_llm_with_retry(_fails, fleet=Fleet(), key=1),

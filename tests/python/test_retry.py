@@ -7,10 +7,10 @@ import sys
 import time
 
 import pytest
-from conftest import without_waits
+from conftest import RunMachine, without_waits
 
 import retry_core
-from retry_core import Failure, Retrier, RetryPolicy, call_llm_with_retry
+from retry_core import Failure, RetryPolicy, call_llm_with_retry
 
 
 class Flaky:
@@ -246,24 +246,24 @@ def test_policy_objects():
         RetryPolicy().backoff_delay(-1)
 
 
-def test_retrier_for_custom_loops():
-    r = Retrier("swarm_sdk", seed=1)
+def test_a_run_decides_one_failure_at_a_time():
+    """The engine's Run underneath the front doors: a failure's decision, the step it takes."""
+    r = RunMachine("swarm_sdk", seed=1)
     d = r.on_failure(TimeoutError("read timed out"), 0.0)
     assert (d.action, d.delay, d.attempt, d.max_retries) == ("retry", 15.0, 1, 3)
+    assert r.step == ("wait", 15.0, "backoff")
     assert "retrying in 15 s" in d.note and "timeout" in repr(d)
     assert r.attempts == 1
     with pytest.raises(ValueError):
         r.on_failure(Failure(message="x"), float("nan"))
     with pytest.raises(ValueError):
-        Retrier(seed=-1)
-    with pytest.raises(ValueError):
-        r.on_orphans_pruned(-2, Failure(message="x"))
+        call_llm_with_retry(lambda: 1, seed=-1)
 
 
-def test_retrier_shared_across_threads_does_not_crash():
+def test_a_run_shared_across_threads_does_not_crash():
     import threading
 
-    r = Retrier("swarm_sdk_legacy")
+    r = RunMachine("swarm_sdk_legacy")
     errors = []
 
     def hammer():

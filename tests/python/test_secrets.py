@@ -21,7 +21,6 @@ from retry_core import (
     PRESETS,
     Failure,
     Fleet,
-    Retrier,
     RetryPolicy,
     acall_llm_with_retry,
     call_llm_with_retry,
@@ -30,7 +29,7 @@ from retry_core import (
 )
 from retry_core.llm_executor import LLMExecutor, LLMModelWithInstance, RetryConfig
 
-from conftest import VECTORS
+from conftest import VECTORS, RunMachine
 
 # (whole secret, its random part)
 SECRETS = [
@@ -150,13 +149,14 @@ def outputs(failure: Any) -> List[str]:
     if isinstance(failure, Failure):
         out.append(repr(failure))
     for preset in PRESETS:
-        r = Retrier(preset, seed=1, context_hook=True)
+        r = RunMachine(preset, seed=1, context_hook=True)
         d = r.on_failure(failure)
         out += decision_texts(d)
-        if d.action == "recover_orphans":
-            out += decision_texts(r.on_orphans_pruned(1, failure))
-        elif d.action == "recover_context":
-            out += decision_texts(r.on_context_compacted(True, failure))
+        if d.action == "prune_orphans":
+            out += decision_texts(r.on_orphans_pruned(1))
+        elif d.action == "compact_context":
+            out += decision_texts(r.on_context_compacted(True))
+        out += events_text(r.events)
     return out
 
 
@@ -221,7 +221,7 @@ def test_policy_sequences_leak_no_secret():
     found: List[str] = []
     for case in json.loads((VECTORS / "policies.json").read_text())["cases"]:
         for v in range(3):
-            r = Retrier(case["policy"], seed=case.get("seed", 0), context_hook=bool(case.get("context_hook", False)))
+            r = RunMachine(case["policy"], seed=case.get("seed", 0), context_hook=bool(case.get("context_hook", False)))
             last: Any = None
             texts: List[str] = []
             for step in case["steps"]:
@@ -231,10 +231,11 @@ def test_policy_sequences_leak_no_secret():
                     texts += outputs(last)
                     d = r.on_failure(last, elapsed)
                 elif "pruned" in step:
-                    d = r.on_orphans_pruned(step["pruned"], last, elapsed)
+                    d = r.on_orphans_pruned(step["pruned"], elapsed)
                 else:
-                    d = r.on_context_compacted(step["compacted"], last, elapsed)
+                    d = r.on_context_compacted(step["compacted"], elapsed)
                 texts += decision_texts(d) + [format_error_message(last)]
+            texts += events_text(r.events)
             found += [f"{case['name']} #{v}: {leak}" for leak in leaks(texts)]
     assert not found, f"{len(found)} leaks:\n" + "\n".join(found[:20])
 
@@ -277,7 +278,7 @@ def test_fleet_events_and_configuration_errors_leak_no_secret():
                 lambda: RetryPolicy(JWT), lambda: RetryPolicy.from_config(f"{{\"name\": 1, \"x\": \"{G}\"}}"),
                 lambda: Fleet(budget={"capacity": AN}), lambda: Fleet(**{f"Bearer {JWT}": 1}),
                 lambda: Fleet(redis_url=f"redis://:{OP}@[::1/0"), lambda: Failure(transport=f"x-api-key: {KEY}"),
-                lambda: Retrier(f"Authorization: Bearer {JWT}")):
+                lambda: call_llm_with_retry(lambda: "ok", policy=f"Authorization: Bearer {JWT}")):
         with pytest.raises((TypeError, ValueError)) as info:
             bad()
         texts.append(str(info.value))

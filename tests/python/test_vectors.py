@@ -10,9 +10,9 @@ from typing import Any, Callable, Dict, List
 import pytest
 
 import retry_core
-from retry_core import Failure, Retrier, classify, prune_orphan_tool_calls
+from retry_core import Failure, classify, prune_orphan_tool_calls
 
-from conftest import VECTORS, assert_matches
+from conftest import VECTORS, RunMachine, assert_matches
 
 
 def _failure(d: Dict[str, Any]) -> Failure:
@@ -38,20 +38,30 @@ def run_retry_after(case: Dict[str, Any], data: Dict[str, Any]) -> None:
     assert_matches(retry_core.retry_after(case["headers"], now=now), case["expect"])
 
 
+def _step_matches(d: Any, step: Any) -> bool:
+    """The run's step on decision ``d``: a retry waits (one of 0 s with a server's wait of 0 or
+    after a recovery may call at once); a recovery or an end is the step of the same name."""
+    if d.action == "retry":
+        return (step[0] == "wait" and step[1] == d.delay) or (step[0] == "call" and d.delay == 0)
+    if d.action == "give_up":
+        return tuple(step) == ("give_up", d.reason)
+    return tuple(step) == (d.action,)
+
+
 def run_policy(case: Dict[str, Any], data: Dict[str, Any]) -> None:
-    r = Retrier(case["policy"], seed=case.get("seed"), context_hook=bool(case.get("context_hook", False)))
-    last = None
+    """Through the engine's Run, as Rust's and Ruby's runners do."""
+    r = RunMachine(case["policy"], seed=case.get("seed"), context_hook=bool(case.get("context_hook", False)))
     for i, step in enumerate(case["steps"]):
         elapsed = step.get("elapsed", 0.0)
         if "failure" in step:
-            last = _failure(step["failure"])
-            d = r.on_failure(last, elapsed)
+            d = r.on_failure(_failure(step["failure"]), elapsed)
         elif "pruned" in step:
-            d = r.on_orphans_pruned(step["pruned"], last, elapsed)
+            d = r.on_orphans_pruned(step["pruned"], elapsed)
         elif "compacted" in step:
-            d = r.on_context_compacted(step["compacted"], last, elapsed)
+            d = r.on_context_compacted(step["compacted"], elapsed)
         else:
             raise AssertionError(f"step {i}: unknown step shape {sorted(step)}")
+        assert _step_matches(d, r.step), f"step {i}: step {r.step} for {d!r}"
         expect = step["expect"]
         got = {
             "action": d.action,

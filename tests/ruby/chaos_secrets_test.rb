@@ -8,7 +8,7 @@ require_relative "test_helper"
 # is, JSON, repr, \u002d escapes, URL-encoded, split by a newline or a literal \n), is planted
 # in an exception's message, its body (a String and a parsed JSON Hash), its headers and its
 # cause chain, and sent through RetryCore.call_llm_with_retry (on_event), RetryCore.classify,
-# RetryCore.error_message, Failure.from_exception, a Retrier's Decision and SwarmSDK's ChatRetry
+# RetryCore.error_message, Failure.from_exception, a Run's Decision and SwarmSDK's ChatRetry
 # (LogStream events, the error message it returns). No run of 12 characters of the secret's
 # random part may appear in anything retry-core produces: events, the inspect and to_s of its
 # objects (Failure, Classification, Decision), its error texts. The user's exception is theirs
@@ -174,7 +174,9 @@ class ChaosSecretsTest < Minitest::Test
       error = make.call
       failure = RetryCore::Failure.from_exception(error)
       classification = RetryCore.classify(error)
-      decision = RetryCore::Retrier.new(:default, seed: 1).on_failure(error)
+      run = RetryCore::Run.new(:default, config: { seed: 1 })
+      run.failed(error, 0.0)
+      decision = run.decision
       reply, chat_events = through_chat_retry(make)
       outputs = [
         ["on_event", through_call_llm_with_retry(make)],

@@ -97,8 +97,8 @@ class FleetRedisTest < Minitest::Test
     end
     assert_equal %w[rate_limit_pause llm_retry_attempt], events.map { |e| e[:type] }
     # b never failed, yet it waits for the pause a stored in Redis: a fresh pause first.
-    r = RetryCore::Retrier.new(FAST, fleet: a, key: "anthropic:sonnet")
-    r.on_failure(RubyLLM.error_for(429, "slow down", headers: { "retry-after-ms" => "400" }))
+    r = RetryCore::Run.new(FAST, fleet: a, keys: "anthropic:sonnet")
+    r.failed(RubyLLM.error_for(429, "slow down", headers: { "retry-after-ms" => "400" }), 0.0)
     sleeps.clear
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     Timeout.timeout(10) { assert_equal :b_ok, RetryCore.call_llm_with_retry(policy: FAST, fleet: b, key: "anthropic:sonnet") { :b_ok } }
@@ -116,8 +116,9 @@ class FleetRedisTest < Minitest::Test
     events = []
     # a spends 5, b spends 5: the shared bucket is empty and a's next retry is refused.
     [a, b].each do |f|
-      r = RetryCore::Retrier.new(FAST, fleet: f, key: "k")
-      assert_equal :retry, r.on_failure(error).action
+      r = RetryCore::Run.new(FAST, fleet: f, keys: "k")
+      r.failed(error, 0.0)
+      assert_equal :retry, r.decision.action
     end
     assert_equal 0.0, a.tokens("k")
     assert_equal 0.0, b.tokens("k")

@@ -111,9 +111,8 @@ class FleetTest < Minitest::Test
     assert_raises(TypeError) { RetryCore.call_llm_with_retry(key: "k") { 1 } }
     assert_raises(TypeError) { RetryCore.call_llm_with_retry(fleet: fleet, key: 42) { 1 } }
     assert_raises(ArgumentError) { RetryCore.call_llm_with_retry(fleet: fleet, key: "") { 1 } }
-    assert_raises(ArgumentError) { RetryCore::Retrier.new(fleet: fleet) }
-    assert_raises(ArgumentError) { RetryCore::Retrier.new(key: "k") }
-    assert_raises(TypeError) { RetryCore::Retrier.new(fleet: :fleet, key: "k") }
+    assert_raises(ArgumentError) { RetryCore::Run.new(fleet: fleet) }
+    assert_raises(TypeError) { RetryCore::Run.new(fleet: :fleet, keys: "k") }
     assert_equal :ok, RetryCore.call_llm_with_retry(fleet: fleet, key: :k) { :ok }
   end
 
@@ -305,18 +304,22 @@ class FleetTest < Minitest::Test
     %w[k0 k1].each { |k| assert_equal 500.0, fleet.tokens(k), "each retry's 5 tokens earned back by its success" }
   end
 
-  def test_a_retrier_with_a_fleet_by_hand
+  def test_a_run_with_a_fleet_by_hand
     fleet = RetryCore::Fleet.new(breaker: nil)
-    r = RetryCore::Retrier.new(:default, seed: 1, fleet: fleet, key: "k")
-    assert_equal({ wait: nil, reject: false, probe: false, events: [] }, r.before_attempt)
-    d = r.on_failure(rate_limited(5000))
+    r = RetryCore::Run.new(:default, config: { seed: 1 }, fleet: fleet, keys: "k")
+    assert_equal [:call, 0], r.start
+    assert_equal [], r.take_events
+    assert_equal [:wait, 5.0, :retry_after], r.failed(rate_limited(5000), 0.0)
+    d = r.decision
     assert_equal 5.0, d.delay
     assert_equal %w[rate_limit_pause llm_retry_attempt], d.events.map { |e| e[:type] }
-    other = RetryCore::Retrier.new(:default, fleet: fleet, key: "k")
-    gate = other.before_attempt(elapsed: 0)
-    assert_in_delta 5.0, gate[:wait], 0.5
-    assert_equal [], r.on_success
-    assert_equal [], RetryCore::Retrier.new.on_success
+    other = RetryCore::Run.new(:default, fleet: fleet, keys: "k")
+    step = other.start
+    assert_equal :wait, step[0]
+    assert_in_delta 5.0, step[1], 0.5
+    assert_equal :fleet_pause, step[2]
+    assert_equal [:return], RetryCore::Run.new.succeeded(0.0)
+    assert_equal [], RetryCore::Run.new.tap { |run| run.succeeded(0.0) }.take_events
   end
 
   # --- SwarmSDK ----------------------------------------------------------------------------
@@ -416,15 +419,17 @@ class FleetStressTest < Minitest::Test
     fleet = RetryCore::Fleet.new(budget: { capacity: 10 }, breaker: { consecutive_failures: 2, open_s: 0 }, namespace: "stress")
     assert_equal 10.0, fleet.config.dig("budget", "capacity")
     assert_equal 10.0, fleet.tokens("k")
-    r = RetryCore::Retrier.new(:forgeflare, seed: 3, fleet: fleet, key: "k")
-    assert_nil r.before_attempt[:wait]
-    d = r.on_failure(RubyLLM.error_for(429, "slow down", headers: { "retry-after" => "0" }))
-    assert_equal :retry, d.action
-    d = r.on_failure(RubyLLM.error_for(503, "busy"))
-    assert_equal %w[circuit_opened llm_retry_attempt], d.events.map { |e| e[:type] }
-    gate = r.before_attempt(elapsed: 0.1)
-    assert gate[:probe]
-    assert_equal [{ type: "circuit_closed", key: "k" }], r.on_success
+    r = RetryCore::Run.new(:forgeflare, config: { seed: 3 }, fleet: fleet, keys: "k")
+    assert_equal [:call, 0], r.start
+    r.failed(RubyLLM.error_for(429, "slow down", headers: { "retry-after" => "0" }), 0.0)
+    assert_equal :retry, r.decision.action
+    assert_equal :wait, r.failed(RubyLLM.error_for(503, "busy"), 0.0)[0]
+    assert_equal %w[circuit_opened llm_retry_attempt], r.decision.events.map { |e| e[:type] }
+    r.take_events
+    # The circuit opened for 0 s: the next call is its half-open probe, and its success closes it.
+    assert_equal [:call, 0], r.resume(0.1)
+    assert_equal [:return], r.succeeded(0.2)
+    assert_includes r.take_events, { type: "circuit_closed", key: "k" }
     assert_raises(RetryCore::InvalidPolicyError) { RetryCore::Fleet.new(budget: { capacity: -1 }) }
     m = fleet.metrics
     assert_equal [3, 1], m.dig("k", "total").values_at(:calls, :successes)

@@ -130,7 +130,6 @@ class HardeningTest < Minitest::Test
   # then succeeds reaches the engine's decision path with the value.
   def doors
     fleet = RetryCore::Fleet.new
-    retrier = RetryCore::Retrier.new(:forgeflare, seed: 1)
     err = RubyLLM.error_for(503, "busy")
     once = lambda do
       failed = false
@@ -212,13 +211,13 @@ class HardeningTest < Minitest::Test
       "Policy.swarm_sdk(max_retries:)" => ->(v) { RetryCore::Policy.swarm_sdk(max_retries: v) },
       "Policy.swarm_sdk(delay:)" => ->(v) { RetryCore::Policy.swarm_sdk(delay: v) },
       "Policy.coerce" => ->(v) { RetryCore::Policy.coerce(v) },
-      "Retrier(policy)" => ->(v) { RetryCore::Retrier.new(v) },
-      "Retrier(seed:)" => ->(v) { RetryCore::Retrier.new(seed: v) },
-      "Retrier#on_failure" => ->(v) { retrier.on_failure(v) },
-      "Retrier#on_failure(elapsed:)" => ->(v) { RetryCore::Retrier.new(:default).on_failure(err, elapsed: v) },
-      "Retrier#on_orphans_pruned" => ->(v) { RetryCore::Retrier.new(:swarm_sdk).on_orphans_pruned(v, err) },
-      "Retrier#on_context_compacted" => ->(v) { RetryCore::Retrier.new.on_context_compacted(v, v) },
-      "Retrier#before_attempt" => ->(v) { RetryCore::Retrier.new(fleet: fleet, key: "k").before_attempt(elapsed: v) },
+      "Run(policy)" => ->(v) { RetryCore::Run.new(v) },
+      "Run(config:)" => ->(v) { RetryCore::Run.new(config: v) },
+      "Run#failed" => ->(v) { RetryCore::Run.new(:forgeflare, config: { seed: 1 }).failed(v, 0.0) },
+      "Run#failed(elapsed)" => ->(v) { RetryCore::Run.new(:default).failed(err, v) },
+      "Run#pruned" => ->(v) { RetryCore::Run.new(:swarm_sdk).pruned(v, 0.0) },
+      "Run#compacted" => ->(v) { RetryCore::Run.new.compacted(v, v) },
+      "Run#start(fleet)" => ->(v) { RetryCore::Run.new(fleet: fleet, keys: "k").start(v) },
       "Fleet(budget:)" => ->(v) { RetryCore::Fleet.new(budget: v) },
       "Fleet(budget fields)" => ->(v) { RetryCore::Fleet.new(budget: { capacity: v, retry_cost: v }) },
       "Fleet(breaker:)" => ->(v) { RetryCore::Fleet.new(breaker: v) },

@@ -132,14 +132,15 @@ class SecretsTest < Minitest::Test
     check("#{label} error_message(record)", RetryCore.error_message(failure))
     check("#{label} error_message(exception)", RetryCore.error_message(error))
     RetryCore::Policy::PRESETS.each do |preset|
-      r = RetryCore::Retrier.new(preset, seed: 1, context_hook: true, swarm_names: preset == "swarm_sdk")
+      r = RunMachine.new(preset, seed: 1, context_hook: true, swarm_names: preset == "swarm_sdk")
       d = r.on_failure(failure)
       check("#{label} #{preset} decision", d.events)
       d = case d.action
-          when :recover_orphans then r.on_orphans_pruned(1, failure)
-          when :recover_context then r.on_context_compacted(true, failure)
+          when :prune_orphans then r.on_orphans_pruned(1)
+          when :compact_context then r.on_context_compacted(true)
           end
       check("#{label} #{preset} recovery", d.events) if d
+      check("#{label} #{preset} run", r.events)
       seen = []
       calls = 0
       begin
@@ -196,8 +197,8 @@ class SecretsTest < Minitest::Test
   def test_policy_sequences_leak_no_secret
     load_vectors("policies.json").fetch("cases").each do |c|
       3.times do |v|
-        r = RetryCore::Retrier.new(RetryCore::Policy.from_config(c.fetch("policy")), seed: c.fetch("seed", 0),
-                                                                                      context_hook: c.fetch("context_hook", false))
+        r = RunMachine.new(RetryCore::Policy.from_config(c.fetch("policy")), seed: c.fetch("seed", 0),
+                                                                             context_hook: c.fetch("context_hook", false))
         last = nil
         c.fetch("steps").each do |step|
           elapsed = step.fetch("elapsed", 0.0)
@@ -205,11 +206,11 @@ class SecretsTest < Minitest::Test
                 last = RetryCore::Failure.from_h(plant(step["failure"], v))
                 r.on_failure(last, elapsed: elapsed)
               elsif step.key?("pruned")
-                r.on_orphans_pruned(step["pruned"], last, elapsed: elapsed)
+                r.on_orphans_pruned(step["pruned"], elapsed: elapsed)
               else
-                r.on_context_compacted(step.fetch("compacted"), last, elapsed: elapsed)
+                r.on_context_compacted(step.fetch("compacted"), elapsed: elapsed)
               end
-          check("policies.json #{c["name"]} ##{v}", d.events, RetryCore.error_message(last))
+          check("policies.json #{c["name"]} ##{v}", d.events, r.events, RetryCore.error_message(last))
         end
       end
     end
@@ -243,10 +244,12 @@ class SecretsTest < Minitest::Test
     fleet = RetryCore::Fleet.new(budget: { capacity: 5, retry_cost: 5 }, breaker: { consecutive_failures: 1, open_s: 0 }, shared_pause: false)
     records = load_vectors("classify.json").fetch("cases").first(60).each_with_index.map { |c, i| plant(c.fetch("failure"), i % 3) }
     records.each_with_index do |record, i|
-      r = RetryCore::Retrier.new(:default, seed: 1, fleet: fleet, key: "k#{i}")
-      check("fleet gate", r.before_attempt[:events])
+      r = RunMachine.new(:default, seed: 1, fleet: fleet, key: "k#{i}")
+      r.start
+      check("fleet gate", r.events)
       2.times { check("fleet decision", r.on_failure(RetryCore::Failure.from_h(record)).events) }
-      check("fleet success", r.on_success)
+      r.succeeded unless r.step[0] == :give_up
+      check("fleet run", r.events)
       seen = []
       calls = 0
       begin

@@ -176,3 +176,64 @@ module SwarmSDKInstalled
     super
   end
 end
+
+# The engine's Run (RetryCore::Run, core run.rs) one failure at a time, for tests that look at
+# single decisions: each report answers the decision of the last failure (Run#decision) and
+# +step+ holds the run's last step; a report after a wait resumes the run first, as the front
+# doors do. +events+ collects every event of the run.
+class RunMachine
+  attr_reader :run, :step, :events
+
+  def initialize(policy = :default, seed: nil, context_hook: false, fleet: nil, key: nil, swarm_names: false)
+    config = JSON.generate({ seed: seed, context_hook: context_hook ? true : false })
+    policy = RetryCore::Policy.coerce(policy)
+    @run = if swarm_names
+             RetryCore::Run._new(policy, config, fleet, fleet && [key], true)
+           else
+             RetryCore::Run.new(policy, config: config, fleet: fleet, keys: key)
+           end
+    @step = nil
+    @events = []
+  end
+
+  def start(elapsed = 0.0)
+    take { @run.start(elapsed) }
+  end
+
+  def succeeded(elapsed = 0.0)
+    resume_if_waiting(elapsed)
+    take { @run.succeeded(elapsed) }
+  end
+
+  def on_failure(failure, elapsed: 0.0)
+    resume_if_waiting(elapsed)
+    take { @run.failed(failure, elapsed) }
+    @run.decision
+  end
+
+  def on_orphans_pruned(pruned, elapsed: 0.0)
+    take { @run.pruned(pruned, elapsed) }
+    @run.decision
+  end
+
+  def on_context_compacted(compacted, elapsed: 0.0)
+    take { @run.compacted(compacted, elapsed) }
+    @run.decision
+  end
+
+  def attempts
+    @run.attempts
+  end
+
+  private
+
+  def resume_if_waiting(elapsed)
+    take { @run.resume(elapsed) } if @step && @step[0] == :wait
+  end
+
+  def take
+    @step = yield
+    @events.concat(@run.take_events)
+    @step
+  end
+end

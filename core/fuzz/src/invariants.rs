@@ -6,15 +6,14 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use retry_core::category::RetryAfterSource;
-use retry_core::classify::classify_at;
-use retry_core::orphan::{is_blank, prune_json, views_from_json, Pruned, Role};
-use retry_core::policy::{Backoff, OverCap};
-use retry_core::retry_after::MAX_SECONDS;
-use retry_core::scrub::scrub;
-use retry_core::{
-    Action, Category, Classification, Decision, Failure, GiveUpReason, Retrier, RetryPolicy,
-};
+use retry_core::__private::category::RetryAfterSource;
+use retry_core::__private::classify::classify_at;
+use retry_core::__private::machine::Retrier;
+use retry_core::__private::orphan::{is_blank, prune_json, views_from_json, Pruned, Role};
+use retry_core::__private::policy::{Backoff, OverCap};
+use retry_core::__private::retry_after::MAX_SECONDS;
+use retry_core::__private::scrub::scrub;
+use retry_core::{Action, Category, Classification, Decision, Failure, GiveUpReason, RetryPolicy};
 use serde_json::Value;
 
 /// The vectors' fixed clock: Sun, 22 Nov 2026 12:00:00 GMT.
@@ -82,7 +81,7 @@ pub fn check_classified(f: &Failure, c: &Classification) {
         if c.category != Category::Cancelled {
             assert!(
                 c.category.is_transient()
-                    || retry_core::classify::tables::STATED.contains(&c.category),
+                    || retry_core::__private::classify::tables::STATED.contains(&c.category),
                 "a {s} classified as permanent {}: {f:?}",
                 c.category
             );
@@ -260,10 +259,10 @@ fn check_decision(p: &RetryPolicy, d: &Decision, counted: u32, elapsed: f64, fre
                 }
             }
         }
-        Action::RecoverOrphans => {
+        Action::PruneOrphans => {
             assert!(p.recover_orphans && c.category == Category::OrphanToolCalls);
         }
-        Action::RecoverContext => {
+        Action::CompactContext => {
             assert!(p.recover_context && c.category == Category::ContextOverflow);
         }
     }
@@ -281,8 +280,8 @@ pub fn check_first_decision(p: &RetryPolicy, f: &Failure, c: &Classification) {
     let counted = u32::from(d.action != Action::Reraise);
     check_decision(p, &d, counted, 0.0, false);
     let after = match d.action {
-        Action::RecoverOrphans => r.on_orphans_pruned(1, f, 0.0),
-        Action::RecoverContext => r.on_context_compacted(true, f, 0.0),
+        Action::PruneOrphans => r.on_orphans_pruned(1, f, 0.0),
+        Action::CompactContext => r.on_context_compacted(true, f, 0.0),
         _ => return,
     };
     check_decision(p, &after, 0, 0.0, true);
@@ -306,8 +305,8 @@ pub fn run_retrier(p: &RetryPolicy, seed: u64, context_hook: bool, steps: &[Step
             run.counted -= 1;
         }
         check_decision(p, &d, run.counted, elapsed, false);
-        if matches!(d.action, Action::RecoverOrphans | Action::RecoverContext) {
-            let recovered = if d.action == Action::RecoverOrphans {
+        if matches!(d.action, Action::PruneOrphans | Action::CompactContext) {
+            let recovered = if d.action == Action::PruneOrphans {
                 d = r.on_orphans_pruned(step.pruned, &step.failure, elapsed);
                 step.pruned > 0
             } else {
@@ -348,7 +347,7 @@ pub fn run_retrier(p: &RetryPolicy, seed: u64, context_hook: bool, steps: &[Step
 /// The ids a result would need, by message: a call id is answered when a role `tool` message
 /// with that id follows before the next user or assistant message, or (Anthropic) a
 /// `tool_result` block with that id is in the next user message.
-fn answered(views: &[retry_core::orphan::MessageView], i: usize) -> Vec<String> {
+fn answered(views: &[retry_core::__private::orphan::MessageView], i: usize) -> Vec<String> {
     let mut ids = Vec::new();
     for m in &views[i + 1..] {
         match m.role {
@@ -366,7 +365,7 @@ fn answered(views: &[retry_core::orphan::MessageView], i: usize) -> Vec<String> 
 
 /// The assistant message a result at `j` answers: the nearest one before it with no user
 /// message in between.
-fn owner(views: &[retry_core::orphan::MessageView], j: usize) -> Option<usize> {
+fn owner(views: &[retry_core::__private::orphan::MessageView], j: usize) -> Option<usize> {
     for k in (0..j).rev() {
         match views[k].role {
             Role::Assistant => return Some(k),

@@ -6,12 +6,12 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use arbitrary::{Arbitrary, Unstructured};
-use retry_core::classify::tables;
-use retry_core::orphan::{prune_json, prune_json_str};
-use retry_core::retry_after::{
+use retry_core::__private::classify::tables;
+use retry_core::__private::messages::{error_message, swarm_error_type};
+use retry_core::__private::orphan::{prune_json, prune_json_str};
+use retry_core::__private::retry_after::{
     from_headers, parse_go_duration, parse_retry_after, parse_rfc3339, parse_seconds, MAX_SECONDS,
 };
-use retry_core::text::{error_message, swarm_error_type};
 use retry_core::{sse, Action, Category, Failure, Headers, RetryPolicy, Transport};
 use serde_json::{json, Map, Value};
 
@@ -640,13 +640,14 @@ pub fn check_sse_payload(payload: &str) -> Category {
     assert_eq!(f.body.as_deref(), Some(payload));
     // Two classifications by two entry points: the same answer (determinism, and
     // `classify_payload` is `classify` of `failure_from_payload`).
-    let c = retry_core::classify::classify_at(&f, fixed_now());
+    let c = retry_core::__private::classify::classify_at(&f, fixed_now());
     assert_eq!(
         cat, c.category,
         "SSE classification not deterministic: {payload}"
     );
     invariants::check_classified(&f, &c);
-    let envelope = retry_core::classify::body::parse(payload).is_some_and(|p| p.has_error);
+    let envelope =
+        retry_core::__private::classify::body::parse(payload).is_some_and(|p| p.has_error);
     if envelope {
         assert!(
             cat == Category::StreamInterrupted || !cat.is_transient(),
@@ -708,8 +709,8 @@ pub fn sse(data: &[u8]) {
             let mut message = retry_core::sse::failure_from_payload(&payload)
                 .message
                 .to_lowercase();
-            retry_core::classify::text::blank_links(&mut message);
-            let stated = retry_core::classify::text::stated()
+            retry_core::__private::classify::text::blank_links(&mut message);
+            let stated = retry_core::__private::classify::text::stated()
                 .first(&message)
                 .map(|p| p.category)
                 .filter(|c| !matches!(c, Category::BadRequest | Category::ClientError));
@@ -1097,7 +1098,7 @@ impl ConfigIn<'_> {
             &mut m,
             "preset",
             self.preset.map(|i| {
-                let names = retry_core::policy::PRESETS;
+                let names = retry_core::__private::policy::PRESETS;
                 names
                     .get(usize::from(i) % (names.len() + 1))
                     .map_or("nope".into(), |n| (*n).into())
@@ -1381,7 +1382,7 @@ pub fn scrub(data: &[u8]) {
         + Duration::from_nanos(SCRUB_NS_PER_BYTE * text.len() as u64);
     let time = || {
         let t = std::time::Instant::now();
-        let out = retry_core::scrub::scrub(&text).into_owned();
+        let out = retry_core::__private::scrub::scrub(&text).into_owned();
         (t.elapsed(), out)
     };
     let (mut took, once) = time();

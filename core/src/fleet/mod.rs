@@ -5,15 +5,19 @@
 //! ```
 //! use std::sync::Arc;
 //! use retry_core::fleet::{Fleet, FleetConfig};
-//! use retry_core::{Action, Failure, Retrier, RetryPolicy};
+//! use retry_core::{Failure, RetryPolicy, Run, Step, WaitReason};
 //!
 //! let fleet = Arc::new(Fleet::in_process(FleetConfig::default()));
-//! let mut call = Retrier::new(RetryPolicy::recommended()).with_fleet(Arc::clone(&fleet), "openai:gpt-4o");
-//! let d = call.on_failure(&Failure::http(429, "slow down").with_header("retry-after", "7"), 0.0);
-//! assert_eq!(d.action, Action::Retry { delay: 7.0 });
+//! let key = vec!["openai:gpt-4o".to_owned()];
+//! let mut call = Run::new(RetryPolicy::recommended()).fleet(Arc::clone(&fleet), key.clone());
+//! assert_eq!(call.start(0.0), Step::Call { model: 0 });
+//! let slow_down = Failure::http(429, "slow down").with_header("retry-after", "7");
+//! let step = call.failed(&slow_down, 0.0);
+//! assert_eq!(step, Step::Wait { seconds: 7.0, reason: WaitReason::RetryAfter });
 //! // Every other caller of the key now waits too.
-//! let mut other = Retrier::new(RetryPolicy::recommended()).with_fleet(fleet, "openai:gpt-4o");
-//! assert!(matches!(other.before_attempt(0.0).wait, Some(w) if w > 6.9));
+//! let mut other = Run::new(RetryPolicy::recommended()).fleet(fleet, key);
+//! let paused = matches!(other.start(0.0), Step::Wait { seconds, reason: WaitReason::FleetPause } if seconds > 5.0);
+//! assert!(paused);
 //! ```
 
 pub mod backend;
@@ -34,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::category::{Category, Classification, RetryAfterSource};
 use crate::error::{Error, Result};
-use crate::events::Event;
+use crate::events::{Event, EventKind};
 pub use backend::{BackendError, FleetBackend, InProcess, KeyState, Retention};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
@@ -322,14 +326,15 @@ impl Fleet {
             Ok(v) => {
                 if self.degraded.swap(false, Ordering::Relaxed) {
                     events.push(
-                        Event::new("fleet_backend_recovered").with("backend", self.backend.name()),
+                        Event::new(EventKind::FleetBackendRecovered)
+                            .with("backend", self.backend.name()),
                     );
                 }
                 v
             }
             Err(e) if e.bad_data => {
                 events.push(
-                    Event::new("fleet_backend_degraded")
+                    Event::new(EventKind::FleetBackendDegraded)
                         .with("backend", self.backend.name())
                         .with("key", key)
                         .with("error", crate::scrub::scrub(&e.message).into_owned())
@@ -340,7 +345,7 @@ impl Fleet {
             Err(e) => {
                 if !self.degraded.swap(true, Ordering::Relaxed) {
                     events.push(
-                        Event::new("fleet_backend_degraded")
+                        Event::new(EventKind::FleetBackendDegraded)
                             .with("backend", self.backend.name())
                             .with("error", crate::scrub::scrub(&e.message).into_owned())
                             .with("fallback", "in_process"),
@@ -530,7 +535,7 @@ impl Fleet {
                 let ra = ra.min(self.cfg.max_pause_s);
                 self.run(key, &mut events, |b| b.extend_pause(key, now + ra));
                 events.push(
-                    Event::new("rate_limit_pause")
+                    Event::new(EventKind::RateLimitPause)
                         .with("key", key)
                         .with("seconds", ra)
                         .with("category", c.category.as_str()),
@@ -551,7 +556,7 @@ impl Fleet {
         if !ok {
             let left = self.run(key, &mut events, |b| b.tokens(key, cfg));
             events.push(
-                Event::new("retry_budget_exhausted")
+                Event::new(EventKind::RetryBudgetExhausted)
                     .with("key", key)
                     .with("tokens", left)
                     .with("cost", cost)
@@ -584,11 +589,11 @@ fn transition_event(key: &str, t: &Transition) -> Event {
             reason,
             failures,
             open_s,
-        } => Event::new("circuit_opened")
+        } => Event::new(EventKind::CircuitOpened)
             .with("key", key)
             .with("reason", *reason)
             .with("failures", *failures)
             .with("open_s", *open_s),
-        Transition::Closed => Event::new("circuit_closed").with("key", key),
+        Transition::Closed => Event::new(EventKind::CircuitClosed).with("key", key),
     }
 }

@@ -24,14 +24,14 @@ from ._errors import (
     RetryCoreError,
 )
 from . import _native
-from ._native import Classification, Decision, Gate
+from ._native import Classification
 from ._failure import Failure
 from ._fleet import Fleet
 from ._policy import PRESETS, RetryPolicy
 from ._classify import CATEGORIES, classify, format_error_message, is_transient_error, retry_after, scrub
 from ._orphan import PruneResult, is_tool_pairing_error, prune_orphan_tool_calls
 from ._config import RetryConfig
-from ._retry import Retrier, acall_llm_with_retry, call_llm_with_retry
+from ._retry import acall_llm_with_retry, call_llm_with_retry
 
 __version__: str = _native.__version__
 
@@ -39,17 +39,14 @@ __all__ = [
     "CATEGORIES",
     "PRESETS",
     "Classification",
-    "Decision",
     "Failure",
     "Fleet",
-    "Gate",
     "InternalError",
     "InvalidArgumentError",
     "InvalidJsonError",
     "InvalidPolicyError",
     "InvalidStateError",
     "PruneResult",
-    "Retrier",
     "RetryConfig",
     "RetryCoreError",
     "RetryPolicy",

@@ -10,13 +10,12 @@ __all__ = [
     "TRANSPORTS",
     "MAX_CHAIN",
     "MAX_PRUNED",
-    "Retrier",
     "Decision",
-    "Gate",
     "Fleet",
     "Run",
     "_usual_options",
     "_call_usual",
+    "_set_event_hook",
     "_BUSY",
     "_ManualClock",
     "_prune_orphans",
@@ -127,7 +126,7 @@ class RetryPolicy:
 
 @final
 class Decision:
-    """One answer of the engine's state machine."""
+    """The decision of a run's last failure (``Run.decision``)."""
 
     @property
     def action(self) -> str: ...
@@ -148,21 +147,9 @@ class Decision:
     @property
     def note(self) -> str: ...
 
-@final
-class Gate:
-    """What the fleet says before a call."""
-
-    @property
-    def wait(self) -> Optional[float]: ...
-    @property
-    def reject(self) -> bool: ...
-    @property
-    def probe(self) -> bool: ...
-    @property
-    def events(self) -> List[Dict[str, object]]: ...
-
 def _usual_options(options: Mapping[str, object], /) -> bool: ...
 def _call_usual(fn: Callable[[], Any], options: Mapping[str, object], /) -> Any: ...
+def _set_event_hook(hook: Callable[[Any, Any], Any], /) -> None: ...
 
 _BUSY: object
 
@@ -180,27 +167,6 @@ class Fleet:
     def _admits_freely(self, options: Mapping[str, object], /) -> bool: ...
     def _succeeded(self, key: str, /) -> Optional[_Pending]: ...
     def _tokens(self, key: str, /) -> Optional[float]: ...
-
-@final
-class Retrier:
-    def __new__(
-        cls,
-        policy: RetryPolicy,
-        seed: Optional[int],
-        context_hook: bool,
-        fleet: Optional[Fleet] = None,
-        key: Optional[str] = None,
-        /,
-    ) -> "Retrier": ...
-    def _before_attempt(self, elapsed: float, /) -> Optional[Gate]: ...
-    def _on_success(self) -> Optional[List[Dict[str, Any]]]: ...
-    def _on_failure(self, record: FailureRecord, elapsed: float, /) -> Decision: ...
-    def _on_orphans_pruned(self, pruned: int, record: FailureRecord, elapsed: float, /) -> Decision: ...
-    def _on_context_compacted(self, compacted: bool, record: FailureRecord, elapsed: float, /) -> Decision: ...
-    @property
-    def attempts(self) -> int: ...
-    @property
-    def policy(self) -> RetryPolicy: ...
 
 @final
 class _ManualClock:

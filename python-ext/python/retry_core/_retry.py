@@ -22,11 +22,11 @@ import json
 import logging
 import time
 from collections.abc import Mapping, MutableSequence
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, TypedDict, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, Optional, Tuple, TypedDict, TypeVar, Union
 
 from . import _native
 from ._errors import InternalError
-from ._failure import Failure, _utf8, record_of
+from ._failure import _utf8, record_of
 from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
 from ._policy import PolicyLike, policy_for_call, resolve_policy
@@ -34,7 +34,7 @@ from ._policy import PolicyLike, policy_for_call, resolve_policy
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["Retrier", "call_llm_with_retry", "acall_llm_with_retry"]
+__all__ = ["call_llm_with_retry", "acall_llm_with_retry"]
 
 T = TypeVar("T")
 logger = logging.getLogger("retry_core")
@@ -44,74 +44,7 @@ OrphanHook = Callable[[Optional[PruneResult]], Any]
 CompactHook = Callable[[], Any]
 ProgressHook = Callable[[Dict[str, Any]], Any]
 
-Decision = _native.Decision
-Gate = _native.Gate
-
 _monotonic = time.monotonic
-
-
-class Retrier:
-    """The engine's state machine for one logical call, for loops of your own.
-
-    Feed it each failure; it answers with a :class:`Decision`: ``retry`` after ``delay``
-    seconds, ``recover_orphans`` / ``recover_context`` (then report with
-    :meth:`on_orphans_pruned` / :meth:`on_context_compacted`), ``give_up``, or ``reraise``.
-    It never sleeps. ``seed`` fixes the jitter (tests, shared vectors).
-
-    With ``fleet=`` and ``key=``, the call shares the fleet's budget, breaker and pauses: ask
-    :meth:`before_attempt` before every call (the first included) and report a success with
-    :meth:`on_success`.
-
-    >>> from retry_core import Retrier, Failure
-    >>> r = Retrier("forgeflare")
-    >>> r.on_failure(Failure(status=503, message="busy")).delay
-    2.0
-    """
-
-    __slots__ = ("_inner",)
-
-    def __init__(self, policy: Optional[PolicyLike] = None, *, seed: Optional[int] = None,
-                 context_hook: bool = False, fleet: Optional[Fleet] = None, key: Optional[str] = None) -> None:
-        _check_seed(seed)
-        native = resolve_policy("default" if policy is None else policy)
-        if fleet is None and key is None:
-            self._inner = _native.Retrier(native, seed, bool(context_hook))
-        else:
-            _check_fleet(fleet, key)
-            assert fleet is not None
-            self._inner = _native.Retrier(native, seed, bool(context_hook), fleet._inner, key)
-
-    def before_attempt(self, elapsed: float = 0.0) -> Optional["_native.Gate"]:
-        """Before each call: None when it may go at once, else a :class:`Gate` (wait
-        ``gate.wait`` seconds and ask again; ``gate.reject``: stop with the last error; its
-        ``events`` are the fleet's). Without a fleet, always None."""
-        return self._inner._before_attempt(float(elapsed))
-
-    def on_success(self) -> List[Dict[str, Any]]:
-        """The call succeeded: the fleet earns budget back, a half-open circuit closes. Returns the
-        fleet's events (``circuit_closed``, ...)."""
-        return self._inner._on_success() or []
-
-    def on_failure(self, failure: Union[BaseException, Failure], elapsed: float = 0.0) -> "_native.Decision":
-        """A call failed; ``elapsed`` is seconds since the first call began."""
-        return self._inner._on_failure(record_of(failure), float(elapsed))
-
-    def on_orphans_pruned(self, pruned: int, failure: Union[BaseException, Failure],
-                          elapsed: float = 0.0) -> "_native.Decision":
-        """Report how many orphan tool calls were pruned after ``recover_orphans``."""
-        if not isinstance(pruned, int) or isinstance(pruned, bool) or pruned < 0:
-            raise ValueError(f"pruned must be an int >= 0, got {pruned!r}")
-        return self._inner._on_orphans_pruned(pruned, record_of(failure), float(elapsed))
-
-    def on_context_compacted(self, compacted: bool, failure: Union[BaseException, Failure],
-                             elapsed: float = 0.0) -> "_native.Decision":
-        """Report whether the compaction hook changed the history after ``recover_context``."""
-        return self._inner._on_context_compacted(bool(compacted), record_of(failure), float(elapsed))
-
-    @property
-    def attempts(self) -> int:
-        """Failed calls counted so far (free recoveries do not count)."""
-        return self._inner.attempts
 
 
 def _emit(on_event: Optional[EventHook], pending: Any, exc: Optional[BaseException] = None) -> None:
@@ -131,6 +64,11 @@ def _emit(on_event: Optional[EventHook], pending: Any, exc: Optional[BaseExcepti
                 logger.log(level, "%s", line)
             except Exception as err:
                 _broken(exc, "logging", err)
+
+
+# The native fast path (`_native._call_usual`) hands the rare events of a success here: the hook
+# slot is the native module's own, so Rust never reaches into this private module.
+_native._set_event_hook(_emit)
 
 
 def _safe_text(obj: BaseException) -> str:

@@ -104,13 +104,13 @@ case("swarm_sdk_500_until_exhausted", sw, [
     step(S500, give_up("exhausted", 3, "server_error", [exhausted_ev(S500, "server_error", 500, 3, "exhausted")])),
 ], note="SwarmSDK test 6: 3 attempts in all")
 case("swarm_sdk_orphans_pruned_once_for_free", sw, [
-    step(ORPHAN, {"action": "recover_orphans", "attempt": 1, "category": "orphan_tool_calls", "events": []}),
+    step(ORPHAN, {"action": "prune_orphans", "attempt": 1, "category": "orphan_tool_calls", "events": []}),
     {"pruned": 2, "elapsed": 0.0, "expect": retry(0, 0, "orphan_tool_calls",
         [{"type": "orphan_tool_calls_pruned", "pruned_count": 2, "original_error": ORPHAN["message"]}])},
     step(ORPHAN, give_up("permanent", 1, "orphan_tool_calls", [failed_ev(ORPHAN, "orphan_tool_calls", 400, "OrphanToolCalls")])),
 ], note="the recovery does not count as an attempt and happens once")
 case("swarm_sdk_orphans_nothing_to_prune", sw, [
-    step(ORPHAN, {"action": "recover_orphans", "attempt": 1, "category": "orphan_tool_calls", "events": []}),
+    step(ORPHAN, {"action": "prune_orphans", "attempt": 1, "category": "orphan_tool_calls", "events": []}),
     {"pruned": 0, "elapsed": 0.0, "expect": give_up("permanent", 1, "orphan_tool_calls", [failed_ev(ORPHAN, "orphan_tool_calls", 400, "OrphanToolCalls")])},
 ])
 case("swarm_sdk_401_fails_at_once_and_scrubs_the_key", sw, [
@@ -178,7 +178,7 @@ case("default_deadline", dflt, [
     step(R429("5"), give_up("deadline", 1, "rate_limited", [dict(exhausted_ev(R429("5"), "rate_limited", 429, 1, "deadline", 5))]), elapsed=178.0),
 ], seed=1, note="a wait that would end past 180 s is not started")
 case("default_context_overflow_compacted_once", dflt, [
-    step(OVERFLOW, {"action": "recover_context", "attempt": 1, "category": "context_overflow", "events": []}),
+    step(OVERFLOW, {"action": "compact_context", "attempt": 1, "category": "context_overflow", "events": []}),
     {"compacted": True, "elapsed": 0.0, "expect": retry(0, 0, "context_overflow", [{"type": "context_compacted", "original_error": OVERFLOW["message"]}])},
     step(OVERFLOW, give_up("permanent", 1, "context_overflow", [failed_ev(OVERFLOW, "context_overflow", 400, "ContextOverflow")])),
 ], context_hook=True)
@@ -213,7 +213,7 @@ case("decorrelated_jitter_seed_9", {"preset": "default", "jitter": "decorrelated
     step(S503, retry(x3, 3, "server_error", [attempt_ev(S503, "server_error", 503, 3, DEF_MAX, x3)])),
 ], seed=9)
 
-out = {"description": "Decision sequences per policy. Each step feeds a failure (or reports a recovery) to a fresh Retrier built from `policy` with jitter seed `seed`; `expect` holds the action, delay, reason, 1-based attempt, category and the exact events.", "cases": cases}
+out = {"description": "Decision sequences per policy. Each case is replayed through a fresh Run (one model, no fleet) built from `policy` with jitter seed `seed` and, when `context_hook` is set, a compaction hook: a step feeds a failure (resuming first after a wait) or reports a recovery (`pruned`, `compacted`); `expect` holds the decision of that failure (Run's `decision`): the action (`retry`, `prune_orphans`, `compact_context`, `give_up`, `reraise`: the recoveries named as the run's steps), delay, reason, 1-based attempt, category and the exact events.", "cases": cases}
 path = os.path.join(os.path.dirname(__file__), "..", "policies.json")
 with open(path, "w") as fh:
     json.dump(out, fh, indent=1)

@@ -26,7 +26,9 @@ module RetryCore
     # @param keys [Array<String>, String, nil] the fleet key of each model (one for all)
     def self.new(policy = nil, config: nil, fleet: nil, keys: nil)
       policy = policy.nil? ? Policy.preset("default") : Policy.coerce(policy)
-      config = JSON.generate(config) if config.is_a?(Hash)
+      # A Hash goes through the same checks as a policy's or a fleet's configuration (depth,
+      # encoding, value types): bad input is an InvalidPolicyError or a TypeError, never JSON's.
+      config = Config.generate(config) if config.is_a?(Hash)
       raise TypeError, "config must be a Hash or JSON text, not #{config.class}" unless config.nil? || config.is_a?(String)
       raise TypeError, "fleet: takes a RetryCore::Fleet, not #{fleet.class}" unless fleet.nil? || fleet.is_a?(Fleet)
 
@@ -100,6 +102,29 @@ module RetryCore
       raise TypeError, "elapsed must be a number of seconds, not #{value.class}" unless value.is_a?(Numeric) && value.real?
 
       value.to_f
+    end
+  end
+
+  # The decision of a run's last failure ({Run#decision}): +action+ (+:retry+, +:prune_orphans+,
+  # +:compact_context+, +:give_up+, +:reraise+), +delay+, +reason+, +attempt+, +classification+, +events+.
+  class Decision
+    def retry?
+      action == :retry
+    end
+
+    def give_up?
+      action == :give_up
+    end
+
+    # @return [Hash]
+    def to_h
+      { action: action, delay: delay, reason: reason, attempt: attempt, max_retries: max_retries,
+        retry_after_used: retry_after_used, category: classification.category, events: events }
+    end
+
+    def inspect
+      "#<RetryCore::Decision #{action}#{delay ? " delay=#{delay}" : ""}#{reason ? " reason=#{reason}" : ""} " \
+        "attempt=#{attempt} category=#{classification.category}>"
     end
   end
 end

@@ -1,4 +1,4 @@
-//! `retry_core::text`: user-facing error texts.
+//! `retry_core::messages`: the texts people read (SwarmSDK's error message, seconds).
 
 use pyo3::prelude::*;
 
@@ -15,7 +15,7 @@ pub fn _error_message(
     classification: &Bound<'_, PyClassification>,
 ) -> PyResult<String> {
     guard(py, || {
-        Ok(retry_core::text::error_message(
+        Ok(retry_core::__private::messages::error_message(
             &record.get().inner,
             &classification.get().inner,
         ))
@@ -26,7 +26,9 @@ pub fn _error_message(
 #[pyfunction]
 #[pyo3(signature = (seconds, /))]
 pub fn _format_seconds(py: Python<'_>, seconds: f64) -> PyResult<String> {
-    guard(py, || Ok(retry_core::text::format_seconds(seconds)))
+    guard(py, || {
+        Ok(retry_core::__private::messages::format_seconds(seconds))
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

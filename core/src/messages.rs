@@ -1,14 +1,33 @@
-//! User-facing texts: SwarmSDK's error message format, the give-up note, the log lines and
-//! seconds formatting. Written once here; the bindings only pass them on.
+//! The messages people read: SwarmSDK's error message format, the give-up note, the log line of
+//! each event and seconds formatting. Written once here; the bindings only pass them on.
 
 use serde_json::Value;
 
 use crate::category::{Category, Classification};
-use crate::events::{self, Event};
+use crate::events::{Event, EventKind};
 use crate::failure::Failure;
 use crate::machine::{Action, Decision, GiveUpReason};
-use crate::run::LogLevel;
 use crate::scrub::scrub;
+
+/// The level of a log line: which events a front door logs, at which level, and the line (one
+/// prefix, rounded numbers). The front doors log exactly these lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    /// Shown by default (Python's `logging.WARNING`, Ruby's `Logger::WARN`).
+    Warning,
+    /// Shown when asked for (`logging.INFO`, `Logger::INFO`).
+    Info,
+}
+
+impl LogLevel {
+    /// `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Warning => "warning",
+            LogLevel::Info => "info",
+        }
+    }
+}
 
 /// One line of guidance per category, after SwarmSDK's `format_error_message`.
 const GUIDANCE: &[(Category, &str)] = &[
@@ -197,8 +216,8 @@ pub fn give_up_note(d: &Decision) -> String {
     let tail = match d.action {
         Action::GiveUp { reason } => give_up_reason_text(reason, u64::from(d.attempt)),
         Action::Retry { delay } => format!("retrying in {} s", format_seconds(delay)),
-        Action::RecoverOrphans => "recovering by pruning orphan tool calls".to_owned(),
-        Action::RecoverContext => "recovering by compacting the context".to_owned(),
+        Action::PruneOrphans => "recovering by pruning orphan tool calls".to_owned(),
+        Action::CompactContext => "recovering by compacting the context".to_owned(),
         Action::Reraise => "cancelled; re-raised untouched".to_owned(),
     };
     format!("{head}; {tail}")
@@ -266,7 +285,7 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
             .map(|m| format!(" {m}"))
     };
     let (level, text) = match e.kind {
-        events::RETRY_ATTEMPT => {
+        EventKind::RetryAttempt => {
             let mut t = format!(
                 "{}, attempt {}/{} failed; retrying in {} s",
                 what_failed(e),
@@ -279,7 +298,7 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
             }
             (Warning, t)
         }
-        events::RETRY_EXHAUSTED => {
+        EventKind::RetryExhausted => {
             let reason = field(e, "reason")
                 .and_then(Value::as_str)
                 .and_then(GiveUpReason::from_name)
@@ -287,11 +306,11 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
             let t = give_up_reason_text(reason, field_u64(e, "attempts"));
             (Warning, format!("{}; {t}", what_failed(e)))
         }
-        events::REQUEST_FAILED => (
+        EventKind::RequestFailed => (
             Warning,
             format!("{}; not retried (permanent)", what_failed(e)),
         ),
-        events::ORPHANS_PRUNED => (
+        EventKind::OrphansPruned => (
             Info,
             format!(
                 "pruned {}; retrying at once",
@@ -302,8 +321,8 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
                 )
             ),
         ),
-        events::CONTEXT_COMPACTED => (Info, "compacted the context; retrying at once".to_owned()),
-        crate::run::WAIT_STARTED => match field(e, "reason").and_then(Value::as_str) {
+        EventKind::ContextCompacted => (Info, "compacted the context; retrying at once".to_owned()),
+        EventKind::WaitStarted => match field(e, "reason").and_then(Value::as_str) {
             Some(r @ ("fleet_pause" | "circuit_open")) => (
                 Warning,
                 format!(
@@ -315,7 +334,7 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
             ),
             _ => return None,
         },
-        crate::run::MODEL_FALLBACK => (
+        EventKind::ModelFallback => (
             Warning,
             format!(
                 "model {} gave up ({}, {}); trying {}",
@@ -325,7 +344,7 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
                 field_str(e, "to")
             ),
         ),
-        crate::run::MODEL_SKIPPED => (
+        EventKind::ModelSkipped => (
             Warning,
             format!(
                 "the fleet holds model{} back for {} s; skipping it",
@@ -333,7 +352,7 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
                 field_secs(e, "seconds")
             ),
         ),
-        crate::run::VALIDATION_RETRY => (
+        EventKind::ValidationRetry => (
             Info,
             format!(
                 "output{} failed validation; calling again with feedback ({}/{})",
@@ -342,7 +361,7 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
                 field_u64(e, "max_validation_retries")
             ),
         ),
-        crate::run::LAYERS_STACKED => (
+        EventKind::LayersStacked => (
             Warning,
             format!(
                 "the client retries each request itself ({}); with {} the layers multiply to \
@@ -352,13 +371,13 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
                 field_u64(e, "requests")
             ),
         ),
-        "circuit_opened" | "retry_budget_exhausted" | "fleet_backend_degraded" => {
-            (Warning, format!("{} {}", e.kind, pairs(e)))
-        }
-        "circuit_closed" | "rate_limit_pause" | "fleet_backend_recovered" => {
+        EventKind::CircuitOpened
+        | EventKind::RetryBudgetExhausted
+        | EventKind::FleetBackendDegraded => (Warning, format!("{} {}", e.kind, pairs(e))),
+        EventKind::CircuitClosed | EventKind::RateLimitPause | EventKind::FleetBackendRecovered => {
             (Info, format!("{} {}", e.kind, pairs(e)))
         }
-        _ => return None,
+        EventKind::WaitFinished => return None,
     };
     Some((level, format!("retry-core: {}", text.trim_end())))
 }
@@ -510,11 +529,11 @@ mod tests {
 
     #[test]
     fn a_retry_wait_is_announced_once_and_a_fleet_wait_by_its_own_line() {
-        let backoff = Event::new(crate::run::WAIT_STARTED)
+        let backoff = Event::new(EventKind::WaitStarted)
             .with("seconds", 30.0)
             .with("reason", "backoff");
         assert_eq!(log_line(&backoff), None, "llm_retry_attempt announced it");
-        let open = Event::new(crate::run::WAIT_STARTED)
+        let open = Event::new(EventKind::WaitStarted)
             .with("model", "gpt-4o")
             .with("seconds", 4.567)
             .with("reason", "circuit_open");

@@ -1,4 +1,4 @@
-//! `RetryCore._error_message` and `RetryCore._swarm_error_type` (core `text.rs`).
+//! `RetryCore._error_message` and `RetryCore._swarm_error_type` (core `messages.rs`).
 
 use magnus::{prelude::*, Error, RModule, Ruby};
 
@@ -9,7 +9,9 @@ use crate::failure::RbFailure;
 /// SwarmSDK's error text for a failure it does not retry (secrets scrubbed).
 fn error_message(ruby: &Ruby, failure: &RbFailure, c: &RbClassification) -> Result<String, Error> {
     guard(ruby, || {
-        Ok(retry_core::text::error_message(&failure.0, &c.0))
+        Ok(retry_core::__private::messages::error_message(
+            &failure.0, &c.0,
+        ))
     })
 }
 
@@ -20,7 +22,9 @@ fn swarm_error_type(
     c: &RbClassification,
 ) -> Result<String, Error> {
     guard(ruby, || {
-        Ok(retry_core::text::swarm_error_type(&failure.0, &c.0))
+        Ok(retry_core::__private::messages::swarm_error_type(
+            &failure.0, &c.0,
+        ))
     })
 }
 
