@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-# The package name as core/Cargo.toml has it (retry-core now, llm-retry-core once renamed); the
+# The package name as core/Cargo.toml has it (llm-retry-core); the
 # library name stays retry_core either way.
 pkg=$(awk '/^\[package\]/{p=1; next} /^\[/{p=0} p && $1=="name"{gsub(/"/,"",$3); print $3; exit}' core/Cargo.toml)
 tmp=$(mktemp -d)

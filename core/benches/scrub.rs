@@ -7,7 +7,7 @@
 //!
 //! Target: any 1 MB text in under 50 ms; the cost per byte flat from 1 KB to 10 MB.
 //!
-//! Run: cargo bench -p retry-core --bench scrub
+//! Run: cargo bench -p llm-retry-core --bench scrub
 //! (SCRUB_BENCH_QUICK=1 skips criterion and prints only the per-byte table.)
 
 use std::hint::black_box;

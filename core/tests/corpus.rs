@@ -127,7 +127,7 @@ fn corpus_labels_hold() {
 }
 
 /// The generalisation score of some corpus files (tests/corpus/README.md, "First sight"):
-/// `CORPUS_FILES=a.json,b.json cargo test -p retry-core --test corpus score -- --ignored --nocapture`
+/// `CORPUS_FILES=a.json,b.json cargo test -p llm-retry-core --test corpus score -- --ignored --nocapture`
 /// prints, per file and in total, the cases, the retry decisions right and the categories right
 /// (a category in `also` counts), then every case decided wrong. Without `CORPUS_FILES` it
 /// scores the whole corpus.

@@ -399,7 +399,7 @@ fn retention_settings_are_validated() {
 
 /// `metrics()` at 300 K keys while another thread calls: the calls' worst and 99.9th-percentile
 /// times without snapshots, then with snapshots running back to back (release build, alone:
-/// `cargo test --release -p retry-core --test fleet -- --ignored --nocapture --test-threads 1
+/// `cargo test --release -p llm-retry-core --test fleet -- --ignored --nocapture --test-threads 1
 /// metrics`). On a loaded machine the worst case includes preemption: compare the two phases.
 #[test]
 #[ignore]
@@ -462,7 +462,7 @@ fn metrics_at_300k_keys_never_stalls_a_call() {
     assert!(p1 < std::time::Duration::from_millis(10), "{p1:?}");
 }
 
-/// Memory for 1 M distinct keys (RSS growth; `cargo test --release -p retry-core --test fleet
+/// Memory for 1 M distinct keys (RSS growth; `cargo test --release -p llm-retry-core --test fleet
 /// -- --ignored --nocapture million`).
 #[test]
 #[ignore]

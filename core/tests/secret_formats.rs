@@ -273,7 +273,7 @@ fn no_fragment_of_any_format_survives_in_any_context() {
             assert_eq!(scrub(&out), out, "scrubbing twice changed {text:?}");
         }
     }
-    // The figure: cargo test -p retry-core --test secret_formats -- --nocapture
+    // The figure: cargo test -p llm-retry-core --test secret_formats -- --nocapture
     println!(
         "leaks: {} of {texts} planted texts ({} formats x {} contexts)",
         leaks.len(),

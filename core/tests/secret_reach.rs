@@ -9,7 +9,7 @@
 //! masked keys, `ENV[`...). Then on ordinary texts of the kind the old scrubber mangled (12 of
 //! the 19 of issue 24 lost a word).
 //!
-//! The figures: cargo test -p retry-core --test secret_reach -- --nocapture
+//! The figures: cargo test -p llm-retry-core --test secret_reach -- --nocapture
 
 use std::path::PathBuf;
 
