@@ -554,6 +554,15 @@ fn hex_key(run: &str, before: &str) -> bool {
     if !(hex && (run.len() == 32 || run.len() == 64) && has_digit(run) && has_lower(run)) {
         return false;
     }
+    // Hex joined to a word by `-` or `_` is an identifier of that kind (`org-<hex>`,
+    // `proj-<hex>`, `req_<hex>`: Moonshot's account ids), not a key: a key with a prefix of its
+    // own is in KEYS, and an unprefixed one stands alone.
+    let b = before.as_bytes();
+    if let [.., w, b'-' | b'_'] = b {
+        if w.is_ascii_alphabetic() {
+            return false;
+        }
+    }
     // Bounded look back: the 40 bytes before the run.
     let tail = &before.as_bytes()[before.len().saturating_sub(40)..];
     let tail = String::from_utf8_lossy(tail).to_ascii_lowercase();
