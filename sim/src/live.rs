@@ -287,6 +287,10 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
+    // The classifier builds its phrase tables on first use (tens of milliseconds in a release
+    // build, a quarter of a second in a debug one): built here, before any lab runs, so that
+    // the first failure of an outage does not stall its agents while the outage lasts.
+    let _ = retry_core::classify(&Failure::http(503, "warm-up"));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
