@@ -87,7 +87,8 @@ struct Key {
     /// Glued to a letter or digit before it (`key_AKIA...`), the body it needs to still count
     /// as a key; `None`: it must start a word (`spa-`, `task-A1B2C3D4-run` stay).
     glued: Option<usize>,
-    /// The body must look random (a digit, or both cases): `sk-learn-compatible` stays.
+    /// The body must look random (a digit, both cases, or an unbroken run of [`WORDLESS_RUN`]
+    /// letters, longer than any word): `sk-learn-compatible` stays.
     random: bool,
     /// Whether the body passes a format check beyond its alphabet and length.
     check: fn(&str) -> bool,
@@ -106,6 +107,18 @@ fn two_dots(body: &str) -> bool {
 }
 
 const UNBOUNDED: usize = usize::MAX;
+
+/// No word of any language the providers answer in runs this long without a break: a body
+/// that does is a key even in one case and without digits (`sk-abcdefghijklmnopqrstuvwxyz`).
+const WORDLESS_RUN: usize = 24;
+
+/// The longest run of ASCII alphanumerics in `s`.
+fn longest_alnum_run(s: &str) -> usize {
+    s.split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::len)
+        .max()
+        .unwrap_or(0)
+}
 
 /// Credentials that announce themselves by a prefix. One row per issuer (several issuers share
 /// `sk-`: one row). Lengths are the documented or observed ones; `min` is lower so that a key
@@ -1144,7 +1157,10 @@ fn prefixed_keys(text: &str) -> Cow<'_, str> {
             .is_some_and(|b| b.is_ascii_alphanumeric());
         let needed = if glued { key.glued } else { Some(key.min) };
         let long_enough = needed.is_some_and(|n| body_len >= n.max(key.min));
-        let random = !key.random || has_digit(body) || (has_upper(body) && has_lower(body));
+        let random = !key.random
+            || has_digit(body)
+            || (has_upper(body) && has_lower(body))
+            || longest_alnum_run(body) >= WORDLESS_RUN;
         let is_key = long_enough && random && (key.check)(body);
         if is_key {
             out.redact(m.start(), m.end() + body_len);
@@ -1513,6 +1529,20 @@ mod tests {
     fn every_row_has_a_source() {
         for (what, source) in formats() {
             assert!(!what.is_empty() && source.len() > 5, "{what}: {source}");
+        }
+    }
+
+    #[test]
+    fn a_bare_sk_key_goes_when_its_body_is_longer_than_any_word() {
+        for key in [
+            "sk-abcdefghijklmnopqrstuvwxyz",
+            "sk-test-abcdefghijklmnopqrstuvwxyz",
+        ] {
+            let out = scrub(&format!("bad key {key}.")).into_owned();
+            assert!(!out.contains("abcdefghijklmnop"), "{out}");
+        }
+        for kept in ["use sk-learn-compatible estimators", "task-A1B2C3D4-run"] {
+            assert_eq!(scrub(kept), kept);
         }
     }
 }

@@ -219,11 +219,13 @@ class ChaosSecretsTest < Minitest::Test
       make = -> { AuthError.new("Error code: 401 - Incorrect key provided: #{text}. Check your key.") }
       error = make.call
       message = RetryCore.error_message(error)
+      run = RetryCore::Run.new(:default, config: { seed: 1 })
+      run.failed(error, 0.0)
       check(what, secret, [
         ["on_event", through_call_llm_with_retry(make)],
         ["error_message", message],
         ["classify.inspect", RetryCore.classify(error).inspect],
-        ["Decision#inspect", RetryCore::Retrier.new(:default, seed: 1).on_failure(error).inspect]
+        ["Decision#inspect", run.decision.inspect]
       ])
       # The message still reads as the message: only the key went.
       assert_includes message, "[REDACTED]", what

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -59,9 +60,38 @@ const SHARDS: usize = 64;
 /// fleet's `key_idle_ttl_s` are forgotten, and at most `max_keys` are held, as the fleet's
 /// per-key state is ([`super::backend::Retention`]).
 pub struct Metrics {
-    shards: [Shard; SHARDS],
+    /// This process's shards. A child of `fork()` finds its parent's here (a shard may be
+    /// locked by a thread that does not exist in the child), never touches them, and swaps in
+    /// shards of its own: its counts are its own. The parent's are left behind, leaked, in it.
+    state: AtomicPtr<ProcShards>,
     pick: foldhash::fast::FixedState,
     retention: Arc<Retention>,
+}
+
+/// The shards of the process that made them.
+struct ProcShards {
+    pid: u32,
+    shards: [Shard; SHARDS],
+}
+
+impl ProcShards {
+    fn new() -> *mut ProcShards {
+        Box::into_raw(Box::new(ProcShards {
+            pid: std::process::id(),
+            shards: std::array::from_fn(|_| Mutex::default()),
+        }))
+    }
+}
+
+impl Drop for Metrics {
+    fn drop(&mut self) {
+        let cur = *self.state.get_mut();
+        // SAFETY: `state` points to a leaked `ProcShards`; only this process's own is freed
+        // (a parent's, inherited through fork, may hold locks of threads gone in the child).
+        if unsafe { &*cur }.pid == std::process::id() {
+            drop(unsafe { Box::from_raw(cur) });
+        }
+    }
 }
 
 impl Default for Metrics {
@@ -87,14 +117,37 @@ impl Metrics {
     /// Empty metrics that forget keys as `retention` says.
     pub fn with_retention(retention: Arc<Retention>) -> Self {
         Metrics {
-            shards: std::array::from_fn(|_| Mutex::default()),
+            state: AtomicPtr::new(ProcShards::new()),
             pick: foldhash::fast::FixedState::default(),
             retention,
         }
     }
 
+    /// This process's shards; after a fork, fresh ones (never the parent's locks).
+    fn shards(&self) -> &[Shard; SHARDS] {
+        let pid = std::process::id();
+        loop {
+            let cur = self.state.load(Ordering::Acquire);
+            // SAFETY: `state` always points to a leaked `ProcShards`, freed only when the
+            // metrics are dropped, so it outlives `&self`.
+            let st = unsafe { &*cur };
+            if st.pid == pid {
+                return &st.shards;
+            }
+            let fresh = ProcShards::new();
+            if self
+                .state
+                .compare_exchange(cur, fresh, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                // SAFETY: just made, and never shared.
+                drop(unsafe { Box::from_raw(fresh) });
+            }
+        }
+    }
+
     fn shard(&self, key: &str) -> &Shard {
-        &self.shards[(self.pick.hash_one(key) as usize) % SHARDS]
+        &self.shards()[(self.pick.hash_one(key) as usize) % SHARDS]
     }
 
     /// Applies `f` to the counters of `key` and `category`, creating them at zero if new.
@@ -137,7 +190,7 @@ impl Metrics {
         drop(guard);
         if self.retention.claim_sweep_metrics(now) {
             let ttl = self.retention.idle_ttl_s;
-            for s in &self.shards {
+            for s in self.shards() {
                 lock(s).map.retain(|_, e| {
                     if std::mem::take(&mut e.touched) {
                         e.last_seen = now;
@@ -162,7 +215,7 @@ impl Metrics {
 
     /// How many keys have counters.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| lock(s).map.len()).sum()
+        self.shards().iter().map(|s| lock(s).map.len()).sum()
     }
 
     /// Whether no key has counters.
@@ -175,7 +228,7 @@ impl Metrics {
     /// updating its counters meanwhile waits at most for one shard's copy.
     pub fn snapshot(&self) -> serde_json::Value {
         let mut all: Vec<(String, Vec<(String, Counters)>)> = Vec::new();
-        for s in &self.shards {
+        for s in self.shards() {
             let by = lock(s);
             all.reserve(by.map.len());
             all.extend(by.map.iter().map(|(k, e)| (k.clone(), e.cats.clone())));
@@ -211,7 +264,7 @@ impl Metrics {
 
     /// Forgets every counter.
     pub fn reset(&self) {
-        for s in &self.shards {
+        for s in self.shards() {
             lock(s).map.clear();
         }
     }
