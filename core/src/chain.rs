@@ -6,6 +6,7 @@
 //! raw fields into a [`Link`]; it merges nothing. The one rule that merges them lives here, so
 //! the same live chain gives the same record, and the same decision, in every language.
 
+use crate::classify::text::head;
 use crate::failure::{Failure, Headers};
 
 /// How many links of a chain are read (a cycle or a deep chain stops there).
@@ -94,21 +95,12 @@ impl Failure {
                 && link.message != f.message
                 && !inner.contains(&link.message)
             {
-                inner.push(head(&link.message, MAX_INNER_MESSAGE));
+                inner.push(head(&link.message, MAX_INNER_MESSAGE).to_owned());
             }
         }
         f.inner_messages = inner.into();
         f
     }
-}
-
-/// The first `limit` bytes of `s`, cut at a character boundary.
-fn head(s: &str, limit: usize) -> String {
-    let mut end = s.len().min(limit);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_owned()
 }
 
 #[cfg(test)]

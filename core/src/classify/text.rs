@@ -234,33 +234,9 @@ pub fn contains_phrase(hay: &str, phrase: &str) -> bool {
 }
 
 /// Finds an HTTP status (400-599) introduced by one of `introducers` ("error code: 429",
-/// "HTTP 503", "status=502"). Bare numbers are ignored.
+/// "HTTP 503", "status=502"): the first of [`status_in_text_all`]. Bare numbers are ignored.
 pub fn status_in_text(hay: &str, introducers: &[&str]) -> Option<u16> {
-    let h = hay.as_bytes();
-    for intro in introducers {
-        let mut from = 0;
-        while let Some(start) = find_at(hay, intro, from) {
-            let end = start + intro.len();
-            from = end;
-            if start > 0 && is_word(h[start - 1]) {
-                continue;
-            }
-            if end < h.len() && is_word(h[end]) {
-                continue;
-            }
-            // Skip separators: spaces, ':', '=', '"', '\''.
-            let mut i = end;
-            while i < h.len() && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'') && i - end < 4 {
-                i += 1;
-            }
-            if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
-                if let Some(n) = error_status_at(h, i) {
-                    return Some(n);
-                }
-            }
-        }
-    }
-    None
+    status_in_text_all(hay, introducers).into_iter().next()
 }
 
 /// Every HTTP status (400-599) introduced by one of `introducers`, in the order of the
@@ -322,11 +298,16 @@ pub fn quoted_aiohttp_status(message: &str) -> Option<u16> {
 
 /// Lower-cases ASCII, bounded: huge bodies are only scanned in their first `limit` bytes.
 pub fn lower_bounded(s: &str, limit: usize) -> String {
+    head(s, limit).to_ascii_lowercase()
+}
+
+/// The first `limit` bytes of `s`, cut at a character boundary.
+pub fn head(s: &str, limit: usize) -> &str {
     let mut end = s.len().min(limit);
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    s[..end].to_ascii_lowercase()
+    &s[..end]
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
+
+use super::per_process::PerProcess;
 
 use serde::Serialize;
 
@@ -60,38 +61,11 @@ const SHARDS: usize = 64;
 /// fleet's `key_idle_ttl_s` are forgotten, and at most `max_keys` are held, as the fleet's
 /// per-key state is ([`super::backend::Retention`]).
 pub struct Metrics {
-    /// This process's shards. A child of `fork()` finds its parent's here (a shard may be
-    /// locked by a thread that does not exist in the child), never touches them, and swaps in
-    /// shards of its own: its counts are its own. The parent's are left behind, leaked, in it.
-    state: AtomicPtr<ProcShards>,
+    /// This process's shards: a child of `fork()` never touches its parent's (a shard may be
+    /// locked by a thread that does not exist in the child), and its counts are its own.
+    shards: PerProcess<[Shard; SHARDS]>,
     pick: foldhash::fast::FixedState,
     retention: Arc<Retention>,
-}
-
-/// The shards of the process that made them.
-struct ProcShards {
-    pid: u32,
-    shards: [Shard; SHARDS],
-}
-
-impl ProcShards {
-    fn new() -> *mut ProcShards {
-        Box::into_raw(Box::new(ProcShards {
-            pid: std::process::id(),
-            shards: std::array::from_fn(|_| Mutex::default()),
-        }))
-    }
-}
-
-impl Drop for Metrics {
-    fn drop(&mut self) {
-        let cur = *self.state.get_mut();
-        // SAFETY: `state` points to a leaked `ProcShards`; only this process's own is freed
-        // (a parent's, inherited through fork, may hold locks of threads gone in the child).
-        if unsafe { &*cur }.pid == std::process::id() {
-            drop(unsafe { Box::from_raw(cur) });
-        }
-    }
 }
 
 impl Default for Metrics {
@@ -117,33 +91,14 @@ impl Metrics {
     /// Empty metrics that forget keys as `retention` says.
     pub fn with_retention(retention: Arc<Retention>) -> Self {
         Metrics {
-            state: AtomicPtr::new(ProcShards::new()),
+            shards: PerProcess::new(|| std::array::from_fn(|_| Mutex::default())),
             pick: foldhash::fast::FixedState::default(),
             retention,
         }
     }
 
-    /// This process's shards; after a fork, fresh ones (never the parent's locks).
     fn shards(&self) -> &[Shard; SHARDS] {
-        let pid = std::process::id();
-        loop {
-            let cur = self.state.load(Ordering::Acquire);
-            // SAFETY: `state` always points to a leaked `ProcShards`, freed only when the
-            // metrics are dropped, so it outlives `&self`.
-            let st = unsafe { &*cur };
-            if st.pid == pid {
-                return &st.shards;
-            }
-            let fresh = ProcShards::new();
-            if self
-                .state
-                .compare_exchange(cur, fresh, Ordering::AcqRel, Ordering::Acquire)
-                .is_err()
-            {
-                // SAFETY: just made, and never shared.
-                drop(unsafe { Box::from_raw(fresh) });
-            }
-        }
+        self.shards.get()
     }
 
     fn shard(&self, key: &str) -> &Shard {

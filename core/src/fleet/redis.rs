@@ -20,7 +20,7 @@
 //!   of its own, at any depth of nested forks (preforking servers such as gunicorn, Puma and
 //!   Unicorn fork with a live fleet).
 
-use std::sync::atomic::{AtomicPtr, Ordering};
+use super::per_process::PerProcess;
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -84,7 +84,6 @@ const POOL: usize = 16;
 
 /// The connections and health of one process.
 struct ProcState {
-    pid: u32,
     idle: Mutex<Vec<Conn>>,
     down_until: Mutex<Option<Instant>>,
 }
@@ -92,7 +91,6 @@ struct ProcState {
 impl ProcState {
     fn new() -> Self {
         ProcState {
-            pid: std::process::id(),
             idle: Mutex::new(Vec::new()),
             down_until: Mutex::new(None),
         }
@@ -104,12 +102,9 @@ pub struct RedisBackend {
     info: redis::ConnectionInfo,
     namespace: String,
     timeout: Duration,
-    /// This process's state. A child of `fork()` finds its parent's here (whatever state it was
-    /// in, locks held by threads that do not exist in the child included), never touches it,
-    /// and swaps in one of its own; the parent's is left behind, leaked, in the child. So forks
-    /// nested to any depth each get a Redis state (a fixed table of 8 generations sent the 9th
-    /// to local state).
-    state: AtomicPtr<ProcState>,
+    /// This process's connections and health: a child of `fork()` never touches its parent's
+    /// (`PerProcess`), so forks nested to any depth each get a Redis state of their own.
+    state: PerProcess<ProcState>,
     spend: Script,
     earn: Script,
     extend_pause: Script,
@@ -188,7 +183,7 @@ impl RedisBackend {
             info: client.get_connection_info().clone(),
             namespace: namespace.to_owned(),
             timeout,
-            state: AtomicPtr::new(Box::into_raw(Box::new(ProcState::new()))),
+            state: PerProcess::new(ProcState::new),
             spend: Script::new(SPEND),
             earn: Script::new(EARN),
             extend_pause: Script::new(EXTEND_PAUSE),
@@ -202,26 +197,7 @@ impl RedisBackend {
 
     /// This process's state; after a fork, a fresh one (never the parent's locks).
     fn state(&self) -> &ProcState {
-        let pid = std::process::id();
-        loop {
-            let cur = self.state.load(Ordering::Acquire);
-            // SAFETY: `state` always points to a leaked `ProcState` that is freed only when the
-            // backend is dropped (by the process that made it), so it outlives `&self`.
-            let st = unsafe { &*cur };
-            if st.pid == pid {
-                return st;
-            }
-            // A new process: one state of its own; the parent's is never touched (nor freed).
-            let fresh = Box::into_raw(Box::new(ProcState::new()));
-            if self
-                .state
-                .compare_exchange(cur, fresh, Ordering::AcqRel, Ordering::Acquire)
-                .is_err()
-            {
-                // SAFETY: just made, and never shared.
-                drop(unsafe { Box::from_raw(fresh) });
-            }
-        }
+        self.state.get()
     }
 
     /// A new connection whose handshake has the deadline. It runs on a helper thread (name
@@ -304,17 +280,6 @@ impl RedisBackend {
                 .parse::<f64>()
                 .map(Some)
                 .map_err(|_| BackendError::bad_data(format!("redis: {k} holds no number"))),
-        }
-    }
-}
-
-impl Drop for RedisBackend {
-    fn drop(&mut self) {
-        let cur = *self.state.get_mut();
-        // SAFETY: `cur` came from `Box::into_raw`; only the process that made it frees it (a
-        // child leaves its parent's state alone: its locks may be held by vanished threads).
-        if unsafe { &*cur }.pid == std::process::id() {
-            drop(unsafe { Box::from_raw(cur) });
         }
     }
 }
