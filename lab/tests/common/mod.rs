@@ -11,17 +11,28 @@ pub const OPENAI: &str = "/v1/chat/completions";
 pub const ANTHROPIC: &str = "/v1/messages";
 
 pub fn lab(script: Value) -> LabHandle {
+    let _ = client(); // built before the lab's clock starts: its windows are the script's own
     let (_, lab) = retry_lab::spawn(Script::from_value(script).expect("valid script"));
     lab
 }
 
+/// One client for every test: building one loads the system's certificates when a TLS backend
+/// is compiled in (a workspace build unifies reqwest's features, and the core's transport tests
+/// bring native-tls), a cost that would eat the scripts' sub-second windows on every call. No
+/// idle pool, so that no connection outlives the test runtime that opened it.
 pub fn client() -> reqwest::Client {
-    // no_proxy: an HTTP(S)_PROXY in the environment must not swallow loopback traffic.
-    reqwest::Client::builder()
-        .no_proxy()
-        .timeout(Duration::from_secs(10))
-        .build()
-        .unwrap()
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            // no_proxy: an HTTP(S)_PROXY in the environment must not swallow loopback traffic.
+            reqwest::Client::builder()
+                .no_proxy()
+                .pool_max_idle_per_host(0)
+                .timeout(Duration::from_secs(10))
+                .build()
+                .unwrap()
+        })
+        .clone()
 }
 
 /// A minimal request body for the endpoint.
