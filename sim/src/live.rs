@@ -115,19 +115,31 @@ struct Seen {
     steps: Vec<Vec<(Step, f64)>>,
 }
 
+/// One HTTP client for every trial of the process (each trial's lab has a port, and so a pool,
+/// of its own). Building a client may load the system's certificates (a TLS backend compiled
+/// in: a workspace build unifies reqwest's features), CPU work that stalled the agents of a
+/// trial running beside it through its 0.2 s outage.
+fn http_client() -> reqwest::Client {
+    static HTTP: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    HTTP.get_or_init(|| {
+        reqwest::Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(64)
+            .timeout(Duration::from_secs(5))
+            .build()
+            .expect("reqwest client")
+    })
+    .clone()
+}
+
 impl Trial {
     async fn run(self, spec: &ClientSpec) -> Seen {
         let script = retry_lab::Script::from_value(serde_json::json!({
             "outages": [{"start_s": self.down, "duration_s": self.outage, "fault": {"fault": "unavailable"}}]
         }))
         .expect("valid lab script");
+        let http = http_client();
         let (_, lab) = retry_lab::spawn(script.clone());
-        let http = reqwest::Client::builder()
-            .no_proxy()
-            .pool_max_idle_per_host(self.agents)
-            .timeout(Duration::from_secs(5))
-            .build()
-            .expect("reqwest client");
         let url = lab.url("/v1/messages");
         lab.set_script(script); // restarts the lab's clock now
         let t0 = Instant::now();
@@ -291,6 +303,7 @@ where
     // build, a quarter of a second in a debug one): built here, before any lab runs, so that
     // the first failure of an outage does not stall its agents while the outage lasts.
     let _ = retry_core::classify(&Failure::http(503, "warm-up"));
+    let _ = http_client();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -24,12 +24,12 @@ pub mod backend;
 pub mod breaker;
 pub mod budget;
 pub mod metrics;
-#[cfg(feature = "redis")]
 mod per_process;
 #[cfg(feature = "redis")]
 pub mod redis;
 #[cfg(feature = "redis-tokio")]
 pub mod redis_async;
+#[cfg(feature = "redis")]
 mod resp;
 
 use std::sync::atomic::{AtomicBool, Ordering};
