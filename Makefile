@@ -18,6 +18,9 @@ demo: setup
 test: setup test-rust test-python test-ruby fuzz-smoke test-dist
 
 test-rust:
+	# The library alone, no feature on: a workspace build unifies features and would hide a
+	# module that needs one.
+	$(CARGO) build -p llm-retry-core
 	$(CARGO) test --workspace
 	$(CARGO) test -p llm-retry-core --all-features
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
