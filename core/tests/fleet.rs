@@ -402,7 +402,7 @@ fn retention_settings_are_validated() {
 /// `cargo test --release -p llm-retry-core --test fleet -- --ignored --nocapture --test-threads 1
 /// metrics`). On a loaded machine the worst case includes preemption: compare the two phases.
 #[test]
-#[ignore]
+#[ignore = "a timed measurement (release build, a quiet machine): `make fleet-bounds`"]
 fn metrics_at_300k_keys_never_stalls_a_call() {
     let fleet = Arc::new(Fleet::in_process(FleetConfig {
         max_keys: 1_000_000,
@@ -465,7 +465,7 @@ fn metrics_at_300k_keys_never_stalls_a_call() {
 /// Memory for 1 M distinct keys (RSS growth; `cargo test --release -p llm-retry-core --test fleet
 /// -- --ignored --nocapture million`).
 #[test]
-#[ignore]
+#[ignore = "a measurement of RSS for 1 M keys (release build): `make fleet-bounds`; the cap itself is tested by the_key_count_is_capped"]
 fn a_million_keys_stay_within_the_cap() {
     let rss = || {
         std::fs::read_to_string("/proc/self/status")
