@@ -92,6 +92,10 @@ swarm = per_call_ns(n) { reference.__send__(:call_llm_with_retry) { response } }
 ours = per_call_ns(n) { patched.__send__(:call_llm_with_retry) { response } }
 plain_yield = per_call_ns(n) { [1].each { response } }
 generic = per_call_ns(n) { RetryCore.call_llm_with_retry { response } }
+hook = ->(_event) {}
+with_options = per_call_ns(n) { RetryCore.call_llm_with_retry(policy: "default", on_event: hook) { response } }
+fleet = RetryCore::Fleet.new
+with_fleet = per_call_ns(n) { RetryCore.call_llm_with_retry(fleet: fleet, key: "openai:gpt-4o") { response } }
 
 results[:success_path] = {
   iterations: n,
@@ -100,6 +104,8 @@ results[:success_path] = {
   chat_retry_ns: ours.round(1),
   extra_ns: (ours - swarm).round(1),
   call_llm_with_retry_ns: generic.round(1),
+  with_options_ns: with_options.round(1),
+  with_fleet_ns: with_fleet.round(1),
   block_call_ns: plain_yield.round(1)
 }
 
@@ -107,6 +113,8 @@ puts "Success path (#{n} calls, best of 7, CPU ns per call; the loop itself: #{b
 puts format("  SwarmSDK call_llm_with_retry (pure Ruby)   %8.1f", swarm)
 puts format("  RetryCore::SwarmSDK::ChatRetry             %8.1f   extra: %+.1f ns", ours, ours - swarm)
 puts format("  RetryCore.call_llm_with_retry              %8.1f", generic)
+puts format("    (policy:, on_event:)                     %8.1f", with_options)
+puts format("    (fleet:, key:)                           %8.1f", with_fleet)
 
 # --- 2. orphan pruning -----------------------------------------------------------------------
 
