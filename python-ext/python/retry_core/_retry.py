@@ -232,9 +232,10 @@ class _Options:
         if self.seed is not None:
             _check_seed(self.seed)
         # Which policy the call gets is the core's rule (CONTRACT §6); misspelt preset names,
-        # bad configurations and both forms at once fail here, before the first call.
-        native = policy_for_call(self.policy, self.max_retries, self.delay)
-        self.native = native
+        # bad configurations and both forms at once fail here, before the first call. Given
+        # none of the three, the call gets the class's (the core's answer for nothing given).
+        if "policy" in options or "max_retries" in options or "delay" in options:
+            self.native = policy_for_call(self.policy, self.max_retries, self.delay)
 
     def run(self) -> "_native.Run":
         """The engine's run for this call; its deadline's clock starts now."""
@@ -267,6 +268,8 @@ def _check_fleet(fleet: Any, key: Any) -> None:
     if not key:
         raise ValueError("key must not be empty")
 
+
+_Options.native = policy_for_call(None, None, None)
 
 #: The options of a call given none (never modified: a call only reads its options).
 _DEFAULTS = _Options("call_llm_with_retry", {})
