@@ -134,7 +134,7 @@ impl RbFleet {
             }
             let out = ruby.ary_new_capa(2);
             out.push(crate::events::to_array(ruby, &evs)?)?;
-            out.push(crate::run::log_lines(ruby, &evs)?)?;
+            out.push(crate::events::log_lines(ruby, &evs)?)?;
             Ok(Some(out))
         })
     }

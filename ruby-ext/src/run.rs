@@ -14,9 +14,8 @@ use std::sync::Arc;
 use magnus::{
     prelude::*, rb_sys::AsRawValue, Error, Integer, RArray, RModule, RString, Ruby, Symbol, Value,
 };
-use retry_core::__private::messages::LogLevel;
 use retry_core::__private::run::HookAnswer;
-use retry_core::{Action, Decision, ErrorNames, Event, EventKind, Run, RunConfig, Step};
+use retry_core::{Action, Decision, ErrorNames, EventKind, Run, RunConfig, Step};
 
 use crate::category::RbClassification;
 use crate::convert::rstring_lossy;
@@ -65,25 +64,6 @@ fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
         }
         Step::GiveUp { reason } => a.push(ruby.to_symbol(reason.as_str()))?,
         Step::PruneOrphans | Step::CompactContext | Step::Return | Step::Reraise => {}
-    }
-    Ok(a)
-}
-
-pub fn log_lines(ruby: &Ruby, evs: &[Event]) -> Result<RArray, Error> {
-    let a = ruby.ary_new_capa(evs.len());
-    for e in evs {
-        match retry_core::__private::messages::log_line(e) {
-            Some((level, text)) => {
-                let pair = ruby.ary_new_capa(2);
-                pair.push(ruby.to_symbol(match level {
-                    LogLevel::Warning => "warn",
-                    LogLevel::Info => "info",
-                }))?;
-                pair.push(text)?;
-                a.push(pair)?;
-            }
-            None => a.push(ruby.qnil())?,
-        }
     }
     Ok(a)
 }
@@ -158,7 +138,7 @@ impl RbRun {
         let out = ruby.ary_new_capa(3);
         out.push(step_array(ruby, step)?)?;
         out.push(events::to_array(ruby, &evs)?)?;
-        out.push(log_lines(ruby, &evs)?)?;
+        out.push(events::log_lines(ruby, &evs)?)?;
         Ok(out)
     }
 
