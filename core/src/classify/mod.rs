@@ -349,6 +349,13 @@ fn decide(
     }
     if f.status.is_none() {
         if let Some(c) = provider.and_then(code_category) {
+            // A generic type (`api_error`, `invalid_request_error`) says less than a status
+            // the text states around it ("API Error: 404 {...\"type\":\"api_error\"...}").
+            if provider.and_then(specific_code_category).is_none() {
+                if let Some(n) = text_status(f, hay) {
+                    return (refine_status(n, provider, hay), Evidence::Message);
+                }
+            }
             return (
                 refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)),
                 Evidence::Body,
@@ -451,6 +458,10 @@ fn text_status(f: &Failure, hay: &Hay) -> Option<u16> {
         // aiohttp's ClientResponseError prints "404, message='Not Found', url='...'".
         .or_else(|| text::quoted_aiohttp_status(&f.message))
         .or_else(|| text::status_in_text(hay.get(), tables::STATUS_INTRODUCERS))
+        // reqwest's "HTTP status client error (451 Unavailable For Legal Reasons) for url".
+        .or_else(|| text::reqwest_status(&f.message))
+        // Last, a bare "Error 500" ("DeepInfra Server: Error 500").
+        .or_else(|| text::error_space_status(hay.get()))
 }
 
 fn status_category(status: u16) -> Category {
@@ -509,6 +520,18 @@ fn says_rate_limited(hay: &Hay) -> bool {
 }
 
 fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Category {
+    // A gateway's generic 4xx that says its upstream answered a transient status ("Code: 400
+    // Error: Upstream returned 429") is that status: the gateway only relayed it.
+    if matches!(
+        status_category(status),
+        Category::BadRequest | Category::ClientError
+    ) {
+        if let Some(inner) =
+            text::upstream_status(hay.get()).filter(|n| *n == 429 || (500..600).contains(n))
+        {
+            return refine_status(inner, provider, hay);
+        }
+    }
     // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"
     // around a 400, a gateway's 500 quoting the upstream's "status code 400"): the inner status
     // is the failure's nature. 408 and 429 stay transient either way; 499 is a client's own
@@ -776,8 +799,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));
     }
+    // A limit named by its window is a rate, whatever size words come with it.
+    if let Some(p) = text::rate_window().first(hay.get()) {
+        return Some(p.category);
+    }
     if let Some(p) = text::permanent().first(hay.get()) {
         return Some(p.category);
+    }
+    if text::invalid_named_key(hay.get()) {
+        return Some(Category::Unauthorized);
     }
     if let Some(c) = text::websocket_close_code(hay.get()).and_then(|code| {
         tables::WEBSOCKET_CLOSE_CODES

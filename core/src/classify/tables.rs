@@ -961,7 +961,7 @@ pub struct Phrase {
 }
 
 /// A phrase that refines a permanent status or stands alone.
-const fn said(text: &'static str, category: Category) -> Phrase {
+pub(crate) const fn said(text: &'static str, category: Category) -> Phrase {
     Phrase {
         text,
         category,
@@ -970,7 +970,7 @@ const fn said(text: &'static str, category: Category) -> Phrase {
 }
 
 /// A phrase that also overrules a transient status or code.
-const fn stated(text: &'static str, category: Category) -> Phrase {
+pub(crate) const fn stated(text: &'static str, category: Category) -> Phrase {
     Phrase {
         text,
         category,

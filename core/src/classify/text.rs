@@ -4,7 +4,8 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::tables::Phrase;
+use super::tables::{said, stated as stated_row, Phrase};
+use crate::category::Category::*;
 
 /// A phrase table compiled into one automaton: one pass over the text finds every phrase; the
 /// earliest row of the table that matches on word boundaries wins.
@@ -48,7 +49,13 @@ impl PhraseSet {
 /// The compiled permanent and transient phrase tables.
 pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(super::tables::PERMANENT_PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            super::tables::PERMANENT_PHRASES
+                .iter()
+                .chain(SERVER_AND_SETUP_PERMANENT),
+        )
+    })
 }
 
 /// The permanent phrases that state a nature outright (`stated` rows of [`STATED`] categories):
@@ -61,6 +68,7 @@ pub fn stated() -> &'static PhraseSet {
         PhraseSet::new(
             super::tables::PERMANENT_PHRASES
                 .iter()
+                .chain(SERVER_AND_SETUP_PERMANENT)
                 .filter(|p| p.stated && super::tables::STATED.contains(&p.category)),
         )
     })
@@ -69,13 +77,204 @@ pub fn stated() -> &'static PhraseSet {
 /// What a connection failure's text says (`tables::NETWORK_PHRASES`).
 pub fn network() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(super::tables::NETWORK_PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            super::tables::NETWORK_PHRASES
+                .iter()
+                .chain(SETUP_UNDER_A_CONNECTION_CLASS),
+        )
+    })
 }
 
 /// The compiled transient phrase table (`tables::TRANSIENT_PHRASES`).
 pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(super::tables::TRANSIENT_PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            SERVER_STATE_TRANSIENT
+                .iter()
+                .chain(super::tables::TRANSIENT_PHRASES),
+        )
+    })
+}
+
+/// Permanent phrase families of servers, gateways and their set-up (after the main table, so
+/// they only decide where it said nothing). `stated` rows overrule a transient status: a
+/// self-hosted server's 500 that names a missing backend or an over-long input.
+const SERVER_AND_SETUP_PERMANENT: &[Phrase] = &[
+    // Input-length limits as self-hosted servers word them (SGLang's admission check "Input
+    // length (N tokens) exceeds the maximum allowed length (M tokens)", DeepInfra's "Requested
+    // input length N exceeds maximum input length M").
+    stated_row("exceeds the maximum allowed length", ContextOverflow),
+    stated_row("exceeds maximum input length", ContextOverflow),
+    stated_row("exceeds the maximum input length", ContextOverflow),
+    // A server or tool that is not installed or not there (LocalAI's "backend not found", a
+    // shell's "command not found", Python's "No module named", LiteLLM's "LLM Provider NOT
+    // provided"): the set-up, the same on every try.
+    stated_row("backend not found", Configuration),
+    stated_row("command not found", Configuration),
+    stated_row("no module named", Configuration),
+    stated_row("provider not provided", Configuration),
+    // Permission words of cloud IAM (Azure AI Foundry "lacks the required data action", Vertex
+    // "Permission '...' denied on resource", a .NET/gRPC `PermissionDenied` printed as a word).
+    said("lacks the required data action", Forbidden),
+    said("denied on resource", Forbidden),
+    said("permissiondenied", Forbidden),
+    said("not authenticated", Unauthorized),
+    // A router with no provider for what the request needs (OpenRouter "No endpoints found that
+    // support tool use", "No endpoints found for <model>").
+    said("no endpoints found", NotFound),
+    // A 200 whose answer could not be read.
+    said("empty or malformed response", InvalidResponse),
+    said("malformed response", InvalidResponse),
+    // Request-shape words of chat APIs: Cohere's "invalid request: ..." / "invalid type:
+    // parameter ...", turn order ("should alternate with assistant message(s)"), and the bare
+    // reason phrase of a 400 as apps print it ("Generation failed - Bad Request").
+    said("invalid request:", BadRequest),
+    said("invalid type: parameter", BadRequest),
+    said("should alternate with", BadRequest),
+    // Range checks of request parameters ("The specified capacity '0' ... should be at least 1").
+    said("should be at least", BadRequest),
+    // A gateway's balancer that may not connect where it was configured to (Kong's ai-proxy
+    // with a custom upstream: "no host allowed while connecting to upstream").
+    said("no host allowed while connecting", Configuration),
+    // A library or gateway that does not know the configured provider ("Sorry, but provider
+    // \"workersai.chat\" is currently not supported"): nothing was sent.
+    said("is currently not supported", Configuration),
+    said("must alternate", BadRequest),
+    said("bad request", BadRequest),
+];
+
+/// Connection-class failures whose text names a set-up mistake instead (LiteLLM raises its
+/// `APIConnectionError` for a model string without a provider: no request was ever sent).
+const SETUP_UNDER_A_CONNECTION_CLASS: &[Phrase] = &[
+    said("provider not provided", Configuration),
+    said("backend not found", Configuration),
+];
+
+/// Transient phrase families of servers' state, before the main table (they are the more
+/// specific reading of the words they share with it).
+const SERVER_STATE_TRANSIENT: &[Phrase] = &[
+    // Capacity for the model is gone for now (Google's MODEL_CAPACITY_EXHAUSTED "No capacity
+    // available for model X on the server"): an overload, not the caller's rate.
+    said("no capacity available", Overloaded),
+    said("model_capacity_exhausted", Overloaded),
+    // Rate words of platforms: Databricks' REQUEST_LIMIT_EXCEEDED ("RPC token bucket limit has
+    // been exceeded", "There are already 5 active runs (limit: 5)"), .NET's HttpStatusCode
+    // names printed as words ("API response TooManyRequests").
+    said("request_limit_exceeded", RateLimited),
+    said("token bucket limit", RateLimited),
+    said("toomanyrequests", RateLimited),
+    said("serviceunavailable", ServerError),
+    said("internalservererror", ServerError),
+    said("badgateway", ServerError),
+    said("gatewaytimeout", ServerError),
+    // A server that cannot serve the model now: Ollama's "model requires more system memory
+    // (N GiB) than is available", Cloudflare's error 1101 "Worker threw exception".
+    said("more system memory", ServerError),
+    said("worker threw exception", ServerError),
+];
+
+/// A limit named by its time window ("Tokens per minute limit exceeded - too many tokens
+/// processed", Cerebras; "Requests per second limit exceeded"): a rate, whatever size words
+/// come with it. Read before the permanent phrases when the text states no status.
+pub fn rate_window() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| PhraseSet::new(RATE_WINDOW))
+}
+
+const RATE_WINDOW: &[Phrase] = &[
+    said("per minute limit exceeded", RateLimited),
+    said("per second limit exceeded", RateLimited),
+    said("per hour limit exceeded", RateLimited),
+];
+
+/// A status reqwest's `Display` states: "HTTP status client error (451 Unavailable For Legal
+/// Reasons) for url (...)", "HTTP status server error (503 Service Unavailable) for url".
+pub fn reqwest_status(message: &str) -> Option<u16> {
+    let lower = message.to_ascii_lowercase();
+    ["http status client error (", "http status server error ("]
+        .iter()
+        .find_map(|intro| {
+            let at = lower.find(intro)? + intro.len();
+            error_status_at(lower.as_bytes(), at)
+        })
+}
+
+/// A status written as "Error 500" (word, one space, three digits: "DeepInfra Server: Error
+/// 500"). Narrower than the introducers: "error: 401" inside a wrapper's prose is left to them.
+pub fn error_space_status(hay: &str) -> Option<u16> {
+    let h = hay.as_bytes();
+    let mut from = 0;
+    while let Some(at) = find_at(hay, "error ", from) {
+        from = at + "error ".len();
+        if at > 0 && is_word(h[at - 1]) {
+            continue;
+        }
+        let i = from;
+        if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
+            if let Some(n) = error_status_at(h, i) {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// "Invalid <name> API key" with one word naming whose key ("Invalid xAI API Key. Try
+/// again?", "Invalid OpenAI API key"): the key was refused.
+pub fn invalid_named_key(hay: &str) -> bool {
+    let h = hay.as_bytes();
+    let mut from = 0;
+    while let Some(at) = find_at(hay, "invalid ", from) {
+        from = at + "invalid ".len();
+        if at > 0 && is_word(h[at - 1]) {
+            continue;
+        }
+        let name = h[from..].iter().take_while(|c| is_word(**c)).count();
+        if (1..=20).contains(&name) && hay[from + name..].starts_with(" api key") {
+            let end = from + name + " api key".len();
+            if end == h.len() || !is_word(h[end]) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The status a gateway says its upstream returned ("Error: Upstream returned 429", "Upstream
+/// provider NIM returned HTTP 429"): "upstream", then "returned" within the same short clause,
+/// then the status (after an optional "http" / "status" / "code").
+pub fn upstream_status(hay: &str) -> Option<u16> {
+    let h = hay.as_bytes();
+    let mut from = 0;
+    while let Some(at) = find_at(hay, "upstream", from) {
+        from = at + "upstream".len();
+        // The same clause: at most 40 bytes, and no sentence break in between.
+        let window = h.len().min(from + 40);
+        let clause_end = h[from..window]
+            .iter()
+            .position(|b| matches!(b, b'.' | b';' | b'\n'))
+            .map_or(window, |p| from + p);
+        let Some(r) = hay.get(from..clause_end).and_then(|c| c.find("returned")) else {
+            continue;
+        };
+        let mut i = from + r + "returned".len();
+        for word in [" http", " status", " code"] {
+            if hay[i..].starts_with(word) {
+                i += word.len();
+            }
+        }
+        while i < h.len() && matches!(h[i], b' ' | b':') {
+            i += 1;
+        }
+        if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
+            if let Some(n) = error_status_at(h, i) {
+                return Some(n);
+            }
+        }
+    }
+    None
 }
 
 /// The words that name a quota window of a day or more (`tables::LONG_WINDOW_PHRASES`).
@@ -401,5 +600,61 @@ mod link_tests {
         assert_eq!(leading_status("500 tokens were used"), None);
         assert_eq!(leading_status("200 OK"), None);
         assert_eq!(leading_status("42"), None);
+    }
+}
+
+#[cfg(test)]
+mod stated_status_tests {
+    use super::*;
+
+    #[test]
+    fn statuses_stated_in_words() {
+        assert_eq!(
+            reqwest_status(
+                "HTTP status client error (451 Unavailable For Legal Reasons) for url (x)"
+            ),
+            Some(451)
+        );
+        assert_eq!(
+            reqwest_status("HTTP status server error (503 Service Unavailable) for url (x)"),
+            Some(503)
+        );
+        assert_eq!(reqwest_status("HTTP status client error (abc)"), None);
+        assert_eq!(error_space_status("deepinfra server: error 500"), Some(500));
+        // Only "error", one space, three digits that end there.
+        assert_eq!(error_space_status("server error: 401 client error"), None);
+        assert_eq!(error_space_status("error 5000 tokens"), None);
+        assert_eq!(error_space_status("terror 500"), None);
+        assert_eq!(
+            upstream_status("code: 400\nerror: upstream returned 429"),
+            Some(429)
+        );
+        assert_eq!(
+            upstream_status("upstream provider nim returned http 503."),
+            Some(503)
+        );
+        assert_eq!(upstream_status("upstream returned 4290 rows"), None);
+        assert_eq!(
+            upstream_status("the upstream is fine; it returned 429 rows later on and on"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_named_key_refused() {
+        assert!(invalid_named_key("invalid xai api key. try again?"));
+        assert!(invalid_named_key("invalid openai api key"));
+        assert!(!invalid_named_key("invalid api key"));
+        assert!(!invalid_named_key("invalid request to the api keyring"));
+        assert!(!invalid_named_key("an invalid xai api keystore"));
+    }
+
+    #[test]
+    fn a_window_names_a_rate() {
+        let w = rate_window();
+        assert!(w
+            .first("tokens per minute limit exceeded - too many tokens processed.")
+            .is_some());
+        assert!(w.first("too many tokens for this model").is_none());
     }
 }
