@@ -38,6 +38,9 @@ pub struct ProviderError {
     /// event and error body alike): quoted without a status, it is read as a stream's error
     /// event, except an error about the request where nothing names a stream.
     pub event: bool,
+    /// The envelope is an API's whole answer under HTTP 200, never a stream's event (Tencent
+    /// Cloud API 3.0's `Response.Error`): its code decides, as no status does.
+    pub answer_in_ok: bool,
 }
 
 impl ProviderError {
@@ -227,6 +230,17 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
         out.push_code(&c[2]);
         out.has_error = true;
     }
+    // SDKs that print the code unquoted before the message: Tencent Cloud's Python SDK
+    // "[TencentCloudSDKException] code:LimitExceeded message:... requestId:...", its Go SDK
+    // "[TencentCloudSDKError] Code=InternalError, Message=..., RequestId=...".
+    let unquoted = text.contains("essage") && (text.contains("code:") || text.contains("Code="));
+    if let Some(c) = unquoted
+        .then(|| sdk_code_message().captures(text))
+        .flatten()
+    {
+        out.push_code(&c[1]);
+        out.has_error = true;
+    }
     // AWS's JavaScript SDK prints "ModelStreamErrorException: <message>".
     let head = text.split(':').next().unwrap_or("");
     if head.len() > "Exception".len()
@@ -375,6 +389,15 @@ fn inspected_fields() -> &'static Regex {
     })
 }
 
+/// `code:X message:` / `Code=X, Message=`: an SDK's exception text with the code unquoted.
+fn sdk_code_message() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?-u)\b(?:code:|Code=)[ \t]*([A-Za-z][A-Za-z0-9_.]{0,63}),?[ \t]+(?:message:|Message=)")
+            .expect("valid regex")
+    })
+}
+
 /// botocore's message form: "An error occurred (ThrottlingException) when calling the
 /// InvokeModel operation (reached max retries: 4): ..." (botocore/exceptions.py, ClientError).
 fn aws_error_code() -> &'static Regex {
@@ -447,6 +470,16 @@ fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
     for e in errors.into_iter().flatten() {
         out.push_scoped("errors", ScopedCode::of(e.get("code")));
     }
+    // Tencent Cloud API 3.0: {"Response": {"Error": {"Code", "Message"}, "RequestId"}}.
+    let tencent = obj
+        .get("Response")
+        .and_then(|r| r.get("Error"))
+        .and_then(Value::as_object);
+    if let Some(e) = tencent {
+        out.push_value(e.get("Code"));
+        out.has_error = true;
+        out.answer_in_ok = true;
+    }
     if obj.get("object").and_then(Value::as_str) == Some("error") || obj.contains_key("__type") {
         out.has_error = true;
     }
@@ -473,6 +506,7 @@ fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
             errors
                 .and_then(|e| e.first())
                 .and_then(|e| e.get("message")),
+            tencent.and_then(|e| e.get("Message")),
         ];
         let found = ["message", "Message", "detail", "error_msg"]
             .iter()

@@ -231,6 +231,21 @@ pub struct CodeMsg<'a> {
     message: Scalar<'a>,
 }
 
+/// Tencent Cloud API 3.0's `Response.Error`.
+#[derive(Deserialize, Default)]
+pub struct TencentError<'a> {
+    #[serde(borrow, default, rename = "Code")]
+    code: Scalar<'a>,
+    #[serde(borrow, default, rename = "Message")]
+    message: Scalar<'a>,
+}
+
+#[derive(Deserialize, Default)]
+pub struct TencentResponse<'a> {
+    #[serde(borrow, default, rename = "Error")]
+    error: Option<TencentError<'a>>,
+}
+
 #[derive(Deserialize, Default)]
 pub struct Envelope<'a> {
     #[serde(borrow, default)]
@@ -253,6 +268,8 @@ pub struct Envelope<'a> {
     header: Option<CodeMsg<'a>>,
     #[serde(borrow, default)]
     errors: Option<Vec<CodeMsg<'a>>>,
+    #[serde(borrow, default, rename = "Response")]
+    response: Option<TencentResponse<'a>>,
     #[serde(borrow, default)]
     object: Scalar<'a>,
     #[serde(borrow, default)]
@@ -339,6 +356,12 @@ fn assemble(env: &Envelope<'_>, out: &mut ProviderError, depth: usize) {
     for e in env.errors.iter().flatten() {
         out.push_scoped("errors", scoped(&e.code));
     }
+    let tencent = env.response.as_ref().and_then(|r| r.error.as_ref());
+    if let Some(e) = tencent {
+        push(out, &e.code);
+        out.has_error = true;
+        out.answer_in_ok = true;
+    }
     if matches!(&env.object, Scalar::Str(o) if o == "error")
         || matches!(env.aws_type, Scalar::Str(_))
     {
@@ -367,6 +390,7 @@ fn assemble(env: &Envelope<'_>, out: &mut ProviderError, depth: usize) {
                     .and_then(|e| e.first())
                     .and_then(|e| text(&e.message))
             })
+            .or_else(|| tencent.and_then(|e| text(&e.message)))
         {
             out.add_message(m);
         }
