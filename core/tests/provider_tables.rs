@@ -22,8 +22,12 @@ fn code_value(code: &str) -> Value {
 fn body_of(envelope: Envelope, r: &CodeRow) -> String {
     let (code, msg) = (r.code, r.message);
     let opt = |c: &str| (!c.is_empty()).then(|| code_value(c));
-    let scoped = |prefix: &str| code.strip_prefix(prefix).and_then(|n| n.parse::<u64>().ok());
-    let openai = || json!({"error": {"message": msg, "type": null, "param": null, "code": opt(code)}});
+    let scoped = |prefix: &str| {
+        code.strip_prefix(prefix)
+            .and_then(|n| n.parse::<u64>().ok())
+    };
+    let openai =
+        || json!({"error": {"message": msg, "type": null, "param": null, "code": opt(code)}});
     let v = match envelope {
         Envelope::OpenAi => openai(),
         Envelope::Anthropic => json!({"type": "error", "error": {"type": code, "message": msg}}),
@@ -48,7 +52,9 @@ fn body_of(envelope: Envelope, r: &CodeRow) -> String {
             None => openai(),
         },
         Envelope::Cloudflare => match scoped("errors_") {
-            Some(n) => json!({"success": false, "errors": [{"code": n, "message": msg}], "result": null}),
+            Some(n) => {
+                json!({"success": false, "errors": [{"code": n, "message": msg}], "result": null})
+            }
             None => openai(),
         },
         Envelope::Tgi => json!({"error": msg, "error_type": code}),
@@ -94,7 +100,12 @@ fn every_row_of_every_table_decides_its_category() {
         }
     }
     assert!(rows > 400, "only {rows} rows");
-    assert!(wrong.is_empty(), "{} of {rows} rows decided otherwise:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} of {rows} rows decided otherwise:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 /// Issue 20 asks for the published tables of at least 40 providers, gateways and servers, each
@@ -106,7 +117,11 @@ fn at_least_forty_providers_have_a_table() {
         .map(|t| t.provider)
         .filter(|p| !p.starts_with('('))
         .collect();
-    assert!(providers.len() >= 40, "{} providers: {providers:?}", providers.len());
+    assert!(
+        providers.len() >= 40,
+        "{} providers: {providers:?}",
+        providers.len()
+    );
     for t in provider_tables() {
         assert!(t.source.contains('.'), "{}: {}", t.provider, t.source);
         // A table read only in part still has rows only from what was read.
@@ -127,7 +142,10 @@ fn cost_of_a_classify_call() {
     let t = Instant::now();
     let first = classify(&rate_limit);
     let cold = t.elapsed();
-    println!("first call (builds the tables): {cold:?} -> {:?}", first.category);
+    println!(
+        "first call (builds the tables): {cold:?} -> {:?}",
+        first.category
+    );
     for (name, f) in [("rate_limit", &rate_limit), ("plain_500", &plain_500)] {
         for _ in 0..1_000 {
             std::hint::black_box(classify(std::hint::black_box(f)));
@@ -158,27 +176,63 @@ fn tencent(code: &str, message: &str) -> Failure {
 fn tencent_cloud_envelopes() {
     use Category::*;
     let cases = [
-        ("RequestLimitExceeded", "The number of requests exceeds the frequency limit.", RateLimited),
-        ("RequestLimitExceeded.UinLimitExceeded", "主账号限频。", RateLimited),
+        (
+            "RequestLimitExceeded",
+            "The number of requests exceeds the frequency limit.",
+            RateLimited,
+        ),
+        (
+            "RequestLimitExceeded.UinLimitExceeded",
+            "主账号限频。",
+            RateLimited,
+        ),
         ("LimitExceeded", "超过配额限制。", RateLimited),
-        ("FailedOperation.EngineServerLimitExceeded", "引擎层请求超过限额；请稍后重试。", RateLimited),
-        ("FailedOperation.EngineRequestTimeout", "引擎层请求超时；请稍后重试。", Timeout),
+        (
+            "FailedOperation.EngineServerLimitExceeded",
+            "引擎层请求超过限额；请稍后重试。",
+            RateLimited,
+        ),
+        (
+            "FailedOperation.EngineRequestTimeout",
+            "引擎层请求超时；请稍后重试。",
+            Timeout,
+        ),
         ("InternalError", "内部错误。", ServerError),
-        ("AuthFailure.SignatureExpire", "Signature expired.", Unauthorized),
+        (
+            "AuthFailure.SignatureExpire",
+            "Signature expired.",
+            Unauthorized,
+        ),
         // Not in any table: its family says it.
         ("AuthFailure.SomethingNew", "鉴权失败", Unauthorized),
-        ("ResourceInsufficient.ChargeResourceExhaust", "计费资源已耗尽。", PaymentRequired),
-        ("FailedOperation.ServiceStopArrears", "欠费停服。", PaymentRequired),
+        (
+            "ResourceInsufficient.ChargeResourceExhaust",
+            "计费资源已耗尽。",
+            PaymentRequired,
+        ),
+        (
+            "FailedOperation.ServiceStopArrears",
+            "欠费停服。",
+            PaymentRequired,
+        ),
         ("InvalidParameterValue.Model", "模型不存在。", NotFound),
         ("InvalidParameter.SomethingElse", "参数错误", BadRequest),
-        ("OperationDenied.TextIllegalDetected", "文本包含违法违规信息，审核不通过。", ContentFiltered),
+        (
+            "OperationDenied.TextIllegalDetected",
+            "文本包含违法违规信息，审核不通过。",
+            ContentFiltered,
+        ),
     ];
     for (code, message, want) in cases {
         let f = tencent(code, message);
         assert_eq!(decide(&f), (want, want.is_transient()), "{code}");
         let mut statusless = f.clone();
         statusless.status = None;
-        assert_eq!(decide(&statusless), (want, want.is_transient()), "{code} without a status");
+        assert_eq!(
+            decide(&statusless),
+            (want, want.is_transient()),
+            "{code} without a status"
+        );
     }
     // The SDKs' exception texts, with no body: Python's `code:X message:Y requestId:Z`
     // (tencentcloud-sdk-python's TencentCloudSDKException.__str__) and Go's `Code=X, Message=Y`.
@@ -204,15 +258,60 @@ fn tencent_cloud_envelopes() {
 fn new_providers_end_to_end() {
     use Category::*;
     let cases: [(&str, u16, &str, Category); 9] = [
-        ("deepseek 402", 402, r#"{"error":{"message":"Insufficient Balance","type":"unknown_error","param":null,"code":"invalid_request_error"}}"#, PaymentRequired),
-        ("deepseek 503", 503, r#"{"error":{"message":"Server Overloaded","type":"unknown_error","param":null,"code":null}}"#, Overloaded),
-        ("openrouter 403", 403, r#"{"error":{"code":403,"message":"Your chosen model requires moderation and your input was flagged","metadata":{"reasons":["violence"],"flagged_input":"..."}}}"#, ContentFiltered),
-        ("openrouter 402", 402, r#"{"error":{"code":402,"message":"Your account or API key has insufficient credits. Add more credits and retry the request."}}"#, PaymentRequired),
-        ("together 503", 503, r#"{"error":{"message":"The engine is currently overloaded, please try again later","type":"server_error"}}"#, Overloaded),
-        ("together 403 context", 403, r#"{"error":{"message":"Input token count + max_tokens parameter must be less than the context length of the model being queried.","type":"invalid_request_error"}}"#, ContextOverflow),
-        ("stepfun 451", 451, r#"{"error":{"message":"请求内容或大模型响应内容中出现了无法通过安全审核的内容","type":"request_blocked"}}"#, ContentFiltered),
-        ("wandb 429", 429, r#"{"error":{"message":"Concurrency limit reached for requests","type":"rate_limit_error"}}"#, RateLimited),
-        ("sambanova 410", 410, r#"{"error":{"message":"Model is no longer available","type":"invalid_request_error"}}"#, NotFound),
+        (
+            "deepseek 402",
+            402,
+            r#"{"error":{"message":"Insufficient Balance","type":"unknown_error","param":null,"code":"invalid_request_error"}}"#,
+            PaymentRequired,
+        ),
+        (
+            "deepseek 503",
+            503,
+            r#"{"error":{"message":"Server Overloaded","type":"unknown_error","param":null,"code":null}}"#,
+            Overloaded,
+        ),
+        (
+            "openrouter 403",
+            403,
+            r#"{"error":{"code":403,"message":"Your chosen model requires moderation and your input was flagged","metadata":{"reasons":["violence"],"flagged_input":"..."}}}"#,
+            ContentFiltered,
+        ),
+        (
+            "openrouter 402",
+            402,
+            r#"{"error":{"code":402,"message":"Your account or API key has insufficient credits. Add more credits and retry the request."}}"#,
+            PaymentRequired,
+        ),
+        (
+            "together 503",
+            503,
+            r#"{"error":{"message":"The engine is currently overloaded, please try again later","type":"server_error"}}"#,
+            Overloaded,
+        ),
+        (
+            "together 403 context",
+            403,
+            r#"{"error":{"message":"Input token count + max_tokens parameter must be less than the context length of the model being queried.","type":"invalid_request_error"}}"#,
+            ContextOverflow,
+        ),
+        (
+            "stepfun 451",
+            451,
+            r#"{"error":{"message":"请求内容或大模型响应内容中出现了无法通过安全审核的内容","type":"request_blocked"}}"#,
+            ContentFiltered,
+        ),
+        (
+            "wandb 429",
+            429,
+            r#"{"error":{"message":"Concurrency limit reached for requests","type":"rate_limit_error"}}"#,
+            RateLimited,
+        ),
+        (
+            "sambanova 410",
+            410,
+            r#"{"error":{"message":"Model is no longer available","type":"invalid_request_error"}}"#,
+            NotFound,
+        ),
     ];
     for (name, status, body, want) in cases {
         let f = Failure::http(status, "").with_body(body);

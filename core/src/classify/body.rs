@@ -194,9 +194,8 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
     }
     // A repr or any other quoting: `'code': 'x'`, `"type": "x"`, `'code': 429` (the regex only
     // runs where one of its field names appears).
-    let named = ["type", "code", "status", "exception-type"]
-        .iter()
-        .any(|n| text.contains(n));
+    // ("exception-type" and every other field name the regex knows hold one of these words.)
+    let named = ["type", "code", "status"].iter().any(|n| text.contains(n));
     for c in named
         .then(|| quoted_fields().captures_iter(text))
         .into_iter()
@@ -218,7 +217,9 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
     }
     // Node's util.inspect prints an error object's keys bare: `{ code: 'InvalidEndpoint.NotFound',
     // type: 'NotFound' }` (Volcengine through LobeChat's ProviderBizError).
-    let bare = ["code:", "type:"].iter().any(|n| text.contains(n));
+    // Only where `named` found "code" or "type" can "code:" or "type:" be.
+    let code_colon = named && text.contains("code:");
+    let bare = code_colon || (named && text.contains("type:"));
     for c in bare
         .then(|| inspected_fields().captures_iter(text))
         .into_iter()
@@ -233,7 +234,9 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
     // SDKs that print the code unquoted before the message: Tencent Cloud's Python SDK
     // "[TencentCloudSDKException] code:LimitExceeded message:... requestId:...", its Go SDK
     // "[TencentCloudSDKError] Code=InternalError, Message=..., RequestId=...".
-    let unquoted = text.contains("essage") && (text.contains("code:") || text.contains("Code="));
+    // (`code:` was looked for above; `Code=` only where an `=` is.)
+    let unquoted = (code_colon || (text.as_bytes().contains(&b'=') && text.contains("Code=")))
+        && text.contains("essage");
     if let Some(c) = unquoted
         .then(|| sdk_code_message().captures(text))
         .flatten()

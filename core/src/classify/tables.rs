@@ -61,7 +61,12 @@ const fn generic(code: &'static str, category: Category) -> CodeRow {
     }
 }
 /// A row of a provider's table with the status and message the table states for the code.
-const fn doc(status: u16, code: &'static str, message: &'static str, category: Category) -> CodeRow {
+const fn doc(
+    status: u16,
+    code: &'static str,
+    message: &'static str,
+    category: Category,
+) -> CodeRow {
     CodeRow {
         code,
         category,
@@ -157,7 +162,9 @@ mod intl;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {
-    [intl::TABLES, hosts::TABLES, cn::TABLES].into_iter().flatten()
+    [intl::TABLES, hosts::TABLES, cn::TABLES]
+        .into_iter()
+        .flatten()
 }
 
 /// Every code row of every provider table, in lookup order.
@@ -170,26 +177,57 @@ pub fn code_rows() -> impl Iterator<Item = &'static CodeRow> {
 /// before its first `.` (Tencent's `AuthFailure.SignatureExpire`, DashScope's
 /// `Throttling.RateQuota`): a family names the nature its members share.
 pub fn code_row(code: &str) -> Option<&'static CodeRow> {
-    exact_row(code)
-        .or_else(|| code_word_row(code))
-        .or_else(|| code.split_once('.').and_then(|(family, _)| exact_row(family)))
+    if let Some(r) = exact_row(code) {
+        return Some(r);
+    }
+    // Only a compound code has words or a family.
+    let (words, family) = code.bytes().fold((false, false), |(w, f), b| {
+        (w || matches!(b, b'_' | b'-' | b'.'), f || b == b'.')
+    });
+    if !words {
+        return None;
+    }
+    code_word_row(code).or_else(|| {
+        family
+            .then(|| code.split_once('.'))
+            .flatten()
+            .and_then(|(family, _)| exact_row(family))
+    })
 }
 
-/// The first row of exactly this code. Built once: the codes sorted, a code's first row kept,
-/// so a lookup is a binary search (a dozen comparisons), whatever the number of tables.
+/// The first row of exactly this code. Built once: the rows bucketed by the code's length, a
+/// code's first row kept, each with its first eight bytes as one word, so a lookup compares a
+/// word per row of its length and the bytes of the one that matches (a binary search over the
+/// sorted codes cost more: a `memcmp` call per step).
 fn exact_row(code: &str) -> Option<&'static CodeRow> {
-    static INDEX: std::sync::OnceLock<Vec<&'static CodeRow>> = std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut rows: Vec<&'static CodeRow> = code_rows().filter(|r| !r.code.is_empty()).collect();
-        // A stable sort keeps rows of one code in table order; the first one stays.
-        rows.sort_by(|a, b| a.code.cmp(b.code));
-        rows.dedup_by(|later, first| later.code == first.code);
-        rows
+    type Bucket = Vec<(u64, &'static CodeRow)>;
+    static BY_LEN: std::sync::OnceLock<Vec<Bucket>> = std::sync::OnceLock::new();
+    let by_len = BY_LEN.get_or_init(|| {
+        let longest = code_rows().map(|r| r.code.len()).max().unwrap_or(0);
+        let mut by_len: Vec<Bucket> = vec![Vec::new(); longest + 1];
+        for r in code_rows().filter(|r| !r.code.is_empty()) {
+            let bucket = &mut by_len[r.code.len()];
+            if bucket.iter().all(|(_, o)| o.code != r.code) {
+                bucket.push((head_word(r.code.as_bytes()), r));
+            }
+        }
+        by_len
     });
-    index
-        .binary_search_by(|r| r.code.cmp(code))
-        .ok()
-        .map(|i| index[i])
+    let c = code.as_bytes();
+    let head = head_word(c);
+    by_len
+        .get(c.len())?
+        .iter()
+        .find(|(h, r)| *h == head && r.code.as_bytes() == c)
+        .map(|(_, r)| *r)
+}
+
+/// The first eight bytes of a code as one word (zero-padded).
+fn head_word(code: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = code.len().min(8);
+    word[..n].copy_from_slice(&code[..n]);
+    u64::from_le_bytes(word)
 }
 
 /// Words that name a code's nature wherever they stand in a compound code
@@ -205,9 +243,6 @@ const CODE_WORDS: &[CodeRow] = &[
 ];
 
 fn code_word_row(code: &str) -> Option<&'static CodeRow> {
-    if !code.contains(['_', '-', '.']) {
-        return None;
-    }
     code.split(['_', '-', '.'])
         .find_map(|w| CODE_WORDS.iter().find(|r| r.code == w))
 }
@@ -1533,8 +1568,9 @@ mod tests {
     fn code_row_is_the_first_matching_row() {
         let first = |code: &str| code_rows().find(|r| !r.code.is_empty() && r.code == code);
         let scan = |code: &str| {
+            let compound = code.contains(['_', '-', '.']);
             first(code)
-                .or_else(|| code_word_row(code))
+                .or_else(|| compound.then(|| code_word_row(code)).flatten())
                 .or_else(|| code.split_once('.').and_then(|(f, _)| first(f)))
         };
         let mut probes: Vec<String> = code_rows().map(|r| r.code.to_owned()).collect();

@@ -1,8 +1,8 @@
 //! Providers with international APIs: model labs and inference hosts.
 //! Each table is one provider's published error codes, one fact a row, with its source.
 
-use super::{Envelope, ProviderTable, Read};
 use super::{doc, fact, generic, generic_doc, row};
+use super::{Envelope, ProviderTable, Read};
 use crate::category::Category::*;
 
 /// The tables of this family, in lookup order (the first row of a code wins).
