@@ -167,6 +167,21 @@ pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {
         .flatten()
 }
 
+/// Every row with a code, of every provider table, in lookup order (the fuzz targets and the
+/// property tests draw codes from it).
+pub static CODES: AllCodes = AllCodes;
+
+/// [`CODES`]: the rows with a code, gathered once (a `LazyLock` needs Rust 1.80, the MSRV is 1.75).
+pub struct AllCodes;
+
+impl std::ops::Deref for AllCodes {
+    type Target = [&'static CodeRow];
+    fn deref(&self) -> &Self::Target {
+        static ROWS: std::sync::OnceLock<Vec<&'static CodeRow>> = std::sync::OnceLock::new();
+        ROWS.get_or_init(|| code_rows().filter(|r| !r.code.is_empty()).collect())
+    }
+}
+
 /// Every code row of every provider table, in lookup order.
 pub fn code_rows() -> impl Iterator<Item = &'static CodeRow> {
     provider_tables().flat_map(|t| t.rows.iter())
