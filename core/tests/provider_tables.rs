@@ -58,6 +58,7 @@ fn body_of(envelope: Envelope, r: &CodeRow) -> String {
             None => openai(),
         },
         Envelope::Tgi => json!({"error": msg, "error_type": code}),
+        Envelope::ErrorString => json!({"error": msg}),
         Envelope::Databricks => {
             json!({"error_code": code.to_ascii_uppercase(), "message": msg, "details": []})
         }
@@ -315,6 +316,71 @@ fn new_providers_end_to_end() {
     ];
     for (name, status, body, want) in cases {
         let f = Failure::http(status, "").with_body(body);
+        assert_eq!(decide(&f), (want, want.is_transient()), "{name}");
+    }
+}
+
+/// More providers' own shapes: a stream line, a gateway's own statuses, scoped numeric codes.
+#[test]
+fn more_providers_end_to_end() {
+    use Category::*;
+    let cases: [(&str, Option<u16>, &str, Category); 8] = [
+        // Ollama: the error as a line of the NDJSON stream, under the 200 already sent.
+        (
+            "ollama mid-stream",
+            Some(200),
+            r#"{"error":"an error was encountered while running the model"}"#,
+            StreamInterrupted,
+        ),
+        (
+            "ollama 404",
+            Some(404),
+            r#"{"error":"model 'llama3.2' not found"}"#,
+            NotFound,
+        ),
+        (
+            "portkey 446",
+            Some(446),
+            r#"{"status":"failure","message":"Guardrail checks failed (request denied)"}"#,
+            ContentFiltered,
+        ),
+        (
+            "portkey 412",
+            Some(412),
+            r#"{"status":"failure","message":"Budget exhausted"}"#,
+            PaymentRequired,
+        ),
+        (
+            "databricks 429",
+            Some(429),
+            r#"{"error_code":"RESOURCE_EXHAUSTED","message":"Too many requests.","details":[]}"#,
+            RateLimited,
+        ),
+        (
+            "iflytek daily cap",
+            None,
+            r#"{"header":{"code":11201,"message":"授权错误：日流控超限。超过当日最大访问量的限制。","sid":"cht000b7016","status":2}}"#,
+            PaymentRequired,
+        ),
+        (
+            "iflytek busy",
+            None,
+            r#"{"header":{"code":10110,"message":"服务忙，请稍后再试。","sid":"cht000b7016","status":2}}"#,
+            Overloaded,
+        ),
+        (
+            "volcengine rpm",
+            Some(429),
+            r#"{"error":{"code":"RateLimitExceeded.EndpointRPMExceeded","message":"The Requests Per Minute (RPM) limit of the associated endpoint for your account has been exceeded.","param":"","type":"TooManyRequests"}}"#,
+            RateLimited,
+        ),
+    ];
+    for (name, status, body, want) in cases {
+        let f = match status {
+            Some(s) => Failure::http(s, ""),
+            None => Failure::new(""),
+        }
+        .with_body(body);
         assert_eq!(decide(&f), (want, want.is_transient()), "{name}");
     }
 }

@@ -128,6 +128,8 @@ pub enum Envelope {
     Tgi,
     /// `{"error_code": "<NAME>", "message"}` (Databricks REST APIs).
     Databricks,
+    /// `{"error": "<message>"}` (Ollama), also as a line of a stream already under way.
+    ErrorString,
 }
 
 /// How much of a table's source was read when its rows were written.
@@ -976,6 +978,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     ),
     said("check your plan and billing details", PaymentRequired),
     said("exceeded your current quota", PaymentRequired),
+    said("budget exhausted", PaymentRequired), // Portkey 412 (portkey.ai/docs/api-reference/inference-api/error-codes)
     // The same in Chinese (iFlytek's OpenAI-compatible table: 429 超出当前配额，请检查计划和计费详情).
     said("超出当前配额", PaymentRequired),
     said("请检查计划和计费详情", PaymentRequired),
@@ -1051,6 +1054,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("充值后", PaymentRequired),   // after recharging (Zhipu: 请充值后重试)
     stated("额度不足", PaymentRequired), // quota insufficient (one-api: 用户额度不足)
     stated("token不足", PaymentRequired), // tokens used up (iFlytek 10016: token不足)
+    said("guardrail checks failed", ContentFiltered), // Portkey 446: the request was denied
     stated("额度已用尽", PaymentRequired), // quota used up (one-api: 该令牌额度已用尽)
     stated("额度已用完", PaymentRequired),
     stated("资源包", PaymentRequired), // resource package (Zhipu: 无可用资源包)

@@ -167,4 +167,33 @@ pub const TABLES: &[ProviderTable] = &[
             fact(503, "There is no available model provider that meets your routing requirements", ServerError),
         ],
     },
+    ProviderTable {
+        provider: "Ollama",
+        source: "docs.ollama.com/api/errors",
+        read: Read::Whole,
+        envelope: Envelope::ErrorString,
+        rows: &[
+            fact(400, "missing request body", BadRequest),
+            fact(404, "model 'llama3.2' not found", NotFound),
+            fact(429, "Too Many Requests", RateLimited),
+            fact(500, "the model failed to generate a response", ServerError),
+            fact(502, "Bad Gateway: a cloud model cannot be reached", ServerError),
+            // Mid-stream the status stays 200 and the error is a line of the NDJSON stream.
+            fact(200, "an error was encountered while running the model", StreamInterrupted),
+        ],
+    },
+    // Portkey passes the provider's own errors through and adds these
+    // (portkey.ai/docs/api-reference/inference-api/error-codes, read whole).
+    ProviderTable {
+        provider: "Portkey",
+        source: "portkey.ai/docs/api-reference/inference-api/error-codes",
+        read: Read::Whole,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            fact(408, "Request timed out", Timeout),
+            fact(412, "Budget exhausted", PaymentRequired),
+            fact(429, "Request rate limited", RateLimited),
+            fact(446, "Guardrail checks failed (request denied)", ContentFiltered),
+        ],
+    },
 ];
