@@ -716,6 +716,30 @@ mod tests {
         assert!(from_text("").is_none());
     }
 
+    /// Tencent Cloud API 3.0's envelope, as a body and as its SDKs print it.
+    #[test]
+    fn tencent_envelopes() {
+        let p = parse(r#"{"Response":{"Error":{"Code":"AuthFailure.SignatureFailure","Message":"The provided credentials could not be validated."},"RequestId":"ed93f3cb"}}"#).unwrap();
+        assert_eq!(codes(&p), ["authfailure.signaturefailure"]);
+        assert_eq!(
+            p.message.as_deref(),
+            Some("The provided credentials could not be validated.")
+        );
+        assert!(p.has_error && p.answer_in_ok);
+        // A successful answer has no Error and says nothing.
+        assert!(parse(r#"{"Response":{"RequestId":"x","Choices":[]}}"#)
+            .map_or(true, |p| !p.says_something()));
+
+        let p = from_text("[TencentCloudSDKException] code:LimitExceeded message:超过配额限制。 requestId:b6fa436c").unwrap();
+        assert_eq!(codes(&p), ["limitexceeded"]);
+        let p = from_text("[TencentCloudSDKError] Code=InternalError.BackendTimeout, Message=Backend timeout, please retry it later, RequestId=3d46603a").unwrap();
+        assert_eq!(codes(&p), ["internalerror.backendtimeout"]);
+        // A status after "code:" is no code name.
+        assert!(
+            from_text("error code: 429 message: slow down").map_or(true, |p| p.codes.is_empty())
+        );
+    }
+
     #[test]
     fn codes_are_normalised() {
         assert_eq!(
