@@ -40,8 +40,8 @@ pub const TABLES: &[ProviderTable] = &[
     },
     ProviderTable {
         provider: "Anthropic",
-        source: "docs.anthropic.com/en/api/errors",
-        read: Read::Earlier,
+        source: "docs.claude.com/en/api/errors",
+        read: Read::Whole,
         envelope: Envelope::Anthropic,
         rows: &[
             // Anthropic error.type with the status and wording of docs.claude.com/en/api/errors
