@@ -237,6 +237,14 @@ fn decide(
                 };
                 return (c, Evidence::Body);
             }
+            // An API that answers every error under 200 (Tencent Cloud API 3.0): its code
+            // decides, as a statusless body's would.
+            if let Some(c) = provider
+                .filter(|p| p.answer_in_ok)
+                .and_then(|p| statusless_code(p, hay))
+            {
+                return (c, Evidence::Body);
+            }
             if let Some(c) = provider
                 .and_then(code_category)
                 .filter(|c| *c == Category::ContentFiltered)
@@ -494,6 +502,18 @@ fn code_category(p: &ProviderError) -> Option<Category> {
         }
     }
     generic
+}
+
+/// What a provider's codes say without a status: a specific code refined by the text
+/// ([`refine_code`]), else a generic one sharpened by a permanent phrase.
+fn statusless_code(p: &ProviderError, hay: &Hay) -> Option<Category> {
+    specific_code_category(p)
+        .map(|c| refine_code(c, hay))
+        .or_else(|| {
+            code_category(p).map(|c| {
+                refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category))
+            })
+        })
 }
 
 /// A provider code without a status: a transient code is overruled only by a stated nature,
