@@ -20,9 +20,6 @@ pub const STATUS: &[(u16, Category)] = &[
     // SambaNova: "Gone: the requested model is no longer available (deprecated or removed)"
     // (docs.sambanova.ai/cloud/api-reference/using-the-api/api-error-codes).
     (410, NotFound),
-    // StepFun: the request or the answer failed the safety review
-    // (platform.stepfun.com/docs/zh/guide/exception).
-    (451, ContentFiltered),
     (498, Overloaded), // Groq: flex tier capacity_exceeded (console.groq.com/docs/errors)
     (529, Overloaded), // Anthropic overloaded_error
 ];
@@ -1104,6 +1101,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("涉及敏感", ContentFiltered),
     stated("内容审核", ContentFiltered), // content review failed (iFlytek Spark 10013/10014)
     stated("内容安全", ContentFiltered),
+    // "failed the safety review" (StepFun 451), the review named without "content".
+    stated("安全审核", ContentFiltered),
     said("blocked: true", ContentFiltered), // Vertex AI safety ratings
     // google-generativeai's `response.text` on a filtered candidate (a ValueError):
     said("reciting from copyrighted material", ContentFiltered),
