@@ -930,6 +930,97 @@ mod issue20 {
         (r.category, r.transient)
     }
 
+    /// Batch 14's families: each rule on a text of its own, not the corpus case it came from.
+    #[test]
+    fn batch14_families() {
+        use Category::*;
+        // Billing boilerplate around a per-minute quota is a throttle; a zero limit is not.
+        let per_minute = "You exceeded your current quota, please check your plan and billing \
+            details. quotaId: GenerateRequestsPerMinutePerProjectPerModel-FreeTier";
+        assert_eq!(cat(&Failure::new(per_minute)), (RateLimited, true));
+        assert_eq!(
+            cat(&Failure::new(
+                "You exceeded your current quota. Please retry in 9.5s."
+            )),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "You exceeded your current quota, limit: 0. Please retry in 9.5s."
+            )),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("You exceeded your current quota")),
+            (PaymentRequired, false)
+        );
+        // Words that only state a wait: half a day or more is a day's quota; a status's own
+        // long hint (Azure's 86400 s) stays the status's.
+        assert_eq!(
+            cat(&Failure::new("Pool exhausted. Please wait 50000s.")),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("Pool exhausted. Please wait 50s.")),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(429, "Please retry after 86400 seconds.")),
+            (RateLimited, true)
+        );
+        // undici's TypeError: the first line names it, the printed cause decides.
+        let undici = |m: &str| cat(&Failure::new(m).with_class(["TypeError"]));
+        assert_eq!(
+            undici("fetch failed\n  [cause]: ConnectTimeoutError: Connect Timeout Error"),
+            (Timeout, true)
+        );
+        assert_eq!(
+            undici("terminated\n  [cause]: SocketError: other side closed"),
+            (Connection, true)
+        );
+        assert_eq!(undici("fetch failed"), (Connection, true));
+        assert_eq!(
+            undici("Cannot read properties of undefined\nfetch failed"),
+            (Programming, false)
+        );
+        // gRPC names heading a message; a status before "status code".
+        assert_eq!(
+            cat(&Failure::new(
+                "DEADLINE_EXCEEDED: deadline exceeded after 9.9s"
+            )),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("PERMISSION_DENIED: caller lacks access")),
+            (Forbidden, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("Request failed: 401 status code (no body)")),
+            (Unauthorized, false)
+        );
+        // aiohttp's parser code is no status; its ClientResponseError's is.
+        assert_eq!(
+            cat(&Failure::new(
+                "Response payload is not completed: <ContentLengthError: 400, message='Not enough data'>"
+            )),
+            (Connection, true)
+        );
+        // reqwest's decode error: serde's words are a wrong shape, none a cut body.
+        assert_eq!(
+            cat(&Failure::new(
+                "error decoding response body: missing field `choices` at line 1 column 9"
+            )),
+            (InvalidResponse, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("stream error: error decoding response body")),
+            (StreamInterrupted, true)
+        );
+        // A relay's bare body with a known transient type is that body's failure.
+        let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"busy"}}"#;
+        assert_eq!(cat(&Failure::new("").with_body(body)), (Overloaded, true));
+    }
+
     /// Batch 11's families.
     #[test]
     fn batch11_families() {

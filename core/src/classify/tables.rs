@@ -1518,6 +1518,9 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("expected value at line", InvalidResponse),
     said("did not match any variant", InvalidResponse),
     said("failed to read json", InvalidResponse),
+    said("missing field `", InvalidResponse),
+    said("unknown variant `", InvalidResponse),
+    said("invalid type: ", InvalidResponse),
     // reqwest's decode error without serde's words: the body stopped mid-read.
     said("error decoding response body", StreamInterrupted),
     said("rate limit", RateLimited),
