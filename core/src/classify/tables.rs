@@ -942,6 +942,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("context length", ContextOverflow),
     said("context window", ContextOverflow),
     stated("prompt is too long", ContextOverflow), // Anthropic
+    said("request entity too large", ContextOverflow), // 413's reason phrase as clients print it
     stated("input is too long", ContextOverflow),  // Bedrock
     said("too many tokens", ContextOverflow),
     // OpenAI and Groq 413/429 "Request too large for <model> ... on tokens per min": the request
@@ -1000,9 +1001,24 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("spending-limit", PaymentRequired),   // xAI: personal-team-blocked:spending-limit
     stated("usage credits are required", PaymentRequired),
     stated("can only afford", PaymentRequired),
+    // (batch 14) MiniMax's 1008 type, Tencent Cloud's InvalidAccount.InsufficientBalance and
+    // UnsupportedOperation.PkgExhausted ("The resource pack allowance has been exhausted"),
+    // one-api/new-api's own balance checks ("token quota is not enough", "preConsumedQuota"),
+    // Copilot's "You have no quota".
+    stated("insufficient_balance_error", PaymentRequired),
+    stated("insufficientbalance", PaymentRequired),
+    stated("pkgexhausted", PaymentRequired),
+    stated("allowance has been exhausted", PaymentRequired),
+    stated("quota is not enough", PaymentRequired),
+    stated("preconsumedquota", PaymentRequired),
+    said("have no quota", PaymentRequired),
     // Gemini: "Quota exceeded for metric: ..._free_tier_requests, limit: 0": a quota of zero
     // never refills; the project needs billing (or another model).
     stated("limit: 0", PaymentRequired),
+    // The same zero in a google.rpc.ErrorInfo's metadata, raw and as a JSON string quoted
+    // inside another (a limit of 0 for the region: the quota never refills).
+    stated("quota_limit_value\":\"0\"", PaymentRequired),
+    stated("quota_limit_value\\\":\\\"0\\\"", PaymentRequired),
     stated("monthly spending limit", PaymentRequired), // xAI
     stated("spending limit", PaymentRequired),
     stated("spend limit", PaymentRequired),
@@ -1103,6 +1119,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("内容安全", ContentFiltered),
     // "failed the safety review" (StepFun 451), the review named without "content".
     stated("安全审核", ContentFiltered),
+    said("安全限制", ContentFiltered), // 已触发安全限制: a safety limit was triggered
     said("blocked: true", ContentFiltered), // Vertex AI safety ratings
     // google-generativeai's `response.text` on a filtered candidate (a ValueError):
     said("reciting from copyrighted material", ContentFiltered),
@@ -1110,6 +1127,12 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // Credentials and access
     said("invalid api key", Unauthorized),
     said("api key invalid", Unauthorized), // apps' own wording of a refused key
+    said("api key is invalid", Unauthorized), // SiliconFlow
+    said("invalid token", Unauthorized),   // SiliconFlow's body for a missing or foreign key
+    // iFlytek's gateway: "HMAC signature cannot be verified" (a wrong secret or a skewed clock).
+    said("signature cannot be verified", Unauthorized),
+    said("illegal access", Forbidden), // iFlytek 10105 illegal access|no appid info
+    said("credentials validation failed", Unauthorized), // Dify's check of a provider key
     // iFlytek Spark 11200 by its name and words (www.xfyun.cn/doc/spark/Web.html#_3-2-错误码):
     // AppIdNoAuthError, 授权错误：该appId没有相关功能的授权或者业务量超过限制.
     said("appidnoautherror", Forbidden),
@@ -1170,6 +1193,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("no address associated with hostname", Configuration),
     said("unsupported protocol", Configuration),
     said("invalid url", Configuration),
+    // requests: "No connection adapters were found for '127.0.0.1:5001/v1'" (no scheme).
+    said("no connection adapters", Configuration),
+    said("llm provider not provided", Configuration), // LiteLLM: the model lacks its provider
+    said("verify your api base", Configuration),
+    said("page not found", NotFound), // a wrong path's default 404 page ("404 page not found")
     said("unknown model", Configuration),
     said("no chat model selected", Configuration), // Continue: no model configured
     said("no model selected", Configuration),
@@ -1185,6 +1213,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // Ollama's "pull model manifest: file does not exist"; 模型不存在 (model does not exist).
     // Google's INVALID_ARGUMENT words, also a Gemini Live close reason (1007).
     said("request contains an invalid argument", BadRequest),
+    said("参数非法", BadRequest), // Zhipu 1214: messages / max_tokens 参数非法 (parameter illegal)
+    said("参数不合法", BadRequest),
     said("tool does not exist", BadRequest),
     // OpenAI: "Unsupported parameter: 'max_tokens' is not supported with this model."
     said("unsupported parameter", BadRequest),
@@ -1269,6 +1299,8 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("rate exceeded", RateLimited),                // AWS "Rate exceeded"
     said("quota exceeded", RateLimited),
     said("访问过于频繁", RateLimited), // requests too frequent (Baidu, ERNIE SDK)
+    said("访问频繁", RateLimited),     // Doubao: 当前服务访问频繁，请稍后重试
+    said("每日限制", RateLimited),     // a daily limit (made payment_required by its window)
     // Alibaba DashScope's 429 Throttling: "You exceeded your current requests list."
     said("exceeded your current requests list", RateLimited),
     // Tencent Cloud RequestLimitExceeded: 超过了每秒频率上限 (over the per-second frequency cap);
@@ -1309,7 +1341,17 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("capacity temporarily exceeded", Overloaded),
     // Transport failures of non-Python clients, known to us only as text:
     said("socket hang up", Connection), // Node.js http: ECONNRESET before a response
-    said("typeerror: terminated", Connection), // undici, through the SDKs' own error classes
+    // (batch 14) reactor-netty "Connection prematurely closed BEFORE response", requests'
+    // "Connection broken: IncompleteRead", .NET "actively refused it", a browser's "Failed to
+    // fetch", Go apps' "error: EOF".
+    said("prematurely closed", Connection),
+    said("connection broken", Connection),
+    said("actively refused", Connection),
+    said("error connecting to", Connection),
+    said("failed to fetch", Connection),
+    said("error: eof", Connection),
+    said("gateway request failed", Connection), // AI Gateway client: the socket closed under it
+    said("typeerror: terminated", Connection),  // undici, through the SDKs' own error classes
     said("connection was closed", Connection), // Bun: The socket connection was closed unexpectedly
     said("closed unexpectedly", Connection),
     said("unexpected end of stream", Connection), // OkHttp: unexpected end of stream on https://...
@@ -1329,6 +1371,9 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("use of closed network connection", Connection), // Go
     said("server closed idle connection", Connection), // Go
     said("stream error: stream id", Connection), // Go http2 stream reset
+    // .NET's network timeout surfaces as a cancelled read of the transport connection:
+    // "The operation was cancelled because it exceeded the configured timeout of 0:01:40".
+    said("configured timeout", Timeout),
     said("an error occurred while sending the request", Connection), // .NET HttpRequestException
     said(
         "unable to read data from the transport connection",
@@ -1341,6 +1386,10 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     // gRPC status names that pass (grpc.github.io/grpc/core/md_doc_statuscodes.html):
     said("code = unavailable", ServerError),
     said("statuscode.unavailable", ServerError),
+    said("statuscode=unavailable", ServerError), // Grpc.Core: Status(StatusCode=Unavailable, ...)
+    said("statuscode=deadlineexceeded", Timeout),
+    said("statuscode=resourceexhausted", RateLimited),
+    said("statuscode=internal", ServerError),
     said("code = resourceexhausted", RateLimited),
     said("code = deadlineexceeded", Timeout),
     said("statuscode.deadline_exceeded", Timeout),
@@ -1354,6 +1403,16 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("unexpected end of json input", InvalidResponse),
     said("in json at position", InvalidResponse),
     said("is not valid json", InvalidResponse),
+    // serde's words for a body of the wrong shape (reqwest's "error decoding response body:
+    // expected value at line 1 column 1", "did not match any variant of untagged enum").
+    said("expected value at line", InvalidResponse),
+    said("did not match any variant", InvalidResponse),
+    said("failed to read json", InvalidResponse),
+    said("missing field `", InvalidResponse),
+    said("unknown variant `", InvalidResponse),
+    said("invalid type: ", InvalidResponse),
+    // reqwest's decode error without serde's words: the body stopped mid-read.
+    said("error decoding response body", StreamInterrupted),
     said("rate limit", RateLimited),
     said("rate limited", RateLimited),
     said("rate-limited", RateLimited),
@@ -1362,6 +1421,13 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("rate_limit_error", RateLimited),
     said("rate_limit_exceeded", RateLimited),
     said("ratelimiterror", RateLimited),
+    said("toomanyrequests", RateLimited), // .NET HttpStatusCode.TooManyRequests in logs
+    // Exception class names logged inside a message ("litellm.BadGatewayError: ...").
+    said("badgatewayerror", ServerError),
+    said("internalservererror", ServerError),
+    said("serviceunavailableerror", ServerError),
+    said("apiconnectionerror", Connection),
+    said("apitimeouterror", Timeout),
     said("too many requests", RateLimited),
     said("too many concurrent requests", RateLimited),
     said("no deployments available", RateLimited), // LiteLLM router: every deployment cooling down
@@ -1457,6 +1523,9 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("malformed json", InvalidResponse),
     said("expecting value", InvalidResponse),
     said("failed to parse", InvalidResponse),
+    // A service's own retries of an internal step ran out ("failed to update user quota after
+    // max retries"): its failure, and a passing one.
+    said("after max retries", ServerError),
 ];
 
 /// What a connection failure's text says when its class cannot tell: the first row found wins.
@@ -1467,6 +1536,7 @@ pub const NETWORK_PHRASES: &[Phrase] = &[
     said("temporary failure in name resolution", Connection),
     said("eai_again", Connection),
     said("enotfound", Configuration),
+    said("no connection adapters", Configuration), // requests: a base URL without its scheme
     said("no such host", Configuration),
     said("certificate", Configuration),
     said("name or service not known", Configuration),
@@ -1518,6 +1588,8 @@ pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("本月", PaymentRequired),
     said("每周", PaymentRequired),
     said("本周", PaymentRequired),
+    said("tomorrow", PaymentRequired), // "Please try again tomorrow"
+    said("明天", PaymentRequired),     // 请明天再试
 ];
 
 /// WebSocket close codes (RFC 6455 §7.4.1, IANA registry) and what a close with each means
@@ -1537,6 +1609,8 @@ pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
 pub const STATUS_INTRODUCERS: &[&str] = &[
     // .NET EnsureSuccessStatusCode: "Response status code does not indicate success: 400 (Bad Request)."
     "does not indicate success",
+    // Chinese apps' "请求失败: 401" (request failed), "调用失败: 429".
+    "失败",
     // Agents' "API Error: 429 status code (no body)" (openai-node's bodiless message, bracketed).
     "api error",
     // Node's ws: "Unexpected server response: 403" (a refused WebSocket handshake).

@@ -6,6 +6,7 @@ use aho_corasick::AhoCorasick;
 
 use super::tables::{said, stated as stated_row, Phrase};
 use crate::category::Category::*;
+use crate::Category;
 
 /// A phrase table compiled into one automaton: one pass over the text finds every phrase; the
 /// earliest row of the table that matches on word boundaries wins.
@@ -309,6 +310,86 @@ pub fn long_window_in_ids(text: &str) -> bool {
     false
 }
 
+/// Whether the text names a quota window of a minute or a second: quota ids with the
+/// CamelCase words `Per` + `Minute` / `Second` (Gemini `GenerateContentInputTokensPerModelPerMinute-FreeTier`)
+/// or the words themselves. Such a quota refills within a retry budget whatever billing
+/// boilerplate surrounds it ("You exceeded your current quota, please check your plan").
+pub fn short_window(raw: &str, hay: &str) -> bool {
+    let b = raw.as_bytes();
+    let mut from = 0;
+    while let Some(p) = raw[from..].find("Per") {
+        let at = from + p;
+        from = at + 3;
+        if at > 0 && b[at - 1].is_ascii_uppercase() {
+            continue;
+        }
+        for unit in ["Minute", "Second"] {
+            let end = from + unit.len();
+            if raw[from..].starts_with(unit)
+                && !matches!(b.get(end), Some(c) if c.is_ascii_lowercase())
+            {
+                return true;
+            }
+        }
+    }
+    [
+        "per minute",
+        "per 1 minute",
+        "per second",
+        "rpm",
+        "tpm",
+        "每分钟",
+    ]
+    .iter()
+    .any(|w| contains_phrase(hay, w))
+}
+
+/// gRPC status names as clients print them at the head of a message (grpc-java's
+/// `StatusRuntimeException`: "UNAVAILABLE: io exception", "DEADLINE_EXCEEDED: deadline
+/// exceeded after 9.99s"), and the failure each names (grpc.io/docs/guides/status-codes).
+const GRPC_STATUS_NAMES: &[(&str, Category)] = &[
+    ("UNAVAILABLE", Category::ServerError),
+    ("DEADLINE_EXCEEDED", Category::Timeout),
+    ("RESOURCE_EXHAUSTED", Category::RateLimited),
+    ("INTERNAL", Category::ServerError),
+    ("ABORTED", Category::ServerError),
+    ("UNAUTHENTICATED", Category::Unauthorized),
+    ("PERMISSION_DENIED", Category::Forbidden),
+    ("INVALID_ARGUMENT", Category::BadRequest),
+    ("FAILED_PRECONDITION", Category::BadRequest),
+    ("NOT_FOUND", Category::NotFound),
+    ("UNIMPLEMENTED", Category::NotFound),
+];
+
+/// The category of a gRPC status name that opens `message` followed by a colon.
+pub fn grpc_status_prefix(message: &str) -> Option<Category> {
+    let m = message.trim_start();
+    GRPC_STATUS_NAMES
+        .iter()
+        .find(|(name, _)| {
+            m.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with(':'))
+        })
+        .map(|(_, c)| *c)
+}
+
+/// A status printed before the words "status code", as openai-node words a bodiless answer
+/// ("API Request Failed: 429 status code (no body)").
+pub fn status_before_status_code(hay: &str) -> Option<u16> {
+    let h = hay.as_bytes();
+    let mut from = 0;
+    while let Some(p) = hay[from..].find(" status code") {
+        let at = from + p;
+        from = at + 1;
+        if at >= 3 && (at == 3 || !is_word(h[at - 4])) {
+            if let Some(n) = error_status_at(h, at - 3) {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
 /// Replaces every link (`http://…`, `https://…`, up to the next blank or quote) with spaces, so
 /// the words inside a URL are never read as evidence.
 pub fn blank_links(hay: &mut String) {
@@ -492,7 +573,15 @@ pub fn quoted_aiohttp_status(message: &str) -> Option<u16> {
     let head = &message.as_bytes()[..i];
     let at = head.len().checked_sub(3)?;
     let before_ok = at == 0 || !is_word(head[at - 1]);
-    before_ok.then(|| error_status_at(head, at)).flatten()
+    // aiohttp's parser errors carry a code of their own ("<TransferEncodingError: 400,
+    // message='Not enough data for satisfy transfer length header.'>" inside a
+    // ClientPayloadError): a body cut short, not the server's status.
+    let parser_error = ["EncodingError: ", "LengthError: ", "HttpMessage: "]
+        .iter()
+        .any(|e| message[..at].ends_with(e));
+    (before_ok && !parser_error)
+        .then(|| error_status_at(head, at))
+        .flatten()
 }
 
 /// Lower-cases ASCII, bounded: huge bodies are only scanned in their first `limit` bytes.
@@ -584,6 +673,36 @@ mod link_tests {
         let mut h = "https://é/billing http".to_owned();
         blank_links(&mut h);
         assert!(!h.contains("billing"));
+    }
+
+    #[test]
+    fn statuses_before_words_and_grpc_names() {
+        assert_eq!(
+            status_before_status_code("api request failed: 429 status code (no body)"),
+            Some(429)
+        );
+        assert_eq!(status_before_status_code("took 1500 status code"), None);
+        assert_eq!(
+            grpc_status_prefix("UNAVAILABLE: io exception"),
+            Some(Category::ServerError)
+        );
+        assert_eq!(grpc_status_prefix("UNAVAILABLE service"), None);
+        assert_eq!(
+            quoted_aiohttp_status(
+                "payload is not completed: <TransferEncodingError: 400, message='x'>"
+            ),
+            None
+        );
+        assert_eq!(
+            quoted_aiohttp_status("ClientResponseError: 429, message='Too Many Requests'"),
+            Some(429)
+        );
+        assert!(short_window(
+            "GenerateRequestsPerMinutePerProjectPerModel",
+            ""
+        ));
+        assert!(!short_window("GenerateRequestsPerMinutes", ""));
+        assert!(short_window("", "limit of 3 requests per minute"));
     }
 
     #[test]
