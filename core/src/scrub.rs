@@ -545,9 +545,14 @@ fn aws_secret(run: &str, _before: &str) -> bool {
         && has_digit(run)
 }
 
-/// Words before a hex run that say it is an id or a digest, not a key.
+/// Words before a run that say it is an id or a digest, not a key: the kinds of thing an error
+/// names by id (a request, an account, a project; NIM's "Not found for account '<id>'").
 const NOT_A_KEY: &[&str] = &[
     "id",
+    "account",
+    "organization",
+    "project",
+    "session",
     "request",
     "trace",
     "correlation",
@@ -669,6 +674,12 @@ fn is_credential(value: &str) -> bool {
 /// Random enough to be a piece of a key: a digit with letters, or mixed case inside a word.
 fn randomish(s: &str) -> bool {
     s.len() >= 6 && !wordlike(s) && !s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A piece a split key may be made of: random-looking, and not a path (`/v1//models`, a
+/// leading `/` or an empty segment), which no key body is.
+fn key_piece(s: &str) -> bool {
+    randomish(s) && !s.starts_with('/') && !s.contains("//")
 }
 
 /// Base64 credentials after "Basic": padding, a digit, `+` or `/`, or a capital after the first
@@ -869,8 +880,8 @@ fn join_splits(text: &str) -> Option<String> {
             let right = &text[next..next + right_len];
             let left_tail = &left[left.len().saturating_sub(256)..];
             let joins = !left.ends_with(['.', ',', ':', ';', '='])
-                && randomish(left_tail)
-                && randomish(right.trim_end_matches(['.', ',', ':', ';']));
+                && key_piece(left_tail)
+                && key_piece(right.trim_end_matches(['.', ',', ':', ';']));
             if joins {
                 out.push_str(&text[copied..i]);
                 copied = next;
