@@ -700,3 +700,71 @@ mod on_redis {
         );
     }
 }
+
+/// The async Redis fleet: each process admits on its mirror and the background task merges
+/// its schedule into the shared one. Needs `redis-server`.
+#[cfg(feature = "redis-tokio")]
+mod on_redis_async {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn fleet(url: &str, c: retry_core::fleet::WallClock) -> Arc<Fleet> {
+        let cfg = FleetConfig {
+            admission: rpm(60.0),
+            redis_url: Some(url.to_owned()),
+            namespace: format!("adm-async-{}", std::process::id()),
+            ..FleetConfig::default()
+        };
+        Arc::new(Fleet::redis_async(cfg).unwrap().with_clock(c))
+    }
+
+    /// Polls `cond` until it holds (the sync runs every 50 ms); a bound, not a timing
+    /// assertion.
+    async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if cond() {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        cond()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_processes_stack_their_schedules_through_the_mirror() {
+        let redis = super::common::Redis::start();
+        let (t, c) = clock();
+        let a = fleet(&redis.url(), Arc::clone(&c));
+        let b = fleet(&redis.url(), c);
+        let t0 = now(&t);
+        assert!(
+            eventually(|| a.admission_state(KEY).is_some() && b.admission_state(KEY).is_some())
+                .await
+        );
+        // Let both mirrors connect before the first reservations.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        for i in 0..3 {
+            let (r, _) = a.reserve(KEY, &Cost::REQUEST);
+            assert!((r.at - t0 - i as f64).abs() < 1e-5, "a's own slot {i}: {}", r.at - t0);
+        }
+        // b sees a's three slots once a's task has pushed them and b's has pulled.
+        let seen = eventually(|| {
+            b.admission_state(KEY)
+                .is_some_and(|s| s.lanes[Dimension::Requests as usize].pace >= t0 + 3.0 - 1e-5)
+        })
+        .await;
+        assert!(seen, "b never saw a's schedule: {:?}", b.admission_state(KEY));
+        let (r, _) = b.reserve(KEY, &Cost::REQUEST);
+        assert!((r.at - t0 - 3.0).abs() < 1e-5, "b's slot after a's: {}", r.at - t0);
+        // And a sees b's in turn.
+        assert!(
+            eventually(|| a
+                .admission_state(KEY)
+                .is_some_and(|s| s.lanes[Dimension::Requests as usize].pace >= t0 + 4.0 - 1e-5))
+            .await
+        );
+        let (r, _) = a.reserve(KEY, &Cost::REQUEST);
+        assert!((r.at - t0 - 4.0).abs() < 1e-5, "a after b: {}", r.at - t0);
+    }
+}
