@@ -746,7 +746,11 @@ mod on_redis_async {
         tokio::time::sleep(Duration::from_millis(200)).await;
         for i in 0..3 {
             let (r, _) = a.reserve(KEY, &Cost::REQUEST);
-            assert!((r.at - t0 - i as f64).abs() < 1e-5, "a's own slot {i}: {}", r.at - t0);
+            assert!(
+                (r.at - t0 - i as f64).abs() < 1e-5,
+                "a's own slot {i}: {}",
+                r.at - t0
+            );
         }
         // b sees a's three slots once a's task has pushed them and b's has pulled.
         let seen = eventually(|| {
@@ -754,9 +758,17 @@ mod on_redis_async {
                 .is_some_and(|s| s.lanes[Dimension::Requests as usize].pace >= t0 + 3.0 - 1e-5)
         })
         .await;
-        assert!(seen, "b never saw a's schedule: {:?}", b.admission_state(KEY));
+        assert!(
+            seen,
+            "b never saw a's schedule: {:?}",
+            b.admission_state(KEY)
+        );
         let (r, _) = b.reserve(KEY, &Cost::REQUEST);
-        assert!((r.at - t0 - 3.0).abs() < 1e-5, "b's slot after a's: {}", r.at - t0);
+        assert!(
+            (r.at - t0 - 3.0).abs() < 1e-5,
+            "b's slot after a's: {}",
+            r.at - t0
+        );
         // And a sees b's in turn.
         assert!(
             eventually(|| a

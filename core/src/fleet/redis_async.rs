@@ -1016,7 +1016,10 @@ impl Worker {
                 Ok(Ok(Reply::Nil)) => None,
                 Ok(Ok(r)) => match reply_text(&r) {
                     Some(s) => Some(s),
-                    None => return self.admission_unusable(e, format!("redis: {k} holds no admission state")),
+                    None => {
+                        return self
+                            .admission_unusable(e, format!("redis: {k} holds no admission state"))
+                    }
                 },
                 Ok(Err(msg)) => return self.admission_unusable(e, msg),
                 Err(down) => {
