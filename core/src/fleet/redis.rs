@@ -293,12 +293,14 @@ impl RedisBackend {
                     text_reply(c.command(&[b"GET", k.as_bytes()], &Limits::BREAKER, deadline)?)?;
                 let mut state = match old.as_deref() {
                     None => T::default(),
-                    Some(s) => serde_json::from_str::<T>(s)
-                        .ok()
-                        .filter(|v| sane(v))
-                        .ok_or_else(|| {
-                            OpError::Data(format!("redis: {k} holds no {name} state"))
-                        })?,
+                    Some(s) => {
+                        serde_json::from_str::<T>(s)
+                            .ok()
+                            .filter(&sane)
+                            .ok_or_else(|| {
+                                OpError::Data(format!("redis: {k} holds no {name} state"))
+                            })?
+                    }
                 };
                 f(&mut state);
                 let new = serde_json::to_string(&state).expect("fleet state serializes");

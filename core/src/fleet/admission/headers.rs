@@ -278,7 +278,7 @@ fn structured(policy: Option<&str>, current: Option<&str>, slot: &mut Reading) {
             continue;
         }
         let r = param(item, "r");
-        if r.is_some() && slot.remaining.is_none_or(|cur| r < Some(cur)) {
+        if r.is_some() && slot.remaining.map_or(true, |cur| r < Some(cur)) {
             slot.remaining = r;
             slot.reset_s = param(item, "t").filter(|t| *t <= MAX_RESET_S);
         }
