@@ -780,3 +780,80 @@ mod on_redis_async {
         assert!((r.at - t0 - 4.0).abs() < 1e-5, "a after b: {}", r.at - t0);
     }
 }
+
+#[test]
+fn usage_is_read_from_openai_and_anthropic_bodies() {
+    // OpenAI Chat Completions.
+    let openai = r#"{"id":"chatcmpl-1","usage":{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29}}"#;
+    assert_eq!(Usage::from_body(openai), Some(Usage::new(19.0, 10.0)));
+    // Anthropic Messages: cache writes count toward the input limit, cache reads do not.
+    let anthropic = r#"{"type":"message","usage":{"input_tokens":2095,"cache_creation_input_tokens":100,
+        "cache_read_input_tokens":5000,"output_tokens":503}}"#;
+    assert_eq!(Usage::from_body(anthropic), Some(Usage::new(2195.0, 503.0)));
+    // OpenAI Responses.
+    let responses = r#"{"object":"response","usage":{"input_tokens":36,"output_tokens":87,"total_tokens":123}}"#;
+    assert_eq!(Usage::from_body(responses), Some(Usage::new(36.0, 87.0)));
+    for none in [
+        "",
+        "{}",
+        "not json",
+        r#"{"usage": "many"}"#,
+        r#"{"usage": {"prompt_tokens": -5}}"#,
+    ] {
+        let u = Usage::from_body(none);
+        assert!(
+            u.is_none()
+                || u == Some(Usage {
+                    input_tokens: Some(0.0),
+                    output_tokens: None
+                }),
+            "{none}: {u:?}"
+        );
+    }
+}
+
+/// A sleeper that moves the fleet's virtual wall clock: the blocking driver waits on it.
+struct Virtual(Arc<AtomicU64>);
+
+impl retry_core::driver::blocking::Sleeper for Virtual {
+    fn sleep(&self, d: std::time::Duration) {
+        set(&self.0, now(&self.0) + d.as_secs_f64());
+    }
+}
+
+#[test]
+fn the_blocking_driver_waits_its_slot_and_learns_from_what_the_call_reports() {
+    use retry_core::driver::blocking::{NoRecovery, Retry};
+    use retry_core::driver::Reported;
+    let (t, fleet) = fleet(AdmissionConfig::mode(AdmissionMode::Headers));
+    let sleeper = Virtual(Arc::clone(&t));
+    let events = std::sync::Mutex::new(Vec::new());
+    let sink = |e: &Event| events.lock().unwrap().push(e.kind.as_str());
+    let t0 = now(&t);
+    let mut starts = Vec::new();
+    for _ in 0..4 {
+        let out = Retry::new(RetryPolicy::recommended())
+            .fleet(Arc::clone(&fleet), KEY)
+            .estimate(fleet.estimate(400, 50))
+            .sleeper(&sleeper)
+            .events(&sink)
+            .run_reported(&mut NoRecovery, |_| {
+                starts.push(now(&t) - t0);
+                let h = headers(&[
+                    ("x-ratelimit-limit-requests", "30"),
+                    ("x-ratelimit-remaining-requests", "29"),
+                    ("x-ratelimit-reset-requests", "2s"),
+                ]);
+                Ok::<_, Failure>(Reported::new(()).usage(Usage::new(100.0, 20.0)).headers(h))
+            });
+        assert!(out.is_ok());
+    }
+    // The first call teaches 30 a minute; the others go two seconds apart.
+    assert_eq!(starts.len(), 4);
+    for w in starts[1..].windows(2) {
+        assert!((w[1] - w[0] - 2.0).abs() < 1e-5, "{starts:?}");
+    }
+    let seen = events.lock().unwrap().clone();
+    assert!(seen.contains(&"limits_learned"));
+    assert!(seen.contains(&"admission_wait"));
+}
