@@ -403,6 +403,20 @@ fn bad_admission_configurations_are_refused() {
     )
     .unwrap();
     assert_eq!(ok.admission.limits.tokens, Some(30000.0));
+    // A mode's name alone, as the bindings' keyword arguments give it.
+    let short = FleetConfig::from_json(r#"{"admission": "headers"}"#).unwrap();
+    assert_eq!(
+        short.admission,
+        AdmissionConfig::mode(AdmissionMode::Headers)
+    );
+    assert!(
+        FleetConfig::from_json(r#"{"admission": "static"}"#).is_err(),
+        "static needs limits"
+    );
+    assert!(!FleetConfig::from_json(r#"{"admission": null}"#)
+        .unwrap()
+        .admission
+        .is_on());
 }
 
 #[test]

@@ -84,7 +84,9 @@ pub struct FleetConfig {
     /// [`Retention`]). Default: 100 000 (about 100 MB at most).
     pub max_keys: usize,
     /// Admission before each call ([`admission`]): off, static limits, adaptive, or learned
-    /// from headers. Default: off.
+    /// from headers. In a configuration, a mode's name alone (`"headers"`) stands for that mode
+    /// with the other settings at their defaults. Default: off.
+    #[serde(deserialize_with = "admission::config::mode_or_settings")]
     pub admission: AdmissionConfig,
 }
 

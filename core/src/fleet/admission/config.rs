@@ -159,3 +159,21 @@ impl AdmissionConfig {
         Ok(())
     }
 }
+
+/// An admission configuration as a mode's name alone (`"headers"`) or the whole settings.
+pub(crate) fn mode_or_settings<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<AdmissionConfig, D::Error> {
+    use serde::de::Error as _;
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(mode) => serde_json::from_value(serde_json::Value::String(mode))
+            .map(AdmissionConfig::mode)
+            .map_err(|_| {
+                D::Error::custom(
+                    "admission must be off, static, adaptive, headers or a map of settings",
+                )
+            }),
+        serde_json::Value::Null => Ok(AdmissionConfig::default()),
+        v => serde_json::from_value(v).map_err(D::Error::custom),
+    }
+}
