@@ -871,3 +871,28 @@ fn the_blocking_driver_waits_its_slot_and_learns_from_what_the_call_reports() {
     assert!(seen.contains(&"limits_learned"));
     assert!(seen.contains(&"admission_wait"));
 }
+
+#[test]
+fn threads_reserving_at_once_get_distinct_evenly_spaced_slots() {
+    let (t, fleet) = fleet(rpm(600.0));
+    let t0 = now(&t);
+    let slots: Vec<f64> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..8)
+            .map(|_| {
+                let fleet = &fleet;
+                s.spawn(move || {
+                    (0..50)
+                        .map(|_| fleet.reserve(KEY, &Cost::REQUEST).0.at - t0)
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let mut sorted = slots;
+    sorted.sort_by(f64::total_cmp);
+    assert_eq!(sorted.len(), 400);
+    for (i, at) in sorted.iter().enumerate() {
+        assert!((at - i as f64 * 0.1).abs() < 1e-4, "slot {i} at {at}");
+    }
+}
