@@ -581,7 +581,23 @@ fn success_path_cost_with_admission_on_and_off() {
         ..Limits::default()
     });
     let n = 200_000;
-    for (name, adm) in [("off", AdmissionConfig::default()), ("static", big)] {
+    let openai = headers(&[
+        ("x-ratelimit-limit-requests", "1000000000"),
+        ("x-ratelimit-limit-tokens", "1000000000000"),
+        ("x-ratelimit-remaining-requests", "999999999"),
+        ("x-ratelimit-remaining-tokens", "999999999000"),
+        ("x-ratelimit-reset-requests", "1ms"),
+        ("x-ratelimit-reset-tokens", "1ms"),
+    ]);
+    for (name, adm, h) in [
+        ("off", AdmissionConfig::default(), Headers::new()),
+        ("static", big, Headers::new()),
+        (
+            "headers (6 OpenAI headers per response)",
+            AdmissionConfig::mode(AdmissionMode::Headers),
+            openai,
+        ),
+    ] {
         let fleet = Arc::new(Fleet::in_process(FleetConfig {
             admission: adm,
             ..FleetConfig::default()
@@ -589,7 +605,6 @@ fn success_path_cost_with_admission_on_and_off() {
         let key = vec![KEY.to_owned()];
         let cost = Cost::new(1000.0, 500.0).unwrap();
         let usage = Usage::new(900.0, 200.0);
-        let h = Headers::new();
         let mut best = f64::INFINITY;
         for _ in 0..5 {
             let t = Instant::now();

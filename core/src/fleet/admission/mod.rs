@@ -42,13 +42,15 @@ pub use config::{AdmissionConfig, AdmissionMode, Limits};
 pub use cost::{BytesOverFour, Cost, Dimension, TokenEstimator, Usage};
 pub use state::AdmissionState;
 
-use super::backend::FleetBackend;
+use std::sync::Arc;
+
+use super::backend::{FleetBackend, KeyState};
 use super::Fleet;
 use crate::events::{Event, EventKind};
 use crate::failure::Headers;
 
 /// A call's place in its key's schedule: when it may go, and what it holds.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Reservation {
     /// Wall-clock time (the fleet's clock) from which the call may go.
     pub at: f64,
@@ -60,6 +62,31 @@ pub struct Reservation {
     pub estimated: Cost,
     /// The dimension that made it wait, if one did.
     pub limited_by: Option<Dimension>,
+    /// The key's in-process state, when that is where admission lives: settling skips the
+    /// second lookup of the key.
+    state: Option<Arc<KeyState>>,
+}
+
+impl PartialEq for Reservation {
+    fn eq(&self, o: &Self) -> bool {
+        self.at == o.at
+            && self.wait_s == o.wait_s
+            && self.charged == o.charged
+            && self.estimated == o.estimated
+            && self.limited_by == o.limited_by
+    }
+}
+
+impl std::fmt::Debug for Reservation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reservation")
+            .field("at", &self.at)
+            .field("wait_s", &self.wait_s)
+            .field("charged", &self.charged)
+            .field("estimated", &self.estimated)
+            .field("limited_by", &self.limited_by)
+            .finish()
+    }
 }
 
 impl Reservation {
@@ -75,6 +102,7 @@ impl Reservation {
             },
             estimated: cost,
             limited_by: None,
+            state: None,
         }
     }
 
@@ -130,7 +158,22 @@ impl Fleet {
         events: &mut Vec<Event>,
         f: &mut dyn FnMut(&mut AdmissionState),
     ) {
-        if self.backend.shares_admission() {
+        self.with_admission_on(None, key, events, f);
+    }
+
+    /// [`Fleet::with_admission`] on `state` when given (the key's in-process state, already
+    /// looked up).
+    fn with_admission_on(
+        &self,
+        state: Option<&KeyState>,
+        key: &str,
+        events: &mut Vec<Event>,
+        f: &mut dyn FnMut(&mut AdmissionState),
+    ) {
+        if let Some(s) = state {
+            s.with_admission(key, f)
+                .expect("the in-process backend cannot fail");
+        } else if self.backend.shares_admission() {
             self.run(key, events, |b: &dyn FleetBackend| b.with_admission(key, f));
         } else {
             self.local
@@ -163,7 +206,9 @@ impl Fleet {
             return (Reservation::free(now, estimated), events);
         }
         let mut out = None;
-        self.with_admission(key, &mut events, &mut |s| {
+        // In process, the key's state is looked up once for the reservation and its settling.
+        let state = self.state_is_local.then(|| self.local.key(key));
+        self.with_admission_on(state.as_deref(), key, &mut events, &mut |s| {
             let charged = s.corrected(cfg, estimated);
             let g = s.reserve(cfg, &charged, now, not_before);
             out = Some((charged, g));
@@ -176,6 +221,7 @@ impl Fleet {
             charged,
             estimated,
             limited_by: g.limited_by,
+            state,
         };
         if wait_s > 0.0 {
             // Only waits are counted: the success path without contention touches no metrics.
@@ -222,7 +268,7 @@ impl Fleet {
         let now = if learns { self.now() } else { 0.0 };
         let seen = headers::read(headers, now);
         let mut learned = Vec::new();
-        self.with_admission(key, &mut events, &mut |s| {
+        self.with_admission_on(r.state.as_deref(), key, &mut events, &mut |s| {
             learned.clear();
             if r.holds() {
                 s.settle(cfg, &r.charged, &r.estimated, usage);
@@ -264,7 +310,9 @@ impl Fleet {
         if !cfg.is_on() || !r.holds() {
             return events;
         }
-        self.with_admission(key, &mut events, &mut |s| s.cancel(cfg, &r.charged));
+        self.with_admission_on(r.state.as_deref(), key, &mut events, &mut |s| {
+            s.cancel(cfg, &r.charged)
+        });
         events
     }
 
