@@ -728,6 +728,42 @@ mod on_redis {
             y.at - x.at
         );
     }
+    #[test]
+    fn garbage_in_one_keys_admission_state_degrades_that_key_only() {
+        let redis = common::Redis::start();
+        let (_, c) = clock();
+        let f = redis_fleet(&redis.url(), c);
+        let ns = format!("adm-{}", std::process::id());
+        let mut conn = redis::Client::open(redis.url())
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        for (bad, value) in [
+            ("bad-json", "{not json"),
+            (
+                "bad-numbers",
+                r#"{"lanes":[{"limit":-1,"window_s":0,"pace":0,"full_at":0,"refill":0},{"limit":0,"window_s":0,"pace":0,"full_at":0,"refill":0},{"limit":0,"window_s":0,"pace":0,"full_at":0,"refill":0},{"limit":0,"window_s":0,"pace":0,"full_at":0,"refill":0}],"cubic":{"enabled":false,"rate":0,"measured":0,"count":0,"last_bucket":0,"w_max":0,"k":0,"last_throttle":0},"ratio":0}"#,
+            ),
+        ] {
+            let _: redis::Value = redis::cmd("SET")
+                .arg(format!("{ns}:{bad}:admission"))
+                .arg(value)
+                .query(&mut conn)
+                .unwrap();
+            let (a, ev) = f.reserve(bad, &Cost::REQUEST);
+            assert!(
+                kinds(&ev).contains(&"fleet_backend_degraded"),
+                "{bad}: {ev:?}"
+            );
+            assert_eq!(ev[0].get("key").unwrap(), bad);
+            // Local admission still paces the key.
+            let (b, _) = f.reserve(bad, &Cost::REQUEST);
+            assert!((b.at - a.at - 1.0).abs() < 1e-5);
+        }
+        // Another key is not affected.
+        let (_, ev) = f.reserve("fine", &Cost::REQUEST);
+        assert!(ev.is_empty(), "{ev:?}");
+    }
 }
 
 /// The async Redis fleet: each process admits on its mirror and the background task merges
