@@ -764,6 +764,51 @@ mod on_redis {
         let (_, ev) = f.reserve("fine", &Cost::REQUEST);
         assert!(ev.is_empty(), "{ev:?}");
     }
+    #[test]
+    fn a_burst_of_threads_in_two_processes_shares_one_schedule_without_degrading() {
+        let redis = common::Redis::start();
+        let (t, c) = clock();
+        let cfg = |ns: &str| FleetConfig {
+            admission: rpm(6000.0),
+            redis_url: Some(redis.url()),
+            namespace: ns.to_owned(),
+            ..FleetConfig::default()
+        };
+        let ns = format!("burst-{}", std::process::id());
+        let a = Arc::new(
+            Fleet::from_config(cfg(&ns))
+                .unwrap()
+                .with_clock(Arc::clone(&c)),
+        );
+        let b = Arc::new(Fleet::from_config(cfg(&ns)).unwrap().with_clock(c));
+        let t0 = now(&t);
+        let out: Vec<(f64, Vec<&'static str>)> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..32)
+                .map(|i| {
+                    let f = if i % 2 == 0 { &a } else { &b };
+                    s.spawn(move || {
+                        (0..5)
+                            .map(|_| {
+                                let (r, ev) = f.reserve(KEY, &Cost::REQUEST);
+                                (r.at - t0, kinds(&ev))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        });
+        let degraded: Vec<_> = out
+            .iter()
+            .filter(|(_, k)| k.contains(&"fleet_backend_degraded"))
+            .collect();
+        assert!(degraded.is_empty(), "{degraded:?}");
+        let mut slots: Vec<f64> = out.iter().map(|(at, _)| *at).collect();
+        slots.sort_by(f64::total_cmp);
+        for (i, at) in slots.iter().enumerate() {
+            assert!((at - i as f64 * 0.01).abs() < 1e-4, "slot {i} at {at}");
+        }
+    }
 }
 
 /// The async Redis fleet: each process admits on its mirror and the background task merges

@@ -87,13 +87,22 @@ const POOL: usize = 16;
 struct ProcState {
     idle: Mutex<Vec<Conn>>,
     down_until: Mutex<Option<Instant>>,
+    /// Admission updates of one key are taken in turn within a process (striped by key): a
+    /// burst of threads would otherwise lose compare-and-set round after round to each other,
+    /// and only the other processes are left to conflict with. A stuck holder is bounded by
+    /// the operation's timeout, after which the others find Redis marked down and go local.
+    admission_turns: [Mutex<()>; ADMISSION_STRIPES],
 }
+
+/// Stripes of [`ProcState::admission_turns`].
+const ADMISSION_STRIPES: usize = 64;
 
 impl ProcState {
     fn new() -> Self {
         ProcState {
             idle: Mutex::new(Vec::new()),
             down_until: Mutex::new(None),
+            admission_turns: std::array::from_fn(|_| Mutex::new(())),
         }
     }
 }
@@ -363,6 +372,10 @@ impl FleetBackend for RedisBackend {
         key: &str,
         f: &mut dyn FnMut(&mut AdmissionState),
     ) -> BackendResult<()> {
+        use std::hash::BuildHasher;
+        let stripe =
+            (foldhash::fast::FixedState::default().hash_one(key) as usize) % ADMISSION_STRIPES;
+        let _turn = lock(&self.state().admission_turns[stripe]);
         self.update_json(key, "admission", "admission", AdmissionState::is_sane, f)
     }
 
