@@ -234,6 +234,10 @@ impl AdmissionState {
             return None;
         }
         let rate = self.cubic.on_response(now, throttled)?;
+        if cfg.mode == AdmissionMode::Headers && self.any_learned() {
+            // The headers pace this key; the controller only keeps learning in case they stop.
+            return None;
+        }
         Some(Learned {
             dimension: Dimension::Requests,
             limit: rate * cfg.window_s,
