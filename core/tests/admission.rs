@@ -992,3 +992,24 @@ fn threads_reserving_at_once_get_distinct_evenly_spaced_slots() {
         assert!((at - i as f64 * 0.1).abs() < 1e-4, "slot {i} at {at}");
     }
 }
+
+#[test]
+fn a_run_that_will_not_wait_that_long_skips_and_gives_its_slot_back() {
+    let (t, fleet) = fleet(rpm(60.0));
+    let key = vec![KEY.to_owned()];
+    let t0 = now(&t);
+    let mut a = Run::new(RetryPolicy::recommended()).fleet(Arc::clone(&fleet), key.clone());
+    assert_eq!(a.start(0.0), Step::Call { model: 0 });
+    let mut b = Run::new(RetryPolicy::recommended())
+        .fleet(Arc::clone(&fleet), key.clone())
+        .max_gate_wait(Some(0.5));
+    assert!(
+        matches!(b.start(0.0), Step::Skip { model: 0, seconds } if (seconds - 1.0).abs() < 1e-5)
+    );
+    assert!(kinds(&b.take_events()).contains(&"model_skipped"));
+    let (r, _) = fleet.reserve(KEY, &Cost::REQUEST);
+    assert!(
+        (r.at - t0 - 1.0).abs() < 1e-5,
+        "the skipped run's slot went back"
+    );
+}
