@@ -1013,3 +1013,38 @@ fn a_run_that_will_not_wait_that_long_skips_and_gives_its_slot_back() {
         "the skipped run's slot went back"
     );
 }
+
+#[test]
+fn cubic_follows_botocores_formulas() {
+    use retry_core::fleet::admission::Cubic;
+    let mut c = Cubic::default();
+    let t0 = 1_000.0;
+    // 10 responses a second for 5 s: measured ~10/s, controller off.
+    for i in 0..50 {
+        assert_eq!(c.on_response(t0 + i as f64 * 0.1, false), None);
+    }
+    assert!(!c.enabled && c.limit_per_s().is_none());
+    let measured = c.measured;
+    assert!((measured - 10.0).abs() < 1.0, "measured {measured}");
+    // Throttle at t1: rate = 0.7 * measured (the measure taken at this response).
+    let t1 = t0 + 5.0;
+    let cut = c.on_response(t1, true).unwrap();
+    let w_max = c.measured;
+    assert!((cut - 0.7 * w_max).abs() < 1e-9, "{cut} vs {w_max}");
+    // K = cbrt(w_max * (1 - 0.7) / 0.4): at t1 + K the rate is back to w_max (a success counted
+    // in the same half-second bucket leaves the measure alone).
+    let k = (w_max * 0.3 / 0.4).cbrt();
+    let back = t1 + k;
+    let mut probe = c.clone();
+    probe.on_response(back, false);
+    let expected = (0.4 * (back - t1 - k).powi(3) + w_max).min(2.0 * probe.measured);
+    assert!(
+        (probe.rate - expected).abs() < 1e-9,
+        "{} vs {expected}",
+        probe.rate
+    );
+    // Beyond K the cube grows past w_max, but never past twice the measured rate.
+    let mut far = c.clone();
+    far.on_response(t1 + 60.0, false);
+    assert!(far.rate <= 2.0 * far.measured + 1e-9);
+}
