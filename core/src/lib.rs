@@ -100,8 +100,11 @@ pub use run::{ErrorNames, Run, RunConfig, Step, WaitReason};
 
 /// Fleet resilience: what one agent's retries do to everyone else. A [`Fleet`](fleet::Fleet) is
 /// shared by all the calls of a process (and, with the Redis backend, of many processes): a
-/// retry budget per key, a circuit breaker per key, and a shared pause when a provider says
-/// "retry after". A [`Run`] attached to it (`Run::fleet`) consults it before every call.
+/// retry budget per key, a circuit breaker per key, a shared pause when a provider says
+/// "retry after", and, with [`FleetConfig::admission`](fleet::FleetConfig::admission) on,
+/// admission that paces calls under the provider's rate limits (given by hand, learned from
+/// throttles, or learned from its rate-limit headers). A [`Run`] attached to it (`Run::fleet`)
+/// consults it before every call.
 ///
 /// ```
 /// use std::sync::Arc;

@@ -53,8 +53,9 @@ pub use metrics::{AdmissionCounters, Counters, Metrics};
 /// Fleet settings. `null` / absent sections switch a mechanism off.
 ///
 /// # Default
-/// A budget and a breaker with their defaults, shared pauses on, pauses capped at 300 s, no
-/// Redis (with one, 0.25 s for any Redis I/O, the connection handshake included).
+/// A budget and a breaker with their defaults, shared pauses on, pauses capped at 300 s,
+/// admission off, no Redis (with one, 0.25 s for any Redis I/O, the connection handshake
+/// included).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FleetConfig {
