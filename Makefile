@@ -41,6 +41,11 @@ lint:
 bench:
 	$(CARGO) bench -p llm-retry-core --bench engine
 
+## Every front door's success-path overhead beside backoff's @on_exception, in one run.
+.PHONY: bench-doors
+bench-doors:
+	@bench/doors.sh
+
 ## The measured report: bench/results/REPORT.md and its charts (simulator, live lab, criterion, bindings).
 .PHONY: bench-report
 bench-report:

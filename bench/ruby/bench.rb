@@ -18,18 +18,21 @@
 require "json"
 require "optparse"
 
-QUICK, JSON_PATH = begin
+USAGE = "usage: ruby -I gems/retry_core/lib bench/ruby/bench.rb [--quick] [--doors] [--json PATH]"
+QUICK, DOORS, JSON_PATH = begin
   quick = false
+  doors = false
   json = nil
   OptionParser.new do |o|
-    o.banner = "usage: ruby -I gems/retry_core/lib bench/ruby/bench.rb [--quick] [--json PATH]"
+    o.banner = USAGE
     o.on("--quick", "fewer iterations") { quick = true }
+    o.on("--doors", "the success path only (bench/doors.sh)") { doors = true }
     o.on("--json PATH", "also write the figures as JSON to PATH") { |path| json = path }
   end.parse!(ARGV)
   abort "unexpected arguments: #{ARGV.join(" ")}" unless ARGV.empty?
-  [quick, json]
+  [quick, doors, json]
 rescue OptionParser::ParseError => e
-  abort "#{e.message}\nusage: ruby -I gems/retry_core/lib bench/ruby/bench.rb [--quick] [--json PATH]"
+  abort "#{e.message}\n#{USAGE}"
 end
 
 require "retry_core"
@@ -92,6 +95,10 @@ swarm = per_call_ns(n) { reference.__send__(:call_llm_with_retry) { response } }
 ours = per_call_ns(n) { patched.__send__(:call_llm_with_retry) { response } }
 plain_yield = per_call_ns(n) { [1].each { response } }
 generic = per_call_ns(n) { RetryCore.call_llm_with_retry { response } }
+hook = ->(_event) {}
+with_options = per_call_ns(n) { RetryCore.call_llm_with_retry(policy: "default", on_event: hook) { response } }
+fleet = RetryCore::Fleet.new
+with_fleet = per_call_ns(n) { RetryCore.call_llm_with_retry(fleet: fleet, key: "openai:gpt-4o") { response } }
 
 results[:success_path] = {
   iterations: n,
@@ -100,6 +107,8 @@ results[:success_path] = {
   chat_retry_ns: ours.round(1),
   extra_ns: (ours - swarm).round(1),
   call_llm_with_retry_ns: generic.round(1),
+  with_options_ns: with_options.round(1),
+  with_fleet_ns: with_fleet.round(1),
   block_call_ns: plain_yield.round(1)
 }
 
@@ -107,6 +116,13 @@ puts "Success path (#{n} calls, best of 7, CPU ns per call; the loop itself: #{b
 puts format("  SwarmSDK call_llm_with_retry (pure Ruby)   %8.1f", swarm)
 puts format("  RetryCore::SwarmSDK::ChatRetry             %8.1f   extra: %+.1f ns", ours, ours - swarm)
 puts format("  RetryCore.call_llm_with_retry              %8.1f", generic)
+puts format("    (policy:, on_event:)                     %8.1f", with_options)
+puts format("    (fleet:, key:)                           %8.1f", with_fleet)
+
+if DOORS
+  File.write(JSON_PATH, JSON.pretty_generate(results)) if JSON_PATH
+  exit
+end
 
 # --- 2. orphan pruning -----------------------------------------------------------------------
 

@@ -245,7 +245,7 @@ pub mod __private {
     }
     /// The bindings' check of `elapsed` and the bound of a pruned count.
     pub mod run {
-        pub use crate::run::{check_elapsed, MAX_PRUNED};
+        pub use crate::run::{check_elapsed, HookAnswer, MAX_PRUNED};
     }
     /// How a chain's links merge (`MAX_LINKS`).
     pub mod chain {

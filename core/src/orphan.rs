@@ -832,6 +832,22 @@ fn str_of(v: Option<&Value>) -> Option<String> {
     }
 }
 
+/// A tool call's name and arguments, wherever the API puts them: OpenAI's `function.name` and
+/// `function.arguments`, a flat `name` and `arguments`, Anthropic's `input`. The one lookup,
+/// for JSON views and for the bindings' Hash calls.
+pub fn call_parts(call: &serde_json::Map<String, Value>) -> (Option<&str>, Option<&Value>) {
+    let func = call.get("function").and_then(Value::as_object);
+    let name = func
+        .and_then(|f| f.get("name"))
+        .or_else(|| call.get("name"))
+        .and_then(Value::as_str);
+    let arguments = func
+        .and_then(|f| f.get("arguments"))
+        .or_else(|| call.get("arguments"))
+        .or_else(|| call.get("input"));
+    (name, arguments)
+}
+
 fn call_view(
     slot: usize,
     place: Place,
@@ -841,19 +857,9 @@ fn call_view(
     let obj = call
         .as_object()
         .ok_or_else(|| Error::invalid_argument("a tool call is not an object"))?;
-    let func = obj.get("function").and_then(Value::as_object);
-    let name = func
-        .and_then(|f| f.get("name"))
-        .or_else(|| obj.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("unknown")
-        .to_owned();
-    let arguments = func
-        .and_then(|f| f.get("arguments"))
-        .or_else(|| obj.get("arguments"))
-        .or_else(|| obj.get("input"))
-        .cloned()
-        .unwrap_or(Value::Null);
+    let (name, arguments) = call_parts(obj);
+    let name = name.unwrap_or("unknown").to_owned();
+    let arguments = arguments.cloned().unwrap_or(Value::Null);
     let id = str_of(obj.get("id")).or_else(|| fallback_id.map(str::to_owned));
     Ok(ToolCallView {
         id,

@@ -150,9 +150,31 @@ enum Expect {
     Done,
 }
 
-/// The largest pruned count a run takes; a host clamps a hook's answer to it (any larger
-/// number means the same: something was pruned).
+/// The largest pruned count a run takes (any larger number means the same: something was
+/// pruned).
 pub const MAX_PRUNED: usize = 1 << 31;
+
+/// What an `on_orphans` hook answered when it was given no history to prune, as every host
+/// reads it: a whole number is how many calls it pruned (below zero: none; above
+/// [`MAX_PRUNED`]: that many); any other answer is one change when the host's language holds it
+/// true (Python's `bool()`, Ruby's truthiness), none otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookAnswer {
+    /// A whole number: how many calls the hook pruned.
+    Count(i128),
+    /// Any other answer: whether the host's language holds it true.
+    Truthy(bool),
+}
+
+impl HookAnswer {
+    /// How many calls the answer says were pruned, as [`Run::pruned`] takes it.
+    pub fn pruned(self) -> usize {
+        match self {
+            HookAnswer::Count(n) => n.clamp(0, MAX_PRUNED as i128) as usize,
+            HookAnswer::Truthy(t) => usize::from(t),
+        }
+    }
+}
 
 /// How a run is set up, beyond its policy. Every field has a default; [`RunConfig::from_json`]
 /// reads the shape the shared run vectors use.

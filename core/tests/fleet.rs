@@ -201,11 +201,11 @@ fn many_threads_share_one_fleet_safely() {
     assert_eq!(fleet.metrics().snapshot()["k0"]["total"]["calls"], 4 * 1000);
 }
 
-/// The success path (`call_freely`) calls only where the gate would let a call go at once, and
-/// records exactly what `succeeded` records; the call's error comes back untouched, with nothing
-/// recorded (the run that starts at it does that).
+/// The bindings' success path asks `admits_freely` and, after a success, `succeeded`: a key is
+/// free only where the gate would let a call go at once with nothing to report, and a
+/// first-attempt success earns its refund.
 #[test]
-fn the_success_path_calls_only_a_free_key_and_records_what_the_gate_would() {
+fn the_success_path_admits_only_a_free_key_and_records_what_the_gate_would() {
     let (t, c) = clock();
     let cfg = FleetConfig {
         budget: Some(BudgetConfig {
@@ -217,67 +217,36 @@ fn the_success_path_calls_only_a_free_key_and_records_what_the_gate_would() {
         ..FleetConfig::default()
     };
     let fleet = Fleet::in_process(cfg).with_clock(c);
-    let ok = || Ok::<_, &str>("answer");
 
     let budget_cost = Failure::http(503, "unavailable");
     let class = retry_core::classify(&budget_cost);
     assert!(fleet.try_retry("k", &class).0);
     assert_eq!(fleet.tokens("k"), Some(5.0));
-    let (value, events) = fleet.call_freely("k", ok).unwrap().unwrap();
-    assert_eq!((value, events.len()), ("answer", 0));
+    assert!(fleet.admits_freely("k"));
+    assert!(fleet.succeeded("k", false).is_empty());
     assert_eq!(
         fleet.tokens("k"),
         Some(6.0),
         "a first-attempt success earns its refund"
     );
-    assert_eq!(
-        fleet.call_freely("k", || Err::<(), _>("boom")),
-        Some(Err("boom"))
-    );
-    assert_eq!(
-        fleet.tokens("k"),
-        Some(6.0),
-        "a failure is the run's to record"
-    );
     let m = fleet.metrics().snapshot();
     assert_eq!(m["k"]["success"]["successes"], 1);
     assert_eq!(m["k"]["total"]["calls"], 1);
 
-    // A paused key: not called; free again once the pause is over.
+    // A paused key: not free; free again once the pause is over.
     fleet.record_failure(
         "k",
         &retry_core::classify(&Failure::http(429, "slow").with_header("retry-after", "3")),
     );
-    let mut called = false;
-    assert!(fleet
-        .call_freely("k", || {
-            called = true;
-            ok()
-        })
-        .is_none());
-    assert!(!called && !fleet.admits_freely("k"));
+    assert!(!fleet.admits_freely("k"));
     advance(&t, 3.0);
-    assert!(fleet.admits_freely("k") && fleet.call_freely("k", ok).is_some());
+    assert!(fleet.admits_freely("k"));
 
-    // An open circuit: not called.
+    // An open circuit: not free.
     for _ in 0..5 {
         fleet.record_failure("k", &class);
     }
-    assert!(fleet
-        .call_freely("k", || {
-            called = true;
-            ok()
-        })
-        .is_none());
-    assert!(!called);
-
-    // A fleet whose state lives in a backend it was given (as a remote one does): never.
-    let given = Fleet::with_backend(
-        FleetConfig::default(),
-        Arc::new(retry_core::__private::fleet::InProcess::new()),
-    );
-    assert!(given.admits_freely("k"));
-    assert!(given.call_freely("k", ok).is_none());
+    assert!(!fleet.admits_freely("k"));
 }
 
 /// A breaker configured to open for 0 s (accepted by validation) must not make the callers

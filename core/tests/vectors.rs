@@ -44,6 +44,7 @@ fn every_vector_file_is_replayed() {
         "policies.json",
         "orphans.json",
         "chains.json",
+        "hook_answers.json",
         // Replayed by tests/runs.rs.
         "runs.json",
     ];
@@ -305,4 +306,29 @@ fn orphan_vectors() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// tests/vectors/hook_answers.json: what an `on_orphans` hook's answer means, the one rule
+/// every host hands its answer to (`run::HookAnswer`). A number beyond 64 bits parses as a
+/// float here, and stands for its sign's end, as the bindings read a Bignum or a big int.
+#[test]
+fn hook_answer_vectors() {
+    use retry_core::__private::run::HookAnswer;
+    let doc = load("hook_answers.json");
+    for case in cases(&doc) {
+        let a = &case["answer"];
+        let answer = match a {
+            Value::Bool(b) => HookAnswer::Truthy(*b),
+            Value::Null => HookAnswer::Truthy(false),
+            Value::String(s) => HookAnswer::Truthy(!s.is_empty()),
+            Value::Number(n) => HookAnswer::Count(match n.as_i64() {
+                Some(n) => i128::from(n),
+                None if n.as_f64().unwrap() > 0.0 => i128::MAX,
+                None => i128::MIN,
+            }),
+            other => panic!("unexpected answer {other}"),
+        };
+        let want = case["pruned"].as_u64().unwrap() as usize;
+        assert_eq!(answer.pruned(), want, "answer {a}");
+    }
 }

@@ -10,8 +10,6 @@
 //! `retry_core/_failure.py`'s docstring.
 
 use retry_core::__private::failure::checked_status;
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
 
 use pyo3::exceptions::PyException;
 use pyo3::intern;
@@ -207,64 +205,6 @@ impl PyFailureRecord {
 /// How many wrapped exceptions are looked through at most: the core's limit for every binding.
 const MAX_CHAIN: usize = retry_core::__private::failure::MAX_CAUSES;
 
-/// What is learned about a class is cached per class; past this many classes (a program
-/// creating exception classes on the fly) a cache starts over.
-const CACHE_LIMIT: usize = 4096;
-
-/// `type -> V`. Each entry holds a strong reference to its type, so that an address is never
-/// reused while it is a key. Values are computed without the lock held (reading `__module__`
-/// may run Python code, which may switch threads), and evicted types are dropped after the
-/// lock is released (dropping a type may run Python code too).
-type Entries<V> = HashMap<usize, (Py<PyType>, V)>;
-
-struct TypeCache<V: Clone> {
-    map: LazyLock<Mutex<Entries<V>>>,
-}
-
-impl<V: Clone> TypeCache<V> {
-    const fn new() -> Self {
-        TypeCache {
-            map: LazyLock::new(|| Mutex::new(HashMap::new())),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Entries<V>> {
-        // Entries are inserted whole: a panic elsewhere leaves the map usable.
-        self.map.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn get_or_try_insert(
-        &self,
-        tp: &Bound<'_, PyType>,
-        make: impl FnOnce() -> PyResult<V>,
-    ) -> PyResult<V> {
-        let addr = tp.as_ptr() as usize;
-        if let Some((_, v)) = self.lock().get(&addr) {
-            return Ok(v.clone());
-        }
-        let v = make()?;
-        let evicted = {
-            let mut map = self.lock();
-            let evicted = if map.len() >= CACHE_LIMIT {
-                std::mem::take(&mut *map)
-            } else {
-                HashMap::new()
-            };
-            map.insert(addr, (tp.clone().unbind(), v.clone()));
-            evicted
-        };
-        drop(evicted);
-        Ok(v)
-    }
-}
-
-/// What the reader knows about an exception class: its class names.
-struct ClassInfo {
-    names: Box<[String]>,
-}
-
-static CLASSES: TypeCache<Arc<ClassInfo>> = TypeCache::new();
-
 /// Whether `err` is an `Exception` (Python's `except Exception:` catches it); other
 /// `BaseException`s (`KeyboardInterrupt`, `SystemExit`) pass through, as in Python.
 fn is_exception(py: Python<'_>, err: &PyErr) -> bool {
@@ -320,15 +260,6 @@ fn attr<'py>(
     name: &Bound<'py, PyString>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     Ok(or_absent(e.py(), lookup(e, name))?.filter(|v| !v.is_none()))
-}
-
-/// The cached [`ClassInfo`] of an exception class.
-fn class_info(py: Python<'_>, tp: &Bound<'_, PyType>) -> PyResult<Arc<ClassInfo>> {
-    CLASSES.get_or_try_insert(tp, || {
-        Ok(Arc::new(ClassInfo {
-            names: class_names(py, tp)?.into_boxed_slice(),
-        }))
-    })
 }
 
 /// `class_names(tp)`: the class and its ancestors as `module.QualName` (`builtins.` dropped),
@@ -468,53 +399,6 @@ fn latin1(b: &[u8]) -> String {
     }
 }
 
-/// httpx's and httpx2's `Headers` keep `(raw_key, lower_key, value)` byte triples in `_list`;
-/// their public `raw` property is `[(raw_key, value) for raw_key, _, value in self._list]`, a
-/// list comprehension that cost more than the rest of reading an exception. Read `_list`
-/// directly when it has exactly that shape (else `None`: the caller uses `raw`).
-fn httpx_headers(h: &Bound<'_, PyAny>) -> PyResult<Option<Vec<(String, String)>>> {
-    static IS_HTTPX: TypeCache<bool> = TypeCache::new();
-    let py = h.py();
-    let tp = h.get_type();
-    let is_httpx = IS_HTTPX.get_or_try_insert(&tp, || {
-        let name = tp.getattr(intern!(py, "__name__"))?;
-        let module = tp.getattr(intern!(py, "__module__"))?;
-        Ok(match (name.cast::<PyString>(), module.cast::<PyString>()) {
-            (Ok(n), Ok(m)) => {
-                n.to_cow()? == "Headers"
-                    && matches!(
-                        &*m.to_cow()?,
-                        "httpx" | "httpx2" | "httpx._models" | "httpx2._models"
-                    )
-            }
-            _ => false,
-        })
-    })?;
-    if !is_httpx {
-        return Ok(None);
-    }
-    let Some(list) = or_absent(py, h.getattr(intern!(py, "_list")))? else {
-        return Ok(None);
-    };
-    let Ok(list) = list.cast::<PyList>() else {
-        return Ok(None);
-    };
-    let mut out = Vec::with_capacity(list.len());
-    for item in list.iter() {
-        let Ok(t) = item.cast::<PyTuple>() else {
-            return Ok(None);
-        };
-        if t.len() != 3 {
-            return Ok(None);
-        }
-        let (k, v) = (t.get_item(0)?, t.get_item(2)?);
-        if let (Ok(k), Ok(v)) = (k.cast::<PyBytes>(), v.cast::<PyBytes>()) {
-            out.push((latin1(k.as_bytes()), latin1(v.as_bytes())));
-        }
-    }
-    Ok(Some(out))
-}
-
 /// `_header_items(h)`: header pairs from httpx's raw list (bytes pairs as received, decoded as
 /// latin-1), `multi_items()` (repeated headers stay separate), `items()`, or an iterable of
 /// pairs, under the core's caps (`HeaderSink`); `None` if reading them raised.
@@ -527,14 +411,6 @@ fn header_items(h: Option<Bound<'_, PyAny>>) -> PyResult<Option<Headers>> {
 fn header_items_inner(h: &Bound<'_, PyAny>) -> PyResult<Headers> {
     let py = h.py();
     let mut out = HeaderSink::new();
-    if let Some(list) = httpx_headers(h)? {
-        for (k, v) in list {
-            if !out.offer(Some((&k, v))) {
-                break;
-            }
-        }
-        return Ok(out.finish());
-    }
     let raw = lookup(h, intern!(py, "raw"))?;
     if let Ok(raw) = raw.cast::<PyList>() {
         for item in raw.iter() {
@@ -735,7 +611,7 @@ fn read_exception(py: Python<'_>, exc: &Bound<'_, PyAny>) -> PyResult<Failure> {
 
 /// One exception's own fields, nothing looked up in its causes.
 fn read_link(py: Python<'_>, e: &Bound<'_, PyAny>) -> PyResult<Link> {
-    let info = class_info(py, &e.get_type())?;
+    let names = class_names(py, &e.get_type())?;
     let response = attr(e, intern!(py, "response"))?;
     let mut status = status_of(attr(e, intern!(py, "status_code"))?);
     if status.is_none() {
@@ -752,7 +628,7 @@ fn read_link(py: Python<'_>, e: &Bound<'_, PyAny>) -> PyResult<Link> {
     if status.is_none() {
         status = status_of(aws_meta(response.as_ref(), "HTTPStatusCode")?);
     }
-    if status.is_none() && !info.names.iter().any(|n| n == AIOHTTP_PARSER_ERROR) {
+    if status.is_none() && !names.iter().any(|n| n == AIOHTTP_PARSER_ERROR) {
         // urllib's HTTPError, google-api-core, google-genai: `code` is the HTTP status.
         status = status_of(attr(e, intern!(py, "code"))?);
     }
@@ -775,7 +651,7 @@ fn read_link(py: Python<'_>, e: &Bound<'_, PyAny>) -> PyResult<Link> {
         body = parsed_body(e, response.as_ref())?;
     }
     Ok(Link {
-        error_class: info.names.to_vec(),
+        error_class: names,
         status,
         headers: headers.unwrap_or_default(),
         body: body.map(Text::into_string).transpose()?,

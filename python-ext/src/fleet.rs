@@ -6,13 +6,10 @@
 //! costs the calling thread up to the backend's I/O timeout, never every other Python thread.
 //! Inputs are copied into owned Rust values before the GIL is released.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyList, PyString};
-use retry_core::__private::policy::PRESETS;
+use pyo3::types::{PyDict, PyList};
 use retry_core::driver::{Clock, ManualClock};
 use retry_core::fleet::{Fleet, FleetConfig};
 
@@ -46,186 +43,6 @@ impl PyFleet {
             f(fleet)
         }
     }
-}
-
-impl PyFleet {
-    /// The key of a call that may skip the run if its key is free (no pause, a closed circuit):
-    /// one with the usual options on an in-process fleet. A remote fleet's calls always take the
-    /// whole run, so the success path never does I/O.
-    fn free_key<'py>(&self, options: &Bound<'py, PyDict>) -> Option<Bound<'py, PyAny>> {
-        if self.remote {
-            return None;
-        }
-        let key = options.get_item(intern!(options.py(), "key")).ok()??;
-        // `fleet=` and `key=` alone (the caller found `fleet`), the usual call, need no walk.
-        let usual = if options.len() == 2 {
-            is_key(&key)
-        } else {
-            usual_options(options, true)
-        };
-        usual.then_some(key)
-    }
-
-    /// [`_call_usual`] with this fleet: `fn()` through [`Fleet::call_freely`] when the options
-    /// are usual and the key free; `busy` otherwise, without calling.
-    fn call_freely<'py>(
-        &self,
-        fn_: &Bound<'py, PyAny>,
-        options: &Bound<'py, PyDict>,
-        busy: Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let py = fn_.py();
-        let Some(key) = self.free_key(options) else {
-            return Ok(busy);
-        };
-        let Some(key) = text(&key) else {
-            return Ok(busy);
-        };
-        match self.inner.call_freely(&key, || fn_.call0()) {
-            None => Ok(busy),
-            Some(Err(e)) => Err(e),
-            Some(Ok((value, events))) => {
-                if !events.is_empty() {
-                    emit_late(options, crate::events::pending(py, &events)?)?;
-                }
-                Ok(value)
-            }
-        }
-    }
-}
-
-/// The marker `_call_usual` returns when it did not call (`_native._BUSY`): made once, owned
-/// here, so that reloading the Python package cannot make two.
-static BUSY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-
-fn busy(py: Python<'_>) -> PyResult<&Py<PyAny>> {
-    BUSY.get_or_try_init(py, || {
-        let object = py.import("builtins")?.getattr("object")?.call0()?;
-        Ok(object.unbind())
-    })
-}
-
-/// Where the rare events of a success on the fast path go: the function the Python package
-/// registers at import (`_native._set_event_hook`, owned here), which logs their lines and calls
-/// `on_event` as the run would. Rust never reaches into the package's private modules.
-static EVENT_HOOK: Mutex<Option<Py<PyAny>>> = Mutex::new(None);
-
-/// `_set_event_hook(hook)`: `hook(on_event, pending)` receives the events of a success on the
-/// fast path (`pending` as `run.rs` returns them). Set again, it replaces the last one.
-#[pyfunction]
-#[pyo3(signature = (hook, /))]
-fn _set_event_hook(py: Python<'_>, hook: Bound<'_, PyAny>) -> PyResult<()> {
-    guard(py, || {
-        if !hook.is_callable() {
-            return Err(crate::error::invalid_argument(
-                py,
-                "the event hook must be callable",
-            ));
-        }
-        *EVENT_HOOK.lock().unwrap_or_else(|e| e.into_inner()) = Some(hook.unbind());
-        Ok(())
-    })
-}
-
-fn emit_late(options: &Bound<'_, PyDict>, pending: Bound<'_, PyList>) -> PyResult<()> {
-    let py = options.py();
-    let on_event = options.get_item(intern!(py, "on_event"))?;
-    let hook = EVENT_HOOK
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .map(|h| h.clone_ref(py));
-    match hook {
-        Some(hook) => {
-            hook.bind(py).call1((on_event, pending))?;
-            Ok(())
-        }
-        None => Err(crate::error::to_py(
-            py,
-            retry_core::Error::invalid_state(
-                "no event hook: retry_core registers one at import (_native._set_event_hook)",
-            ),
-        )),
-    }
-}
-
-/// `_call_usual(fn, options)`: the success path of `call_llm_with_retry(fn, **options)` in one
-/// native call (project targets: at most 150 ns over a plain call, 500 ns through a fleet). With
-/// the usual options ([`usual_options`]) it calls `fn()` and returns its value: plainly without
-/// a fleet, through the fleet's success path with one (in process, its key free). It returns the registered `busy` marker without calling otherwise (unusual
-/// options, a remote fleet, a paused key or an open circuit): the caller
-/// then checks the options and interprets the whole run, whose first step asks the gate. `fn`'s
-/// own exception propagates untouched.
-#[pyfunction]
-#[pyo3(signature = (fn_, options, /))]
-fn _call_usual<'py>(
-    py: Python<'py>,
-    fn_: &Bound<'py, PyAny>,
-    options: &Bound<'py, PyDict>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let busy = busy(py)?.bind(py).clone();
-    guard(py, || match options.get_item(intern!(py, "fleet"))? {
-        Some(fleet) if !fleet.is_none() => {
-            // A retry_core.Fleet (or a subclass) holds its native fleet in `_inner`; anything
-            // else is for `_Options` to refuse.
-            let Ok(inner) = fleet.getattr(intern!(py, "_inner")) else {
-                return Ok(busy);
-            };
-            match inner.cast::<PyFleet>() {
-                Ok(inner) => inner.get().call_freely(fn_, options, busy),
-                Err(_) => Ok(busy),
-            }
-        }
-        _ if usual_options(options, false) => fn_.call0(),
-        _ => Ok(busy),
-    })
-}
-
-/// A Python `str` as text; None for anything else (a subclass included: it may lie).
-fn text<'a>(value: &'a Bound<'_, PyAny>) -> Option<std::borrow::Cow<'a, str>> {
-    value.cast_exact::<PyString>().ok()?.to_cow().ok()
-}
-
-/// A fleet key as the success path takes it: a non-empty `str`.
-fn is_key(value: &Bound<'_, PyAny>) -> bool {
-    text(value).is_some_and(|k| !k.is_empty())
-}
-
-/// Whether a call's options are the usual ones, which the success path may take without building
-/// the run's options (Python's `_Options`): no option but `policy` (absent, None or a preset's
-/// name), `on_event` (absent, None or callable) and, with `with_fleet`, `fleet` and a non-empty
-/// `key` (the caller has checked `fleet`'s type). Anything else, or anything odd, is not usual:
-/// the whole run checks it and says what is wrong.
-pub fn usual_options(options: &Bound<'_, PyDict>, with_fleet: bool) -> bool {
-    const NAMES: [&str; 4] = ["policy", "on_event", "fleet", "key"];
-    let py = options.py();
-    let interned = [
-        intern!(py, "policy"),
-        intern!(py, "on_event"),
-        intern!(py, "fleet"),
-        intern!(py, "key"),
-    ];
-    options.iter().all(|(name, value)| {
-        // Keyword names are interned: found by identity, as text only when not.
-        let which = interned.iter().position(|n| name.is(n)).or_else(|| {
-            let name = text(&name)?;
-            NAMES.iter().position(|n| *n == name)
-        });
-        match which {
-            Some(0) => value.is_none() || text(&value).is_some_and(|s| PRESETS.contains(&&*s)),
-            Some(1) => value.is_none() || value.is_callable(),
-            Some(2) => with_fleet,
-            Some(3) => with_fleet && is_key(&value),
-            _ => false,
-        }
-    })
-}
-
-/// `_usual_options(options)`: [`usual_options`] without a fleet, for the plain success path.
-#[pyfunction]
-#[pyo3(signature = (options, /))]
-fn _usual_options(options: &Bound<'_, PyDict>) -> bool {
-    usual_options(options, false)
 }
 
 #[pymethods]
@@ -300,17 +117,12 @@ impl PyFleet {
         })
     }
 
-    /// The async success path's gate: whether a call with these `options` may go at once with
-    /// nothing to report (as for `_call_usual`), read without changing anything.
-    #[pyo3(signature = (options, /))]
-    fn _admits_freely(&self, py: Python<'_>, options: &Bound<'_, PyDict>) -> PyResult<bool> {
-        guard(py, || {
-            let key = self.free_key(options);
-            Ok(key
-                .as_ref()
-                .and_then(text)
-                .is_some_and(|key| self.inner.admits_freely(&key)))
-        })
+    /// The success path's gate: whether a call of `key` may go at once with nothing to report
+    /// (`Fleet::admits_freely`). A remote fleet answers `false`, so the success path never does
+    /// I/O: such calls take the whole run, whose first step asks the gate.
+    #[pyo3(signature = (key, /))]
+    fn _admits_freely(&self, key: &str) -> bool {
+        self.inner.admits_freely(key)
     }
 
     /// A first call of `key` succeeded: the metrics, budget and breaker told. Returns its events
@@ -367,9 +179,5 @@ impl PyManualClock {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFleet>()?;
     m.add_class::<PyManualClock>()?;
-    m.add_function(wrap_pyfunction!(_usual_options, m)?)?;
-    m.add_function(wrap_pyfunction!(_call_usual, m)?)?;
-    m.add_function(wrap_pyfunction!(_set_event_hook, m)?)?;
-    m.add("_BUSY", busy(m.py())?.clone_ref(m.py()))?;
     Ok(())
 }

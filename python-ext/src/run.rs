@@ -15,8 +15,9 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBool, PyInt, PyList, PyTuple};
 use retry_core::__private::messages::{format_seconds, give_up_note};
+use retry_core::__private::run::HookAnswer;
 use retry_core::{Action, Decision, Failure, Run, RunConfig, Step};
 
 use crate::category::PyClassification;
@@ -176,15 +177,17 @@ impl PyRun {
         })
     }
 
-    /// The history was pruned: `pruned` orphan tool calls removed.
+    /// The history was pruned: `pruned` is how many orphan tool calls went, or a hook's answer
+    /// (an `int`, or a `bool` of its truth), read by the core's rule (`run::HookAnswer`).
     #[pyo3(signature = (pruned, elapsed, /))]
     fn _pruned<'py>(
         &mut self,
         py: Python<'py>,
-        pruned: usize,
+        pruned: &Bound<'py, PyAny>,
         elapsed: f64,
     ) -> PyResult<Bound<'py, PyTuple>> {
         guard(py, || {
+            let pruned = hook_answer(pruned)?.pruned();
             let elapsed = check_elapsed(py, elapsed)?;
             let remote = self.remote;
             self.step(py, remote, move |r| r.pruned(pruned, elapsed))
@@ -341,9 +344,27 @@ impl PyDecision {
     }
 }
 
+/// A hook's answer as the core reads it: a `bool` is a truth, an `int` a count (one beyond 128
+/// bits counts as its sign's end); anything else is the caller's mistake.
+fn hook_answer(v: &Bound<'_, PyAny>) -> PyResult<HookAnswer> {
+    if let Ok(b) = v.cast::<PyBool>() {
+        return Ok(HookAnswer::Truthy(b.is_true()));
+    }
+    if v.is_instance_of::<PyInt>() {
+        return Ok(HookAnswer::Count(match v.extract::<i128>() {
+            Ok(n) => n,
+            Err(_) if v.gt(0)? => i128::MAX,
+            Err(_) => i128::MIN,
+        }));
+    }
+    Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        "pruned must be an int or a bool, not {}",
+        v.get_type().name()?
+    )))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRun>()?;
     m.add_class::<PyDecision>()?;
-    m.add("MAX_PRUNED", retry_core::__private::run::MAX_PRUNED)?;
     Ok(())
 }

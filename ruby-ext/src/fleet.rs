@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use magnus::{prelude::*, Error, RHash, RModule, RString, Ruby};
+use magnus::{prelude::*, Error, RArray, RHash, RModule, RString, Ruby};
 use retry_core::driver::ManualClock;
 use retry_core::fleet::{Fleet, FleetConfig};
 use serde_json::Value as Json;
@@ -112,6 +112,33 @@ impl RbFleet {
         self.0.metrics().reset();
     }
 
+    /// The success path's gate: whether a call of `key` may go at once with nothing to report
+    /// (core `Fleet::admits_freely`; a remote fleet answers false, so the success path never
+    /// does I/O: such calls take the whole run).
+    fn admits_freely(&self, key: RString) -> bool {
+        // SAFETY: the bytes are only read, before any Ruby code runs again.
+        match std::str::from_utf8(unsafe { key.as_slice() }) {
+            Ok(key) => self.0.admits_freely(key),
+            Err(_) => false,
+        }
+    }
+
+    /// A first call of `key` succeeded without a run: the metrics, budget and breaker told.
+    /// Answers `[events, log_lines]`, or nil when there are none (the usual case).
+    fn succeeded(ruby: &Ruby, rb_self: &Self, key: RString) -> Result<Option<RArray>, Error> {
+        let key = rstring_lossy(key);
+        guard(ruby, || {
+            let evs = rb_self.0.succeeded(&key, false);
+            if evs.is_empty() {
+                return Ok(None);
+            }
+            let out = ruby.ary_new_capa(2);
+            out.push(crate::events::to_array(ruby, &evs)?)?;
+            out.push(crate::events::log_lines(ruby, &evs)?)?;
+            Ok(Some(out))
+        })
+    }
+
     /// The retry budget's tokens left for `key` (nil without a budget).
     fn tokens(ruby: &Ruby, rb_self: &Self, key: RString) -> Result<Option<f64>, Error> {
         let key = rstring_lossy(key);
@@ -148,5 +175,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_method("metrics", magnus::method!(RbFleet::metrics, 0))?;
     class.define_method("reset_metrics", magnus::method!(RbFleet::reset_metrics, 0))?;
     class.define_method("_tokens", magnus::method!(RbFleet::tokens, 1))?;
+    class.define_method("_admits_freely", magnus::method!(RbFleet::admits_freely, 1))?;
+    class.define_method("_succeeded", magnus::method!(RbFleet::succeeded, 1))?;
     Ok(())
 }

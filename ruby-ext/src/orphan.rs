@@ -20,9 +20,8 @@
 use magnus::{
     prelude::*,
     rb_sys::{AsRawId, AsRawValue, FromRawValue},
-    symbol::IntoSymbol,
     value::{Id, LazyId},
-    Error, RArray, RClass, RHash, RModule, RString, Ruby, Symbol, Value,
+    Error, RArray, RHash, RModule, RString, Ruby, Symbol, Value,
 };
 use rb_sys::{StableApiDefinition, VALUE};
 use std::cell::Cell;
@@ -497,90 +496,10 @@ fn hash_value_at(h: RHash, slot: usize) -> Option<Value> {
     }
 }
 
-/// How to read `name` and `arguments` of a tool call object's class: as instance variables
-/// when they are plain `attr_reader`s (as `Orphans.reader_mask` judges a message's), else by
-/// calling them. Learned once per class met.
-struct CallReader {
-    name: Attr,
-    arguments: Attr,
-    class: Option<Value>,
-    mask: u8,
-}
-
-impl CallReader {
-    fn new(ruby: &Ruby) -> Self {
-        CallReader {
-            name: Attr {
-                method: ruby.intern("name"),
-                ivar: ruby.intern("@name"),
-                bit: 1,
-            },
-            arguments: Attr {
-                method: ruby.intern("arguments"),
-                ivar: ruby.intern("@arguments"),
-                bit: 2,
-            },
-            class: None,
-            mask: 0,
-        }
-    }
-
-    /// Whether `klass#name` is a plain `attr_reader`: the same test as `Orphans.reader_mask`
-    /// (its own name, no parameters, defined in Ruby but without instructions of its own).
-    /// Anything unexpected counts as not plain: the method is then called, which is always right.
-    fn plain(ruby: &Ruby, klass: Value, name: Id) -> bool {
-        let test = || -> Result<bool, Error> {
-            let sym = name.into_symbol_with(ruby);
-            let method: Value = klass.funcall("instance_method", (sym,))?;
-            let original: Value = method.funcall("original_name", ())?;
-            let arity: i64 = method.funcall("arity", ())?;
-            let location: Value = method.funcall("source_location", ())?;
-            if original.as_raw() != sym.as_raw() || arity != 0 || location.is_nil() {
-                return Ok(false);
-            }
-            let iseq: RClass = ruby
-                .class_object()
-                .const_get::<_, RModule>("RubyVM")?
-                .const_get("InstructionSequence")?;
-            Ok(iseq.funcall::<_, _, Value>("of", (method,))?.is_nil())
-        };
-        test().unwrap_or(false)
-    }
-
-    fn learn(&mut self, ruby: &Ruby, c: Value) {
-        let class = c.class().as_value();
-        if self.class.is_some_and(|k| k.as_raw() == class.as_raw()) {
-            return;
-        }
-        self.mask = 0;
-        for attr in [&self.name, &self.arguments] {
-            if Self::plain(ruby, class, attr.method) {
-                self.mask |= attr.bit;
-            }
-        }
-        self.class = Some(class);
-    }
-
-    /// The attribute's value; nil when the call has no such method.
-    fn read(&mut self, ruby: &Ruby, c: Value, attr: fn(&Self) -> &Attr) -> Result<Value, Error> {
-        self.learn(ruby, c);
-        let attr = attr(self);
-        if self.mask & attr.bit != 0 {
-            // SAFETY: rb_ivar_get only reads (nil when unset) and never raises.
-            let raw = unsafe { rb_sys::rb_ivar_get(c.as_raw(), attr.ivar.as_raw()) };
-            return Ok(unsafe { Value::from_raw(raw) });
-        }
-        Ok(c.check_funcall::<_, _, Value>(attr.method, ())
-            .transpose()?
-            .unwrap_or_else(|| ruby.qnil().as_value()))
-    }
-}
-
 /// The `slot`-th call of a message read as an object, and its (name, arguments).
 fn object_call(
     ruby: &Ruby,
     reader: &mut Reader,
-    calls_reader: &mut CallReader,
     m: Value,
     shape: Shape,
     slot: usize,
@@ -604,21 +523,23 @@ fn object_call(
             "a message's tool calls changed while it was being pruned",
         )
     })?;
-    if let Some(h) = RHash::from_value(c) {
-        let nil = ruby.qnil().as_value();
-        let func = hash_get(ruby, h, "function").and_then(RHash::from_value);
-        let name = func
-            .and_then(|f| hash_get(ruby, f, "name"))
-            .or_else(|| hash_get(ruby, h, "name"));
-        let args = func
-            .and_then(|f| hash_get(ruby, f, "arguments"))
-            .or_else(|| hash_get(ruby, h, "arguments"))
-            .or_else(|| hash_get(ruby, h, "input"));
-        return Ok((name.unwrap_or(nil), args.unwrap_or(nil)));
+    // A Hash call as the core views its JSON; an object's by its own methods (only pruned
+    // calls are read, so no reader tricks are needed here).
+    let nil = ruby.qnil().as_value();
+    if RHash::from_value(c).is_some() {
+        let json = convert::to_json(c)?;
+        let (name, args) = json.as_object().map(orphan::call_parts).unwrap_or_default();
+        return Ok((
+            name.map_or(nil, |n| ruby.str_new(n).as_value()),
+            args.map_or(Ok(nil), |a| from_json(ruby, a, false))?,
+        ));
     }
-    let name = calls_reader.read(ruby, c, |r| &r.name)?;
-    let args = calls_reader.read(ruby, c, |r| &r.arguments)?;
-    Ok((name, args))
+    let read = |method: &str| -> Result<Value, Error> {
+        Ok(c.check_funcall::<_, _, Value>(method, ())
+            .transpose()?
+            .unwrap_or(nil))
+    };
+    Ok((read("name")?, read("arguments")?))
 }
 
 /// `[edits, pruned, dangling_results, reminder]` for a history:
@@ -686,7 +607,6 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
             ruby.to_symbol("arguments"),
         );
         let pruned = ruby.ary_new_capa(plan.pruned.len());
-        let mut calls_reader = CallReader::new(ruby);
         let mut for_reminder = Vec::with_capacity(plan.pruned.len());
         for at in &plan.pruned {
             let i = at.message;
@@ -714,8 +634,7 @@ fn plan(ruby: &Ruby, messages: RArray) -> Result<RArray, Error> {
                 });
             } else {
                 let m = messages.entry::<Value>(i as isize)?;
-                let (name, args) =
-                    object_call(ruby, &mut reader, &mut calls_reader, m, shapes[i], at.slot)?;
+                let (name, args) = object_call(ruby, &mut reader, m, shapes[i], at.slot)?;
                 h.aset(key_name, name)?;
                 h.aset(key_arguments, args)?;
                 for_reminder.push(PrunedCall {

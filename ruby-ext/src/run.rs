@@ -11,9 +11,11 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use magnus::{prelude::*, Error, RArray, RModule, RString, Ruby, Symbol};
-use retry_core::__private::messages::LogLevel;
-use retry_core::{Action, Decision, ErrorNames, Event, EventKind, Run, RunConfig, Step};
+use magnus::{
+    prelude::*, rb_sys::AsRawValue, Error, Integer, RArray, RModule, RString, Ruby, Symbol, Value,
+};
+use retry_core::__private::run::HookAnswer;
+use retry_core::{Action, Decision, ErrorNames, EventKind, Run, RunConfig, Step};
 
 use crate::category::RbClassification;
 use crate::convert::rstring_lossy;
@@ -62,25 +64,6 @@ fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
         }
         Step::GiveUp { reason } => a.push(ruby.to_symbol(reason.as_str()))?,
         Step::PruneOrphans | Step::CompactContext | Step::Return | Step::Reraise => {}
-    }
-    Ok(a)
-}
-
-fn log_lines(ruby: &Ruby, evs: &[Event]) -> Result<RArray, Error> {
-    let a = ruby.ary_new_capa(evs.len());
-    for e in evs {
-        match retry_core::__private::messages::log_line(e) {
-            Some((level, text)) => {
-                let pair = ruby.ary_new_capa(2);
-                pair.push(ruby.to_symbol(match level {
-                    LogLevel::Warning => "warn",
-                    LogLevel::Info => "info",
-                }))?;
-                pair.push(text)?;
-                a.push(pair)?;
-            }
-            None => a.push(ruby.qnil())?,
-        }
     }
     Ok(a)
 }
@@ -155,7 +138,7 @@ impl RbRun {
         let out = ruby.ary_new_capa(3);
         out.push(step_array(ruby, step)?)?;
         out.push(events::to_array(ruby, &evs)?)?;
-        out.push(log_lines(ruby, &evs)?)?;
+        out.push(events::log_lines(ruby, &evs)?)?;
         Ok(out)
     }
 
@@ -211,8 +194,11 @@ impl RbRun {
         })
     }
 
-    fn pruned(ruby: &Ruby, rb_self: &Self, pruned: usize, elapsed: f64) -> Result<RArray, Error> {
+    /// `pruned`: how many orphan tool calls went, or a hook's answer (an Integer, or true or
+    /// false for its truth), read by the core's rule (`run::HookAnswer`).
+    fn pruned(ruby: &Ruby, rb_self: &Self, pruned: Value, elapsed: f64) -> Result<RArray, Error> {
         guard(ruby, || {
+            let pruned = hook_answer(ruby, pruned)?.pruned();
             let t = elapsed_ok(ruby, elapsed)?;
             Self::step(ruby, rb_self, |r| r.pruned(pruned, t))
         })
@@ -300,12 +286,33 @@ impl RbDecision {
     }
 }
 
+/// A hook's answer as the core reads it: true or false is a truth, an Integer a count (a Bignum
+/// beyond 128 bits counts as its sign's end); anything else is the caller's mistake.
+fn hook_answer(ruby: &Ruby, v: Value) -> Result<HookAnswer, Error> {
+    if v.as_raw() == ruby.qtrue().as_raw() || v.as_raw() == ruby.qfalse().as_raw() {
+        return Ok(HookAnswer::Truthy(v.to_bool()));
+    }
+    match Integer::from_value(v) {
+        Some(n) => Ok(HookAnswer::Count(match n.to_i64() {
+            Ok(n) => i128::from(n),
+            Err(_) if n.funcall::<_, _, bool>(">", (0,))? => i128::MAX,
+            Err(_) => i128::MIN,
+        })),
+        None => Err(crate::error::type_error(
+            ruby,
+            format!(
+                "pruned must be an Integer, true or false, not {}",
+                v.class()
+            ),
+        )),
+    }
+}
+
 pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     let class = module.define_class("Run", ruby.class_object())?;
     // The run's own event types (core `EventKind::RUN`): SwarmSDK's LogStream gets none of them.
     let run_events: Vec<&str> = EventKind::RUN.iter().map(|k| k.as_str()).collect();
     class.const_set("EVENTS", run_events)?;
-    class.const_set("MAX_PRUNED", retry_core::__private::run::MAX_PRUNED)?;
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;

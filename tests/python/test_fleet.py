@@ -398,8 +398,8 @@ def test_fleet_and_key_go_together():
     assert call_llm_with_retry(lambda: 1, fleet=None, key=None) == 1
 
 
-# The success path (`_native._call_usual`: the usual options, an in-process fleet, a key with no
-# pause and a closed circuit) must keep every promise of the whole run. A paused key's callers
+# The success path (an in-process fleet, a key with no pause and a closed circuit: the call goes
+# at once, without the engine's run) must keep every promise of the whole run. A paused key's callers
 # leave it for the gate: test_a_retry_after_pauses_every_thread_of_the_key.
 
 def test_the_success_path_counts_successes_and_earns_the_budget_back():
@@ -456,7 +456,7 @@ def test_bad_options_with_a_fleet_fail_before_the_first_call(options, error):
     assert called == []
 
 
-def test_odd_but_valid_options_take_the_whole_run_and_decide_the_same():
+def test_odd_but_valid_options_decide_the_same():
     class Key(str):
         pass
 
@@ -465,9 +465,6 @@ def test_odd_but_valid_options_take_the_whole_run_and_decide_the_same():
     assert call_llm_with_retry(lambda: 1, fleet=fleet, key=Key("k"), **{name: "default"}) == 1
     assert call_llm_with_retry(lambda: 2, fleet=fleet, key="k", seed=3) == 2
     assert fleet.metrics()["k"]["success"]["successes"] == 2
-    assert retry_core._native._usual_options({name: "default", "on_event": print})
-    assert not retry_core._native._usual_options({"policy": "defualt"})
-    assert not retry_core._native._usual_options({"fleet": fleet, "key": "k"})  # not without a fleet
 
 
 def test_call_options_are_declared_once():

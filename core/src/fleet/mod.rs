@@ -187,8 +187,6 @@ pub struct Fleet {
     backend: Arc<dyn FleetBackend>,
     /// The fallback of a remote backend, or the backend itself (`in_process`).
     local: Arc<InProcess>,
-    /// Whether `backend` is `local`: the success path may then work on a key's state directly.
-    state_is_local: bool,
     degraded: AtomicBool,
     clock: WallClock,
     metrics: Metrics,
@@ -202,14 +200,14 @@ impl Fleet {
     pub fn in_process(cfg: FleetConfig) -> Self {
         let retention = Self::retention(&cfg);
         let local = Arc::new(InProcess::with_retention(Arc::clone(&retention)));
-        Self::build(cfg, local.clone(), local, true, retention)
+        Self::build(cfg, local.clone(), local, retention)
     }
 
     /// A fleet whose state lives in `backend`.
     pub fn with_backend(cfg: FleetConfig, backend: Arc<dyn FleetBackend>) -> Self {
         let retention = Self::retention(&cfg);
         let local = Arc::new(InProcess::with_retention(Arc::clone(&retention)));
-        Self::build(cfg, backend, local, false, retention)
+        Self::build(cfg, backend, local, retention)
     }
 
     fn retention(cfg: &FleetConfig) -> Arc<Retention> {
@@ -224,14 +222,12 @@ impl Fleet {
         cfg: FleetConfig,
         backend: Arc<dyn FleetBackend>,
         local: Arc<InProcess>,
-        state_is_local: bool,
         retention: Arc<Retention>,
     ) -> Self {
         Fleet {
             cfg,
             backend,
             local,
-            state_is_local,
             degraded: AtomicBool::new(false),
             clock: Arc::new(system_clock),
             metrics: Metrics::with_retention(Arc::clone(&retention)),
@@ -433,28 +429,6 @@ impl Fleet {
             && self.free_on(self.backend.as_ref(), key)
     }
 
-    /// The success path in one lookup of `key`'s state: when `key` may go at once with nothing
-    /// to report ([`Fleet::admits_freely`]), makes the call and, if it succeeds, records that as
-    /// [`Fleet::succeeded`] does. `None` without calling otherwise, or when the state lives
-    /// beyond this process: the caller then runs the whole [`crate::run::Run`], which asks the
-    /// gate first. The call's error is returned untouched, with nothing recorded: the run
-    /// starts at it.
-    pub fn call_freely<T, E>(
-        &self,
-        key: &str,
-        call: impl FnOnce() -> std::result::Result<T, E>,
-    ) -> Option<std::result::Result<(T, Vec<Event>), E>> {
-        if !self.state_is_local || self.cfg.admission.is_on() {
-            return None;
-        }
-        let state = self.local.key(key);
-        if !self.free_on(state.as_ref(), key) {
-            return None;
-        }
-        let value = call();
-        Some(value.map(|v| (v, self.succeeded_on(Some(state.as_ref()), key, false))))
-    }
-
     fn free_on(&self, b: &dyn FleetBackend, key: &str) -> bool {
         // Most keys were never paused (0): the clock, a third of this check, is read only for
         // those that were.
@@ -475,15 +449,11 @@ impl Fleet {
     /// A call of `key` succeeded: counted in the metrics, and the budget and breaker told
     /// (`retried`: after at least one retry).
     pub fn succeeded(&self, key: &str, retried: bool) -> Vec<Event> {
-        self.succeeded_on(None, key, retried)
-    }
-
-    fn succeeded_on(&self, state: Option<&KeyState>, key: &str, retried: bool) -> Vec<Event> {
         self.metrics.update(key, "success", |c| {
             c.calls += 1;
             c.successes += 1;
         });
-        self.record_success_on(state, key, retried)
+        self.record_success(key, retried)
     }
 
     /// The half-open probe of `key` ended without news of the provider's health (cancelled,
@@ -500,27 +470,16 @@ impl Fleet {
 
     /// A call of `key` succeeded (`retried`: after at least one retry).
     pub fn record_success(&self, key: &str, retried: bool) -> Vec<Event> {
-        self.record_success_on(None, key, retried)
-    }
-
-    /// [`Fleet::record_success`] on `state` when given (the key's in-process state, already
-    /// looked up), else on the backend.
-    fn record_success_on(&self, state: Option<&KeyState>, key: &str, retried: bool) -> Vec<Event> {
         let mut events = Vec::new();
-        let on = |events: &mut Vec<Event>,
-                  op: &mut dyn FnMut(
-            &dyn FleetBackend,
-        ) -> std::result::Result<(), BackendError>| match state {
-            Some(s) => op(s).expect("the in-process backend cannot fail"),
-            None => self.run(key, events, op),
-        };
         if let Some(cfg) = &self.cfg.budget {
-            on(&mut events, &mut |b| b.earn(key, cfg.refund(retried), cfg));
+            self.run(key, &mut events, &mut |b: &dyn FleetBackend| {
+                b.earn(key, cfg.refund(retried), cfg)
+            });
         }
         if let Some(bcfg) = &self.cfg.breaker {
             let now = self.now();
             let mut t = None;
-            on(&mut events, &mut |b| {
+            self.run(key, &mut events, &mut |b: &dyn FleetBackend| {
                 b.with_breaker(key, &mut |s| t = s.success(bcfg, now))
             });
             if let Some(t) = t {

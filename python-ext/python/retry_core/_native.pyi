@@ -9,14 +9,9 @@ __all__ = [
     "FailureRecord",
     "TRANSPORTS",
     "MAX_CHAIN",
-    "MAX_PRUNED",
     "Decision",
     "Fleet",
     "Run",
-    "_usual_options",
-    "_call_usual",
-    "_set_event_hook",
-    "_BUSY",
     "_ManualClock",
     "_prune_orphans",
     "_is_tool_pairing_error",
@@ -36,7 +31,6 @@ CATEGORIES: List[Tuple[str, bool, str]]
 PRESETS: List[str]
 TRANSPORTS: List[str]
 MAX_CHAIN: int
-MAX_PRUNED: int
 REDACTED: str
 
 @final
@@ -147,12 +141,6 @@ class Decision:
     @property
     def note(self) -> str: ...
 
-def _usual_options(options: Mapping[str, object], /) -> bool: ...
-def _call_usual(fn: Callable[[], Any], options: Mapping[str, object], /) -> Any: ...
-def _set_event_hook(hook: Callable[[Any, Any], Any], /) -> None: ...
-
-_BUSY: object
-
 @final
 class Fleet:
     @staticmethod
@@ -164,7 +152,7 @@ class Fleet:
     def _config_json(self) -> str: ...
     def _metrics(self) -> Dict[str, Any]: ...
     def _reset_metrics(self) -> None: ...
-    def _admits_freely(self, options: Mapping[str, object], /) -> bool: ...
+    def _admits_freely(self, key: str, /) -> bool: ...
     def _succeeded(self, key: str, /) -> Optional[_Pending]: ...
     def _tokens(self, key: str, /) -> Optional[float]: ...
 

@@ -8,10 +8,9 @@ signals), task cancellation interrupts an async one, and tests can patch either.
 
 The success path does little but call ``fn()``: the keyword arguments are checked before it (a
 bad option fails before the first call, never in place of the user's error), and the run is
-built only when a call has failed. With a fleet (``fleet=``, ``key=``) and the usual options,
-one native call (``_native._call_usual``) asks the fleet, calls ``fn()`` and records the success;
-a paused key, an open circuit, a remote fleet or unusual options take the whole run, which asks
-the fleet's gate before every call.
+built only when a call has failed. With a fleet (``fleet=``, ``key=``), a key with no pause and
+a closed circuit is called at once and its success recorded; a paused key, an open circuit or a
+remote fleet take the whole run, which asks the fleet's gate before every call.
 """
 
 from __future__ import annotations
@@ -64,11 +63,6 @@ def _emit(on_event: Optional[EventHook], pending: Any, exc: Optional[BaseExcepti
                 logger.log(level, "%s", line)
             except Exception as err:
                 _broken(exc, "logging", err)
-
-
-# The native fast path (`_native._call_usual`) hands the rare events of a success here: the hook
-# slot is the native module's own, so Rust never reaches into this private module.
-_native._set_event_hook(_emit)
 
 
 def _safe_text(obj: BaseException) -> str:
@@ -151,9 +145,10 @@ def _give_up(exc: BaseException, run: "_native.Run") -> BaseException:
     return exc
 
 
-def _prune(messages: Optional[MutableSequence[Any]], on_orphans: Optional[OrphanHook]) -> Any:
-    """Runs the orphan hooks; returns what the caller's hook returned (maybe awaitable) or the
-    number of items pruned from ``messages``."""
+def _prune(messages: Optional[MutableSequence[Any]], on_orphans: Optional[OrphanHook]) -> Tuple[Any, Optional[int]]:
+    """Runs the orphan hooks; returns what the caller's hook returned (maybe awaitable) and the
+    number of items pruned from ``messages`` (None without ``messages``: the hook's answer
+    counts)."""
     if messages is not None:
         result = prune_in_place(messages)
         if on_orphans is not None:
@@ -162,12 +157,6 @@ def _prune(messages: Optional[MutableSequence[Any]], on_orphans: Optional[Orphan
     if on_orphans is not None:
         return on_orphans(None), None
     return None, 0
-
-
-def _count(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, int):
-        return 1 if n else 0
-    return min(max(int(n), 0), _native.MAX_PRUNED)
 
 
 class _CallOptions(TypedDict, total=False):
@@ -243,9 +232,10 @@ class _Options:
         if self.seed is not None:
             _check_seed(self.seed)
         # Which policy the call gets is the core's rule (CONTRACT §6); misspelt preset names,
-        # bad configurations and both forms at once fail here, before the first call.
-        native = policy_for_call(self.policy, self.max_retries, self.delay)
-        self.native = native
+        # bad configurations and both forms at once fail here, before the first call. Given
+        # none of the three, the call gets the class's (the core's answer for nothing given).
+        if "policy" in options or "max_retries" in options or "delay" in options:
+            self.native = policy_for_call(self.policy, self.max_retries, self.delay)
 
     def run(self) -> "_native.Run":
         """The engine's run for this call; its deadline's clock starts now."""
@@ -279,18 +269,10 @@ def _check_fleet(fleet: Any, key: Any) -> None:
         raise ValueError("key must not be empty")
 
 
+_Options.native = policy_for_call(None, None, None)
+
 #: The options of a call given none (never modified: a call only reads its options).
 _DEFAULTS = _Options("call_llm_with_retry", {})
-
-
-def _check_options(name: str, options: Mapping[str, object]) -> None:
-    """Checks the async door's options before its first call, raising what :class:`_Options`
-    raises. The usual ones (a preset's name, an ``on_event`` hook: ``_native._usual_options``)
-    are checked without building the options, which costs a microsecond on every successful
-    call; they are built again, from the same dict, on the first failure. (The sync door checks
-    them inside ``_native._call_usual``.)"""
-    if not _native._usual_options(options):
-        _Options(name, options)
 
 
 # The user's error always wins: whatever fails inside retry-core while an exception is handled
@@ -331,21 +313,15 @@ def _succeeded(run: "_native.Run", opts: Any, t0: float) -> None:
         _emit(opts.on_event, pending)
 
 
-#: What ``_native._call_usual`` returns when it did not call (the call takes the whole run).
-_BUSY = _native._BUSY
-_call_usual = _native._call_usual
-
-
-def _fleet_succeeded(fleet: Fleet, options: _CallOptions) -> None:
-    """The async success path's bookkeeping (the sync one's is in ``_native._call_usual``)."""
+def _fleet_succeeded(opts: Any) -> None:
+    """The success path's bookkeeping with a fleet: metrics, budget and breaker told."""
     try:
-        key: str = options["key"]  # type: ignore[assignment]  # _admits_freely checked it
-        pending = fleet._inner._succeeded(key)
+        pending = opts.fleet._inner._succeeded(opts.key)
     except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
         _broken(None, "the fleet", err)
         return
     if pending:
-        _emit(options.get("on_event"), pending)
+        _emit(opts.on_event, pending)
 
 
 def _elapsed(t0: float) -> float:
@@ -425,7 +401,11 @@ async def _pruned(host: _Host, exc: BaseException, opts: Any) -> int:
     try:
         ret, changed = _prune(opts.messages, opts.on_orphans)
         ret = await host.settle(ret)
-        return _count(ret) if changed is None else changed
+        if changed is not None:
+            return changed
+        if isinstance(ret, int):  # an int or a truth: the core reads it (run::HookAnswer)
+            return ret
+        return bool(ret)
     except Exception as err:
         _broken(exc, "pruning orphan tool calls", err)
         return 0
@@ -586,53 +566,42 @@ _DOC_ASYNC = """The asyncio twin of :func:`call_llm_with_retry`: ``fn()`` return
 # parameters all the same (`__signature__` below).
 
 
+# The success path checks the options (a bad keyword or preset raises before the first call),
+# asks a fleet's gate whether the key is free (`Fleet::admits_freely`), calls, and tells the fleet.
+# Only a failure, a paused key or a remote fleet builds the engine's run.
+
+
 def call_llm_with_retry(fn: Callable[[], T], **options: Unpack[_CallOptions]) -> T:
-    if options:
-        try:
-            value: T = _call_usual(fn, options)
-        except Exception as e:
-            exc = e  # fn's own (the fleet's gate, if any, let it through): the run starts here
-        else:
-            if value is not _BUSY:
-                return value
-            # Not called: options to check, or a fleet whose gate must be asked first.
-            opts = _Options("call_llm_with_retry", options)
-            if opts.fleet is not None:
-                return _run_sync(fn, opts, None)
-            try:
-                return fn()
-            except Exception as e:
-                exc = e
-            return _run_sync(fn, opts, exc)
-        return _run_sync(fn, _Options("call_llm_with_retry", options), exc)
+    opts = _Options("call_llm_with_retry", options) if options else _DEFAULTS
+    fleet = opts.fleet
+    if fleet is not None and not fleet._inner._admits_freely(opts.key):  # type: ignore[arg-type]  # _Options: a fleet has a key
+        return _run_sync(fn, opts, None)
     try:
-        return fn()
+        value = fn()
     except Exception as e:
         exc = e
+    else:
+        if fleet is not None:
+            _fleet_succeeded(opts)
+        return value
     # Outside the except block: later attempts' exceptions must not chain to this one.
-    return _run_sync(fn, _DEFAULTS, exc)
+    return _run_sync(fn, opts, exc)
 
 
 async def acall_llm_with_retry(fn: Callable[[], Awaitable[T]], **options: Unpack[_CallOptions]) -> T:
-    if options:
-        fleet = options.get("fleet")
-        if fleet is not None:
-            if type(fleet) is not Fleet or not fleet._inner._admits_freely(options):
-                return await _run_async(fn, _Options("acall_llm_with_retry", options), None)
-            try:
-                value = await fn()
-            except Exception as e:
-                exc = e
-            else:
-                _fleet_succeeded(fleet, options)
-                return value
-            return await _run_async(fn, _Options("acall_llm_with_retry", options), exc)
-        _check_options("acall_llm_with_retry", options)
+    opts = _Options("acall_llm_with_retry", options) if options else _DEFAULTS
+    fleet = opts.fleet
+    if fleet is not None and not fleet._inner._admits_freely(opts.key):  # type: ignore[arg-type]  # _Options: a fleet has a key
+        return await _run_async(fn, opts, None)
     try:
-        return await fn()
+        value = await fn()
     except Exception as e:
         exc = e
-    return await _run_async(fn, _Options("acall_llm_with_retry", options) if options else _DEFAULTS, exc)
+    else:
+        if fleet is not None:
+            _fleet_succeeded(opts)
+        return value
+    return await _run_async(fn, opts, exc)
 
 
 def _signature(async_: bool) -> inspect.Signature:

@@ -150,6 +150,14 @@ impl Fleet {
             .sanitized()
     }
 
+    /// Whether the fleet's backend is its in-process state itself ([`Fleet::in_process`]).
+    fn state_is_local(&self) -> bool {
+        std::ptr::eq(
+            Arc::as_ptr(&self.backend) as *const u8,
+            Arc::as_ptr(&self.local) as *const u8,
+        )
+    }
+
     /// Runs `f` on `key`'s admission state: on the backend when it shares admission state,
     /// else in process.
     fn with_admission(
@@ -207,7 +215,7 @@ impl Fleet {
         }
         let mut out = None;
         // In process, the key's state is looked up once for the reservation and its settling.
-        let state = self.state_is_local.then(|| self.local.key(key));
+        let state = self.state_is_local().then(|| self.local.key(key));
         self.with_admission_on(state.as_deref(), key, &mut events, &mut |s| {
             let charged = s.corrected(cfg, estimated);
             let g = s.reserve(cfg, &charged, now, not_before);

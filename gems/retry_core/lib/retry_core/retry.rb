@@ -104,17 +104,26 @@ module RetryCore
 
         key = Fleet.key!(key)
       end
-      if fleet
+      # A paused key, an open circuit or a remote fleet: the whole run, whose first step asks
+      # the fleet's gate.
+      if fleet && !fleet._admits_freely(key)
         return Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress),
                           &block)
       end
 
-      # Without a fleet the first call needs no run and no door: the success path allocates
-      # nothing (the policy is a cached preset or the caller's).
+      # Otherwise the first call needs no run and no door: the success path allocates nothing
+      # (the policy is a cached preset or the caller's); a fleet is told of the success.
+      failed = false
       begin
-        return yield
+        value = yield
       rescue StandardError => e
         error = e
+        failed = true
+      end
+      unless failed
+        pending = fleet&._succeeded(key)
+        Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress).emitted(pending) if pending
+        return value
       end
       # Retried outside the rescue: an attempt's error must not gain the first one as its
       # #cause (Ruby links an error raised inside a rescue clause to the one rescued).
@@ -283,6 +292,12 @@ module RetryCore
         raise attach(error)
       end
 
+      # Emits events and their lines that came without a step (a fleet's success path).
+      def emitted((events, lines))
+        events.each_with_index { |event, i| emit(event, lines[i], nil) }
+        Retry.report(@errors) # a hook's own errors, as after a run's success
+      end
+
       # Emits the events of a run's answer and logs their lines; returns the step.
       def answer(reply, error)
         step, events, lines = reply
@@ -309,6 +324,7 @@ module RetryCore
 
       def hook_error(error)
         (@errors ||= []) << error
+        nil
       end
 
       # Sleeps +seconds+ through the caller's +sleep+: at once, or in slices of 1 s with
@@ -335,7 +351,7 @@ module RetryCore
           result.count
         elsif @on_orphans
           n = guarded { @on_orphans.call(nil) }
-          n.is_a?(Integer) ? n.clamp(0, Run::MAX_PRUNED) : 0
+          n.is_a?(Integer) ? n : !!n # an Integer or a truth: the core reads it (run::HookAnswer)
         else
           0
         end

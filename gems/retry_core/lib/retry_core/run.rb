@@ -61,7 +61,7 @@ module RetryCore
     def pruned(count, elapsed)
       raise TypeError, "pruned must be an Integer, not #{count.class}" unless count.is_a?(Integer)
 
-      take(_pruned(count.clamp(0, MAX_PRUNED), seconds(elapsed)))
+      take(_pruned(count, seconds(elapsed)))
     end
 
     # After +:compact_context+: whether the history changed.
