@@ -202,6 +202,9 @@ pub struct RunConfig {
     pub started_at: Option<f64>,
     /// How `llm_request_failed` names its `error_type`: the contract's names, or SwarmSDK's.
     pub error_names: ErrorNames,
+    /// What each attempt costs, for a fleet with admission on (`{"input_tokens": 1200,
+    /// "output_tokens": 512}`); `None`: one request ([`Run::estimate`]).
+    pub estimate: Option<Cost>,
 }
 
 impl RunConfig {
@@ -230,6 +233,14 @@ impl RunConfig {
             return Err(crate::error::Error::invalid_policy(
                 "max_validation_retries and client_max_retries must be at most 1000",
             ));
+        }
+        if let Some(c) = &self.estimate {
+            Cost::new(c.input_tokens, c.output_tokens)?;
+            if !(c.requests.is_finite() && (0.0..=1e12).contains(&c.requests)) {
+                return Err(crate::error::Error::invalid_policy(
+                    "estimate.requests must be finite, between 0 and 1e12",
+                ));
+            }
         }
         Ok(())
     }
@@ -310,6 +321,9 @@ impl Run {
             estimate: Cost::REQUEST,
             ticket: None,
         };
+        if let Some(cost) = run.cfg.estimate {
+            run.estimate = cost.sanitized();
+        }
         run.retrier = run.new_retrier(0);
         run
     }

@@ -1048,3 +1048,29 @@ fn cubic_follows_botocores_formulas() {
     far.on_response(t1 + 60.0, false);
     assert!(far.rate <= 2.0 * far.measured + 1e-9);
 }
+
+#[test]
+fn a_run_configuration_carries_the_estimate() {
+    use retry_core::RunConfig;
+    let cfg = RunConfig::from_json(r#"{"estimate": {"input_tokens": 1500, "output_tokens": 500}}"#)
+        .unwrap();
+    assert_eq!(cfg.estimate, Some(Cost::new(1500.0, 500.0).unwrap()));
+    for bad in [
+        r#"{"estimate": {"input_tokens": -1}}"#,
+        r#"{"estimate": {"output_tokens": 1e300}}"#,
+        r#"{"estimate": {"tokens": 5}}"#,
+    ] {
+        assert!(RunConfig::from_json(bad).is_err(), "{bad}");
+    }
+    // The estimate is what the run reserves: 2 000 tokens at 60 000 a minute hold 2 s.
+    let (t, fleet) = fleet(AdmissionConfig::fixed(Limits {
+        tokens: Some(60_000.0),
+        ..Limits::default()
+    }));
+    let t0 = now(&t);
+    let mut a = Run::with_config(RetryPolicy::recommended(), cfg.clone())
+        .fleet(Arc::clone(&fleet), vec![KEY.into()]);
+    assert_eq!(a.start(0.0), Step::Call { model: 0 });
+    let (r, _) = fleet.reserve(KEY, &Cost::new(1.0, 0.0).unwrap());
+    assert!((r.at - t0 - 2.0).abs() < 1e-5, "{}", r.at - t0);
+}

@@ -121,7 +121,7 @@ impl Cost {
     }
 
     /// Every field made sane (NaN and negatives 0, nothing above 1e12).
-    pub(crate) fn sanitized(self) -> Cost {
+    pub fn sanitized(self) -> Cost {
         Cost {
             requests: sane(self.requests),
             input_tokens: sane(self.input_tokens),
