@@ -809,6 +809,36 @@ mod on_redis {
             assert!((at - i as f64 * 0.01).abs() < 1e-4, "slot {i} at {at}");
         }
     }
+    /// What admission costs a call on the blocking Redis backend (loopback): one reserve and
+    /// one settle, each a GET and a compare-and-set script. A measurement: `cargo test
+    /// --release --features redis --test admission -- --ignored --nocapture redis_round`.
+    #[test]
+    #[ignore = "a measurement: run in release with --ignored --nocapture"]
+    fn redis_round_trips_per_call() {
+        use std::time::Instant;
+        let redis = common::Redis::start();
+        let f = Arc::new(
+            Fleet::from_config(FleetConfig {
+                admission: AdmissionConfig::fixed(Limits {
+                    requests: Some(1e12),
+                    ..Limits::default()
+                }),
+                redis_url: Some(redis.url()),
+                ..FleetConfig::default()
+            })
+            .unwrap(),
+        );
+        let n = 2000;
+        let t = Instant::now();
+        for _ in 0..n {
+            let (r, _) = f.reserve(KEY, &Cost::REQUEST);
+            f.settle(KEY, &r, None, &Headers::new(), false);
+        }
+        println!(
+            "blocking redis: reserve + settle {:.0} us per call (one thread)",
+            t.elapsed().as_secs_f64() / n as f64 * 1e6
+        );
+    }
 }
 
 /// The async Redis fleet: each process admits on its mirror and the background task merges

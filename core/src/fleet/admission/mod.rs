@@ -273,6 +273,10 @@ impl Fleet {
         // The clock is read only when something needs it: a static key's success path with no
         // headers does without (a clock read costs a system call on some virtual machines).
         let learns = !headers.is_empty() || throttled || cfg.mode != AdmissionMode::Static;
+        if usage.is_none() && !learns {
+            // Spent as reserved, nothing to learn: the state stays as it is (no round trip).
+            return events;
+        }
         let now = if learns { self.now() } else { 0.0 };
         let seen = headers::read(headers, now);
         let mut learned = Vec::new();
