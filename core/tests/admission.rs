@@ -287,12 +287,16 @@ fn anthropic_headers_teach_input_and_output_limits() {
         ("anthropic-ratelimit-output-tokens-limit", "8000"),
         ("anthropic-ratelimit-output-tokens-remaining", "2000"),
         ("anthropic-ratelimit-output-tokens-reset", &reset(45.0)),
+        ("anthropic-ratelimit-tokens-limit", "8000"),
+        ("anthropic-ratelimit-tokens-remaining", "2000"),
+        ("anthropic-ratelimit-tokens-reset", &reset(45.0)),
     ]);
     let ev = fleet.learn("anthropic:sonnet", &h, false);
     let dims: Vec<_> = ev
         .iter()
         .map(|e| e.get("dimension").unwrap().as_str().unwrap())
         .collect();
+    // The combined `tokens` family repeats the tightest of the two: not paced on its own.
     assert_eq!(dims, ["requests", "input_tokens", "output_tokens"]);
     let s = fleet.admission_state("anthropic:sonnet").unwrap();
     assert_eq!(s.lanes[Dimension::OutputTokens as usize].limit, 8000.0);

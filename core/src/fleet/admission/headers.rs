@@ -189,6 +189,7 @@ pub fn read(headers: &Headers, now: f64) -> Observed {
     }
     let mut r: [Reading; 4] = Default::default();
     let (mut policy, mut current) = (None, None);
+    let mut anthropic_tokens = false;
     for (name, value) in headers.iter() {
         // A response's other headers (date, content-type, ...) cost one prefix check each.
         if value.len() > MAX_VALUE
@@ -206,6 +207,9 @@ pub fn read(headers: &Headers, now: f64) -> Observed {
         let Some(&(_, d, field)) = TABLE.iter().find(|(n, ..)| *n == name) else {
             continue;
         };
+        if d == Tokens && name.starts_with("anthropic-") {
+            anthropic_tokens = true;
+        }
         let slot = &mut r[d.index()];
         match field {
             Limit if slot.limit.is_none() => {
@@ -221,6 +225,14 @@ pub fn read(headers: &Headers, now: f64) -> Observed {
     }
     if policy.is_some() || current.is_some() {
         structured(policy, current, &mut r[Requests.index()]);
+    }
+    // Anthropic's `tokens` family repeats the most restrictive of its input and output limits
+    // ("Rate limits", response headers): with those two read, pacing input plus output at it
+    // too would count every token against the smaller limit.
+    if anthropic_tokens
+        && !(r[InputTokens.index()].is_empty() && r[OutputTokens.index()].is_empty())
+    {
+        r[Tokens.index()] = Reading::default();
     }
     for (i, reading) in r.into_iter().enumerate() {
         if !reading.is_empty() {
