@@ -86,7 +86,7 @@ pub struct FleetConfig {
     pub max_keys: usize,
     /// Admission before each call ([`admission`]): off, static limits, adaptive, or learned
     /// from headers. In a configuration, a mode's name alone (`"headers"`) stands for that mode
-    /// with the other settings at their defaults. Default: off.
+    /// with the other settings at their defaults, and `null` or `false` for off. Default: off.
     #[serde(deserialize_with = "admission::config::mode_or_settings")]
     pub admission: AdmissionConfig,
 }

@@ -160,7 +160,8 @@ impl AdmissionConfig {
     }
 }
 
-/// An admission configuration as a mode's name alone (`"headers"`) or the whole settings.
+/// An admission configuration as a mode's name alone (`"headers"`), the whole settings, or
+/// `null` / `false` (off).
 pub(crate) fn mode_or_settings<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> std::result::Result<AdmissionConfig, D::Error> {
@@ -173,7 +174,8 @@ pub(crate) fn mode_or_settings<'de, D: serde::Deserializer<'de>>(
                     "admission must be off, static, adaptive, headers or a map of settings",
                 )
             }),
-        serde_json::Value::Null => Ok(AdmissionConfig::default()),
+        // As for the other sections, null and false switch it off.
+        serde_json::Value::Null | serde_json::Value::Bool(false) => Ok(AdmissionConfig::default()),
         v => serde_json::from_value(v).map_err(D::Error::custom),
     }
 }
