@@ -100,8 +100,11 @@ pub use run::{ErrorNames, Run, RunConfig, Step, WaitReason};
 
 /// Fleet resilience: what one agent's retries do to everyone else. A [`Fleet`](fleet::Fleet) is
 /// shared by all the calls of a process (and, with the Redis backend, of many processes): a
-/// retry budget per key, a circuit breaker per key, and a shared pause when a provider says
-/// "retry after". A [`Run`] attached to it (`Run::fleet`) consults it before every call.
+/// retry budget per key, a circuit breaker per key, a shared pause when a provider says
+/// "retry after", and, with [`FleetConfig::admission`](fleet::FleetConfig::admission) on,
+/// admission that paces calls under the provider's rate limits (given by hand, learned from
+/// throttles, or learned from its rate-limit headers). A [`Run`] attached to it (`Run::fleet`)
+/// consults it before every call.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -125,8 +128,24 @@ pub use run::{ErrorNames, Run, RunConfig, Step, WaitReason};
 /// keeps that I/O on a background task.
 pub mod fleet {
     pub use crate::fleet_engine::{
-        BreakerConfig, BudgetConfig, Counters, Fleet, FleetConfig, Metrics, WallClock,
+        AdmissionConfig, AdmissionCounters, AdmissionMode, AdmissionState, BreakerConfig,
+        BudgetConfig, BytesOverFour, Cost, Counters, Dimension, Fleet, FleetConfig, Limits,
+        Metrics, Reservation, TokenEstimator, Usage, WallClock,
     };
+
+    /// Admission: pacing calls under the providers' limits (see
+    /// [`Fleet::reserve`](crate::fleet::Fleet::reserve)). The header reader and the CUBIC
+    /// controller are public for the lab, the simulator and diagnostics.
+    pub mod admission {
+        pub use crate::fleet_engine::admission::cubic::Cubic;
+        pub use crate::fleet_engine::admission::headers::{
+            read as read_headers, Observed, Reading,
+        };
+        pub use crate::fleet_engine::admission::{
+            AdmissionConfig, AdmissionMode, AdmissionState, BytesOverFour, Cost, Dimension, Limits,
+            Reservation, TokenEstimator, Usage,
+        };
+    }
 
     pub(crate) use crate::fleet_engine::Admit;
 
