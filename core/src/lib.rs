@@ -125,8 +125,24 @@ pub use run::{ErrorNames, Run, RunConfig, Step, WaitReason};
 /// keeps that I/O on a background task.
 pub mod fleet {
     pub use crate::fleet_engine::{
-        BreakerConfig, BudgetConfig, Counters, Fleet, FleetConfig, Metrics, WallClock,
+        AdmissionConfig, AdmissionCounters, AdmissionMode, AdmissionState, BreakerConfig,
+        BudgetConfig, BytesOverFour, Cost, Counters, Dimension, Fleet, FleetConfig, Limits,
+        Metrics, Reservation, TokenEstimator, Usage, WallClock,
     };
+
+    /// Admission: pacing calls under the providers' limits (see
+    /// [`Fleet::reserve`](crate::fleet::Fleet::reserve)). The header reader and the CUBIC
+    /// controller are public for the lab, the simulator and diagnostics.
+    pub mod admission {
+        pub use crate::fleet_engine::admission::cubic::Cubic;
+        pub use crate::fleet_engine::admission::headers::{
+            read as read_headers, Observed, Reading,
+        };
+        pub use crate::fleet_engine::admission::{
+            AdmissionConfig, AdmissionMode, AdmissionState, BytesOverFour, Cost, Dimension, Limits,
+            Reservation, TokenEstimator, Usage,
+        };
+    }
 
     pub(crate) use crate::fleet_engine::Admit;
 

@@ -377,6 +377,32 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
         EventKind::CircuitClosed | EventKind::RateLimitPause | EventKind::FleetBackendRecovered => {
             (Info, format!("{} {}", e.kind, pairs(e)))
         }
+        EventKind::AdmissionWait => (
+            Info,
+            format!(
+                "admission holds a call of {} back {} s to stay under its {} limit",
+                field_str(e, "key"),
+                field_secs(e, "seconds"),
+                field(e, "limited_by")
+                    .and_then(Value::as_str)
+                    .unwrap_or("rate")
+                    .replace('_', " ")
+            ),
+        ),
+        EventKind::LimitsLearned => (
+            Info,
+            format!(
+                "learned the {} limit of {}: {} per {} s (from {})",
+                field_str(e, "dimension").replace('_', " "),
+                field_str(e, "key"),
+                field(e, "limit")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0)
+                    .round(),
+                field_secs(e, "window_s"),
+                field_str(e, "source")
+            ),
+        ),
         EventKind::WaitFinished => return None,
     };
     Some((level, format!("retry-core: {}", text.trim_end())))

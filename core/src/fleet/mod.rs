@@ -20,6 +20,7 @@
 //! assert!(paused);
 //! ```
 
+pub mod admission;
 pub mod backend;
 pub mod breaker;
 pub mod budget;
@@ -40,10 +41,14 @@ use serde::{Deserialize, Serialize};
 use crate::category::{Category, Classification, RetryAfterSource};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind};
+pub use admission::{
+    AdmissionConfig, AdmissionMode, AdmissionState, BytesOverFour, Cost, Dimension, Limits,
+    Reservation, TokenEstimator, Usage,
+};
 pub use backend::{BackendError, FleetBackend, InProcess, KeyState, Retention};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
-pub use metrics::{Counters, Metrics};
+pub use metrics::{AdmissionCounters, Counters, Metrics};
 
 /// Fleet settings. `null` / absent sections switch a mechanism off.
 ///
@@ -78,6 +83,9 @@ pub struct FleetConfig {
     /// 64): past it, the least recently used are forgotten, live ones last (see
     /// [`Retention`]). Default: 100 000 (about 100 MB at most).
     pub max_keys: usize,
+    /// Admission before each call ([`admission`]): off, static limits, adaptive, or learned
+    /// from headers. Default: off.
+    pub admission: AdmissionConfig,
 }
 
 impl Default for FleetConfig {
@@ -92,6 +100,7 @@ impl Default for FleetConfig {
             redis_timeout_s: 0.25,
             key_idle_ttl_s: 600.0,
             max_keys: 100_000,
+            admission: AdmissionConfig::default(),
         }
     }
 }
@@ -140,6 +149,7 @@ impl FleetConfig {
         if cfg.max_keys == 0 {
             return Err(Error::invalid_policy("max_keys must be at least 1"));
         }
+        cfg.admission.validate()?;
         if !(cfg.redis_timeout_s > 0.0 && cfg.redis_timeout_s <= 60.0) {
             return Err(Error::invalid_policy(
                 "redis_timeout_s must be above 0 and at most 60",
@@ -180,6 +190,8 @@ pub struct Fleet {
     clock: WallClock,
     metrics: Metrics,
     retention: Arc<Retention>,
+    /// The token estimate of [`Fleet::estimate`].
+    estimator: Arc<dyn TokenEstimator>,
 }
 
 impl Fleet {
@@ -221,6 +233,7 @@ impl Fleet {
             clock: Arc::new(system_clock),
             metrics: Metrics::with_retention(Arc::clone(&retention)),
             retention,
+            estimator: Arc::new(BytesOverFour),
         }
     }
 
