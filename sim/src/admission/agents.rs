@@ -10,9 +10,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use retry_core::driver::blocking::NoRecovery;
 use retry_core::driver::tokio::AsyncRetry;
-use retry_core::fleet::{Fleet, FleetConfig};
-use retry_core::reqwest_support::failure_from_response;
+use retry_core::driver::Reported;
+use retry_core::fleet::{
+    AdmissionConfig, AdmissionMode, Dimension, Fleet, FleetConfig, Limits, Usage,
+};
+use retry_core::reqwest_support::{failure_from_response, headers_of};
 use retry_core::{Failure, RetryPolicy};
 use serde_json::{json, Value};
 
@@ -54,11 +58,6 @@ fn parse(argv: &[String]) -> Result<Args, String> {
             .ok_or_else(|| format!("{name} is required"))
     };
     let mode = get("--mode")?;
-    if mode != "retry_only" {
-        return Err(format!(
-            "--mode {mode}: needs the admission API (not merged yet)"
-        ));
-    }
     let workload: Value =
         serde_json::from_str(&get("--workload")?).map_err(|e| format!("--workload: {e}"))?;
     Ok(Args {
@@ -98,13 +97,6 @@ pub fn request_body(prompt_len: usize, max_tokens: u64) -> String {
     .to_string()
 }
 
-/// Input plus output tokens of an OpenAI usage object.
-fn usage_tokens(body: &[u8]) -> u64 {
-    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
-    let u = &v["usage"];
-    u["prompt_tokens"].as_u64().unwrap_or(0) + u["completion_tokens"].as_u64().unwrap_or(0)
-}
-
 /// What the attempts of one logical call did.
 #[derive(Default)]
 struct Tally {
@@ -137,7 +129,6 @@ impl Tally {
 }
 
 struct Agent {
-    mode: Mode,
     client: reqwest::Client,
     url: String,
     key: String,
@@ -146,9 +137,12 @@ struct Agent {
 }
 
 impl Agent {
-    /// retry_only: today's driver over today's fleet; the fleet pauses every caller after a 429
-    /// with `retry-after`, and the policy backs off.
-    async fn call_retry_only(&self, body: &str) -> CallRecord {
+    /// One logical call through the core's driver and the mode's fleet: every mode runs this
+    /// same code, only the fleet's admission setting differs. The driver asks the fleet for
+    /// admission before each attempt (with the estimate: request bytes / 4 plus `max_tokens`)
+    /// and settles after it with the usage and headers the answer reports; with admission off
+    /// (`retry_only`) it is today's fleet, which pauses every caller after a 429.
+    async fn call(&self, body: &str, max_tokens: u64) -> CallRecord {
         let t0 = wall();
         let tally = Mutex::new(Tally {
             last_start: t0,
@@ -157,7 +151,8 @@ impl Agent {
         let tally_r = &tally;
         let res = AsyncRetry::new(RetryPolicy::recommended())
             .fleet(Arc::clone(&self.fleet), FLEET_KEY)
-            .run(|_| async move {
+            .estimate(self.fleet.estimate(body.len(), max_tokens))
+            .run_reported(&mut NoRecovery, |_| async move {
                 let t = wall();
                 tally_r.lock().unwrap().begin(t);
                 let resp = self
@@ -171,34 +166,48 @@ impl Agent {
                     .map_err(|e| Failure::from(&e))?;
                 let status = resp.status().as_u16();
                 tally_r.lock().unwrap().throttled += u32::from(status == 429);
-                if resp.status().is_success() {
-                    let bytes = resp.bytes().await.map_err(|e| Failure::from(&e))?;
-                    tally_r.lock().unwrap().attempt_s = wall() - t;
-                    Ok(usage_tokens(&bytes))
-                } else {
-                    Err(failure_from_response(resp).await)
+                if !resp.status().is_success() {
+                    return Err(failure_from_response(resp).await);
                 }
+                let headers = headers_of(resp.headers());
+                let text = resp.text().await.map_err(|e| Failure::from(&e))?;
+                tally_r.lock().unwrap().attempt_s = wall() - t;
+                let usage = Usage::from_body(&text);
+                let tokens = usage
+                    .and_then(|u| u.amount(Dimension::Tokens))
+                    .unwrap_or(0.0) as u64;
+                let mut reported = Reported::new(tokens).headers(headers);
+                if let Some(u) = usage {
+                    reported = reported.usage(u);
+                }
+                Ok::<_, Failure>(reported)
             })
             .await;
         let tally = tally.into_inner().unwrap();
         tally.record(t0, wall(), self.start_at, res.ok())
     }
-
-    async fn call(&self, body: &str) -> CallRecord {
-        match self.mode {
-            Mode::RetryOnly => self.call_retry_only(body).await,
-            // Refused by `parse` until the admission API is merged.
-            other => unreachable!("{} needs the admission API", other.name()),
-        }
-    }
 }
 
-fn fleet_config(mode: Mode, w: &Workload, redis: &str, namespace: &str) -> FleetConfig {
-    let _ = w;
-    let _ = mode;
+/// The fleet of a mode: today's defaults (budget, breaker, shared pauses) plus its admission.
+pub fn fleet_config(mode: Mode, w: &Workload, redis: &str, namespace: &str) -> FleetConfig {
+    let by_hand = |factor: f64| {
+        AdmissionConfig::fixed(Limits {
+            requests: Some(w.rpm as f64 * factor),
+            tokens: Some(w.tpm as f64 * factor),
+            ..Limits::default()
+        })
+    };
+    let admission = match mode {
+        Mode::RetryOnly => AdmissionConfig::default(),
+        Mode::StaticTrue => by_hand(1.0),
+        Mode::StaticWrong => by_hand(w.wrong_factor),
+        Mode::Adaptive => AdmissionConfig::mode(AdmissionMode::Adaptive),
+        Mode::Headers => AdmissionConfig::mode(AdmissionMode::Headers),
+    };
     FleetConfig {
         redis_url: Some(redis.to_string()),
         namespace: namespace.to_string(),
+        admission,
         ..FleetConfig::default()
     }
 }
@@ -215,7 +224,6 @@ async fn run(args: Args) -> Value {
         .build()
         .expect("HTTP client");
     let agent = Arc::new(Agent {
-        mode: args.mode,
         client,
         url: format!("{}/v1/chat/completions", args.url),
         key: api_key(args.mode),
@@ -239,7 +247,7 @@ async fn run(args: Args) -> Value {
                 let body = request_body(rng.between(w.prompt_min, w.prompt_max), w.max_tokens);
                 let t0 = wall();
                 let left = Duration::from_secs_f64((hard_stop - t0).max(0.0));
-                match tokio::time::timeout(left, agent.call(&body)).await {
+                match tokio::time::timeout(left, agent.call(&body, w.max_tokens)).await {
                     Ok(rec) => out.push(rec),
                     Err(_) => {
                         let end = wall() - agent.start_at;
