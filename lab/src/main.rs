@@ -160,6 +160,7 @@ fn with_flags(mut script: retry_lab::Script, args: &Args) -> Result<retry_lab::S
             input_tokens: None,
             output_tokens: None,
             period_s: 60.0,
+            burst_s: None,
             shape: retry_lab::LimitShape::Provider,
         });
         let [r, t, i, o] = args.limits;

@@ -61,6 +61,10 @@ pub struct Limits {
     pub per_period: [Option<u64>; 4],
     /// The length of the "minute" in seconds (60; tests shrink it).
     pub period_s: f64,
+    /// How many seconds of quota a bucket holds: `None` for the whole period. Providers enforce
+    /// a minute's quota over shorter intervals (Anthropic: 60 requests a minute "may be enforced
+    /// as 1 request per second"; Azure OpenAI: over 1 or 10 s), so a burst cannot spend it all.
+    pub burst_s: Option<f64>,
 }
 
 impl Limits {
@@ -71,6 +75,15 @@ impl Limits {
 
     fn rate(&self, dim: Dim) -> Option<f64> {
         self.limit(dim).map(|l| l as f64 / self.period_s)
+    }
+
+    /// What the bucket of `dim` holds when full: the period's limit, or `burst_s` of it.
+    pub fn capacity(&self, dim: Dim) -> Option<f64> {
+        let l = self.limit(dim)? as f64;
+        Some(match self.burst_s {
+            Some(b) if b < self.period_s => (l * b / self.period_s).max(1.0),
+            _ => l,
+        })
     }
 }
 
@@ -165,9 +178,9 @@ impl Buckets {
         let slots = self.keys.entry(key.to_string()).or_insert_with(|| {
             let mut s = [None; 4];
             for d in Dim::ALL {
-                if let Some(l) = limits.limit(d) {
+                if let Some(cap) = limits.capacity(d) {
                     s[d.index()] = Some(Bucket {
-                        level: l as f64,
+                        level: cap,
                         at: now,
                     });
                 }
@@ -176,10 +189,10 @@ impl Buckets {
         });
         for d in Dim::ALL {
             if let (Some(b), Some(rate), Some(cap)) =
-                (&mut slots[d.index()], limits.rate(d), limits.limit(d))
+                (&mut slots[d.index()], limits.rate(d), limits.capacity(d))
             {
                 let dt = (now - b.at).max(0.0);
-                b.level = (b.level + dt * rate).min(cap as f64);
+                b.level = (b.level + dt * rate).min(cap);
                 b.at = b.at.max(now);
             }
         }
@@ -191,13 +204,13 @@ impl Buckets {
             .iter()
             .filter_map(|&d| {
                 let b = slots[d.index()]?;
-                let cap = limits.limit(d)?;
+                let cap = limits.capacity(d)?;
                 let rate = limits.rate(d)?;
                 Some(Level {
                     dim: d,
-                    limit: cap,
+                    limit: limits.limit(d)?,
                     remaining: b.level.max(0.0).floor() as u64,
-                    reset_s: ((cap as f64 - b.level).max(0.0) / rate).max(0.0),
+                    reset_s: ((cap - b.level).max(0.0) / rate).max(0.0),
                 })
             })
             .collect();
@@ -211,9 +224,12 @@ impl Buckets {
         let mut refusal: Option<Refusal> = None;
         let mut wait = 0f64;
         for d in Dim::ALL {
-            let (Some(b), Some(cap), Some(rate)) =
-                (slots[d.index()], limits.limit(d), limits.rate(d))
-            else {
+            let (Some(b), Some(cap), Some(limit), Some(rate)) = (
+                slots[d.index()],
+                limits.capacity(d),
+                limits.limit(d),
+                limits.rate(d),
+            ) else {
                 continue;
             };
             let need = cost.of(d) as f64;
@@ -221,13 +237,13 @@ impl Buckets {
                 continue;
             }
             // The time until this bucket holds `need` (a full bucket if it never can).
-            let w = (need.min(cap as f64) - b.level).max(0.0) / rate;
+            let w = (need.min(cap) - b.level).max(0.0) / rate;
             wait = wait.max(w);
             if refusal.is_none() {
                 refusal = Some(Refusal {
                     dim: d,
-                    limit: cap,
-                    used: (cap as f64 - b.level).max(0.0).ceil() as u64,
+                    limit,
+                    used: (limit as f64 - b.level).max(0.0).ceil() as u64,
                     requested: cost.of(d),
                     retry_after_s: 0.0,
                     snapshot: Snapshot::default(),
@@ -254,8 +270,8 @@ impl Buckets {
         let unused = cost.max_output.saturating_sub(output_used) as f64;
         let slots = self.refill(key, now);
         for d in [Dim::Tokens, Dim::OutputTokens] {
-            if let (Some(b), Some(cap)) = (&mut slots[d.index()], limits.limit(d)) {
-                b.level = (b.level + unused).min(cap as f64);
+            if let (Some(b), Some(cap)) = (&mut slots[d.index()], limits.capacity(d)) {
+                b.level = (b.level + unused).min(cap);
             }
         }
     }
@@ -276,6 +292,7 @@ mod tests {
         Limits {
             per_period: [Some(rpm), Some(tpm), None, None],
             period_s: 60.0,
+            burst_s: None,
         }
     }
 
@@ -326,10 +343,31 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_window_holds_that_many_seconds_of_the_quota() {
+        let mut b = Buckets::new(Limits {
+            burst_s: Some(2.0),
+            ..limits(600, 1_000_000)
+        });
+        let c = Cost::default();
+        // 600 a minute is 10 a second: the bucket holds 20, and says so against the limit 600.
+        for _ in 0..20 {
+            b.admit("k", c, 0.0).unwrap();
+        }
+        let r = b.admit("k", c, 0.0).unwrap_err();
+        assert_eq!((r.limit, r.used), (600, 600));
+        assert!((r.retry_after_s - 0.1).abs() < 1e-9);
+        let s = b.peek("k", 1.0);
+        let l = s.get(Dim::Requests).unwrap();
+        assert_eq!((l.limit, l.remaining), (600, 10));
+        assert!((l.reset_s - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
     fn a_refusal_takes_nothing_and_waits_for_the_slowest_bucket() {
         let mut b = Buckets::new(Limits {
             per_period: [Some(60), None, Some(100), Some(60)],
             period_s: 60.0,
+            burst_s: None,
         });
         let c = Cost {
             input: 100,

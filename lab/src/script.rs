@@ -76,6 +76,11 @@ pub struct RateLimits {
     /// The period in seconds. Default 60 (limits per minute).
     #[serde(default = "RateLimits::minute")]
     pub period_s: f64,
+    /// Seconds of quota a bucket holds (bursts above it are refused even within the period's
+    /// limit, as providers enforce a minute's quota over shorter intervals). Default: the whole
+    /// period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_s: Option<f64>,
     /// Headers and 429s as each provider sends them, or Gemini's way everywhere.
     #[serde(default)]
     pub shape: LimitShape,
@@ -96,12 +101,18 @@ impl RateLimits {
                 self.output_tokens,
             ],
             period_s: self.period_s,
+            burst_s: self.burst_s,
         }
     }
 
     fn validate(&self) -> Result<(), String> {
         if !(self.period_s.is_finite() && self.period_s > 0.0) {
             return Err("rate_limits: period_s must be > 0".into());
+        }
+        if let Some(b) = self.burst_s {
+            if !(b.is_finite() && b > 0.0) {
+                return Err("rate_limits: burst_s must be > 0".into());
+            }
         }
         let all = [
             self.requests,

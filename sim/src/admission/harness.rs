@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! retry-sim admission [--out bench/results] [--modes retry_only,headers,...] [--seconds 60]
-//!                     [--warmup 15] [--rpm 1800] [--tpm 360000] [--processes 4]
+//!                     [--warmup 20] [--rpm 1800] [--tpm 360000] [--burst-s 5] [--processes 4]
 //!                     [--agents-per-process 50] [--sequential] [--command TEXT]
 //! ```
 
@@ -66,6 +66,7 @@ fn parse(argv: &[String]) -> Result<Opts, String> {
             "--warmup" => w.warmup = num(v)?,
             "--rpm" => w.rpm = num(v)? as u64,
             "--tpm" => w.tpm = num(v)? as u64,
+            "--burst-s" => w.burst_s = num(v)?,
             "--processes" => w.processes = num(v)? as usize,
             "--agents-per-process" => w.agents_per_process = num(v)? as usize,
             "--command" => o.command = v.clone(),
@@ -253,14 +254,14 @@ fn markdown(o: &Opts, rows: &[Summary], runs: &[ModeRun], date: &str) -> String 
     s.push_str(&format!(
         "{} OS processes x {} agents per mode (no think time: demand is always above the quota), one Fleet per mode shared \
          through one loopback redis-server, against one retry-lab per mode whose quota per key is {} requests and {} tokens \
-         per minute (token buckets, full at the start; `max_tokens` {} reserved at admission, {} used, the rest given back). \
+         per minute, enforced over {} s (token buckets holding {} s of quota, full at the start; `max_tokens` {} reserved at admission, {} used, the rest given back). \
          Prompts of {} to {} characters (input tokens = request bytes / 4). Calls begin for {} s; goodput counts the tokens \
          (input + output, from each answer's usage) served from {} s to {} s, per minute, over the token limit; waits are \
          those of the calls begun in that window (everything before the successful attempt: admission waits, pauses, \
          backoffs, throttled attempts); the share of 429s counts every attempt of the run, learning included. \
          Fair share = agents / (calls a second the quota serves) - the call's own time. `static_wrong`'s limits are {:.0} % \
          above the true ones. `adaptive` runs against the lab's Gemini shape (no rate-limit header; the wait in the 429 body).\n\n",
-        w.processes, w.agents_per_process, w.rpm, w.tpm, w.max_tokens, w.reply_tokens, w.prompt_min, w.prompt_max,
+        w.processes, w.agents_per_process, w.rpm, w.tpm, w.burst_s, w.burst_s, w.max_tokens, w.reply_tokens, w.prompt_min, w.prompt_max,
         w.seconds, w.warmup, w.seconds, (w.wrong_factor - 1.0) * 100.0
     ));
     s.push_str("| mode | goodput / limit | 429s | p50 wait | p99 wait | fair share | calls (failed) | attempts | lab: requests, 429s | fleet backend |\n");

@@ -66,8 +66,10 @@ impl Mode {
 ///
 /// # Default
 /// 4 processes x 50 agents with no think time (demand always above the quota), a quota of 1 800
-/// requests and 360 000 tokens per minute per key, prompts of 200 to 600 characters with
-/// `max_tokens` 256 of which answers use 128, 60 s of calls of which the first 15 s are left
+/// requests and 360 000 tokens per minute per key enforced over 5 s (the buckets hold 5 s of
+/// quota: providers enforce a minute's quota over shorter intervals, and a bucket holding a
+/// whole minute would hide a 30 % error for 200 s), prompts of 200 to 600 characters with
+/// `max_tokens` 256 of which answers use 128, 60 s of calls of which the first 20 s are left
 /// out of goodput and waits (the buckets start full, and the learned modes learn), static
 /// limits 30 % too high in `static_wrong`.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +78,8 @@ pub struct Workload {
     pub agents_per_process: usize,
     pub rpm: u64,
     pub tpm: u64,
+    /// Seconds of quota the lab's buckets hold (the minute's quota enforced over this interval).
+    pub burst_s: f64,
     pub seconds: f64,
     pub warmup: f64,
     pub max_tokens: u64,
@@ -93,8 +97,9 @@ impl Default for Workload {
             agents_per_process: 50,
             rpm: 1800,
             tpm: 360_000,
+            burst_s: 5.0,
             seconds: 60.0,
-            warmup: 15.0,
+            warmup: 20.0,
             max_tokens: 256,
             reply_tokens: 128,
             prompt_min: 200,
@@ -114,6 +119,7 @@ impl Workload {
                 input_tokens: None,
                 output_tokens: None,
                 period_s: 60.0,
+                burst_s: Some(self.burst_s),
                 shape: mode.lab_shape(),
             }),
             reply_tokens: Some(self.reply_tokens),
@@ -129,7 +135,7 @@ impl Workload {
     pub fn to_json(&self) -> Value {
         json!({
             "processes": self.processes, "agents_per_process": self.agents_per_process,
-            "rpm": self.rpm, "tpm": self.tpm, "seconds": self.seconds, "warmup": self.warmup,
+            "rpm": self.rpm, "tpm": self.tpm, "burst_s": self.burst_s, "seconds": self.seconds, "warmup": self.warmup,
             "max_tokens": self.max_tokens, "reply_tokens": self.reply_tokens,
             "prompt_min": self.prompt_min, "prompt_max": self.prompt_max,
             "wrong_factor": self.wrong_factor,
@@ -144,6 +150,7 @@ impl Workload {
             agents_per_process: u("agents_per_process")? as usize,
             rpm: u("rpm")?,
             tpm: u("tpm")?,
+            burst_s: f("burst_s")?,
             seconds: f("seconds")?,
             warmup: f("warmup")?,
             max_tokens: u("max_tokens")?,
