@@ -19,7 +19,7 @@
 
 mod providers;
 pub mod quota;
-mod quota_wire;
+pub mod quota_wire;
 mod render;
 mod script;
 mod state;

@@ -74,6 +74,23 @@ fn anthropic_tokens(snap: &Snapshot) -> Option<Level> {
     })
 }
 
+/// OpenAI's rate-limit headers for `snap` (requests and tokens: OpenAI has one token limit).
+pub fn openai_headers(snap: &Snapshot) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for dim in [Dim::Requests, Dim::Tokens] {
+        if let Some(l) = snap.get(dim) {
+            let w = dim.header_word();
+            out.push((format!("x-ratelimit-limit-{w}"), l.limit.to_string()));
+            out.push((
+                format!("x-ratelimit-remaining-{w}"),
+                l.remaining.to_string(),
+            ));
+            out.push((format!("x-ratelimit-reset-{w}"), go_reset(l.reset_s)));
+        }
+    }
+    out
+}
+
 /// Adds the provider's rate-limit headers for `snap`.
 pub(crate) fn add_headers(
     provider: Provider,
@@ -141,7 +158,7 @@ pub(crate) fn add_headers(
 }
 
 /// Whole seconds to wait, rounded up, at least 1 (`retry-after`, Gemini's `retryDelay`).
-fn whole_secs(r: &Refusal) -> u64 {
+pub fn whole_secs(r: &Refusal) -> u64 {
     r.retry_after_s.ceil().max(1.0) as u64
 }
 
@@ -175,44 +192,52 @@ fn gemini_quota(dim: Dim) -> (&'static str, &'static str) {
 
 /// The 429 for a refused request, replacing `plan` (which the fault table rendered from a
 /// plain `rate_limit` fault: the right shape for providers without quota wording of their own).
+/// Gemini's 429 body for a refusal of a request for `model`.
+pub fn gemini_body(model: &str, r: &Refusal) -> Value {
+    let secs = whole_secs(r);
+    let (metric, id) = gemini_quota(r.dim);
+    json!({"error": {
+        "code": 429,
+        "message": "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
+        "status": "RESOURCE_EXHAUSTED",
+        "details": [
+            {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
+                "quotaMetric": metric,
+                "quotaId": id,
+                "quotaDimensions": {"location": "global", "model": model},
+                "quotaValue": r.limit.to_string()
+            }]},
+            {"@type": "type.googleapis.com/google.rpc.Help", "links": [{
+                "description": "Learn more about Gemini API quotas",
+                "url": "https://ai.google.dev/gemini-api/docs/rate-limits"
+            }]},
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": format!("{secs}s")}
+        ]
+    }})
+}
+
+/// OpenAI's 429 body for a refusal of a request for `model`.
+pub fn openai_body(model: &str, r: &Refusal) -> Value {
+    let (etype, name) = openai_limit_name(r.dim);
+    json!({"error": {
+        "message": format!(
+            "Rate limit reached for {model} in organization org-lab on {name}: Limit {}, Used {}, \
+             Requested {}. Please try again in {}. Visit \
+             https://platform.openai.com/account/rate-limits to learn more.",
+            r.limit, r.used, r.requested, go_reset(r.retry_after_s)
+        ),
+        "type": etype, "param": null, "code": "rate_limit_exceeded"
+    }})
+}
+
 pub(crate) fn refusal(plan: &mut Plan, ctx: &Ctx, shape: LimitShape, r: &Refusal) {
     let secs = whole_secs(r);
     if shape == LimitShape::Gemini || ctx.provider == Provider::Gemini {
-        let (metric, id) = gemini_quota(r.dim);
-        let body = json!({"error": {
-            "code": 429,
-            "message": "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
-            "status": "RESOURCE_EXHAUSTED",
-            "details": [
-                {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
-                    "quotaMetric": metric,
-                    "quotaId": id,
-                    "quotaDimensions": {"location": "global", "model": ctx.model},
-                    "quotaValue": r.limit.to_string()
-                }]},
-                {"@type": "type.googleapis.com/google.rpc.Help", "links": [{
-                    "description": "Learn more about Gemini API quotas",
-                    "url": "https://ai.google.dev/gemini-api/docs/rate-limits"
-                }]},
-                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": format!("{secs}s")}
-            ]
-        }});
-        *plan = json_plan(ctx, 429, &body);
+        *plan = json_plan(ctx, 429, &gemini_body(&ctx.model, r));
         return;
     }
     let body: Option<Value> = match ctx.provider {
-        Provider::OpenAi | Provider::Groq => {
-            let (etype, name) = openai_limit_name(r.dim);
-            Some(json!({"error": {
-                "message": format!(
-                    "Rate limit reached for {} in organization org-lab on {name}: Limit {}, Used {}, \
-                     Requested {}. Please try again in {}. Visit \
-                     https://platform.openai.com/account/rate-limits to learn more.",
-                    ctx.model, r.limit, r.used, r.requested, go_reset(r.retry_after_s)
-                ),
-                "type": etype, "param": null, "code": "rate_limit_exceeded"
-            }}))
-        }
+        Provider::OpenAi | Provider::Groq => Some(openai_body(&ctx.model, r)),
         Provider::Anthropic => {
             let what = match r.dim {
                 Dim::Requests => "requests",

@@ -6,7 +6,13 @@
 //! ```text
 //! retry-sim admission [--out bench/results] [--modes retry_only,headers,...] [--seconds 60]
 //!                     [--warmup 20] [--rpm 1800] [--tpm 360000] [--burst-s 5] [--processes 4]
-//!                     [--agents-per-process 50] [--sequential] [--command TEXT]
+//!                     [--agents-per-process 50] [--sequential] [--virtual] [--command TEXT]
+//! ```
+//!
+//! `--virtual` runs the same agents on virtual time in this process instead
+//! ([`super::virtual_time`]) and prints a table.
+//!
+//! ```text
 //! ```
 
 use std::io::Read;
@@ -23,6 +29,8 @@ use super::summary::{self, Summary};
 use super::{CallRecord, Mode, Workload};
 
 struct Opts {
+    /// On virtual time in this process (`--virtual`): a table on stdout, no file written.
+    virtual_time: bool,
     workload: Workload,
     modes: Vec<Mode>,
     out: PathBuf,
@@ -32,6 +40,7 @@ struct Opts {
 
 fn parse(argv: &[String]) -> Result<Opts, String> {
     let mut o = Opts {
+        virtual_time: false,
         workload: Workload::default(),
         modes: Mode::ALL.to_vec(),
         out: PathBuf::from("bench/results"),
@@ -44,6 +53,10 @@ fn parse(argv: &[String]) -> Result<Opts, String> {
     while let Some(flag) = it.next() {
         if flag == "--sequential" {
             o.sequential = true;
+            continue;
+        }
+        if flag == "--virtual" {
+            o.virtual_time = true;
             continue;
         }
         let v = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -326,7 +339,7 @@ fn splice(report: &str, section: &str) -> String {
         }
     }
     match report.find("\n## History") {
-        Some(i) => format!("{}\n{block}{}", &report[..i + 1], &report[i + 1..]),
+        Some(i) => format!("{}{block}{}", &report[..i + 1], &report[i + 1..]),
         None => format!("{report}\n{block}"),
     }
 }
@@ -362,7 +375,32 @@ pub fn main(argv: &[String]) -> ExitCode {
     }
 }
 
+/// `--virtual`: every mode on virtual time, one process (admission state shared in process).
+fn run_virtual(o: &Opts) -> Result<(), String> {
+    println!("| mode (virtual time, one process) | goodput / limit | 429s | p50 wait | p99 wait | fair share | calls (failed) |");
+    println!("|---|---|---|---|---|---|---|");
+    for &m in &o.modes {
+        let calls = super::virtual_time::simulate(m, &o.workload);
+        let r = summary::summarize(m.name(), &o.workload, &calls);
+        println!(
+            "| `{}` | {:.3} | {} | {:.2} s | {:.2} s | {:.2} s | {} ({}) |",
+            r.mode,
+            r.goodput_ratio,
+            pct(r.share_429),
+            r.p50_wait_s,
+            r.p99_wait_s,
+            r.fair_share_wait_s,
+            r.calls,
+            r.failed
+        );
+    }
+    Ok(())
+}
+
 fn run(o: &Opts) -> Result<(), String> {
+    if o.virtual_time {
+        return run_virtual(o);
+    }
     let redis = Redis::start()?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -16,6 +16,7 @@ pub mod agents;
 pub mod chart;
 pub mod harness;
 pub mod summary;
+pub mod virtual_time;
 
 use serde_json::{json, Value};
 
