@@ -589,20 +589,24 @@ impl Run {
         if !fleet.admission_on() {
             return None;
         }
-        let now = fleet.now();
-        let held = match self.ticket.take() {
+        let (held, wait) = match self.ticket.take() {
             // A slot held from an earlier wait, not before the pause: still ours.
-            Some((r, false)) if r.at >= not_before => r,
+            Some((r, false)) if r.at >= not_before => {
+                let wait = r.at - fleet.now();
+                (r, wait)
+            }
             stale => {
                 if let Some((r, false)) = stale {
                     self.events.extend(fleet.cancel(key, &r));
                 }
+                // Its wait is measured on the clock reading it was made at: a thread preempted
+                // between two readings must not turn "go now" into a wait.
                 let (r, events) = fleet.reserve_after(key, &self.estimate, not_before);
                 self.events.extend(events);
-                r
+                let wait = r.wait_s;
+                (r, wait)
             }
         };
-        let wait = held.at - now;
         if wait <= ADMISSION_EPSILON_S {
             self.ticket = Some((held, true));
             return None;

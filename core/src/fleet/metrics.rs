@@ -35,8 +35,6 @@ pub struct Counters {
 /// What admission did for one key (only keys of a fleet with admission on have them).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct AdmissionCounters {
-    /// Calls admitted.
-    pub admitted: u64,
     /// Calls told to wait for admission.
     pub waits: u64,
     /// Seconds of admission wait handed out.

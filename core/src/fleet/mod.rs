@@ -422,9 +422,10 @@ impl Fleet {
     /// Whether a call of `key` may go at once with nothing to report (no pause, a closed
     /// circuit), read without changing anything: the bindings' success path asks this instead of
     /// building a whole run. A remote or degraded backend answers `false`: such calls take the
-    /// full gate.
+    /// full gate. With admission on, `false` too: every call takes its slot through a run.
     pub fn admits_freely(&self, key: &str) -> bool {
-        !self.backend.is_remote()
+        !self.cfg.admission.is_on()
+            && !self.backend.is_remote()
             && !self.degraded.load(Ordering::Relaxed)
             && self.free_on(self.backend.as_ref(), key)
     }
@@ -440,7 +441,7 @@ impl Fleet {
         key: &str,
         call: impl FnOnce() -> std::result::Result<T, E>,
     ) -> Option<std::result::Result<(T, Vec<Event>), E>> {
-        if !self.state_is_local {
+        if !self.state_is_local || self.cfg.admission.is_on() {
             return None;
         }
         let state = self.local.key(key);

@@ -177,14 +177,14 @@ impl Fleet {
             estimated,
             limited_by: g.limited_by,
         };
-        self.metrics.update_admission(key, |c| {
-            c.admitted += 1;
-            if wait_s > 0.0 {
+        if wait_s > 0.0 {
+            // Only waits are counted: the success path without contention touches no metrics.
+            self.metrics.update_admission(key, |c| {
                 c.waits += 1;
                 c.waited_s += wait_s;
                 c.max_wait_s = c.max_wait_s.max(wait_s);
-            }
-        });
+            });
+        }
         if wait_s > 0.0 {
             events.push(
                 Event::new(EventKind::AdmissionWait)
@@ -216,7 +216,10 @@ impl Fleet {
         if !cfg.is_on() {
             return events;
         }
-        let now = self.now();
+        // The clock is read only when something needs it: a static key's success path with no
+        // headers does without (a clock read costs a system call on some virtual machines).
+        let learns = !headers.is_empty() || throttled || cfg.mode != AdmissionMode::Static;
+        let now = if learns { self.now() } else { 0.0 };
         let seen = headers::read(headers, now);
         let mut learned = Vec::new();
         self.with_admission(key, &mut events, &mut |s| {
@@ -227,7 +230,9 @@ impl Fleet {
             if !seen.is_empty() {
                 learned.extend(s.observe(cfg, &seen, now));
             }
-            learned.extend(s.on_response(cfg, now, throttled));
+            if learns {
+                learned.extend(s.on_response(cfg, now, throttled));
+            }
         });
         if throttled || !learned.is_empty() {
             self.metrics.update_admission(key, |c| {

@@ -30,6 +30,13 @@ pub struct Lane {
     pub full_at: f64,
     /// How fast the provider's bucket refills, units per second (0: no headers yet).
     pub refill: f64,
+    /// Seconds this process moved `pace` on by its own admissions and settlements, not yet
+    /// merged into a shared copy (the async Redis backend's mirror); never stored.
+    #[serde(skip)]
+    pub owed_pace: f64,
+    /// The same for `full_at`.
+    #[serde(skip)]
+    pub owed_full: f64,
 }
 
 /// One key's admission state. Plain data: Redis stores it as JSON.
@@ -152,8 +159,10 @@ impl AdmissionState {
             if let Some((r, c)) = paced[d.index()] {
                 let lane = &mut self.lanes[d.index()];
                 lane.pace = lane.pace.max(at) + c / r;
+                lane.owed_pace += c / r;
                 if lane.refill > 0.0 {
                     lane.full_at = lane.full_at.max(at) + c / lane.refill;
+                    lane.owed_full += c / lane.refill;
                 }
             }
         }
@@ -181,8 +190,10 @@ impl AdmissionState {
             let delta = used - charged.amount(d).min(cap);
             let lane = &mut self.lanes[d.index()];
             lane.pace = (lane.pace + delta / r).max(0.0);
+            lane.owed_pace += delta / r;
             if lane.refill > 0.0 {
                 lane.full_at = (lane.full_at + delta / lane.refill).max(0.0);
+                lane.owed_full += delta / lane.refill;
             }
         }
     }
@@ -275,6 +286,48 @@ impl AdmissionState {
             }
         }
         learned
+    }
+
+    /// Three-way merge for a mirror of a shared state (the async Redis backend): `remote` is
+    /// the shared state now, `base` the shared state `local` started from. The schedule this
+    /// process added since `base` (its `owed` seconds) is stacked on the shared one; limits,
+    /// the controller and the correction ratio this process learned since `base` win over the
+    /// shared ones, the others' otherwise. The result owes what `local` owed beyond `base`.
+    pub fn merged(base: &Self, local: &Self, remote: &Self) -> Self {
+        let mut out = remote.clone();
+        for i in 0..Dimension::ALL.len() {
+            let (b, l, r) = (&base.lanes[i], &local.lanes[i], &remote.lanes[i]);
+            let o = &mut out.lanes[i];
+            let owed_pace = l.owed_pace - b.owed_pace;
+            let owed_full = l.owed_full - b.owed_full;
+            let observed = l.limit != b.limit || l.window_s != b.window_s || l.refill != b.refill;
+            if observed {
+                o.limit = l.limit;
+                o.window_s = l.window_s;
+                o.refill = l.refill;
+                o.full_at = l.full_at;
+            } else {
+                o.full_at = (r.full_at + owed_full).max(l.full_at).max(0.0);
+            }
+            o.pace = (r.pace + owed_pace).max(l.pace).max(0.0);
+            o.owed_pace = owed_pace;
+            o.owed_full = owed_full;
+        }
+        if local.cubic != base.cubic {
+            out.cubic = local.cubic.clone();
+        }
+        if local.ratio != base.ratio {
+            out.ratio = local.ratio;
+        }
+        out
+    }
+
+    /// Forgets what this process owes a shared copy (it was pushed).
+    pub fn clear_owed(&mut self) {
+        for l in &mut self.lanes {
+            l.owed_pace = 0.0;
+            l.owed_full = 0.0;
+        }
     }
 
     /// Whether forgetting it now would lose pacing still under way.
