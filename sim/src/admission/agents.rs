@@ -142,13 +142,15 @@ impl Agent {
     /// admission before each attempt (with the estimate: request bytes / 4 plus `max_tokens`)
     /// and settles after it with the usage and headers the answer reports; with admission off
     /// (`retry_only`) it is today's fleet, which pauses every caller after a 429.
-    async fn call(&self, body: &str, max_tokens: u64) -> CallRecord {
+    /// `tally` is the caller's, so that a call cut off at the end of the run still counts its
+    /// attempts and 429s.
+    async fn call(&self, body: &str, max_tokens: u64, tally: &Mutex<Tally>) -> CallRecord {
         let t0 = wall();
-        let tally = Mutex::new(Tally {
+        *tally.lock().unwrap() = Tally {
             last_start: t0,
             ..Tally::default()
-        });
-        let tally_r = &tally;
+        };
+        let tally_r = tally;
         let res = AsyncRetry::new(RetryPolicy::recommended())
             .fleet(Arc::clone(&self.fleet), FLEET_KEY)
             .estimate(self.fleet.estimate(body.len(), max_tokens))
@@ -183,7 +185,7 @@ impl Agent {
                 Ok::<_, Failure>(reported)
             })
             .await;
-        let tally = tally.into_inner().unwrap();
+        let tally = tally.lock().unwrap();
         tally.record(t0, wall(), self.start_at, res.ok())
     }
 }
@@ -247,20 +249,13 @@ async fn run(args: Args) -> Value {
                 let body = request_body(rng.between(w.prompt_min, w.prompt_max), w.max_tokens);
                 let t0 = wall();
                 let left = Duration::from_secs_f64((hard_stop - t0).max(0.0));
-                match tokio::time::timeout(left, agent.call(&body, w.max_tokens)).await {
+                let tally = Mutex::new(Tally::default());
+                match tokio::time::timeout(left, agent.call(&body, w.max_tokens, &tally)).await {
                     Ok(rec) => out.push(rec),
                     Err(_) => {
-                        let end = wall() - agent.start_at;
-                        out.push(CallRecord {
-                            start: t0 - agent.start_at,
-                            wait: end - (t0 - agent.start_at),
-                            attempt: 0.0,
-                            ok: false,
-                            tokens: 0,
-                            end,
-                            attempts: 0,
-                            throttled: 0,
-                        });
+                        // Cut off at the end of the run: a failed call, with what it sent.
+                        let t = tally.lock().unwrap();
+                        out.push(t.record(t0, wall(), agent.start_at, None));
                         break;
                     }
                 }

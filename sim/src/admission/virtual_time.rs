@@ -71,12 +71,33 @@ pub fn simulate(mode: Mode, w: &Workload) -> Vec<CallRecord> {
     }
     let mut out = Vec::new();
     let end = w.seconds + super::agents::DRAIN_S;
+    // RETRY_SIM_TRACE=1: the key's admission state every 2 s of virtual time, on stderr.
+    let trace = std::env::var_os("RETRY_SIM_TRACE").is_some();
+    let mut next_trace = 0.0;
     while let Some(Reverse((us, _, a))) = queue.pop() {
         let t = us as f64 / 1e6;
         if t > end {
             break;
         }
         clock.set(t);
+        if trace && t >= next_trace {
+            next_trace += 2.0;
+            if let Some(st) = fleet.admission_state(FLEET_KEY) {
+                let ahead: Vec<String> = st
+                    .lanes
+                    .iter()
+                    .map(|l| format!("{:.1}", l.pace - VirtualClock::EPOCH - t))
+                    .collect();
+                eprintln!(
+                    "t={t:5.1} {} cubic on={} rate={:.2}/s measured={:.2}/s; pace ahead of now per lane [{}] s",
+                    mode.name(),
+                    st.cubic.enabled,
+                    st.cubic.rate,
+                    st.cubic.measured,
+                    ahead.join(", ")
+                );
+            }
+        }
         let ag = &mut agents[a];
         let step = match std::mem::replace(&mut ag.next, Next::Resume) {
             Next::Begin => {
