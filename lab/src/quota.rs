@@ -206,10 +206,15 @@ impl Buckets {
                 let b = slots[d.index()]?;
                 let cap = limits.capacity(d)?;
                 let rate = limits.rate(d)?;
+                let limit = limits.limit(d)?;
+                // Headers keep the minute's view even when a shorter interval is enforced:
+                // what is left of the limit, and the time until it is whole (so that
+                // `reset = (limit - remaining) / rate` holds, as with a full-minute bucket).
+                // A burst above the interval's share is refused all the same.
                 Some(Level {
                     dim: d,
-                    limit: limits.limit(d)?,
-                    remaining: b.level.max(0.0).floor() as u64,
+                    limit,
+                    remaining: (b.level + (limit as f64 - cap)).max(0.0).floor() as u64,
                     reset_s: ((cap - b.level).max(0.0) / rate).max(0.0),
                 })
             })
@@ -349,7 +354,8 @@ mod tests {
             ..limits(600, 1_000_000)
         });
         let c = Cost::default();
-        // 600 a minute is 10 a second: the bucket holds 20, and says so against the limit 600.
+        // 600 a minute is 10 a second: the bucket holds 20 (2 s), though the headers' view is
+        // the minute's: 600 when whole.
         for _ in 0..20 {
             b.admit("k", c, 0.0).unwrap();
         }
@@ -358,7 +364,7 @@ mod tests {
         assert!((r.retry_after_s - 0.1).abs() < 1e-9);
         let s = b.peek("k", 1.0);
         let l = s.get(Dim::Requests).unwrap();
-        assert_eq!((l.limit, l.remaining), (600, 10));
+        assert_eq!((l.limit, l.remaining), (600, 590));
         assert!((l.reset_s - 1.0).abs() < 1e-9);
     }
 

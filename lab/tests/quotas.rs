@@ -287,3 +287,19 @@ async fn bad_quota_settings_are_rejected() {
         assert!(retry_lab::Script::from_value(bad.clone()).is_err(), "{bad}");
     }
 }
+
+#[tokio::test]
+async fn a_burst_interval_refuses_a_burst_the_minute_would_allow() {
+    // 600 a minute enforced over 1 s: 10 at once, then a 429 while the minute has 590 left.
+    let lab = lab(json!({"rate_limits": {"requests": 600, "burst_s": 1}}));
+    let key = "sk-quota-burst-1";
+    for _ in 0..10 {
+        let r = post(&lab, OPENAI, key, chat(None)).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    let r = post(&lab, OPENAI, key, chat(None)).await;
+    assert_eq!(r.status, 429);
+    let left = num(&r, "x-ratelimit-remaining-requests");
+    assert!((590..600).contains(&left), "{left}");
+    assert_eq!(num(&r, "x-ratelimit-limit-requests"), 600);
+}

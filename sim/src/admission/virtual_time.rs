@@ -200,6 +200,20 @@ pub fn simulate(mode: Mode, w: &Workload) -> Vec<CallRecord> {
             }
         }
     }
+    // Calls still under way when the run ends failed, with what they sent (as the live agents
+    // count a call cut off at the end).
+    for ag in agents.iter().filter(|ag| ag.run.is_some()) {
+        out.push(CallRecord {
+            start: ag.t0,
+            wait: end - ag.t0,
+            attempt: 0.0,
+            ok: false,
+            tokens: 0,
+            end,
+            attempts: ag.attempts,
+            throttled: ag.throttled,
+        });
+    }
     out
 }
 
