@@ -330,6 +330,13 @@ fn markdown(o: &Opts, rows: &[Summary], runs: &[ModeRun], date: &str) -> String 
             _ => {}
         }
     }
+    for r in rows.iter().filter(|r| r.p50_wait_s.is_nan()) {
+        s.push_str(&format!(
+            "- `{}`: no wait figure (NaN): none of its calls begun after the warm-up succeeded before the run \
+             ended ({} s of drain included); {} of its {} calls failed or were cut off.\n",
+            r.mode, super::agents::DRAIN_S, r.failed, r.calls
+        ));
+    }
     s.push('\n');
     s
 }
