@@ -97,6 +97,15 @@ fleet-tuning:
 fleet-tuning-live:
 	$(CARGO) run --release -q -p retry-sim -- fleet-tuning --live
 
+## Issue 23's admission benchmark (not part of `make test`; about 2 minutes after the build):
+## 4 processes x 50 agents per mode against the lab's quotas, five modes side by side, sharing
+## one loopback redis-server (apt-get install -y redis-server). Writes bench/results/admission.csv,
+## admission.svg, admission.md and its section of REPORT.md.
+.PHONY: bench-admission
+bench-admission:
+	$(CARGO) build --release -q -p retry-sim
+	target/release/retry-sim admission --out bench/results --command "make bench-admission"
+
 ## Issue 24's fleet bounds, measured (release build; run on a quiet machine, not in `make test`):
 ## the slowest call during metrics() snapshots of 300 K keys (bound: 10 ms) and the RSS of 1 M keys.
 .PHONY: fleet-bounds
