@@ -21,6 +21,7 @@ test-rust:
 	# The library alone, no feature on: a workspace build unifies features and would hide a
 	# module that needs one.
 	$(CARGO) build -p llm-retry-core
+	python3 scripts/module_cycles.py core/src python-ext/src ruby-ext/src
 	$(CARGO) test --workspace
 	$(CARGO) test -p llm-retry-core --all-features
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

@@ -65,6 +65,7 @@ mod category;
 mod chain;
 mod classify;
 mod error;
+mod error_names;
 mod failure;
 mod fallback;
 mod machine;
@@ -233,6 +234,10 @@ pub mod __private {
     /// The messages people read: error texts, give-up notes, log lines.
     pub mod messages {
         pub use crate::messages::*;
+    }
+    /// The names a run gives the errors it reports (SwarmSDK's or the contract's).
+    pub mod error_names {
+        pub use crate::error_names::*;
     }
     /// The model chain behind a run's fallback.
     pub mod fallback {

@@ -25,12 +25,12 @@ use serde_json::Value;
 
 use crate::category::Category;
 use crate::classify::classify;
+pub use crate::error_names::ErrorNames;
 use crate::events::{Event, EventKind};
 use crate::failure::Failure;
 use crate::failure::Headers;
 use crate::fallback::{ModelChain, ModelSpec};
 use crate::fleet::{Cost, Fleet, Reservation, Usage};
-pub use crate::machine::ErrorNames;
 use crate::machine::{Action, Decision, GiveUpReason, Retrier};
 use crate::policy::RetryPolicy;
 
