@@ -15,7 +15,8 @@ use magnus::{
     prelude::*, rb_sys::AsRawValue, Error, Integer, RArray, RModule, RString, Ruby, Symbol, Value,
 };
 use retry_core::__private::run::HookAnswer;
-use retry_core::{Action, Decision, ErrorNames, EventKind, Run, RunConfig, Step};
+use retry_core::fleet::Usage;
+use retry_core::{Action, Decision, ErrorNames, EventKind, Headers, Run, RunConfig, Step};
 
 use crate::category::RbClassification;
 use crate::convert::rstring_lossy;
@@ -167,10 +168,20 @@ impl RbRun {
         })
     }
 
-    fn succeeded(ruby: &Ruby, rb_self: &Self, elapsed: f64) -> Result<RArray, Error> {
+    /// `usage`: the answer's usage as JSON (`{"usage": {...}}`, OpenAI's or Anthropic's fields,
+    /// read by core `Usage::from_body`) or nil, for a fleet's admission to settle against.
+    fn succeeded(
+        ruby: &Ruby,
+        rb_self: &Self,
+        elapsed: f64,
+        usage: Option<RString>,
+    ) -> Result<RArray, Error> {
+        let usage = usage.and_then(|u| Usage::from_body(&rstring_lossy(u)));
         guard(ruby, || {
             let t = elapsed_ok(ruby, elapsed)?;
-            Self::step(ruby, rb_self, |r| r.succeeded(t))
+            Self::step(ruby, rb_self, |r| {
+                r.succeeded_with(t, usage.as_ref(), &Headers::new())
+            })
         })
     }
 
@@ -317,7 +328,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;
     class.define_method("_abandon", magnus::method!(RbRun::abandon, 0))?;
-    class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 1))?;
+    class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 2))?;
     class.define_method("_failed", magnus::method!(RbRun::failed, 2))?;
     class.define_method("_resume", magnus::method!(RbRun::resume, 1))?;
     class.define_method("_pruned", magnus::method!(RbRun::pruned, 2))?;
