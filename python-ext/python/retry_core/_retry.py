@@ -210,7 +210,7 @@ class _Options:
     on_progress: Optional[ProgressHook] = None
     estimate: Any = None
     #: The estimate as the core computed it, ``(input_tokens, output_tokens)``.
-    cost: Optional[Tuple[float, float]] = None
+    _cost: Optional[Tuple[float, float]] = None
     native: "_native.RetryPolicy"
 
     def __init__(self, name: str, options: Mapping[str, object]) -> None:
@@ -238,7 +238,7 @@ class _Options:
         if self.seed is not None:
             _check_seed(self.seed)
         if self.estimate is not None:
-            self.cost = _cost(self.estimate, self.fleet)
+            self._cost = _estimate_cost(self.estimate, self.fleet)
         # Which policy the call gets is the core's rule (CONTRACT §6); misspelt preset names,
         # bad configurations and both forms at once fail here, before the first call. Given
         # none of the three, the call gets the class's (the core's answer for nothing given).
@@ -255,13 +255,13 @@ class _Options:
         config = json.dumps(cfg) if cfg else None
         if self.fleet is None or self.key is None:
             return _native.Run(self.native, config)
-        return _native.Run(self.native, config, self.fleet._inner, [self.key], self.cost)
+        return _native.Run(self.native, config, self.fleet._inner, [self.key], self._cost)
 
 
 _ESTIMATE_KEYS = frozenset(("messages", "max_tokens"))
 
 
-def _cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]:
+def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]:
     """``estimate=`` checked and handed to the core, which computes the attempt's cost (core
     ``Fleet::estimate``: the request's bytes and its ``max_tokens``). Raises before the first call."""
     if fleet is None:

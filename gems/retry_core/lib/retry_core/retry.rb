@@ -290,7 +290,13 @@ module RetryCore
       value
     end
 
-    USAGE_FIELDS = %w[prompt_tokens completion_tokens input_tokens output_tokens cache_creation_input_tokens].freeze
+    # The usage fields the core reads (core +Usage::from_json+), each with the names it goes by
+    # (RubyLLM's Message says +cache_creation_tokens+ for Anthropic's cache writes).
+    USAGE_FIELDS = {
+      "prompt_tokens" => %w[prompt_tokens], "completion_tokens" => %w[completion_tokens],
+      "input_tokens" => %w[input_tokens], "output_tokens" => %w[output_tokens],
+      "cache_creation_input_tokens" => %w[cache_creation_input_tokens cache_creation_tokens]
+    }.freeze
 
     # The usage an answer reports, as +{"usage": {...}}+ JSON for the core to read, or nil:
     # +value.usage+ / +value[:usage]+ (an OpenAI or Anthropic body or object), or RubyLLM's
@@ -302,9 +308,9 @@ module RetryCore
               end
       return nil if usage.nil?
 
-      fields = USAGE_FIELDS.each_with_object({}) do |name, out|
-        n = usage_field(usage, name)
-        out[name] = n if n.is_a?(Numeric) && n.real?
+      fields = USAGE_FIELDS.each_with_object({}) do |(name, aliases), out|
+        n = aliases.lazy.map { |a| usage_field(usage, a) }.find { |v| v.is_a?(Numeric) && v.real? }
+        out[name] = n if n
       end
       fields.empty? ? nil : JSON.generate(usage: fields)
     rescue StandardError # an answer we cannot read settles as spent, never costs the caller it
