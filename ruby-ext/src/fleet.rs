@@ -157,7 +157,10 @@ impl RbFleet {
         guard(ruby, || {
             let cost = match tokens {
                 Some(t) => Cost::new(t, 0.0).map_err(|e| {
-                    to_ruby(ruby, retry_core::Error::invalid_argument(format!("estimate: {}", e.message)))
+                    to_ruby(
+                        ruby,
+                        retry_core::Error::invalid_argument(format!("estimate: {}", e.message)),
+                    )
                 })?,
                 None => rb_self.0.estimate(request_bytes, max_tokens),
             };
