@@ -148,22 +148,24 @@ impl PyRun {
         let _ = self.inner.take_events();
     }
 
-    /// The call asked for succeeded. `usage`: the answer's usage as JSON (`{"usage": {...}}`,
-    /// OpenAI's or Anthropic's fields, read by core `Usage::from_body`), for a fleet's
-    /// admission to settle the call's reservation against.
-    #[pyo3(signature = (elapsed, usage=None, /))]
+    /// The call asked for succeeded. `usage`: a body holding the answer's usage (`{"usage":
+    /// {...}}`, OpenAI's or Anthropic's fields, read by core `Usage::from_body`), and `headers`
+    /// the response's, for a fleet's admission to settle the reservation and learn the limits.
+    #[pyo3(signature = (elapsed, usage=None, headers=None, /))]
     fn _succeeded<'py>(
         &mut self,
         py: Python<'py>,
         elapsed: f64,
         usage: Option<&str>,
+        headers: Option<Vec<(String, String)>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
             let usage = usage.and_then(Usage::from_body);
+            let headers: Headers = headers.unwrap_or_default().into_iter().collect();
             let remote = self.remote;
             self.step(py, remote, move |r| {
-                r.succeeded_with(elapsed, usage.as_ref(), &Headers::new())
+                r.succeeded_with(elapsed, usage.as_ref(), &headers)
             })
         })
     }

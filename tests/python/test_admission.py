@@ -190,3 +190,23 @@ def test_with_admission_off_an_estimate_changes_nothing() -> None:
                                    on_event=events.append) == "ok"
     assert events == []
     assert fleet.metrics()[KEY]["total"]["successes"] == 3
+
+
+# --- a raw response's headers teach the "headers" mode -----------------------------------------
+
+def test_the_headers_mode_learns_the_lab_limits_from_a_raw_response(lab: Lab) -> None:
+    client = openai_client(api_key=OA_KEY, base_url=lab.url + "/v1", timeout=5.0)
+
+    def learned(fn: Any) -> Dict[str, Any]:
+        events: List[Dict[str, Any]] = []
+        out = call_llm_with_retry(fn, fleet=Fleet(admission="headers"), key=KEY, estimate=estimate(),
+                                  on_event=events.append)
+        return {"out": out, "limits": {e["dimension"]: e["limit"] for e in events if e["type"] == "limits_learned"}}
+
+    raw = learned(lambda: client.chat.completions.with_raw_response.create(
+        model="gpt-4o", messages=MSGS, max_tokens=MAX_TOKENS))
+    assert raw["out"].parse().choices[0].message.content
+    assert raw["limits"] == {"requests": LIMITS["requests"], "tokens": LIMITS["tokens"]}
+    # A parsed answer keeps no headers: nothing to learn from a success.
+    parsed = learned(lambda: client.chat.completions.create(model="gpt-4o", messages=MSGS, max_tokens=MAX_TOKENS))
+    assert parsed["limits"] == {}

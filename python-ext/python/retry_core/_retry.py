@@ -21,7 +21,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, MutableSequence, Sequence
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, Optional, Tuple, TypedDict, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, TypedDict, TypeVar, Union
 
 from . import _native
 from ._errors import InternalError
@@ -297,8 +297,12 @@ def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]
 
 def _usage_json(value: Any) -> Optional[str]:
     """The usage an answer reports (``value.usage``, as openai's and anthropic's responses have,
-    or ``value["usage"]``) as ``{"usage": {...}}`` JSON for the core to read, or None."""
+    or ``value["usage"]``) as ``{"usage": {...}}`` JSON for the core to read, or a raw
+    response's body text (the core reads its usage), or None."""
     try:
+        if _raw_headers(value) is not None:
+            text = getattr(value, "text", None)
+            return text if isinstance(text, str) else None
         usage = value.get("usage") if isinstance(value, Mapping) else getattr(value, "usage", None)
         if usage is None:
             return None
@@ -367,12 +371,30 @@ def _step(exc: Optional[BaseException], opts: Any, method: Callable[..., Any], *
     return step
 
 
-def _succeeded(run: "_native.Run", opts: Any, t0: float, value: Any) -> None:
-    """The run told of the success; with a fleet's admission on, of the usage ``value`` reports."""
-    fleet = opts.fleet
-    usage = _usage_json(value) if fleet is not None and fleet._inner._admission else None
+def _raw_headers(value: Any) -> Optional[List[Tuple[str, str]]]:
+    """The headers of a raw response (openai's and anthropic's ``with_raw_response``, an
+    ``httpx.Response``): what the ``headers`` admission mode learns from. None for anything else."""
     try:
-        _, pending = run._succeeded(_elapsed(t0), usage)
+        if isinstance(value, Mapping):
+            return None
+        headers = getattr(value, "headers", None)
+        items = getattr(headers, "items", None)
+        if not callable(items):
+            return None
+        return [(k, v) for k, v in items() if isinstance(k, str) and isinstance(v, str)]
+    except Exception:  # an answer we cannot read teaches nothing, never costs the caller it
+        return None
+
+
+def _succeeded(run: "_native.Run", opts: Any, t0: float, value: Any) -> None:
+    """The run told of the success; with a fleet's admission on, of the usage ``value`` reports
+    and, for a raw response, its headers."""
+    fleet = opts.fleet
+    usage = headers = None
+    if fleet is not None and fleet._inner._admission:
+        usage, headers = _usage_json(value), _raw_headers(value)
+    try:
+        _, pending = run._succeeded(_elapsed(t0), usage, headers)
     except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
         _broken(None, "the fleet", err)
         return
@@ -606,7 +628,9 @@ _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its valu
       estimated by the core). Without it an attempt costs one request. Each attempt waits for
       its slot (reason ``admission``, an ``admission_wait`` event); after a success the usage
       the answer reports (``answer.usage`` as openai and anthropic return it, or
-      ``answer["usage"]``) settles it. A bad estimate raises before the first call.
+      ``answer["usage"]``) settles it; a raw response (``client.chat.completions.with_raw_response``)
+      also gives its headers, which the ``"headers"`` mode learns the limits from. A bad estimate
+      raises before the first call.
     - Every wait is announced to ``on_event`` by ``retry_wait_started`` (``seconds``, ``reason``,
       ``attempt``) and closed by ``retry_wait_finished``.
 
