@@ -41,8 +41,9 @@ class AdmissionTest < Minitest::Test
     RetryCore::Fleet.new(admission: { mode: :static, limits: LIMITS, window_s: 1 })
   end
 
-  # One chat completion over Net::HTTP: the parsed body (its "usage" included), or the error.
-  def complete
+  # One chat completion over Net::HTTP: the parsed body (its "usage" included), or the error;
+  # with +raw+, the Net::HTTPResponse itself (its headers and body).
+  def complete(raw: false)
     request = Net::HTTP::Post.new("/v1/chat/completions")
     request["content-type"] = "application/json"
     request["authorization"] = "Bearer sk-test-lab-openai-0000aaaa"
@@ -53,7 +54,7 @@ class AdmissionTest < Minitest::Test
     response = http.request(request)
     raise RetryLab.error_for(response, :openai) unless response.is_a?(Net::HTTPSuccess)
 
-    JSON.parse(response.body)
+    raw ? response : JSON.parse(response.body)
   end
 
   # CALLS threads at once; returns their values (or errors) and every event.
@@ -184,5 +185,36 @@ class AdmissionTest < Minitest::Test
     end
     assert_empty events
     assert_equal 3, fleet.metrics[KEY]["total"][:successes]
+  end
+
+  # --- a response's headers teach the :headers mode ----------------------------------------
+
+  def learned(raw)
+    events = []
+    value = RetryCore.call_llm_with_retry(fleet: RetryCore::Fleet.new(admission: :headers), key: KEY,
+                                          estimate: { messages: MESSAGES, max_tokens: MAX_TOKENS },
+                                          on_event: events.method(:<<)) { complete(raw: raw) }
+    [value, events.select { |e| e[:type] == "limits_learned" }.to_h { |e| [e[:dimension], e[:limit]] }]
+  end
+
+  def test_the_headers_mode_learns_the_lab_limits_from_a_returned_response
+    response, limits = learned(true)
+    assert_kind_of Net::HTTPSuccess, response
+    assert_equal({ "requests" => 5.0, "tokens" => 1000.0 }, limits)
+    # A parsed body keeps no headers: nothing to learn from a success.
+    _, limits = learned(false)
+    assert_empty limits
+  end
+
+  def test_a_returned_response_settles_with_the_usage_of_its_body
+    fleet = RetryCore::Fleet.new(admission: { mode: :static, limits: { tokens: 1000 }, window_s: 1 })
+    events = []
+    2.times do
+      RetryCore.call_llm_with_retry(fleet: fleet, key: KEY, estimate: { max_tokens: 900 }, on_event: events.method(:<<)) do
+        complete(raw: true)
+      end
+    end
+    # The lab's answer used about 40 tokens of the 900 reserved: the second call barely waits.
+    assert(events.select { |e| e[:type] == "admission_wait" }.all? { |w| w[:seconds] < 0.2 })
   end
 end

@@ -226,7 +226,7 @@ module RetryCore
             step = door.failed(run, error = e)
             next
           end
-          step = door.answer(run._succeeded(door.elapsed, door.usage(value)), nil)
+          step = door.answer(run._succeeded(door.elapsed, *door.settlement(value)), nil)
         when :wait
           door.wait(step[1], step[2])
           step = door.answer(run._resume(door.elapsed), error)
@@ -317,6 +317,35 @@ module RetryCore
       nil
     end
 
+    # The response a call returned, for its headers (the +:headers+ admission mode learns from
+    # them) and body: a Net::HTTPResponse, a Faraday::Response, or RubyLLM's Message's +#raw+.
+    def self.response_of(value)
+      return nil if value.is_a?(Hash) || value.is_a?(String)
+      return value if value.respond_to?(:each_header) || (value.respond_to?(:headers) && value.respond_to?(:body))
+
+      raw = value.raw if value.respond_to?(:raw)
+      raw if raw.respond_to?(:headers)
+    rescue StandardError
+      nil
+    end
+
+    # A response's header object (the core reads any: a Hash, Faraday's, Net::HTTP's +to_hash+).
+    def self.headers_of(response)
+      return nil if response.nil?
+
+      response.respond_to?(:each_header) ? response.to_hash : response.headers
+    rescue StandardError
+      nil
+    end
+
+    # A response's body text, where the core finds the usage.
+    def self.body_of(response)
+      body = response.body if response.respond_to?(:body)
+      body.is_a?(String) ? body : nil
+    rescue StandardError
+      nil
+    end
+
     def self.usage_field(usage, name)
       if usage.is_a?(Hash) then usage.key?(name) ? usage[name] : usage[name.to_sym]
       elsif usage.respond_to?(name) then usage.public_send(name)
@@ -376,10 +405,15 @@ module RetryCore
         config
       end
 
-      # The usage +value+ reports, as JSON for the core, when the fleet's admission is on.
-      def usage(value)
-        Retry.usage_json(value) if @fleet&._admission
+      # What the core settles a success with when the fleet's admission is on: the usage
+      # +value+ reports (as JSON, or a response's body) and a response's headers.
+      def settlement(value)
+        return NO_SETTLEMENT unless @fleet&._admission
+
+        response = Retry.response_of(value)
+        [Retry.usage_json(value) || Retry.body_of(response), Retry.headers_of(response)]
       end
+      NO_SETTLEMENT = [nil, nil].freeze
 
       # The user's error failed the call: the run's answer. Should the engine itself fail
       # (a bug), the user's error is re-raised with that failure attached, never replaced.
