@@ -90,7 +90,8 @@ module RetryCore
     #   +max_tokens+, estimated by the core). Without it an attempt costs one request. Each
     #   attempt waits for its slot (reason +:admission+, an +admission_wait+ event); after a
     #   success the usage the block's value reports (+#usage+, +[:usage]+, RubyLLM's
-    #   +input_tokens+ / +output_tokens+) settles it. A bad estimate raises before the first call.
+    #   +input_tokens+ / +output_tokens+, a returned response's body) settles it, and a returned
+    #   response's headers teach the +:headers+ mode. A bad estimate raises before the first call.
     # @yieldreturn [Object] the call's result
     # @return [Object] the block's value
     def call_llm_with_retry(max_retries: nil, delay: nil, policy: nil, on_event: nil, fleet: nil, key: nil,
