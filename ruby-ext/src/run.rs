@@ -15,6 +15,7 @@ use magnus::{
     prelude::*, rb_sys::AsRawValue, Error, Integer, RArray, RModule, RString, Ruby, Symbol, Value,
 };
 use retry_core::__private::run::HookAnswer;
+use retry_core::fleet::Usage;
 use retry_core::{Action, Decision, ErrorNames, EventKind, Run, RunConfig, Step};
 
 use crate::category::RbClassification;
@@ -167,10 +168,23 @@ impl RbRun {
         })
     }
 
-    fn succeeded(ruby: &Ruby, rb_self: &Self, elapsed: f64) -> Result<RArray, Error> {
+    /// `usage`: a body holding the answer's usage (`{"usage": {...}}`, OpenAI's or Anthropic's
+    /// fields, read by core `Usage::from_body`) or nil; `headers`: the response's header object
+    /// or nil. For a fleet's admission to settle the reservation and learn the limits.
+    fn succeeded(
+        ruby: &Ruby,
+        rb_self: &Self,
+        elapsed: f64,
+        usage: Option<RString>,
+        headers: Value,
+    ) -> Result<RArray, Error> {
+        let usage = usage.and_then(|u| Usage::from_body(&rstring_lossy(u)));
         guard(ruby, || {
+            let headers = crate::failure::response_headers(ruby, headers)?;
             let t = elapsed_ok(ruby, elapsed)?;
-            Self::step(ruby, rb_self, |r| r.succeeded(t))
+            Self::step(ruby, rb_self, |r| {
+                r.succeeded_with(t, usage.as_ref(), &headers)
+            })
         })
     }
 
@@ -317,7 +331,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;
     class.define_method("_abandon", magnus::method!(RbRun::abandon, 0))?;
-    class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 1))?;
+    class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 3))?;
     class.define_method("_failed", magnus::method!(RbRun::failed, 2))?;
     class.define_method("_resume", magnus::method!(RbRun::resume, 1))?;
     class.define_method("_pruned", magnus::method!(RbRun::pruned, 2))?;

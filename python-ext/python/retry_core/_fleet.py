@@ -55,8 +55,9 @@ class Fleet:
       "output_tokens": ...}, "window_s": 60}``; ``"off"`` / ``None`` / ``False`` (the default)
       costs nothing. Calls then wait their turn, spread evenly through the window (events
       ``admission_wait`` and ``limits_learned``; ``metrics()`` gains an ``admission`` entry per
-      key). Each call counts as one request of no tokens until a per-call estimate reaches the
-      Python front door.
+      key). Each call counts as one request of no tokens unless given its estimate
+      (``call_llm_with_retry(..., estimate={"messages": messages, "max_tokens": 512})``, or
+      an int of tokens); the usage its answer reports then settles it.
 
     Pass it to ``call_llm_with_retry(..., fleet=fleet, key="openai:gpt-4o")``, its async twin, or
     ``LLMExecutor(..., fleet=fleet)``. One object may be shared by any number of threads.

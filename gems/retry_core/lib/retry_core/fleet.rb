@@ -37,8 +37,8 @@ module RetryCore
   # output_tokens: }, window_s: 60 }</tt> takes them by hand; +:off+, +nil+ or +false+ (the
   # default) costs nothing. Calls wait their turn, spread evenly through the window
   # (+admission_wait+, +limits_learned+; +metrics+ gains an +admission+ entry per key). Each
-  # call counts as one request of no tokens until a per-call estimate reaches the Ruby front
-  # door.
+  # call counts as one request of no tokens unless given an estimate
+  # (+RetryCore.call_llm_with_retry(estimate: ...)+, or SwarmSDK's per-agent +max_tokens:+).
   class Fleet
     # Sections that +nil+ / +false+ switch off.
     SECTIONS = %w[budget breaker].freeze
