@@ -21,6 +21,7 @@ test-rust:
 	# The library alone, no feature on: a workspace build unifies features and would hide a
 	# module that needs one.
 	$(CARGO) build -p llm-retry-core
+	python3 scripts/module_cycles.py core/src python-ext/src ruby-ext/src
 	$(CARGO) test --workspace
 	$(CARGO) test -p llm-retry-core --all-features
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -40,6 +41,11 @@ lint:
 ## Criterion benchmarks of the engine (classification, pruning) plus the bindings' scripts.
 bench:
 	$(CARGO) bench -p llm-retry-core --bench engine
+
+## Every front door's success-path overhead beside backoff's @on_exception, in one run.
+.PHONY: bench-doors
+bench-doors:
+	@bench/doors.sh
 
 ## The measured report: bench/results/REPORT.md and its charts (simulator, live lab, criterion, bindings).
 .PHONY: bench-report
@@ -91,6 +97,15 @@ fleet-tuning:
 .PHONY: fleet-tuning-live
 fleet-tuning-live:
 	$(CARGO) run --release -q -p retry-sim -- fleet-tuning --live
+
+## Issue 23's admission benchmark (not part of `make test`; about 2 minutes after the build):
+## 4 processes x 50 agents per mode against the lab's quotas, five modes side by side, sharing
+## one loopback redis-server (apt-get install -y redis-server). Writes bench/results/admission.csv,
+## admission.svg, admission.md and its section of REPORT.md.
+.PHONY: bench-admission
+bench-admission:
+	$(CARGO) build --release -q -p retry-sim
+	target/release/retry-sim admission --out bench/results --command "make bench-admission"
 
 ## Issue 24's fleet bounds, measured (release build; run on a quiet machine, not in `make test`):
 ## the slowest call during metrics() snapshots of 300 K keys (bound: 10 ms) and the RSS of 1 M keys.

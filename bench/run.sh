@@ -172,6 +172,13 @@ report="$out/REPORT.md"
     cat "$out/sim.md"
     cat "$work/fleet_tuning.md"
     cat "$work/fleet_processes.md"
+    # Issue 23's admission benchmark is its own verb (`make bench-admission`, about 2 minutes);
+    # its last section is kept here as it was written.
+    if [[ -f "$out/admission.md" ]]; then
+        echo "<!-- admission:start -->"
+        cat "$out/admission.md"
+        echo "<!-- admission:end -->"
+    fi
     echo "## Engine cost (criterion)"
     echo
     if ((criterion_ok)) && target/release/retry-sim criterion "$work/criterion.txt" >"$work/criterion.md"; then

@@ -154,15 +154,22 @@ def classification(number, repeat):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--doors", action="store_true", help="the success path only (bench/doors.sh)")
+    ap.add_argument("--json", metavar="PATH", help="also write the success path's overheads there")
     args = ap.parse_args()
     number, repeat = (20_000, 5) if args.quick else (200_000, 7)
     print(f"retry-core {retry_core.__version__}, Python {platform.python_version()} ({sys.implementation.name}), {platform.machine()}")
     print()
     print("Success path (per call; overhead = extra over calling fn() directly):")
     print(f"  {'':44} {'time':>10} {'overhead':>10}")
-    for name, t, over in success_path(number, repeat):
+    rows = success_path(number, repeat)
+    for name, t, over in rows:
         print(f"  {name:44} {t:8.0f} ns {over:8.0f} ns")
     print()
+    if args.json:
+        Path(args.json).write_text(json.dumps({name: over for name, _, over in rows}))
+    if args.doors:
+        return
     n2 = max(number // 20, 1000)
     print("classify(exc) on real SDK exceptions (per call; 'Python reader' is the reader this")
     print("package had before it moved into Rust, timed in the same run):")

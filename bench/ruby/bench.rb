@@ -18,18 +18,21 @@
 require "json"
 require "optparse"
 
-QUICK, JSON_PATH = begin
+USAGE = "usage: ruby -I gems/retry_core/lib bench/ruby/bench.rb [--quick] [--doors] [--json PATH]"
+QUICK, DOORS, JSON_PATH = begin
   quick = false
+  doors = false
   json = nil
   OptionParser.new do |o|
-    o.banner = "usage: ruby -I gems/retry_core/lib bench/ruby/bench.rb [--quick] [--json PATH]"
+    o.banner = USAGE
     o.on("--quick", "fewer iterations") { quick = true }
+    o.on("--doors", "the success path only (bench/doors.sh)") { doors = true }
     o.on("--json PATH", "also write the figures as JSON to PATH") { |path| json = path }
   end.parse!(ARGV)
   abort "unexpected arguments: #{ARGV.join(" ")}" unless ARGV.empty?
-  [quick, json]
+  [quick, doors, json]
 rescue OptionParser::ParseError => e
-  abort "#{e.message}\nusage: ruby -I gems/retry_core/lib bench/ruby/bench.rb [--quick] [--json PATH]"
+  abort "#{e.message}\n#{USAGE}"
 end
 
 require "retry_core"
@@ -115,6 +118,11 @@ puts format("  RetryCore::SwarmSDK::ChatRetry             %8.1f   extra: %+.1f n
 puts format("  RetryCore.call_llm_with_retry              %8.1f", generic)
 puts format("    (policy:, on_event:)                     %8.1f", with_options)
 puts format("    (fleet:, key:)                           %8.1f", with_fleet)
+
+if DOORS
+  File.write(JSON_PATH, JSON.pretty_generate(results)) if JSON_PATH
+  exit
+end
 
 # --- 2. orphan pruning -----------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ use crate::classify::text::head;
 use crate::failure::{Failure, Headers};
 
 /// How many links of a chain are read (a cycle or a deep chain stops there).
-pub const MAX_LINKS: usize = 16;
+pub const MAX_LINKS: usize = crate::failure::MAX_CAUSES;
 
 /// How many bytes of an inner link's message are kept as text evidence.
 const MAX_INNER_MESSAGE: usize = 4 * 1024;

@@ -48,11 +48,16 @@ pub enum EventKind {
     FleetBackendDegraded,
     /// `fleet_backend_recovered`: the shared backend answers again.
     FleetBackendRecovered,
+    /// `admission_wait`: admission holds a call back (`key`, `seconds`, `limited_by`, `mode`).
+    AdmissionWait,
+    /// `limits_learned`: admission learned a limit (`key`, `dimension`, `limit`, `window_s`,
+    /// `source`: `headers` or `throttle`).
+    LimitsLearned,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 17] = [
+    pub const ALL: [EventKind; 19] = [
         EventKind::RetryAttempt,
         EventKind::RetryExhausted,
         EventKind::RequestFailed,
@@ -70,6 +75,8 @@ impl EventKind {
         EventKind::RetryBudgetExhausted,
         EventKind::FleetBackendDegraded,
         EventKind::FleetBackendRecovered,
+        EventKind::AdmissionWait,
+        EventKind::LimitsLearned,
     ];
 
     /// The events a [`Run`](crate::Run) adds to the contract's (CONTRACT §4) and the fleet's.
@@ -103,6 +110,8 @@ impl EventKind {
             EventKind::RetryBudgetExhausted => "retry_budget_exhausted",
             EventKind::FleetBackendDegraded => "fleet_backend_degraded",
             EventKind::FleetBackendRecovered => "fleet_backend_recovered",
+            EventKind::AdmissionWait => "admission_wait",
+            EventKind::LimitsLearned => "limits_learned",
         }
     }
 

@@ -160,7 +160,7 @@ pub const STATUS_RANGE: std::ops::RangeInclusive<u16> = 100..=999;
 
 /// How many wrapped causes (`__cause__`, `#cause`) a binding follows when it reads an
 /// exception's chain.
-pub const MAX_CAUSES: usize = crate::chain::MAX_LINKS;
+pub const MAX_CAUSES: usize = 16;
 
 /// A status as a binding read it (any integer), kept when it is in [`STATUS_RANGE`].
 pub fn checked_status(n: i64) -> Option<u16> {

@@ -65,6 +65,7 @@ mod category;
 mod chain;
 mod classify;
 mod error;
+mod error_names;
 mod failure;
 mod fallback;
 mod machine;
@@ -100,8 +101,11 @@ pub use run::{ErrorNames, Run, RunConfig, Step, WaitReason};
 
 /// Fleet resilience: what one agent's retries do to everyone else. A [`Fleet`](fleet::Fleet) is
 /// shared by all the calls of a process (and, with the Redis backend, of many processes): a
-/// retry budget per key, a circuit breaker per key, and a shared pause when a provider says
-/// "retry after". A [`Run`] attached to it (`Run::fleet`) consults it before every call.
+/// retry budget per key, a circuit breaker per key, a shared pause when a provider says
+/// "retry after", and, with [`FleetConfig::admission`](fleet::FleetConfig::admission) on,
+/// admission that paces calls under the provider's rate limits (given by hand, learned from
+/// throttles, or learned from its rate-limit headers). A [`Run`] attached to it (`Run::fleet`)
+/// consults it before every call.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -125,8 +129,24 @@ pub use run::{ErrorNames, Run, RunConfig, Step, WaitReason};
 /// keeps that I/O on a background task.
 pub mod fleet {
     pub use crate::fleet_engine::{
-        BreakerConfig, BudgetConfig, Counters, Fleet, FleetConfig, Metrics, WallClock,
+        AdmissionConfig, AdmissionCounters, AdmissionMode, AdmissionState, BreakerConfig,
+        BudgetConfig, BytesOverFour, Cost, Counters, Dimension, Fleet, FleetConfig, Limits,
+        Metrics, Reservation, TokenEstimator, Usage, WallClock,
     };
+
+    /// Admission: pacing calls under the providers' limits (see
+    /// [`Fleet::reserve`](crate::fleet::Fleet::reserve)). The header reader and the CUBIC
+    /// controller are public for the lab, the simulator and diagnostics.
+    pub mod admission {
+        pub use crate::fleet_engine::admission::cubic::Cubic;
+        pub use crate::fleet_engine::admission::headers::{
+            read as read_headers, Observed, Reading,
+        };
+        pub use crate::fleet_engine::admission::{
+            AdmissionConfig, AdmissionMode, AdmissionState, BytesOverFour, Cost, Dimension, Limits,
+            Reservation, TokenEstimator, Usage,
+        };
+    }
 
     pub(crate) use crate::fleet_engine::Admit;
 
@@ -214,6 +234,10 @@ pub mod __private {
     /// The messages people read: error texts, give-up notes, log lines.
     pub mod messages {
         pub use crate::messages::*;
+    }
+    /// The names a run gives the errors it reports (SwarmSDK's or the contract's).
+    pub mod error_names {
+        pub use crate::error_names::*;
     }
     /// The model chain behind a run's fallback.
     pub mod fallback {

@@ -8,6 +8,7 @@ use crate::category::{Category, Classification, RetryAfterSource};
 use crate::classify::classify;
 use std::sync::Arc;
 
+use crate::error_names::ErrorNames;
 use crate::events::{Event, EventKind};
 use crate::failure::Failure;
 use crate::fleet::{Admit, Fleet};
@@ -34,27 +35,6 @@ pub enum GiveUpReason {
 }
 
 use serde::Serialize;
-
-/// The vocabulary of `llm_request_failed`'s `error_type`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorNames {
-    /// The classification's `error_type` (`RateLimit`, `BadRequest`, ...).
-    #[default]
-    Contract,
-    /// SwarmSDK's names, as its rescue clauses give them (CONTRACT §6: the SwarmSDK adapter).
-    SwarmSdk,
-}
-
-impl ErrorNames {
-    /// The `error_type` of a failure that is not retried.
-    pub fn error_type(self, failure: &Failure, c: &Classification) -> String {
-        match self {
-            ErrorNames::Contract => c.error_type.clone(),
-            ErrorNames::SwarmSdk => crate::messages::swarm_error_type(failure, c),
-        }
-    }
-}
 
 impl GiveUpReason {
     /// The snake_case name of the reason (`exhausted`, `retry_after_too_long`, ...), as events

@@ -97,55 +97,6 @@ pub fn error_message(failure: &Failure, c: &Classification) -> String {
     msg
 }
 
-/// The `error_type` SwarmSDK's `call_llm_with_retry` gives a failure it does not retry (its
-/// `llm_request_failed` event), decided from the engine's classification so that the SwarmSDK
-/// adapters keep SwarmSDK's names even where the engine decides differently:
-/// `Unauthorized`, `PaymentRequired`, `Forbidden`, `UnprocessableEntity` and `BadRequest` as its
-/// rescue clauses name them, `ClientError` for any other 4xx, `UnknownAPIError` for an API error
-/// nothing recognises, and the class name for programming errors (and other non-API errors).
-pub fn swarm_error_type(failure: &Failure, c: &Classification) -> String {
-    let class_name = || {
-        failure
-            .error_class
-            .first()
-            .cloned()
-            .unwrap_or_else(|| c.error_type.clone())
-    };
-    let fixed = match c.category {
-        Category::Programming => return class_name(),
-        Category::Unauthorized => Some("Unauthorized"),
-        Category::PaymentRequired => Some("PaymentRequired"),
-        Category::Forbidden => Some("Forbidden"),
-        Category::Unprocessable => Some("UnprocessableEntity"),
-        _ => None,
-    };
-    if let Some(name) = fixed {
-        return name.to_owned();
-    }
-    // SwarmSDK's `rescue RubyLLM::Error` branch names client errors by their status.
-    let by_status = match c.status {
-        Some(400) => Some("BadRequest"),
-        Some(401) => Some("Unauthorized"),
-        Some(402) => Some("PaymentRequired"),
-        Some(403) => Some("Forbidden"),
-        Some(422) => Some("UnprocessableEntity"),
-        Some(s) if (400..500).contains(&s) => Some("ClientError"),
-        _ => None,
-    };
-    if let Some(name) = by_status {
-        return name.to_owned();
-    }
-    if matches!(c.category, Category::BadRequest | Category::OrphanToolCalls) {
-        return "BadRequest".to_owned();
-    }
-    match (c.status, c.api_error) {
-        (Some(_), _) if c.category == Category::Unknown => "UnknownAPIError".to_owned(),
-        (Some(_), _) => c.error_type.clone(),
-        (None, true) => "UnknownAPIError".to_owned(),
-        (None, false) => class_name(),
-    }
-}
-
 /// Seconds as people write them: `2`, `1.5`, `0.25`.
 pub fn format_seconds(s: f64) -> String {
     if s.fract() == 0.0 && s.abs() < 1e15 {
@@ -377,6 +328,32 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
         EventKind::CircuitClosed | EventKind::RateLimitPause | EventKind::FleetBackendRecovered => {
             (Info, format!("{} {}", e.kind, pairs(e)))
         }
+        EventKind::AdmissionWait => (
+            Info,
+            format!(
+                "admission holds a call of {} back {} s to stay under its {} limit",
+                field_str(e, "key"),
+                field_secs(e, "seconds"),
+                field(e, "limited_by")
+                    .and_then(Value::as_str)
+                    .unwrap_or("rate")
+                    .replace('_', " ")
+            ),
+        ),
+        EventKind::LimitsLearned => (
+            Info,
+            format!(
+                "learned the {} limit of {}: {} per {} s (from {})",
+                field_str(e, "dimension").replace('_', " "),
+                field_str(e, "key"),
+                field(e, "limit")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0)
+                    .round(),
+                field_secs(e, "window_s"),
+                field_str(e, "source")
+            ),
+        ),
         EventKind::WaitFinished => return None,
     };
     Some((level, format!("retry-core: {}", text.trim_end())))
@@ -385,114 +362,6 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn swarm(status: Option<u16>, chain: &[&str], message: &str) -> String {
-        let mut f = Failure::new(message).with_class(chain.iter().copied());
-        f.status = status;
-        swarm_error_type(&f, &crate::classify(&f))
-    }
-
-    #[test]
-    fn swarm_error_types_follow_swarm_sdk_rescue_clauses() {
-        let llm = |name: &'static str| [name, "RubyLLM::Error", "StandardError", "Exception"];
-        assert_eq!(
-            swarm(
-                Some(400),
-                &llm("RubyLLM::BadRequestError"),
-                "Invalid request"
-            ),
-            "BadRequest"
-        );
-        assert_eq!(
-            swarm(
-                Some(400),
-                &llm("RubyLLM::BadRequestError"),
-                "tool_use ids were found without tool_result blocks"
-            ),
-            "BadRequest"
-        );
-        assert_eq!(
-            swarm(
-                Some(400),
-                &llm("RubyLLM::BadRequestError"),
-                "prompt is too long"
-            ),
-            "BadRequest"
-        );
-        assert_eq!(
-            swarm(
-                Some(401),
-                &llm("RubyLLM::UnauthorizedError"),
-                "Invalid API key"
-            ),
-            "Unauthorized"
-        );
-        assert_eq!(
-            swarm(Some(402), &llm("RubyLLM::PaymentRequiredError"), "top up"),
-            "PaymentRequired"
-        );
-        assert_eq!(
-            swarm(Some(403), &llm("RubyLLM::ForbiddenError"), "nope"),
-            "Forbidden"
-        );
-        assert_eq!(
-            swarm(Some(422), &["RubyLLM::Error", "StandardError"], "bad value"),
-            "UnprocessableEntity"
-        );
-        assert_eq!(
-            swarm(
-                Some(418),
-                &["RubyLLM::Error", "StandardError"],
-                "I'm a teapot"
-            ),
-            "ClientError"
-        );
-        assert_eq!(
-            swarm(
-                Some(404),
-                &["RubyLLM::Error", "StandardError"],
-                "model not found"
-            ),
-            "ClientError"
-        );
-        assert_eq!(
-            swarm(None, &["RubyLLM::Error", "StandardError"], "something odd"),
-            "UnknownAPIError"
-        );
-        // The engine knows a 429 `insufficient_quota` is billing; SwarmSDK's name for billing is kept.
-        assert_eq!(
-            swarm(
-                Some(429),
-                &llm("RubyLLM::RateLimitError"),
-                "You exceeded your current quota: insufficient_quota"
-            ),
-            "PaymentRequired"
-        );
-        assert_eq!(
-            swarm(
-                None,
-                &["NoMethodError", "NameError", "StandardError"],
-                "undefined method"
-            ),
-            "NoMethodError"
-        );
-        assert_eq!(
-            swarm(
-                None,
-                &["ArgumentError", "StandardError"],
-                "wrong number of arguments"
-            ),
-            "ArgumentError"
-        );
-        assert_eq!(
-            swarm(
-                None,
-                &["RubyLLM::ConfigurationError", "StandardError"],
-                "provider is not configured"
-            ),
-            "RubyLLM::ConfigurationError"
-        );
-    }
 
     #[test]
     fn seconds() {

@@ -25,11 +25,12 @@ use serde_json::Value;
 
 use crate::category::Category;
 use crate::classify::classify;
+pub use crate::error_names::ErrorNames;
 use crate::events::{Event, EventKind};
 use crate::failure::Failure;
+use crate::failure::Headers;
 use crate::fallback::{ModelChain, ModelSpec};
-use crate::fleet::Fleet;
-pub use crate::machine::ErrorNames;
+use crate::fleet::{Cost, Fleet, Reservation, Usage};
 use crate::machine::{Action, Decision, GiveUpReason, Retrier};
 use crate::policy::RetryPolicy;
 
@@ -105,16 +106,20 @@ pub enum WaitReason {
     FleetPause,
     /// The key's circuit is open.
     CircuitOpen,
+    /// The fleet's admission gives the call a later slot, to stay under the provider's limits.
+    Admission,
 }
 
 impl WaitReason {
-    /// The snake_case name (`backoff`, `retry_after`, `fleet_pause`, `circuit_open`).
+    /// The snake_case name (`backoff`, `retry_after`, `fleet_pause`, `circuit_open`,
+    /// `admission`).
     pub fn as_str(self) -> &'static str {
         match self {
             WaitReason::Backoff => "backoff",
             WaitReason::RetryAfter => "retry_after",
             WaitReason::FleetPause => "fleet_pause",
             WaitReason::CircuitOpen => "circuit_open",
+            WaitReason::Admission => "admission",
         }
     }
 }
@@ -197,6 +202,9 @@ pub struct RunConfig {
     pub started_at: Option<f64>,
     /// How `llm_request_failed` names its `error_type`: the contract's names, or SwarmSDK's.
     pub error_names: ErrorNames,
+    /// What each attempt costs, for a fleet with admission on (`{"input_tokens": 1200,
+    /// "output_tokens": 512}`); `None`: one request ([`Run::estimate`]).
+    pub estimate: Option<Cost>,
 }
 
 impl RunConfig {
@@ -226,6 +234,14 @@ impl RunConfig {
                 "max_validation_retries and client_max_retries must be at most 1000",
             ));
         }
+        if let Some(c) = &self.estimate {
+            Cost::new(c.input_tokens, c.output_tokens)?;
+            if !(c.requests.is_finite() && (0.0..=1e12).contains(&c.requests)) {
+                return Err(crate::error::Error::invalid_policy(
+                    "estimate.requests must be finite, between 0 and 1e12",
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -248,6 +264,21 @@ pub struct Run {
     events: Vec<Event>,
     /// The final step, once the run is over.
     ended: Option<Step>,
+    /// What each attempt is estimated to cost, for the fleet's admission (one request when
+    /// not given).
+    estimate: Cost,
+    /// The admission slot the next (or current) call holds, and whether the call was made.
+    ticket: Option<(Reservation, bool)>,
+}
+
+/// Waits shorter than this go at once (a millisecond: less than any host's sleep).
+const ADMISSION_EPSILON_S: f64 = 0.001;
+
+/// The fleet and key of model `model` (one key serves every model when only one is given).
+fn key_of(fleet: &Option<(Arc<Fleet>, Vec<String>)>, model: usize) -> Option<(&Arc<Fleet>, &str)> {
+    let (fleet, keys) = fleet.as_ref()?;
+    let key = keys.get(model).or_else(|| keys.first())?;
+    Some((fleet, key.as_str()))
 }
 
 impl std::fmt::Debug for Run {
@@ -287,7 +318,12 @@ impl Run {
             stacked_reported: false,
             events: Vec::new(),
             ended: None,
+            estimate: Cost::REQUEST,
+            ticket: None,
         };
+        if let Some(cost) = run.cfg.estimate {
+            run.estimate = cost.sanitized();
+        }
         run.retrier = run.new_retrier(0);
         run
     }
@@ -304,6 +340,14 @@ impl Run {
     pub fn fleet(mut self, fleet: Arc<Fleet>, keys: Vec<String>) -> Self {
         self.fleet = Some((fleet, keys));
         self.retrier = self.new_retrier(self.model);
+        self
+    }
+
+    /// What each attempt costs, for a fleet with admission on ([`Fleet::reserve`]): one
+    /// request, its input tokens, its `max_tokens` ([`Fleet::estimate`] gives the default
+    /// estimate from the request's size). Default: [`Cost::REQUEST`].
+    pub fn estimate(mut self, cost: Cost) -> Self {
+        self.estimate = cost;
         self
     }
 
@@ -390,13 +434,28 @@ impl Run {
     pub fn abandon(&mut self) {
         let events = self.retrier.abandon();
         self.events.extend(events);
+        // A slot never used goes back; a call cut short counts as spent.
+        self.settle_ticket(None, &Headers::new(), false);
     }
 
     /// The call asked for succeeded.
-    pub fn succeeded(&mut self, _elapsed: f64) -> Step {
+    pub fn succeeded(&mut self, elapsed: f64) -> Step {
+        self.succeeded_with(elapsed, None, &Headers::new())
+    }
+
+    /// The call asked for succeeded, and its response reported `usage` and carried `headers`:
+    /// a fleet with admission on settles the call's reservation against the usage (refunding
+    /// what was not used) and learns the limits the headers state.
+    pub fn succeeded_with(
+        &mut self,
+        _elapsed: f64,
+        usage: Option<&Usage>,
+        headers: &Headers,
+    ) -> Step {
         if !matches!(self.expect, Expect::Outcome | Expect::Start) {
             return self.misuse("succeeded");
         }
+        self.settle_ticket(usage, headers, false);
         let events = self.retrier.on_success();
         self.events.extend(events);
         self.finish(Step::Return)
@@ -410,6 +469,8 @@ impl Run {
             return self.misuse("failed");
         }
         let c = classify(failure);
+        let throttled = matches!(c.category, Category::RateLimited | Category::Overloaded);
+        self.settle_ticket(None, &failure.headers, throttled);
         self.report_stacked(failure);
         if c.category == Category::Validation && self.validation_left > 0 {
             // The provider answered; only the output was wrong: for the fleet, a success.
@@ -527,6 +588,15 @@ impl Run {
                         seconds: w,
                     };
                 }
+                if g.paused && self.admission_on() {
+                    // Paused callers get admission slots spread after the pause, not one wake-up.
+                    let now = key_of(&self.fleet, self.model).map_or(0.0, |(f, _)| f.now());
+                    if let Some(step) = self.admit(now + w, WaitReason::FleetPause, elapsed) {
+                        return step;
+                    }
+                    self.expect = Expect::Outcome;
+                    return Step::Call { model: self.model };
+                }
                 let reason = if g.paused {
                     WaitReason::FleetPause
                 } else {
@@ -535,10 +605,80 @@ impl Run {
                 self.wait(w, reason, elapsed)
             }
             _ => {
+                if let Some(step) = self.admit(0.0, WaitReason::Admission, elapsed) {
+                    return step;
+                }
                 self.expect = Expect::Outcome;
                 Step::Call { model: self.model }
             }
         }
+    }
+
+    fn admission_on(&self) -> bool {
+        key_of(&self.fleet, self.model).is_some_and(|(f, _)| f.admission_on())
+    }
+
+    /// Admission before a call: `None` when it may go now (holding its slot), else the wait
+    /// (or the skip) for its slot. `not_before`: a shared pause's end (wall clock).
+    fn admit(&mut self, not_before: f64, reason: WaitReason, elapsed: f64) -> Option<Step> {
+        let (fleet, key) = key_of(&self.fleet, self.model)?;
+        if !fleet.admission_on() {
+            return None;
+        }
+        let (held, wait) = match self.ticket.take() {
+            // A slot held from an earlier wait, not before the pause: still ours.
+            Some((r, false)) if r.at >= not_before => {
+                let wait = r.at - fleet.now();
+                (r, wait)
+            }
+            stale => {
+                if let Some((r, false)) = stale {
+                    self.events.extend(fleet.cancel(key, &r));
+                }
+                // Its wait is measured on the clock reading it was made at: a thread preempted
+                // between two readings must not turn "go now" into a wait.
+                let (r, events) = fleet.reserve_after(key, &self.estimate, not_before);
+                self.events.extend(events);
+                let wait = r.wait_s;
+                (r, wait)
+            }
+        };
+        if wait <= ADMISSION_EPSILON_S {
+            self.ticket = Some((held, true));
+            return None;
+        }
+        if self.cfg.max_gate_wait.is_some_and(|max| wait > max) {
+            self.events.extend(fleet.cancel(key, &held));
+            let e = self
+                .model_event(EventKind::ModelSkipped)
+                .with("seconds", wait);
+            self.events.push(e);
+            self.expect = Expect::Skipped;
+            return Some(Step::Skip {
+                model: self.model,
+                seconds: wait,
+            });
+        }
+        self.ticket = Some((held, false));
+        Some(self.wait(wait, reason, elapsed))
+    }
+
+    /// The call's outcome is known (or never will be): settles its admission slot against
+    /// `usage` and learns from the response. A slot whose call was never made is given back.
+    fn settle_ticket(&mut self, usage: Option<&Usage>, headers: &Headers, throttled: bool) {
+        let Some((fleet, key)) = key_of(&self.fleet, self.model) else {
+            return;
+        };
+        if !fleet.admission_on() {
+            return;
+        }
+        let events = match self.ticket.take() {
+            Some((r, true)) => fleet.settle(key, &r, usage, headers, throttled),
+            Some((r, false)) => fleet.cancel(key, &r),
+            None if throttled || !headers.is_empty() => fleet.learn(key, headers, throttled),
+            None => Vec::new(),
+        };
+        self.events.extend(events);
     }
 
     fn wait(&mut self, seconds: f64, reason: WaitReason, elapsed: f64) -> Step {
@@ -645,6 +785,15 @@ impl Run {
             },
         };
         self.finish(step)
+    }
+}
+
+impl Drop for Run {
+    /// A run dropped mid-wait (a cancelled task) gives its admission slot back.
+    fn drop(&mut self) {
+        if self.ticket.is_some() {
+            self.settle_ticket(None, &Headers::new(), false);
+        }
     }
 }
 

@@ -545,9 +545,14 @@ fn aws_secret(run: &str, _before: &str) -> bool {
         && has_digit(run)
 }
 
-/// Words before a hex run that say it is an id or a digest, not a key.
+/// Words before a run that say it is an id or a digest, not a key: the kinds of thing an error
+/// names by id (a request, an account, a project; NIM's "Not found for account '<id>'").
 const NOT_A_KEY: &[&str] = &[
     "id",
+    "account",
+    "organization",
+    "project",
+    "session",
     "request",
     "trace",
     "correlation",
@@ -576,23 +581,41 @@ fn hex_key(run: &str, before: &str) -> bool {
             return false;
         }
     }
-    // Bounded look back: the 40 bytes before the run.
-    let tail = &before.as_bytes()[before.len().saturating_sub(40)..];
-    let tail = String::from_utf8_lossy(tail).to_ascii_lowercase();
-    !NOT_A_KEY.iter().any(|w| {
-        tail.match_indices(w).any(|(i, _)| {
-            let before_ok = i == 0 || !tail.as_bytes()[i - 1].is_ascii_alphabetic();
-            let after = tail.as_bytes().get(i + w.len());
-            before_ok && !after.is_some_and(|b| b.is_ascii_alphabetic() && *b != b's')
+    !named_an_id(before)
+}
+
+/// Whether the words just before a run (the 40 bytes before it) name it an id or a digest
+/// ([`NOT_A_KEY`]): `request id: ...`, `requestId='...'`, `trace_id=...`.
+fn named_an_id(before: &str) -> bool {
+    let raw = &before.as_bytes()[before.len().saturating_sub(40)..];
+    let tail = raw.to_ascii_lowercase();
+    // A word starts after a non-letter or at a camelCase hump (`requestId`), and ends before
+    // one, a plural `s`, or the next hump.
+    let starts = |i: usize| {
+        i == 0
+            || !raw[i - 1].is_ascii_alphabetic()
+            || (raw[i - 1].is_ascii_lowercase() && raw[i].is_ascii_uppercase())
+    };
+    let ends = |j: usize| {
+        raw.get(j).map_or(true, |b| {
+            !b.is_ascii_alphabetic() || *b == b's' || b.is_ascii_uppercase()
         })
+    };
+    NOT_A_KEY.iter().any(|w| {
+        tail.windows(w.len())
+            .enumerate()
+            .any(|(i, win)| win == w.as_bytes() && starts(i) && ends(i + w.len()))
     })
 }
 
-fn random_token(run: &str, _before: &str) -> bool {
+/// A long unprefixed run mixing cases and digits, unless the words before it name it an id
+/// (a provider's request id, `20241005102519j4WT1T3n9i1nezw7uvXL`, looks as random as a key).
+fn random_token(run: &str, before: &str) -> bool {
     run.len() >= 32
         && has_upper(run)
         && has_lower(run)
         && run.bytes().filter(u8::is_ascii_digit).count() >= 2
+        && !named_an_id(before)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -651,6 +674,12 @@ fn is_credential(value: &str) -> bool {
 /// Random enough to be a piece of a key: a digit with letters, or mixed case inside a word.
 fn randomish(s: &str) -> bool {
     s.len() >= 6 && !wordlike(s) && !s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A piece a split key may be made of: random-looking, and not a path (`/v1//models`, a
+/// leading `/` or an empty segment), which no key body is.
+fn key_piece(s: &str) -> bool {
+    randomish(s) && !s.starts_with('/') && !s.contains("//")
 }
 
 /// Base64 credentials after "Basic": padding, a digit, `+` or `/`, or a capital after the first
@@ -851,8 +880,8 @@ fn join_splits(text: &str) -> Option<String> {
             let right = &text[next..next + right_len];
             let left_tail = &left[left.len().saturating_sub(256)..];
             let joins = !left.ends_with(['.', ',', ':', ';', '='])
-                && randomish(left_tail)
-                && randomish(right.trim_end_matches(['.', ',', ':', ';']));
+                && key_piece(left_tail)
+                && key_piece(right.trim_end_matches(['.', ',', ':', ';']));
             if joins {
                 out.push_str(&text[copied..i]);
                 copied = next;

@@ -131,6 +131,21 @@ fn a_redaction_takes_the_value_not_the_words_around_it() {
             "request ID fac8b65ed1c009c456a00410c4f6c376, key 0f1e2d3c4b5a69788796a5b4c3d2e1f0",
             "request ID fac8b65ed1c009c456a00410c4f6c376, key [REDACTED]",
         ),
+        // Random-looking ids that the words before them name: a request (camelCase too), an
+        // account. An unnamed run of the same shape is still a key.
+        (
+            "requestId='20250217055635krK1bwDl8hFQWAp0pk3w', then Xq7Hv2Lm9Pz4Kt8Nw1Ry3Bc6Df0Gh5Jk",
+            "requestId='20250217055635krK1bwDl8hFQWAp0pk3w', then [REDACTED]",
+        ),
+        (
+            "Not found for account 'Qawmu2vUw3rdcREnubcAVqe1c55nUTb1hCogKQx4BCA'",
+            "Not found for account 'Qawmu2vUw3rdcREnubcAVqe1c55nUTb1hCogKQx4BCA'",
+        ),
+        // A path and a protocol are not the pieces of a split key.
+        (
+            "\"GET /v1//models HTTP/1.1\" 404 key sk-proj-Qx7vT2mN9pL4kR8sW1yZ3bC6dF0gH5jK",
+            "\"GET /v1//models HTTP/1.1\" 404 key [REDACTED]",
+        ),
     ] {
         assert_eq!(scrub(text), expected);
     }

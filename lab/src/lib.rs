@@ -18,6 +18,8 @@
 //! ```
 
 mod providers;
+pub mod quota;
+pub mod quota_wire;
 mod render;
 mod script;
 mod state;
@@ -42,7 +44,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::task::{JoinHandle, JoinSet};
 
-pub use script::{Fault, FaultKind, Outage, RateLimitPerKey, Script};
+pub use script::{Fault, FaultKind, LimitShape, Outage, RateLimitPerKey, RateLimits, Script};
 pub use state::{LogEntry, Source};
 
 use providers::Streaming;
@@ -385,11 +387,26 @@ async fn handle(
         .and_then(Value::as_bool)
         .unwrap_or(false);
 
-    let (decision, chunk_delay) = {
+    let prompt_tokens = (body.len() as u64 / 4).max(1);
+    let max_tokens = max_tokens(&req_json);
+    let (decision, chunk_delay, reply_tokens, shape) = {
         let mut st = shared.lock();
-        let d = st.decide(key.as_deref(), override_fault);
-        (d, Duration::from_millis(st.script.chunk_delay_ms))
+        let reply_tokens = st.script.reply_tokens.unwrap_or(render::REPLY_PIECES);
+        let cost = quota::Cost {
+            input: prompt_tokens,
+            // Without `max_tokens` nothing more than the answer is reserved.
+            max_output: max_tokens.unwrap_or(reply_tokens),
+        };
+        let d = st.decide(key.as_deref(), override_fault, cost);
+        let shape = st.script.rate_limits.as_ref().map(|r| r.shape);
+        (
+            d,
+            Duration::from_millis(st.script.chunk_delay_ms),
+            reply_tokens,
+            shape,
+        )
     };
+    let output_tokens = max_tokens.map_or(reply_tokens, |m| m.min(reply_tokens));
     let ctx = Ctx {
         provider: route.provider,
         api: route.api,
@@ -397,10 +414,34 @@ async fn handle(
         model,
         stream,
         include_usage,
-        prompt_tokens: (body.len() as u64 / 4).max(1),
+        prompt_tokens,
+        output_tokens,
         chunk_delay,
     };
-    let planned = render::plan(&decision.fault, &ctx);
+    let mut planned = render::plan(&decision.fault, &ctx);
+    if let (Some(verdict), Some(shape)) = (&decision.quota, shape) {
+        match verdict {
+            Err(refusal) => quota_wire::refusal(&mut planned.plan, &ctx, shape, refusal),
+            Ok(snapshot) => {
+                if let Plan::Full { headers, .. } | Plan::Stream { headers, .. } = &mut planned.plan
+                {
+                    quota_wire::add_headers(ctx.provider, shape, snapshot, headers);
+                }
+                // Settled at once: the answer is already decided. Only a successful answer
+                // produced output; an error gives every reserved output token back.
+                let used = if matches!(decision.fault.fault, FaultKind::Ok | FaultKind::Stall) {
+                    output_tokens
+                } else {
+                    0
+                };
+                let cost = quota::Cost {
+                    input: prompt_tokens,
+                    max_output: max_tokens.unwrap_or(reply_tokens),
+                };
+                shared.lock().settle(key.as_deref(), cost, used);
+            }
+        }
+    }
     record(
         &shared,
         decision.seq,
@@ -553,6 +594,23 @@ fn record(
         status,
         detail,
     });
+}
+
+/// The request's output cap, where each API puts it: OpenAI's `max_tokens` /
+/// `max_completion_tokens` / `max_output_tokens` (Responses), Anthropic's `max_tokens`, Gemini's
+/// `generationConfig.maxOutputTokens`, Bedrock Converse's `inferenceConfig.maxTokens`, Ollama's
+/// `options.num_predict`.
+fn max_tokens(req: &Value) -> Option<u64> {
+    [
+        "/max_tokens",
+        "/max_completion_tokens",
+        "/max_output_tokens",
+        "/generationConfig/maxOutputTokens",
+        "/inferenceConfig/maxTokens",
+        "/options/num_predict",
+    ]
+    .iter()
+    .find_map(|p| req.pointer(p).and_then(Value::as_u64))
 }
 
 /// The request's API key: Anthropic's `x-api-key`, Gemini's `x-goog-api-key`, OpenAI's

@@ -29,6 +29,8 @@ pub(crate) struct Ctx {
     pub stream: bool,
     pub include_usage: bool,
     pub prompt_tokens: u64,
+    /// Output tokens the usage reports.
+    pub output_tokens: u64,
     pub chunk_delay: Duration,
 }
 
@@ -232,7 +234,7 @@ fn base_headers(ctx: &Ctx, content_type: &'static str) -> HeaderMap {
     h
 }
 
-fn json_plan(ctx: &Ctx, status: u16, body: &Value) -> Plan {
+pub(crate) fn json_plan(ctx: &Ctx, status: u16, body: &Value) -> Plan {
     Plan::Full {
         status,
         headers: base_headers(ctx, "application/json"),
@@ -285,6 +287,9 @@ fn reply_pieces(seq: u64) -> Vec<String> {
     pieces
 }
 
+/// How many pieces [`reply_pieces`] has: the output tokens an answer reports by default.
+pub(crate) const REPLY_PIECES: u64 = 8;
+
 fn reply_text(seq: u64) -> String {
     reply_pieces(seq).concat()
 }
@@ -304,7 +309,7 @@ fn ok_plan(ctx: &Ctx) -> Plan {
         return stream_plan(ctx, paced(sends, ctx.chunk_delay));
     }
     let text = reply_text(ctx.seq);
-    let out_tokens = reply_pieces(ctx.seq).len() as u64;
+    let out_tokens = ctx.output_tokens;
     let body = match ctx.api {
         Api::OpenAi => json!({
             "id": format!("chatcmpl-lab{}", ctx.seq),
@@ -362,7 +367,7 @@ fn ok_plan(ctx: &Ctx) -> Plan {
 /// A Gemini `GenerateContentResponse`: one piece of text; the last one has the finish reason
 /// and the usage.
 fn gemini_chunk(ctx: &Ctx, text: &str, last: bool) -> Value {
-    let out_tokens = reply_pieces(ctx.seq).len() as u64;
+    let out_tokens = ctx.output_tokens;
     let mut candidate =
         json!({"content": {"parts": [{"text": text}], "role": "model"}, "index": 0});
     let mut v = json!({"candidates": [], "modelVersion": ctx.model,
@@ -390,7 +395,7 @@ fn ollama_chunk(ctx: &Ctx, text: &str, done: bool) -> Value {
     if done {
         v["done_reason"] = json!("stop");
         v["prompt_eval_count"] = json!(ctx.prompt_tokens);
-        v["eval_count"] = json!(reply_pieces(ctx.seq).len());
+        v["eval_count"] = json!(ctx.output_tokens);
     }
     v
 }
@@ -416,7 +421,7 @@ fn sse_event(event: &str, v: &Value) -> Bytes {
 /// what closes it (the stop reason and the terminator).
 fn stream_parts(ctx: &Ctx) -> (Vec<Bytes>, Vec<Bytes>, Vec<Bytes>) {
     let pieces = reply_pieces(ctx.seq);
-    let out_tokens = pieces.len() as u64;
+    let out_tokens = ctx.output_tokens;
     match ctx.api {
         Api::OpenAi => {
             let id = format!("chatcmpl-lab{}", ctx.seq);

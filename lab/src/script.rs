@@ -33,6 +33,104 @@ pub struct Script {
     /// Pause between two SSE chunks, in milliseconds. Default 0.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub chunk_delay_ms: u64,
+    /// Provider quotas per API key (token buckets for requests and tokens per minute), with
+    /// each provider's rate-limit headers and 429s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limits: Option<RateLimits>,
+    /// Output tokens a successful answer reports in its usage (capped at the request's
+    /// `max_tokens`). Default: 8, the pieces of the reply's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_tokens: Option<u64>,
+}
+
+/// What the lab sends about its quotas.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitShape {
+    /// Each provider's own rate-limit headers on every admitted answer (OpenAI's
+    /// `x-ratelimit-*`, Anthropic's `anthropic-ratelimit-*`; Gemini sends none), and its own 429.
+    #[default]
+    Provider,
+    /// Gemini's way on every endpoint: no rate-limit header, no `retry-after`; a 429
+    /// `RESOURCE_EXHAUSTED` whose body carries `google.rpc.RetryInfo.retryDelay`.
+    Gemini,
+}
+
+/// Provider quotas per API key: a token bucket per limit, holding one period's quota and
+/// refilling continuously (see `quota.rs`). Requests without a key share one set of buckets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimits {
+    /// Requests per period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Input plus output tokens per period (OpenAI's TPM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u64>,
+    /// Input tokens per period (Anthropic's ITPM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Output tokens per period (Anthropic's OTPM), reserved from `max_tokens` at admission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// The period in seconds. Default 60 (limits per minute).
+    #[serde(default = "RateLimits::minute")]
+    pub period_s: f64,
+    /// Seconds of quota a bucket holds (bursts above it are refused even within the period's
+    /// limit, as providers enforce a minute's quota over shorter intervals). Default: the whole
+    /// period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_s: Option<f64>,
+    /// Headers and 429s as each provider sends them, or Gemini's way everywhere.
+    #[serde(default)]
+    pub shape: LimitShape,
+}
+
+impl RateLimits {
+    fn minute() -> f64 {
+        60.0
+    }
+
+    /// The bucket limits these settings describe.
+    pub fn limits(&self) -> crate::quota::Limits {
+        crate::quota::Limits {
+            per_period: [
+                self.requests,
+                self.tokens,
+                self.input_tokens,
+                self.output_tokens,
+            ],
+            period_s: self.period_s,
+            burst_s: self.burst_s,
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if !(self.period_s.is_finite() && self.period_s > 0.0) {
+            return Err("rate_limits: period_s must be > 0".into());
+        }
+        if let Some(b) = self.burst_s {
+            if !(b.is_finite() && b > 0.0) {
+                return Err("rate_limits: burst_s must be > 0".into());
+            }
+        }
+        let all = [
+            self.requests,
+            self.tokens,
+            self.input_tokens,
+            self.output_tokens,
+        ];
+        if all.iter().all(Option::is_none) {
+            return Err(
+                "rate_limits: set at least one of requests, tokens, input_tokens, output_tokens"
+                    .into(),
+            );
+        }
+        if all.contains(&Some(0)) {
+            return Err("rate_limits: a limit must be >= 1".into());
+        }
+        Ok(())
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -372,6 +470,9 @@ impl Script {
             probe
                 .validate()
                 .map_err(|e| format!("rate_limit_per_key: {e}"))?;
+        }
+        if let Some(rl) = &self.rate_limits {
+            rl.validate()?;
         }
         Ok(())
     }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::quota::{Buckets, Cost, Refusal, Snapshot};
 use crate::script::{Fault, FaultKind, Script};
 
 /// Where the fault applied to a request came from.
@@ -18,6 +19,8 @@ pub enum Source {
     Outage,
     /// The per-key rate limit.
     RateLimitPerKey,
+    /// The per-key quotas (`rate_limits`).
+    RateLimits,
     /// The script's next step.
     Step,
     /// The script's `then` (or the default `ok`).
@@ -64,6 +67,9 @@ pub(crate) struct Decision {
     pub fault: Fault,
     pub source: Source,
     pub step: Option<usize>,
+    /// What the quotas (`rate_limits`) decided, when the script has them and the request got
+    /// that far.
+    pub quota: Option<Result<Snapshot, Refusal>>,
 }
 
 pub(crate) struct State {
@@ -73,11 +79,17 @@ pub(crate) struct State {
     next_step: usize,
     log: Vec<LogEntry>,
     windows: HashMap<String, VecDeque<Instant>>,
+    buckets: Option<Buckets>,
 }
 
 impl State {
     pub fn new(script: Script) -> State {
+        let buckets = script
+            .rate_limits
+            .as_ref()
+            .map(|r| Buckets::new(r.limits()));
         State {
+            buckets,
             script,
             loaded: Instant::now(),
             seq: 0,
@@ -113,9 +125,15 @@ impl State {
     }
 
     /// Picks the fault for one model request. Precedence: the override header, then an outage
-    /// window, then the per-key rate limit, then the next step, then `then`. Only the last two
-    /// consume anything, and only a request the rate limit admits counts in its window.
-    pub fn decide(&mut self, key: Option<&str>, override_fault: Option<Fault>) -> Decision {
+    /// window, then the per-key rate limit, then the quotas, then the next step, then `then`.
+    /// Only the last two consume anything, and only a request the rate limit admits counts in
+    /// its window (the quotas take `cost` only from a request they admit).
+    pub fn decide(
+        &mut self,
+        key: Option<&str>,
+        override_fault: Option<Fault>,
+        cost: Cost,
+    ) -> Decision {
         let now = Instant::now();
         let elapsed = now.duration_since(self.loaded);
         self.seq += 1;
@@ -125,6 +143,7 @@ impl State {
             fault: Fault::ok(),
             source: Source::Then,
             step: None,
+            quota: None,
         };
         if let Some(f) = override_fault {
             d.fault = f;
@@ -160,6 +179,19 @@ impl State {
             }
             q.push_back(now);
         }
+        if let Some(b) = &mut self.buckets {
+            let verdict = b.admit(key.unwrap_or(""), cost, elapsed.as_secs_f64());
+            if let Err(r) = &verdict {
+                d.fault = Fault {
+                    retry_after: Some(Value::from(r.retry_after_s.ceil().max(1.0) as u64)),
+                    ..Fault::new(FaultKind::RateLimit)
+                };
+                d.source = Source::RateLimits;
+                d.quota = Some(verdict);
+                return d;
+            }
+            d.quota = Some(verdict);
+        }
         if let Some(f) = self.script.steps.get(self.next_step) {
             d.fault = f.clone();
             d.source = Source::Step;
@@ -171,6 +203,16 @@ impl State {
             d.fault = f.clone();
         }
         d
+    }
+}
+
+impl State {
+    /// Gives an admitted request's unused output tokens back to its key's buckets.
+    pub fn settle(&mut self, key: Option<&str>, cost: Cost, output_used: u64) {
+        let now = self.loaded.elapsed().as_secs_f64();
+        if let Some(b) = &mut self.buckets {
+            b.settle(key.unwrap_or(""), cost, output_used, now);
+        }
     }
 }
 

@@ -140,3 +140,42 @@ async fn a_bad_script_file_is_a_usage_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bogus"));
     let _ = std::fs::remove_file(path);
 }
+
+#[tokio::test]
+async fn quota_flags_set_the_rate_limits() {
+    let (mut child, addr) = start(&[
+        "--quiet",
+        "--rpm",
+        "1",
+        "--limit-shape",
+        "gemini",
+        "--reply-tokens",
+        "3",
+        "--exit-on-stdin-close",
+    ])
+    .await;
+    let url = format!("http://{addr}/v1/chat/completions");
+    let post = || {
+        client()
+            .post(&url)
+            .bearer_auth("sk-flags-key-1")
+            .json(&serde_json::json!({"messages": []}))
+            .send()
+    };
+    let r = post().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(v["usage"]["completion_tokens"], 3);
+    let r = post().await.unwrap();
+    assert_eq!(r.status(), 429);
+    assert!(r.text().await.unwrap().contains("RESOURCE_EXHAUSTED"));
+    drop(child.stdin.take());
+    assert!(wait_exit(&mut child).await.success());
+
+    let out = Command::new(BIN)
+        .args(["--rpm", "0"])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use retry_core::driver::{Clock, ManualClock};
-use retry_core::fleet::{Fleet, FleetConfig};
+use retry_core::fleet::{Cost, Fleet, FleetConfig};
 
 use crate::error::{guard, OrRaise};
 use crate::events::json_to_py;
@@ -135,6 +135,34 @@ impl PyFleet {
                 return Ok(None);
             }
             crate::events::pending(py, &events).map(Some)
+        })
+    }
+
+    /// Whether the fleet's admission is on: the front door then reads each answer's usage.
+    #[getter]
+    fn _admission(&self) -> bool {
+        self.inner.admission_on()
+    }
+
+    /// An attempt's estimated cost as `(input_tokens, output_tokens)`, checked by the core:
+    /// `tokens` given, that many input tokens; else the fleet's estimate (core
+    /// `Fleet::estimate`) of a request of `request_bytes` bytes asking for `max_tokens`.
+    #[pyo3(signature = (tokens, request_bytes, max_tokens, /))]
+    fn _estimate(
+        &self,
+        py: Python<'_>,
+        tokens: Option<f64>,
+        request_bytes: usize,
+        max_tokens: u64,
+    ) -> PyResult<(f64, f64)> {
+        guard(py, || {
+            let cost = match tokens {
+                Some(t) => Cost::new(t, 0.0).map_err(|e| {
+                    crate::error::invalid_argument(py, format!("estimate: {}", e.message))
+                })?,
+                None => self.inner.estimate(request_bytes, max_tokens),
+            };
+            Ok((cost.input_tokens, cost.output_tokens))
         })
     }
 

@@ -18,7 +18,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyList, PyTuple};
 use retry_core::__private::messages::{format_seconds, give_up_note};
 use retry_core::__private::run::HookAnswer;
-use retry_core::{Action, Decision, Failure, Run, RunConfig, Step};
+use retry_core::fleet::{Cost, Usage};
+use retry_core::{Action, Decision, Failure, Headers, Run, RunConfig, Step};
 
 use crate::category::PyClassification;
 use crate::error::{guard, invalid_argument, OrRaise};
@@ -79,17 +80,20 @@ impl PyRun {
 
 #[pymethods]
 impl PyRun {
-    /// `Run(policy, config_json=None, fleet=None, keys=None)`, all positional. `config_json`:
-    /// a `RunConfig` as JSON (unknown keys refused); `fleet` and `keys` come together (model `i`
-    /// under `keys[i]`, or every model under the one key given).
+    /// `Run(policy, config_json=None, fleet=None, keys=None, estimate=None)`, all positional.
+    /// `config_json`: a `RunConfig` as JSON (unknown keys refused); `fleet` and `keys` come
+    /// together (model `i` under `keys[i]`, or every model under the one key given);
+    /// `estimate`: each attempt's `(input_tokens, output_tokens)` for the fleet's admission
+    /// (`Fleet._estimate`).
     #[new]
-    #[pyo3(signature = (policy, config_json=None, fleet=None, keys=None, /))]
+    #[pyo3(signature = (policy, config_json=None, fleet=None, keys=None, estimate=None, /))]
     fn new(
         py: Python<'_>,
         policy: &Bound<'_, PyRetryPolicy>,
         config_json: Option<&str>,
         fleet: Option<&Bound<'_, PyFleet>>,
         keys: Option<Vec<String>>,
+        estimate: Option<(f64, f64)>,
     ) -> PyResult<Self> {
         guard(py, || {
             let cfg = match config_json {
@@ -97,6 +101,9 @@ impl PyRun {
                 None => RunConfig::default(),
             };
             let mut run = Run::with_config(policy.get().inner.clone(), cfg);
+            if let Some((input, output)) = estimate {
+                run = run.estimate(Cost::new(input, output).or_raise(py)?);
+            }
             let mut remote = false;
             match (fleet, keys) {
                 (None, None) => {}
@@ -141,13 +148,25 @@ impl PyRun {
         let _ = self.inner.take_events();
     }
 
-    /// The call asked for succeeded.
-    #[pyo3(signature = (elapsed, /))]
-    fn _succeeded<'py>(&mut self, py: Python<'py>, elapsed: f64) -> PyResult<Bound<'py, PyTuple>> {
+    /// The call asked for succeeded. `usage`: a body holding the answer's usage (`{"usage":
+    /// {...}}`, OpenAI's or Anthropic's fields, read by core `Usage::from_body`), and `headers`
+    /// the response's, for a fleet's admission to settle the reservation and learn the limits.
+    #[pyo3(signature = (elapsed, usage=None, headers=None, /))]
+    fn _succeeded<'py>(
+        &mut self,
+        py: Python<'py>,
+        elapsed: f64,
+        usage: Option<&str>,
+        headers: Option<Vec<(String, String)>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
+            let usage = usage.and_then(Usage::from_body);
+            let headers: Headers = headers.unwrap_or_default().into_iter().collect();
             let remote = self.remote;
-            self.step(py, remote, move |r| r.succeeded(elapsed))
+            self.step(py, remote, move |r| {
+                r.succeeded_with(elapsed, usage.as_ref(), &headers)
+            })
         })
     }
 

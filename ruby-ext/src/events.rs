@@ -2,6 +2,7 @@
 //! SwarmSDK's `LogStream.emit(**data)` takes.
 
 use magnus::{Error, RArray, RHash, Ruby};
+use retry_core::__private::messages::LogLevel;
 use retry_core::Event;
 
 use crate::convert::from_json;
@@ -19,6 +20,26 @@ pub fn to_array(ruby: &Ruby, events: &[Event]) -> Result<RArray, Error> {
     let a = ruby.ary_new_capa(events.len());
     for e in events {
         a.push(to_hash(ruby, e)?)?;
+    }
+    Ok(a)
+}
+
+/// Each event's log line, in the same order: `[level, text]` (`:warn` or `:info`), or nil.
+pub fn log_lines(ruby: &Ruby, evs: &[Event]) -> Result<RArray, Error> {
+    let a = ruby.ary_new_capa(evs.len());
+    for e in evs {
+        match retry_core::__private::messages::log_line(e) {
+            Some((level, text)) => {
+                let pair = ruby.ary_new_capa(2);
+                pair.push(ruby.to_symbol(match level {
+                    LogLevel::Warning => "warn",
+                    LogLevel::Info => "info",
+                }))?;
+                pair.push(text)?;
+                a.push(pair)?;
+            }
+            None => a.push(ruby.qnil())?,
+        }
     }
     Ok(a)
 }

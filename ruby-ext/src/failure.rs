@@ -80,6 +80,12 @@ fn or_absent<T>(r: Result<T, Error>, absent: T) -> Result<T, Error> {
     }
 }
 
+/// The headers of a response a call returned (any header object, as `headers_from` reads
+/// them); a header object that cannot be read gives none, never an error.
+pub(crate) fn response_headers(ruby: &Ruby, v: Value) -> Result<Headers, Error> {
+    or_absent(headers_from(ruby, v, false), Headers::new())
+}
+
 fn headers_from(ruby: &Ruby, v: Value, strict: bool) -> Result<Headers, Error> {
     let headers = Headers::new();
     if v.is_nil() {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use magnus::{prelude::*, Error, RArray, RHash, RModule, RString, Ruby};
 use retry_core::driver::ManualClock;
-use retry_core::fleet::{Fleet, FleetConfig};
+use retry_core::fleet::{Cost, Fleet, FleetConfig};
 use serde_json::Value as Json;
 
 use crate::convert::{from_json, rstring_lossy};
@@ -134,8 +134,37 @@ impl RbFleet {
             }
             let out = ruby.ary_new_capa(2);
             out.push(crate::events::to_array(ruby, &evs)?)?;
-            out.push(crate::run::log_lines(ruby, &evs)?)?;
+            out.push(crate::events::log_lines(ruby, &evs)?)?;
             Ok(Some(out))
+        })
+    }
+
+    /// Whether the fleet's admission is on: the front door then reads each answer's usage.
+    fn admission(&self) -> bool {
+        self.0.admission_on()
+    }
+
+    /// An attempt's estimated cost, `[input_tokens, output_tokens]`, checked by the core:
+    /// `tokens` given, that many input tokens; else the fleet's estimate (core
+    /// `Fleet::estimate`) of a request of `request_bytes` bytes asking for `max_tokens`.
+    fn estimate(
+        ruby: &Ruby,
+        rb_self: &Self,
+        tokens: Option<f64>,
+        request_bytes: usize,
+        max_tokens: u64,
+    ) -> Result<(f64, f64), Error> {
+        guard(ruby, || {
+            let cost = match tokens {
+                Some(t) => Cost::new(t, 0.0).map_err(|e| {
+                    to_ruby(
+                        ruby,
+                        retry_core::Error::invalid_argument(format!("estimate: {}", e.message)),
+                    )
+                })?,
+                None => rb_self.0.estimate(request_bytes, max_tokens),
+            };
+            Ok((cost.input_tokens, cost.output_tokens))
         })
     }
 
@@ -177,5 +206,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_method("_tokens", magnus::method!(RbFleet::tokens, 1))?;
     class.define_method("_admits_freely", magnus::method!(RbFleet::admits_freely, 1))?;
     class.define_method("_succeeded", magnus::method!(RbFleet::succeeded, 1))?;
+    class.define_method("_admission", magnus::method!(RbFleet::admission, 0))?;
+    class.define_method("_estimate", magnus::method!(RbFleet::estimate, 3))?;
     Ok(())
 }

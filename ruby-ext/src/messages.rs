@@ -1,4 +1,4 @@
-//! `RetryCore._error_message` and `RetryCore._swarm_error_type` (core `messages.rs`).
+//! `RetryCore._error_message` (core `messages.rs`).
 
 use magnus::{prelude::*, Error, RModule, Ruby};
 
@@ -15,21 +15,7 @@ fn error_message(ruby: &Ruby, failure: &RbFailure, c: &RbClassification) -> Resu
     })
 }
 
-/// SwarmSDK's `error_type` name for a failure it does not retry.
-fn swarm_error_type(
-    ruby: &Ruby,
-    failure: &RbFailure,
-    c: &RbClassification,
-) -> Result<String, Error> {
-    guard(ruby, || {
-        Ok(retry_core::__private::messages::swarm_error_type(
-            &failure.0, &c.0,
-        ))
-    })
-}
-
 pub fn init(_ruby: &Ruby, module: RModule) -> Result<(), Error> {
     module.define_singleton_method("_error_message", magnus::function!(error_message, 2))?;
-    module.define_singleton_method("_swarm_error_type", magnus::function!(swarm_error_type, 2))?;
     Ok(())
 }

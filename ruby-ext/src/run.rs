@@ -14,9 +14,9 @@ use std::sync::Arc;
 use magnus::{
     prelude::*, rb_sys::AsRawValue, Error, Integer, RArray, RModule, RString, Ruby, Symbol, Value,
 };
-use retry_core::__private::messages::LogLevel;
 use retry_core::__private::run::HookAnswer;
-use retry_core::{Action, Decision, ErrorNames, Event, EventKind, Run, RunConfig, Step};
+use retry_core::fleet::Usage;
+use retry_core::{Action, Decision, ErrorNames, EventKind, Run, RunConfig, Step};
 
 use crate::category::RbClassification;
 use crate::convert::rstring_lossy;
@@ -65,25 +65,6 @@ fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
         }
         Step::GiveUp { reason } => a.push(ruby.to_symbol(reason.as_str()))?,
         Step::PruneOrphans | Step::CompactContext | Step::Return | Step::Reraise => {}
-    }
-    Ok(a)
-}
-
-pub fn log_lines(ruby: &Ruby, evs: &[Event]) -> Result<RArray, Error> {
-    let a = ruby.ary_new_capa(evs.len());
-    for e in evs {
-        match retry_core::__private::messages::log_line(e) {
-            Some((level, text)) => {
-                let pair = ruby.ary_new_capa(2);
-                pair.push(ruby.to_symbol(match level {
-                    LogLevel::Warning => "warn",
-                    LogLevel::Info => "info",
-                }))?;
-                pair.push(text)?;
-                a.push(pair)?;
-            }
-            None => a.push(ruby.qnil())?,
-        }
     }
     Ok(a)
 }
@@ -158,7 +139,7 @@ impl RbRun {
         let out = ruby.ary_new_capa(3);
         out.push(step_array(ruby, step)?)?;
         out.push(events::to_array(ruby, &evs)?)?;
-        out.push(log_lines(ruby, &evs)?)?;
+        out.push(events::log_lines(ruby, &evs)?)?;
         Ok(out)
     }
 
@@ -187,10 +168,23 @@ impl RbRun {
         })
     }
 
-    fn succeeded(ruby: &Ruby, rb_self: &Self, elapsed: f64) -> Result<RArray, Error> {
+    /// `usage`: a body holding the answer's usage (`{"usage": {...}}`, OpenAI's or Anthropic's
+    /// fields, read by core `Usage::from_body`) or nil; `headers`: the response's header object
+    /// or nil. For a fleet's admission to settle the reservation and learn the limits.
+    fn succeeded(
+        ruby: &Ruby,
+        rb_self: &Self,
+        elapsed: f64,
+        usage: Option<RString>,
+        headers: Value,
+    ) -> Result<RArray, Error> {
+        let usage = usage.and_then(|u| Usage::from_body(&rstring_lossy(u)));
         guard(ruby, || {
+            let headers = crate::failure::response_headers(ruby, headers)?;
             let t = elapsed_ok(ruby, elapsed)?;
-            Self::step(ruby, rb_self, |r| r.succeeded(t))
+            Self::step(ruby, rb_self, |r| {
+                r.succeeded_with(t, usage.as_ref(), &headers)
+            })
         })
     }
 
@@ -337,7 +331,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;
     class.define_method("_abandon", magnus::method!(RbRun::abandon, 0))?;
-    class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 1))?;
+    class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 3))?;
     class.define_method("_failed", magnus::method!(RbRun::failed, 2))?;
     class.define_method("_resume", magnus::method!(RbRun::resume, 1))?;
     class.define_method("_pruned", magnus::method!(RbRun::pruned, 2))?;

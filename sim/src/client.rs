@@ -339,7 +339,8 @@ pub enum LayerSpec {
     OpenAiSdk,
     /// The core policy with the core's [`Fleet`] (retry budget, circuit breaker, shared pauses),
     /// one per fleet of agents.
-    CoreFleet(RetryPolicy, FleetConfig),
+    /// Boxed: a fleet's configuration is several times the size of a policy.
+    CoreFleet(RetryPolicy, Box<FleetConfig>),
 }
 
 /// A named client.
@@ -384,7 +385,7 @@ impl ClientSpec {
         ClientSpec {
             id: id.into(),
             label: label.into(),
-            layers: vec![LayerSpec::CoreFleet(policy, FleetConfig::default())],
+            layers: vec![LayerSpec::CoreFleet(policy, Box::default())],
         }
     }
 
@@ -439,7 +440,7 @@ impl ClientSpec {
     pub fn fleet(&self, clock: WallClock) -> Option<Arc<Fleet>> {
         self.layers.iter().find_map(|l| match l {
             LayerSpec::CoreFleet(_, cfg) => Some(Arc::new(
-                Fleet::in_process(cfg.clone()).with_clock(Arc::clone(&clock)),
+                Fleet::in_process((**cfg).clone()).with_clock(Arc::clone(&clock)),
             )),
             _ => None,
         })

@@ -18,6 +18,7 @@
 //! assert!((o.end - 30.9).abs() < 1e-9);
 //! ```
 
+pub mod admission;
 pub mod agents;
 pub mod candidates;
 pub mod client;

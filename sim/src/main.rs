@@ -7,6 +7,10 @@
 //!           [--live] [--live-agents 100] [--live-scale 20] [--live-parallel 4]
 //!           [--clients ID,ID] [--command TEXT]
 //! retry-sim criterion FILE      # criterion's console output -> a Markdown table on stdout
+//! retry-sim admission [--out DIR] [--modes M,M] [--seconds 60] [--warmup 15] [--rpm N]
+//!                     [--tpm N] [--sequential]
+//!                               # issue 23: admission control, 4 processes x 50 agents per mode
+//!                               # against the lab's quotas (`make bench-admission`)
 //! retry-sim fleet-tuning [--reps 200] [--outages 1,2,3,4,5] [--latency-ok 0.5]
 //!                        [--live] [--live-reps 20] [--live-outages 1,2,5] [--live-scale 10]
 //!                        [--live-parallel 8]
@@ -118,6 +122,16 @@ fn stamp(a: &Args, date: &str) -> String {
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    // Issue 23's benchmark: the coordinator and its agent processes.
+    match argv.first().map(String::as_str) {
+        Some("admission") => {
+            std::process::exit(exit_code(retry_sim::admission::harness::main(&argv[1..])))
+        }
+        Some("admission-agents") => {
+            std::process::exit(exit_code(retry_sim::admission::agents::main(&argv[1..])))
+        }
+        _ => {}
+    }
     if argv.first().map(String::as_str) == Some("criterion") {
         let path = argv
             .get(1)
@@ -612,4 +626,12 @@ fn write_candidates(
         );
     }
     write("recommended.txt", &format!("{best}\n{}\n", cand.config));
+}
+
+fn exit_code(c: std::process::ExitCode) -> i32 {
+    if c == std::process::ExitCode::SUCCESS {
+        0
+    } else {
+        1
+    }
 }

@@ -164,7 +164,10 @@ pub fn with_fleet(id: &str, cfg: FleetConfig) -> ClientSpec {
     ClientSpec {
         id: id.into(),
         label: format!("`default` with a `Fleet` ({id})"),
-        layers: vec![LayerSpec::CoreFleet(RetryPolicy::recommended(), cfg)],
+        layers: vec![LayerSpec::CoreFleet(
+            RetryPolicy::recommended(),
+            Box::new(cfg),
+        )],
     }
 }
 

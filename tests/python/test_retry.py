@@ -299,7 +299,7 @@ def test_public_signature_is_keyword_only():
 
     sig = inspect.signature(call_llm_with_retry)
     assert list(sig.parameters) == ["fn", "max_retries", "delay", "policy", "on_event", "messages",
-                                    "on_orphans", "on_context_overflow", "seed", "fleet", "key", "on_progress"]
+                                    "on_orphans", "on_context_overflow", "seed", "fleet", "key", "on_progress", "estimate"]
     assert sig.parameters["max_retries"].kind is inspect.Parameter.KEYWORD_ONLY
     assert sig.parameters["delay"].default is None
     assert "SwarmSDK" in call_llm_with_retry.__doc__

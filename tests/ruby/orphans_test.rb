@@ -160,7 +160,7 @@ class OrphansTest < Minitest::Test
     assert_equal "text", out.messages.first.content
   end
 
-  # Plain attr_readers are read as instance variables; anything else is called.
+  # Attributes are read through the message's own methods, attr_readers or computed alike.
   class ComputedRole
     attr_reader :content, :tool_calls
 
@@ -180,15 +180,7 @@ class OrphansTest < Minitest::Test
     end
   end
 
-  def test_reader_mask_and_computed_attributes
-    # RubyLLM 1.9-1.16: role, tool_calls and tool_call_id are attr_readers, content is a method
-    # with a body (it unwraps a Content holding only text; message.rb). main: all four are.
-    assert_equal 13, RetryCore::Orphans.reader_mask(RubyLLM::Message)
-    assert_equal 13, RetryCore::Orphans.reader_mask(RubyLLMDouble.build("1.16")::Message)
-    assert_equal 15, RetryCore::Orphans.reader_mask(RubyLLMDouble.build("main")::Message)
-    assert_equal 0, RetryCore::Orphans.reader_mask(KeywordMessage)
-    assert_equal 6, RetryCore::Orphans.reader_mask(ComputedRole)
-    assert_equal 0, RetryCore::Orphans.reader_mask(Object)
+  def test_computed_attributes
     history = [ComputedRole.new("user", "go"), ComputedRole.new("bot", "", [call("C1"), call("C2")].to_h),
                ComputedRole.new("tool", "done", nil, "c1"), ComputedRole.new("user", "next")]
     out = RetryCore.prune_orphan_tool_calls(history)
@@ -196,9 +188,9 @@ class OrphansTest < Minitest::Test
     assert_equal ["C1"], out.messages[1].tool_calls.keys
   end
 
-  # Ids are read in place when they are UTF-8 (or US-ASCII / binary) Strings, and converted as
-  # before otherwise: Symbols and Integers by their text, other encodings to UTF-8, invalid bytes
-  # replaced. A calls Hash whose keys are not all plain Strings is read again the general way.
+  # Ids in any form: UTF-8 (or US-ASCII / binary) Strings by their bytes, Symbols and Integers
+  # by their text, other encodings converted to UTF-8, invalid bytes replaced; nil and "" are no
+  # id. A calls Hash whose keys are of several kinds is read as one whose keys are all Strings.
   def test_ids_in_any_form
     utf16 = "c4".encode("UTF-16LE")
     bad = "c5\xFF".b.force_encoding("UTF-8")
@@ -222,7 +214,7 @@ class OrphansTest < Minitest::Test
     assert_equal 2, out.dangling_results
     assert_equal %w[1 2 3 4 5], out.messages[2..6].map(&:content)
 
-    # The same ids, all plain Strings but one Symbol in the middle: read again, same answer.
+    # The same ids, all Strings but one Symbol in the middle: same answer.
     mixed = [msg(:user, "go"), msg(:assistant, "", tool_calls: { "m1" => tool("m1"), :m2 => tool("m2"), "m3" => tool("m3") }),
              msg(:tool, "1", tool_call_id: "m1"), msg(:tool, "3", tool_call_id: "m3"), msg(:user, "next")]
     out = RetryCore.prune_orphan_tool_calls(mixed)
@@ -234,8 +226,8 @@ class OrphansTest < Minitest::Test
     RubyLLM::ToolCall.new(id: name, name: name, arguments: { "n" => name })
   end
 
-  # The name and arguments of a pruned call: plain readers read as instance variables, anything
-  # else called; several call classes in one history.
+  # The name and arguments of a pruned call, read by the call's own methods; several call
+  # classes in one history.
   StructCall = Struct.new(:id, :name, :arguments)
 
   class ComputedCall
@@ -276,35 +268,41 @@ class OrphansTest < Minitest::Test
     assert_equal %w[u], out.messages.last(2).first.tool_calls.map(&:id)
   end
 
-  # Ids are copied from the Strings' own bytes, which a compacting GC may move: that is safe
-  # because reading them allocates no Ruby object (so no GC, and no compaction, can run meanwhile;
-  # the GVL keeps other threads out). Checked here by counting: ten times the messages, the same
-  # allocations (a per-message allocation would add thousands).
-  def test_reading_a_history_allocates_nothing_per_message
-    small = answered_history(100)
-    big = answered_history(1_000)
-    [small, big].each { |h| RetryCore._orphan_plan(h) } # warm: classes learned, buffers grown
-    counts = [small, big].map do |h|
-      GC.disable
-      before = GC.stat(:total_allocated_objects)
-      RetryCore._orphan_plan(h)
-      GC.stat(:total_allocated_objects) - before
+  # Reading a message calls its methods, and converting an id may allocate (a computed id, a
+  # Symbol's or an Integer's text, a UTF-16 String transcoded): every id read must stay right
+  # when each of those allocations runs the GC. The plan made with GC.stress on is the plan made
+  # without it.
+  def test_plan_under_gc_stress_with_ids_made_while_reading
+    rounds = GCStress.on? ? 3 : 8
+    history = ids_made_while_reading(rounds)
+    expected = RetryCore._orphan_plan(history)
+    assert_equal rounds.times.flat_map { |i| ["ID#{i}B", ("u#{i}" if i.odd?)].compact }, expected[1].map { |p| p[:id] }
+    got = begin
+      GC.stress = true
+      RetryCore._orphan_plan(history)
     ensure
-      GC.enable
+      GC.stress = GCStress.on?
     end
-    assert_operator counts[1] - counts[0], :<, 10, "allocations for 300 and 3 000 messages: #{counts}"
+    assert_equal expected, got
   end
 
-  def answered_history(n)
-    Array.new(n) do |i|
-      id = "toolu_01#{format("%020d", i)}"
-      [msg(:user, "q#{i}"),
-       msg(:assistant, nil, tool_calls: [call(id)].to_h),
-       msg(:tool, "r", tool_call_id: id)]
+  # Per round: a computed-reader exchange whose second call is orphaned (its answer's id is
+  # upcased at each read), then a RubyLLM exchange keyed by a Symbol, an Integer and a UTF-16
+  # String, whose UTF-16 call is answered in even rounds only.
+  def ids_made_while_reading(rounds)
+    Array.new(rounds) do |i|
+      [ComputedRole.new("user", "q#{i}"),
+       ComputedRole.new("bot", "", { "ID#{i}A" => tool("a#{i}"), "ID#{i}B" => tool("b#{i}") }),
+       ComputedRole.new("tool", "r", nil, "id#{i}a"),
+       msg(:assistant, "", tool_calls: { :"s#{i}" => tool("s#{i}"), (1000 + i) => tool("n#{i}"),
+                                         "u#{i}".encode("UTF-16LE") => tool("u#{i}") }),
+       msg(:tool, "s", tool_call_id: "s#{i}"),
+       msg(:tool, "n", tool_call_id: (1000 + i).to_s),
+       (msg(:tool, "u", tool_call_id: "u#{i}") if i.even?)].compact
     end.flatten
   end
 
-  # The same, under a GC that compacts at every allocation (GC.stress and GC.auto_compact),
+  # Pruning under a GC that compacts at every allocation (GC.stress and GC.auto_compact),
   # in a child process. Ruby 3.1's VM itself crashes now and then in that mode, in its own code:
   # seen twice in 18 full suite runs when this ran in-process, once before _orphan_plan was even
   # called (`[BUG] can't remove str from str_id` inside rb_imemo_new at `GC.stat`), once after

@@ -7,7 +7,8 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use arbitrary::{Arbitrary, Unstructured};
 use retry_core::__private::classify::tables;
-use retry_core::__private::messages::{error_message, swarm_error_type};
+use retry_core::__private::error_names::swarm_error_type;
+use retry_core::__private::messages::error_message;
 use retry_core::__private::orphan::{prune_json, prune_json_str};
 use retry_core::__private::retry_after::{
     from_headers, parse_go_duration, parse_retry_after, parse_rfc3339, parse_seconds, MAX_SECONDS,

@@ -38,6 +38,9 @@ pub struct ProviderError {
     /// event and error body alike): quoted without a status, it is read as a stream's error
     /// event, except an error about the request where nothing names a stream.
     pub event: bool,
+    /// The envelope is an API's whole answer under HTTP 200, never a stream's event (Tencent
+    /// Cloud API 3.0's `Response.Error`): its code decides, as no status does.
+    pub answer_in_ok: bool,
 }
 
 impl ProviderError {
@@ -191,9 +194,8 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
     }
     // A repr or any other quoting: `'code': 'x'`, `"type": "x"`, `'code': 429` (the regex only
     // runs where one of its field names appears).
-    let named = ["type", "code", "status", "exception-type"]
-        .iter()
-        .any(|n| text.contains(n));
+    // ("exception-type" and every other field name the regex knows hold one of these words.)
+    let named = ["type", "code", "status"].iter().any(|n| text.contains(n));
     for c in named
         .then(|| quoted_fields().captures_iter(text))
         .into_iter()
@@ -215,7 +217,9 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
     }
     // Node's util.inspect prints an error object's keys bare: `{ code: 'InvalidEndpoint.NotFound',
     // type: 'NotFound' }` (Volcengine through LobeChat's ProviderBizError).
-    let bare = ["code:", "type:"].iter().any(|n| text.contains(n));
+    // Only where `named` found "code" or "type" can "code:" or "type:" be.
+    let code_colon = named && text.contains("code:");
+    let bare = code_colon || (named && text.contains("type:"));
     for c in bare
         .then(|| inspected_fields().captures_iter(text))
         .into_iter()
@@ -225,6 +229,19 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
             continue;
         }
         out.push_code(&c[2]);
+        out.has_error = true;
+    }
+    // SDKs that print the code unquoted before the message: Tencent Cloud's Python SDK
+    // "[TencentCloudSDKException] code:LimitExceeded message:... requestId:...", its Go SDK
+    // "[TencentCloudSDKError] Code=InternalError, Message=..., RequestId=...".
+    // (`code:` was looked for above; `Code=` only where an `=` is.)
+    let unquoted = (code_colon || (text.as_bytes().contains(&b'=') && text.contains("Code=")))
+        && text.contains("essage");
+    if let Some(c) = unquoted
+        .then(|| sdk_code_message().captures(text))
+        .flatten()
+    {
+        out.push_code(&c[1]);
         out.has_error = true;
     }
     // AWS's JavaScript SDK prints "ModelStreamErrorException: <message>".
@@ -375,6 +392,15 @@ fn inspected_fields() -> &'static Regex {
     })
 }
 
+/// `code:X message:` / `Code=X, Message=`: an SDK's exception text with the code unquoted.
+fn sdk_code_message() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?-u)\b(?:code:|Code=)[ \t]*([A-Za-z][A-Za-z0-9_.]{0,63}),?[ \t]+(?:message:|Message=)")
+            .expect("valid regex")
+    })
+}
+
 /// botocore's message form: "An error occurred (ThrottlingException) when calling the
 /// InvokeModel operation (reached max retries: 4): ..." (botocore/exceptions.py, ClientError).
 fn aws_error_code() -> &'static Regex {
@@ -447,6 +473,16 @@ fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
     for e in errors.into_iter().flatten() {
         out.push_scoped("errors", ScopedCode::of(e.get("code")));
     }
+    // Tencent Cloud API 3.0: {"Response": {"Error": {"Code", "Message"}, "RequestId"}}.
+    let tencent = obj
+        .get("Response")
+        .and_then(|r| r.get("Error"))
+        .and_then(Value::as_object);
+    if let Some(e) = tencent {
+        out.push_value(e.get("Code"));
+        out.has_error = true;
+        out.answer_in_ok = true;
+    }
     if obj.get("object").and_then(Value::as_str) == Some("error") || obj.contains_key("__type") {
         out.has_error = true;
     }
@@ -473,6 +509,7 @@ fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
             errors
                 .and_then(|e| e.first())
                 .and_then(|e| e.get("message")),
+            tencent.and_then(|e| e.get("Message")),
         ];
         let found = ["message", "Message", "detail", "error_msg"]
             .iter()
@@ -677,6 +714,30 @@ mod tests {
         assert!(from_text("Connection refused").is_none());
         assert!(from_text("{ nothing here }").is_none());
         assert!(from_text("").is_none());
+    }
+
+    /// Tencent Cloud API 3.0's envelope, as a body and as its SDKs print it.
+    #[test]
+    fn tencent_envelopes() {
+        let p = parse(r#"{"Response":{"Error":{"Code":"AuthFailure.SignatureFailure","Message":"The provided credentials could not be validated."},"RequestId":"ed93f3cb"}}"#).unwrap();
+        assert_eq!(codes(&p), ["authfailure.signaturefailure"]);
+        assert_eq!(
+            p.message.as_deref(),
+            Some("The provided credentials could not be validated.")
+        );
+        assert!(p.has_error && p.answer_in_ok);
+        // A successful answer has no Error and says nothing.
+        assert!(parse(r#"{"Response":{"RequestId":"x","Choices":[]}}"#)
+            .map_or(true, |p| !p.says_something()));
+
+        let p = from_text("[TencentCloudSDKException] code:LimitExceeded message:超过配额限制。 requestId:b6fa436c").unwrap();
+        assert_eq!(codes(&p), ["limitexceeded"]);
+        let p = from_text("[TencentCloudSDKError] Code=InternalError.BackendTimeout, Message=Backend timeout, please retry it later, RequestId=3d46603a").unwrap();
+        assert_eq!(codes(&p), ["internalerror.backendtimeout"]);
+        // A status after "code:" is no code name.
+        assert!(
+            from_text("error code: 429 message: slow down").map_or(true, |p| p.codes.is_empty())
+        );
     }
 
     #[test]

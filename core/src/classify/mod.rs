@@ -35,13 +35,13 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     // currently limited. Please wait 8s.", a pasted tail "... Please try again in 20s.") name a
     // throttle: the one failure whose remedy is waiting.
     let (category, evidence) = match category {
-        Category::Unknown
-            if retry_after::instructed_wait(&failure.message)
-                .or_else(|| retry_after::instructed_wait(hay.get()))
-                .is_some() =>
+        Category::Unknown => match retry_after::instructed_wait(&failure.message)
+            .or_else(|| retry_after::instructed_wait(hay.get()))
         {
-            (Category::RateLimited, Evidence::Message)
-        }
+            Some(secs) if secs >= LONG_WAIT_SECS => (Category::PaymentRequired, Evidence::Message),
+            Some(_) => (Category::RateLimited, Evidence::Message),
+            None => (category, evidence),
+        },
         _ => (category, evidence),
     };
     // A rate limit whose window is a day or more is a quota no retry budget outlasts
@@ -206,6 +206,22 @@ fn long_window(f: &Failure, hay: &Hay) -> bool {
         || text::long_window_in_ids(&f.message)
 }
 
+/// A wait this long, stated by words that say nothing else ("All accounts are currently
+/// limited. Please wait 84152s."), is a day's quota in other words: no retry budget waits half
+/// a day. (A status's own retry hint is not read so: Azure's S0 429 says "retry after 86400
+/// seconds" of a per-minute limit.)
+const LONG_WAIT_SECS: f64 = 12.0 * 3600.0;
+
+/// Billing boilerplate around a quota that refills within a retry budget: the text names a
+/// window of a minute or a second (a quota id `...PerMinute-FreeTier`, "per minute"), or
+/// states a wait of under an hour ("Please retry in 14.1s"). Gemini words every 429 "You
+/// exceeded your current quota, please check your plan and billing details".
+fn short_quota(f: &Failure, hay: &Hay) -> bool {
+    text::short_window(f.body.as_deref().unwrap_or(""), hay.get())
+        || text::short_window(&f.message, "")
+        || stated_wait(f, hay).is_some_and(|(secs, _)| secs < 3600.0)
+}
+
 fn decide(
     f: &Failure,
     provider: Option<&ProviderError>,
@@ -235,6 +251,14 @@ fn decide(
                     Category::BadRequest => Category::InvalidResponse,
                     c => c,
                 };
+                return (c, Evidence::Body);
+            }
+            // An API that answers every error under 200 (Tencent Cloud API 3.0): its code
+            // decides, as a statusless body's would.
+            if let Some(c) = provider
+                .filter(|p| p.answer_in_ok)
+                .and_then(|p| statusless_code(p, hay))
+            {
                 return (c, Evidence::Body);
             }
             if let Some(c) = provider
@@ -276,8 +300,16 @@ fn decide(
         // Anthropic's envelope has the same shape in a response body as in a stream's event:
         // quoted without a stream, an error about the request is the request's own fault
         // (`max_tokens: N > M`), read below like a body.
-        if let Some(c) = sse_category(provider, hay)
-            .filter(|c| in_stream || *c != Category::InvalidResponse || says_stream(hay))
+        // Likewise a known transient type quoted alone ("rate_limit_error" in a relay's
+        // body) is the body's own failure, read below; an unknown type stays a stream's.
+        let body_like = |c: &Category| {
+            *c == Category::InvalidResponse
+                || (c.is_transient()
+                    && f.body.is_some()
+                    && provider.and_then(code_category).is_some())
+        };
+        if let Some(c) =
+            sse_category(provider, hay).filter(|c| in_stream || says_stream(hay) || !body_like(c))
         {
             return (c, Evidence::Body);
         }
@@ -310,7 +342,9 @@ fn decide(
                     == Some(Category::PaymentRequired);
             return match text::stated().first(hay.get()) {
                 Some(p) => (p.category, Evidence::Message),
-                None if billing => (Category::PaymentRequired, Evidence::Message),
+                None if billing && !short_quota(f, hay) => {
+                    (Category::PaymentRequired, Evidence::Message)
+                }
                 _ if c == Category::ServerError && says_overloaded(hay) => {
                     (Category::Overloaded, Evidence::ErrorClass)
                 }
@@ -332,12 +366,20 @@ fn decide(
         if c == Category::Programming
             && f.error_class.first().map(String::as_str) == Some("TypeError")
         {
+            // The first line is undici's; a cause printed under it ("[cause]:
+            // HeadersTimeoutError", "SocketError: other side closed") says which failure.
             let whole = f.message.trim();
+            let first = whole.lines().next().unwrap_or("").trim();
+            let first = first.strip_prefix("TypeError: ").unwrap_or(first);
             if let Some((_, c)) = tables::UNDICI_TYPE_ERRORS
                 .iter()
-                .find(|(m, _)| whole.eq_ignore_ascii_case(m))
+                .find(|(m, _)| first.eq_ignore_ascii_case(m))
             {
-                return (*c, Evidence::Message);
+                let c = match whole.len() > first.len() {
+                    true => text::network().first(hay.get()).map_or(*c, |p| p.category),
+                    false => *c,
+                };
+                return (c, Evidence::Message);
             }
         }
         // A generic client error class ("RubyLLM::BadRequestError" without a status) is
@@ -349,6 +391,13 @@ fn decide(
     }
     if f.status.is_none() {
         if let Some(c) = provider.and_then(code_category) {
+            // A generic type (`api_error`, `invalid_request_error`) says less than a status
+            // the text states around it ("API Error: 404 {...\"type\":\"api_error\"...}").
+            if provider.and_then(specific_code_category).is_none() {
+                if let Some(n) = text_status(f, hay) {
+                    return (refine_status(n, provider, hay), Evidence::Message);
+                }
+            }
             return (
                 refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)),
                 Evidence::Body,
@@ -451,6 +500,11 @@ fn text_status(f: &Failure, hay: &Hay) -> Option<u16> {
         // aiohttp's ClientResponseError prints "404, message='Not Found', url='...'".
         .or_else(|| text::quoted_aiohttp_status(&f.message))
         .or_else(|| text::status_in_text(hay.get(), tables::STATUS_INTRODUCERS))
+        // reqwest's "HTTP status client error (451 Unavailable For Legal Reasons) for url".
+        .or_else(|| text::reqwest_status(&f.message))
+        .or_else(|| text::status_before_status_code(hay.get()))
+        // Last, a bare "Error 500" ("DeepInfra Server: Error 500").
+        .or_else(|| text::error_space_status(hay.get()))
 }
 
 fn status_category(status: u16) -> Category {
@@ -485,6 +539,18 @@ fn code_category(p: &ProviderError) -> Option<Category> {
     generic
 }
 
+/// What a provider's codes say without a status: a specific code refined by the text
+/// ([`refine_code`]), else a generic one sharpened by a permanent phrase.
+fn statusless_code(p: &ProviderError, hay: &Hay) -> Option<Category> {
+    specific_code_category(p)
+        .map(|c| refine_code(c, hay))
+        .or_else(|| {
+            code_category(p).map(|c| {
+                refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category))
+            })
+        })
+}
+
 /// A provider code without a status: a transient code is overruled only by a stated nature,
 /// a permanent one is sharpened by the text as its status would be.
 fn refine_code(c: Category, hay: &Hay) -> Category {
@@ -509,6 +575,18 @@ fn says_rate_limited(hay: &Hay) -> bool {
 }
 
 fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Category {
+    // A gateway's generic 4xx that says its upstream answered a transient status ("Code: 400
+    // Error: Upstream returned 429") is that status: the gateway only relayed it.
+    if matches!(
+        status_category(status),
+        Category::BadRequest | Category::ClientError
+    ) {
+        if let Some(inner) =
+            text::upstream_status(hay.get()).filter(|n| *n == 429 || (500..600).contains(n))
+        {
+            return refine_status(inner, provider, hay);
+        }
+    }
     // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"
     // around a 400, a gateway's 500 quoting the upstream's "status code 400"): the inner status
     // is the failure's nature. 408 and 429 stay transient either way; 499 is a client's own
@@ -551,7 +629,8 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     }
     // Softer billing wording decides only when the provider named no code: Gemini's
     // per-minute RESOURCE_EXHAUSTED says "check your plan and billing details" yet clears.
-    if specific.is_none() && phrase() == Some(Category::PaymentRequired) {
+    if specific.is_none() && phrase() == Some(Category::PaymentRequired) && !short_quota(hay.f, hay)
+    {
         return Category::PaymentRequired;
     }
     // A transient code on a permanent status is the code's (AWS: 400 + ThrottlingException,
@@ -776,8 +855,25 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));
     }
-    if let Some(p) = text::permanent().first(hay.get()) {
+    if let Some(c) = text::grpc_status_prefix(&f.message) {
+        return Some(c);
+    }
+    // A limit named by its window is a rate, whatever size words come with it.
+    if let Some(p) = text::rate_window().first(hay.get()) {
         return Some(p.category);
+    }
+    if let Some(p) = text::permanent().first(hay.get()) {
+        if p.category == Category::PaymentRequired
+            && !p.stated
+            && text::stated().first(hay.get()).is_none()
+            && short_quota(f, hay)
+        {
+            return Some(Category::RateLimited);
+        }
+        return Some(p.category);
+    }
+    if text::invalid_named_key(hay.get()) {
+        return Some(Category::Unauthorized);
     }
     if let Some(c) = text::websocket_close_code(hay.get()).and_then(|code| {
         tables::WEBSOCKET_CLOSE_CODES
@@ -882,6 +978,97 @@ mod issue20 {
     fn cat(f: &Failure) -> (Category, bool) {
         let r = c(f);
         (r.category, r.transient)
+    }
+
+    /// Batch 14's families: each rule on a text of its own, not the corpus case it came from.
+    #[test]
+    fn batch14_families() {
+        use Category::*;
+        // Billing boilerplate around a per-minute quota is a throttle; a zero limit is not.
+        let per_minute = "You exceeded your current quota, please check your plan and billing \
+            details. quotaId: GenerateRequestsPerMinutePerProjectPerModel-FreeTier";
+        assert_eq!(cat(&Failure::new(per_minute)), (RateLimited, true));
+        assert_eq!(
+            cat(&Failure::new(
+                "You exceeded your current quota. Please retry in 9.5s."
+            )),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "You exceeded your current quota, limit: 0. Please retry in 9.5s."
+            )),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("You exceeded your current quota")),
+            (PaymentRequired, false)
+        );
+        // Words that only state a wait: half a day or more is a day's quota; a status's own
+        // long hint (Azure's 86400 s) stays the status's.
+        assert_eq!(
+            cat(&Failure::new("Pool exhausted. Please wait 50000s.")),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("Pool exhausted. Please wait 50s.")),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(429, "Please retry after 86400 seconds.")),
+            (RateLimited, true)
+        );
+        // undici's TypeError: the first line names it, the printed cause decides.
+        let undici = |m: &str| cat(&Failure::new(m).with_class(["TypeError"]));
+        assert_eq!(
+            undici("fetch failed\n  [cause]: ConnectTimeoutError: Connect Timeout Error"),
+            (Timeout, true)
+        );
+        assert_eq!(
+            undici("terminated\n  [cause]: SocketError: other side closed"),
+            (Connection, true)
+        );
+        assert_eq!(undici("fetch failed"), (Connection, true));
+        assert_eq!(
+            undici("Cannot read properties of undefined\nfetch failed"),
+            (Programming, false)
+        );
+        // gRPC names heading a message; a status before "status code".
+        assert_eq!(
+            cat(&Failure::new(
+                "DEADLINE_EXCEEDED: deadline exceeded after 9.9s"
+            )),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("PERMISSION_DENIED: caller lacks access")),
+            (Forbidden, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("Request failed: 401 status code (no body)")),
+            (Unauthorized, false)
+        );
+        // aiohttp's parser code is no status; its ClientResponseError's is.
+        assert_eq!(
+            cat(&Failure::new(
+                "Response payload is not completed: <ContentLengthError: 400, message='Not enough data'>"
+            )),
+            (Connection, true)
+        );
+        // reqwest's decode error: serde's words are a wrong shape, none a cut body.
+        assert_eq!(
+            cat(&Failure::new(
+                "error decoding response body: missing field `choices` at line 1 column 9"
+            )),
+            (InvalidResponse, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("stream error: error decoding response body")),
+            (StreamInterrupted, true)
+        );
+        // A relay's bare body with a known transient type is that body's failure.
+        let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"busy"}}"#;
+        assert_eq!(cat(&Failure::new("").with_body(body)), (Overloaded, true));
     }
 
     /// Batch 11's families.

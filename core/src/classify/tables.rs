@@ -17,6 +17,9 @@ pub const STATUS: &[(u16, Category)] = &[
     (424, ServerError),
     (422, Unprocessable),
     (429, RateLimited),
+    // SambaNova: "Gone: the requested model is no longer available (deprecated or removed)"
+    // (docs.sambanova.ai/cloud/api-reference/using-the-api/api-error-codes).
+    (410, NotFound),
     (498, Overloaded), // Groq: flex tier capacity_exceeded (console.groq.com/docs/errors)
     (529, Overloaded), // Anthropic overloaded_error
 ];
@@ -24,12 +27,16 @@ pub const STATUS: &[(u16, Category)] = &[
 /// Provider error `type` / `code` / `status` / `__type` values (lower-cased) -> category.
 /// `generic` rows only decide when nothing more specific is said.
 pub struct CodeRow {
-    /// The provider's value, lower-cased.
+    /// The provider's value, lower-cased; empty for a fact stated by status and message alone.
     pub code: &'static str,
     /// The category it means.
     pub category: Category,
     /// Whether the row is generic: it decides only when no specific code is present.
     pub generic: bool,
+    /// The HTTP status the provider's table gives it (0: none stated).
+    pub status: u16,
+    /// The provider's message for it, as its table words it ("" when none is stated).
+    pub message: &'static str,
 }
 
 const fn row(code: &'static str, category: Category) -> CodeRow {
@@ -37,6 +44,8 @@ const fn row(code: &'static str, category: Category) -> CodeRow {
         code,
         category,
         generic: false,
+        status: 0,
+        message: "",
     }
 }
 const fn generic(code: &'static str, category: Category) -> CodeRow {
@@ -44,320 +53,195 @@ const fn generic(code: &'static str, category: Category) -> CodeRow {
         code,
         category,
         generic: true,
+        status: 0,
+        message: "",
+    }
+}
+/// A row of a provider's table with the status and message the table states for the code.
+const fn doc(
+    status: u16,
+    code: &'static str,
+    message: &'static str,
+    category: Category,
+) -> CodeRow {
+    CodeRow {
+        code,
+        category,
+        generic: false,
+        status,
+        message,
+    }
+}
+/// [`doc`] for a generic row (it decides only when nothing more specific is said).
+const fn generic_doc(
+    status: u16,
+    code: &'static str,
+    message: &'static str,
+    category: Category,
+) -> CodeRow {
+    CodeRow {
+        generic: true,
+        ..doc(status, code, message, category)
+    }
+}
+/// A row a provider's table states by status and message alone, with no code of its own: it
+/// adds no lookup, and holds the status and phrase rules to what the provider documents.
+const fn fact(status: u16, message: &'static str, category: Category) -> CodeRow {
+    CodeRow {
+        code: "",
+        category,
+        generic: false,
+        status,
+        message,
     }
 }
 
-/// Provider error codes and types, by provider, and the category each means.
-pub const CODES: &[CodeRow] = &[
-    // OpenAI error.code / error.type (platform.openai.com/docs/guides/error-codes)
-    row("rate_limit_exceeded", RateLimited),
-    row("insufficient_quota", PaymentRequired),
-    row("billing_hard_limit_reached", PaymentRequired),
-    row("billing_not_active", PaymentRequired),
-    row("context_length_exceeded", ContextOverflow),
-    row("string_above_max_length", ContextOverflow),
-    row("invalid_api_key", Unauthorized),
-    row("invalid_authentication", Unauthorized),
-    row("unsupported_country_region_territory", Forbidden),
-    row("model_not_found", NotFound),
-    row("invalid_model", NotFound), // Perplexity: Invalid model 'x' (400)
-    row("content_policy_violation", ContentFiltered),
-    row("invalid_prompt", ContentFiltered), // "Invalid prompt: your prompt was flagged ..."
-    row("content_filter", ContentFiltered), // Azure OpenAI
-    row("responsibleaipolicyviolation", ContentFiltered), // Azure innererror.code
-    generic("server_error", ServerError),
-    generic("internal_error", ServerError),
-    generic("invalid_request_error", BadRequest),
-    // OpenAI's code for a parameter the model refuses (max_tokens on o-series and gpt-5);
-    // a Copilot proxy's code for a body it refuses.
-    row("unsupported_parameter", BadRequest),
-    row("invalid_request_body", BadRequest),
-    // Anthropic error.type (docs.anthropic.com/en/api/errors)
-    row("rate_limit_error", RateLimited),
-    row("overloaded_error", Overloaded),
-    generic("api_error", ServerError),
-    row("timeout_error", Timeout),
-    row("authentication_error", Unauthorized),
-    row("permission_error", Forbidden),
-    row("not_found_error", NotFound),
-    row("request_too_large", ContextOverflow),
-    row("billing_error", PaymentRequired),
-    // Gemini google.rpc status names (ai.google.dev/gemini-api/docs/troubleshooting)
-    row("resource_exhausted", RateLimited),
-    row("unavailable", ServerError),
-    generic("internal", ServerError),
-    row("deadline_exceeded", Timeout),
-    row("unauthenticated", Unauthorized),
-    row("permission_denied", Forbidden),
-    row("not_found", NotFound),
-    generic("invalid_argument", BadRequest),
-    generic("failed_precondition", BadRequest),
-    // AWS Bedrock __type / x-amzn-errortype (docs.aws.amazon.com/bedrock/latest/APIReference/CommonErrors)
-    row("throttlingexception", RateLimited),
-    row("servicequotaexceededexception", RateLimited),
-    row("modeltimeoutexception", Timeout),
-    row("serviceunavailableexception", ServerError),
-    row("internalserverexception", ServerError),
-    row("modelnotreadyexception", Overloaded), // the model's capacity is still starting
-    row("modelerrorexception", ServerError),
-    row("accessdeniedexception", Forbidden),
-    row("unrecognizedclientexception", Unauthorized),
-    row("resourcenotfoundexception", NotFound),
-    row("expiredtokenexception", Unauthorized),
-    row("invalidsignatureexception", Unauthorized),
-    row("incompletesignature", Unauthorized),
-    row("missingauthenticationtokenexception", Unauthorized),
-    // An error event inside InvokeModelWithResponseStream / ConverseStream (status 424).
-    row("modelstreamerrorexception", StreamInterrupted),
-    row("internalfailure", ServerError),
-    row("throttling", RateLimited),
-    row("toomanyrequestsexception", RateLimited),
-    row("conflictexception", ClientError),
-    generic("validationexception", BadRequest),
-    // Azure OpenAI
-    row("deploymentnotfound", NotFound),
-    // Gemini safety blocks: candidates[].finishReason / promptFeedback.blockReason
-    row("safety", ContentFiltered),
-    row("prohibited_content", ContentFiltered),
-    row("blocklist", ContentFiltered),
-    row("spii", ContentFiltered),
-    row("recitation", ContentFiltered),
-    row("image_safety", ContentFiltered),
-    // Google ErrorInfo reasons (error.details[].reason)
-    row("api_key_invalid", Unauthorized),
-    row("service_disabled", Forbidden),
-    row("billing_disabled", PaymentRequired),
-    row("401", Unauthorized),
-    // OpenRouter / vLLM / LiteLLM proxies
-    row("insufficient_credits", PaymentRequired),
-    row("budget_exceeded", PaymentRequired), // LiteLLM proxy
-    // llama.cpp server (tools/server): error.type
-    row("exceed_context_size_error", ContextOverflow),
-    // A 501 whose body says the server lacks the feature (started without `--embeddings`):
-    // every retry gets the same answer.
-    row("not_supported_error", BadRequest),
-    row("unavailable_error", ServerError),
-    // Groq: the model's output failed JSON mode or a tool call (console.groq.com/docs/errors)
-    row("json_validate_failed", Validation),
-    row("tool_use_failed", Validation),
-    // Wordings gateways and proxies use for the same meanings
-    row("context_window_exceeded", ContextOverflow),
-    row("content_filtered", ContentFiltered),
-    row("rate_limited", RateLimited),
-    row("rate_limit", RateLimited),
-    row("service_unavailable", ServerError),
-    row("service_unavailable_error", ServerError),
-    row("internal_server_error", ServerError),
-    row("engine_overloaded", Overloaded),
-    row("capacity_exceeded", Overloaded),    // Groq 498
-    row("server_is_overloaded", Overloaded), // OpenAI Responses API stream error
-    row("server_overloaded", Overloaded),
-    row("request_timeout", Timeout),
-    // TGI error_type: "generation" failed inside the model server; "validation" is refined
-    // by its message (an over-long input is a context overflow).
-    generic("generation", ServerError),
-    generic("incomplete_generation", ServerError),
-    generic("validation", BadRequest),
-    // vLLM: "type" is the Python exception name
-    generic("notfounderror", NotFound),
-    generic("internalservererror", ServerError),
-    row("overloaded", Overloaded),
-    row("too_many_requests", RateLimited),
-    generic("badrequesterror", BadRequest),
-    generic("invalid_request", BadRequest),
-    // ---- Providers that answer with their own codes (issue 20). Numeric codes that are not
-    // HTTP statuses are read as text: a body's `error.code` / top-level `code` as the number
-    // itself ("1113"), MiniMax's `base_resp.status_code` as `base_resp_<n>`, iFlytek's
-    // `header.code` as `header_<n>`, Baidu's `error_code` as `error_code_<n>`, Cloudflare's
-    // `errors[].code` as `errors_<n>`, so that the same number of two providers never meets.
-    //
-    // Zhipu GLM / z.ai, business codes (docs.bigmodel.cn/cn/faq/api-code):
-    row("1000", Unauthorized),    // 身份验证失败
-    row("1001", Unauthorized),    // no Authentication header
-    row("1002", Unauthorized),    // Authentication Token 非法
-    row("1003", Unauthorized),    // token expired
-    row("1004", Unauthorized),    // token verification failed
-    row("1110", Forbidden),       // account inactive
-    row("1111", Forbidden),       // account does not exist
-    row("1112", Forbidden),       // account locked
-    row("1113", PaymentRequired), // 您的账户已欠费,请充值后重试 (429)
-    row("1120", ServerError),     // 无法成功访问您的账户,请稍后重试
-    row("1121", Forbidden),       // account locked for violations
-    row("1210", BadRequest),      // API 调用参数有误
-    row("1211", NotFound),        // 模型不存在
-    row("1212", BadRequest),      // method not supported by the model
-    row("1213", BadRequest),      // parameter missing
-    row("1214", BadRequest),      // parameter invalid
-    row("1215", BadRequest),      // parameters that exclude each other
-    row("1220", Forbidden),       // 您无权访问
-    row("1221", NotFound),        // API retired
-    row("1222", NotFound),        // API does not exist
-    row("1234", ServerError),     // 网络错误
-    row("1261", ContextOverflow), // Prompt 超长
-    row("1301", ContentFiltered), // 不安全或敏感内容
-    row("1302", RateLimited),     // 并发数过高 / 速率限制
-    row("1303", RateLimited),     // 频率过高
-    row("1304", PaymentRequired), // 今日调用次数限额: resets tomorrow (CONTRACT §2)
-    row("1305", RateLimited),     // 已触发流量限制 / 访问量过大,请稍后再试
-    row("1308", PaymentRequired), // usage cap of the plan, reset at next_flush_time
-    row("1309", PaymentRequired), // GLM Coding Plan expired
-    row("1310", PaymentRequired), // weekly/monthly cap
-    row("1311", Forbidden),       // plan does not include the model
-    row("1312", Overloaded),      // 该模型当前访问量过大,请您稍后再试
-    // Alibaba DashScope / Bailian (help.aliyun.com/zh/model-studio/error-code):
-    row("arrearage", PaymentRequired), // 400/403: Access denied, ... account is in good standing
-    row("datainspectionfailed", ContentFiltered),
-    row("internalerror.algo.datainspectionfailed", ContentFiltered),
-    row("data_inspection_failed", ContentFiltered), // compatible mode
-    row("throttling.ratequota", RateLimited),       // 429, clears within a minute
-    row("throttling.allocationquota", RateLimited), // 429 tokens per minute; "Free allocated quota exceeded" is stated
-    row("throttling.user", RateLimited),
-    row("throttling.burstrate", RateLimited),
-    row("invalidapikey", Unauthorized),
-    row("modelnotfound", NotFound),
-    row("accessdenied.unpurchased", Forbidden),
-    generic("invalidparameter", BadRequest),
-    generic("internalerror", ServerError),
-    // Volcengine Ark (volcengine.com/docs/82379/1299023 公共错误码, /1099476):
-    row("accountoverdueerror", PaymentRequired), // 403 当前账号欠费
-    row("authenticationerror", Unauthorized),    // 401
-    row("accessdenied", Forbidden),              // 403
-    row("invalidendpointormodel.notfound", NotFound),
-    row("invalidendpoint.notfound", NotFound),
-    row("modelnotopen", Forbidden), // 404: the account has not activated the model
-    row("inputtextriskdetection", ContentFiltered),
-    row("inputimageriskdetection", ContentFiltered),
-    row("outputtextriskdetection", ContentFiltered),
-    row("outputimageriskdetection", ContentFiltered),
-    row("sensitivecontentdetected", ContentFiltered),
-    row("inputtextsensitivecontentdetected", ContentFiltered),
-    row("outputtextsensitivecontentdetected", ContentFiltered),
-    row("serveroverloaded", Overloaded),
-    row("ratelimitexceeded.endpointrpmexceeded", RateLimited),
-    row("ratelimitexceeded.endpointtpmexceeded", RateLimited),
-    row("internalserviceerror", ServerError),
-    generic("missingparameter", BadRequest),
-    // Moonshot / Kimi error types (platform.kimi.com/docs/api/errors):
-    row("invalid_authentication_error", Unauthorized),
-    row("incorrect_api_key_error", Unauthorized),
-    row("exceeded_current_quota_error", PaymentRequired), // account suspended: insufficient balance
-    row("permission_denied_error", Forbidden),
-    row("resource_not_found_error", NotFound),
-    row("engine_overloaded_error", Overloaded),
-    row("rate_limit_reached_error", RateLimited), // concurrency / RPM / TPM (TPD is read as a long window)
-    // MiniMax (platform.minimax.io/docs/api-reference/errorcode), base_resp.status_code:
-    row("base_resp_1000", ServerError), // unknown error: retry later
-    row("base_resp_1001", Timeout),     // request timeout
-    row("base_resp_1002", RateLimited), // rate limit (RPM)
-    row("base_resp_1004", Unauthorized),
-    row("base_resp_1008", PaymentRequired), // insufficient balance
-    row("base_resp_1013", ServerError),
-    row("base_resp_1024", ServerError),
-    row("base_resp_1026", ContentFiltered), // input sensitive
-    row("base_resp_1027", ContentFiltered), // output sensitive
-    row("base_resp_1033", ServerError),
-    row("base_resp_1039", RateLimited),                 // TPM
-    row("base_resp_2013", BadRequest),                  // invalid parameters
-    row("base_resp_2049", Unauthorized),                // invalid api key
-    row("insufficient_balance_error", PaymentRequired), // the ModelScope relay's type for 1008
-    // Baidu Qianfan / ERNIE (cloud.baidu.com/doc/WENXINWORKSHOP/s/tlmyncueh), error_code:
-    row("error_code_1", ServerError),            // Unknown error
-    row("error_code_2", ServerError),            // Service temporarily unavailable
-    row("error_code_4", RateLimited),            // Open api request limit reached (cluster)
-    row("error_code_6", Forbidden),              // No permission to access data
-    row("error_code_13", Unauthorized),          // Get service token failed
-    row("error_code_14", Unauthorized),          // IAM Certification failed
-    row("error_code_17", PaymentRequired),       // Open api daily request limit reached
-    row("error_code_18", RateLimited),           // Open api qps request limit reached
-    row("error_code_19", PaymentRequired),       // Open api total request limit reached
-    row("error_code_110", Unauthorized),         // Access token invalid or no longer valid
-    row("error_code_111", Unauthorized),         // Access token expired
-    row("error_code_336000", ServerError),       // internal error
-    row("error_code_336100", ServerError),       // try again later
-    row("error_code_336501", RateLimited),       // Rate limit reached for RPM
-    row("error_code_336502", RateLimited),       // Rate limit reached for TPM
-    row("rpm_rate_limit_exceeded", RateLimited), // Qianfan v2
-    row("tpm_rate_limit_exceeded", RateLimited),
-    // iFlytek Spark (www.xfyun.cn/doc/spark/Web.html#_3-2-错误码; 11200 quoted from the docs in
-    // log159/LogChat#2: 授权错误,该appId没有相关功能的授权或者业务量超过限制), header.code:
-    row("header_10013", ContentFiltered), // input failed the content review
-    row("header_10014", ContentFiltered), // output failed the content review
-    row("header_10019", ContentFiltered),
-    row("header_10907", ContextOverflow), // token count over the limit
-    row("header_11200", Forbidden),       // not authorised / over the licensed volume
-    row("header_11201", PaymentRequired), // 日流控超限: daily cap
-    row("header_11202", RateLimited),     // 秒级流控超限
-    row("header_11203", RateLimited),     // 并发流控超限
-    // Cloudflare Workers AI (developers.cloudflare.com/workers-ai/platform/errors), errors[].code:
-    row("errors_3036", PaymentRequired), // 429 Account limited: daily free allocation of 10,000 neurons used up
-    // Observed for the same exhaustion (diegosouzapw/OmniRoute#6980, Rexezuge-CloudflareWorkers/Mail-Otter#88):
-    row("errors_4006", PaymentRequired),
-    row("errors_3040", Overloaded), // 429 Out of capacity: no more data centers to forward to
-    row("errors_3007", Timeout),    // 408 Request timeout
-    row("errors_3008", Timeout),    // 408 Request was aborted
-    row("errors_3006", ContextOverflow), // 413 Request is too large
-    row("errors_5007", NotFound),   // 400 No such model or task
-    row("errors_3042", NotFound),   // 404 The model name is invalid
-    row("errors_3023", Forbidden),  // 403 Service unavailable for account
-    row("errors_3041", Forbidden),  // 403 account not allowed for private model
-    row("errors_5018", Forbidden),
-    row("errors_5016", Forbidden),  // 403 model terms not agreed
-    row("errors_3003", BadRequest), // 400 request missing headers or body
-    row("errors_5004", BadRequest), // 400 invalid data
-    // one-api / new-api gateways, error.code (as a new-api deployment documents them:
-    // doc.tokendog.io/zh/api-reference/guide/error-codes):
-    row("pre_consume_token_quota_failed", PaymentRequired), // 预扣额度失败
-    row("insufficient_user_quota", PaymentRequired),        // 额度不足
-    row("get_channel_failed", ServerError),                 // 无可用渠道: 稍后重试
-    row("do_request_failed", ServerError),                  // 请求上游失败: 重试
-    row("empty_response", ServerError),                     // 上游空响应
-    generic("bad_response_status_code", ServerError),       // the upstream's status decides
-    generic("bad_response", ServerError),
-    row("sensitive_words_detected", ContentFiltered), // 触发敏感词
-    row("prompt_blocked", ContentFiltered),           // 提示被拦截
-    row("access_denied", Forbidden),
-    // SiliconFlow, top-level `code` (FoundationAgents/OpenManus#438: Error code: 403 - {'code':
-    // 30011, 'message': 'The selected model requires paid balance. Your paid balance is
-    // insufficient. Please top up and try again.'})
-    row("30011", PaymentRequired),
-    // iFlow platform (platform.iflow.cn/en/docs/error-codes), top-level `code`
-    row("60400", PaymentRequired), // Insufficient credits
-    row("40303", RateLimited),     // Rate limited
-    row("90402", Unauthorized),    // Invalid API Key
-    // Mistral (docs.mistral.ai), code 3230: not the same number of function calls and responses
-    row("3230", OrphanToolCalls),
-    // Dify (docs.dify.ai/en/api-reference/guides/errors): provider errors are configuration
-    row("provider_quota_exceeded", PaymentRequired),
-    row("provider_not_initialize", Configuration),
-    row("model_currently_not_support", BadRequest),
-    // Cerebras 429 {"type":"too_many_requests_error","code":"request_quota_exceeded",
-    // "message":"Requests per minute limit exceeded - too many requests sent."}
-    // (nminaya/grammar-nazi-bot#954); token_quota_exceeded likewise for tokens. The window
-    // (minute, hour, day) is read from the message.
-    row("request_quota_exceeded", RateLimited),
-    row("token_quota_exceeded", RateLimited),
-    row("too_many_requests_error", RateLimited),
-];
+/// How a provider wraps its error, so that a table's rows can be replayed in the provider's own
+/// shape (`core/tests/provider_tables.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Envelope {
+    /// `{"error": {"message", "type", "code"}}` (OpenAI and the many that copy it).
+    OpenAi,
+    /// `{"type": "error", "error": {"type", "message"}}`.
+    Anthropic,
+    /// `{"error": {"code": <status>, "message", "status"}}` (google.rpc).
+    Google,
+    /// `{"__type", "message"}` (AWS JSON protocols).
+    Aws,
+    /// `{"code", "message"}` at the top (DashScope, SiliconFlow, Dify).
+    TopLevel,
+    /// `{"Response": {"Error": {"Code", "Message"}, "RequestId"}}`, under HTTP 200 (Tencent
+    /// Cloud API 3.0).
+    Tencent,
+    /// `{"error_code": <n>, "error_msg"}` (Baidu); codes read as `error_code_<n>`.
+    Baidu,
+    /// `{"base_resp": {"status_code", "status_msg"}}` (MiniMax); codes `base_resp_<n>`.
+    MiniMax,
+    /// `{"header": {"code", "message"}}` (iFlytek); codes `header_<n>`.
+    IFlytek,
+    /// `{"errors": [{"code", "message"}]}` (Cloudflare); codes `errors_<n>`.
+    Cloudflare,
+    /// `{"error": "<message>", "error_type"}` (TGI).
+    Tgi,
+    /// `{"error_code": "<NAME>", "message"}` (Databricks REST APIs).
+    Databricks,
+    /// `{"error": "<message>"}` (Ollama), also as a line of a stream already under way.
+    ErrorString,
+}
 
-/// The row of a (normalised) code: the first in table order, as a scan of [`CODES`] finds it.
-/// Rows are bucketed by length, so a lookup compares a handful of rows, not all of them.
+/// How much of a table's source was read when its rows were written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// The whole table was read from the cited page or SDK file.
+    Whole,
+    /// Only part of the page could be read (a search excerpt): the rows are what that part states,
+    /// and the rest of the table is not covered.
+    Excerpt,
+    /// Written before the tables were split per provider; the source is the one cited then.
+    Earlier,
+}
+
+/// One provider's (or gateway's, or server's) published error codes.
+pub struct ProviderTable {
+    /// Who answers with these codes.
+    pub provider: &'static str,
+    /// Where the table is published (a documentation page or an SDK file).
+    pub source: &'static str,
+    /// How much of the source was read.
+    pub read: Read,
+    /// The provider's error envelope.
+    pub envelope: Envelope,
+    /// One fact a row.
+    pub rows: &'static [CodeRow],
+}
+
+mod cn;
+mod hosts;
+mod intl;
+
+/// Every provider table, in lookup order: a code's first row wins.
+pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {
+    [intl::TABLES, hosts::TABLES, cn::TABLES]
+        .into_iter()
+        .flatten()
+}
+
+/// Every row with a code, of every provider table, in lookup order (the fuzz targets and the
+/// property tests draw codes from it).
+pub static CODES: AllCodes = AllCodes;
+
+/// [`CODES`]: the rows with a code, gathered once (a `LazyLock` needs Rust 1.80, the MSRV is 1.75).
+pub struct AllCodes;
+
+impl std::ops::Deref for AllCodes {
+    type Target = [&'static CodeRow];
+    fn deref(&self) -> &Self::Target {
+        static ROWS: std::sync::OnceLock<Vec<&'static CodeRow>> = std::sync::OnceLock::new();
+        ROWS.get_or_init(|| code_rows().filter(|r| !r.code.is_empty()).collect())
+    }
+}
+
+/// Every code row of every provider table, in lookup order.
+pub fn code_rows() -> impl Iterator<Item = &'static CodeRow> {
+    provider_tables().flat_map(|t| t.rows.iter())
+}
+
+/// The row of a (normalised) code: the first in table order, as a scan of [`code_rows`] finds
+/// it; else a compound code's words ([`CODE_WORDS`]); else the row of its family, the part
+/// before its first `.` (Tencent's `AuthFailure.SignatureExpire`, DashScope's
+/// `Throttling.RateQuota`): a family names the nature its members share.
 pub fn code_row(code: &str) -> Option<&'static CodeRow> {
-    static BY_LEN: std::sync::OnceLock<Vec<Vec<&'static CodeRow>>> = std::sync::OnceLock::new();
+    if let Some(r) = exact_row(code) {
+        return Some(r);
+    }
+    // Only a compound code has words or a family.
+    let (words, family) = code.bytes().fold((false, false), |(w, f), b| {
+        (w || matches!(b, b'_' | b'-' | b'.'), f || b == b'.')
+    });
+    if !words {
+        return None;
+    }
+    code_word_row(code).or_else(|| {
+        family
+            .then(|| code.split_once('.'))
+            .flatten()
+            .and_then(|(family, _)| exact_row(family))
+    })
+}
+
+/// The first row of exactly this code. Built once: the rows bucketed by the code's length, a
+/// code's first row kept, each with its first eight bytes as one word, so a lookup compares a
+/// word per row of its length and the bytes of the one that matches (a binary search over the
+/// sorted codes cost more: a `memcmp` call per step).
+fn exact_row(code: &str) -> Option<&'static CodeRow> {
+    type Bucket = Vec<(u64, &'static CodeRow)>;
+    static BY_LEN: std::sync::OnceLock<Vec<Bucket>> = std::sync::OnceLock::new();
     let by_len = BY_LEN.get_or_init(|| {
-        let longest = CODES.iter().map(|r| r.code.len()).max().unwrap_or(0);
-        let mut by_len = vec![Vec::new(); longest + 1];
-        for r in CODES {
-            by_len[r.code.len()].push(r);
+        let longest = code_rows().map(|r| r.code.len()).max().unwrap_or(0);
+        let mut by_len: Vec<Bucket> = vec![Vec::new(); longest + 1];
+        for r in code_rows().filter(|r| !r.code.is_empty()) {
+            let bucket = &mut by_len[r.code.len()];
+            if bucket.iter().all(|(_, o)| o.code != r.code) {
+                bucket.push((head_word(r.code.as_bytes()), r));
+            }
         }
         by_len
     });
     let c = code.as_bytes();
+    let head = head_word(c);
     by_len
         .get(c.len())?
         .iter()
-        .copied()
-        .find(|r| r.code.as_bytes()[0] == c[0] && r.code.as_bytes() == c)
-        .or_else(|| code_word_row(code))
+        .find(|(h, r)| *h == head && r.code.as_bytes() == c)
+        .map(|(_, r)| *r)
+}
+
+/// The first eight bytes of a code as one word (zero-padded).
+fn head_word(code: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = code.len().min(8);
+    word[..n].copy_from_slice(&code[..n]);
+    u64::from_le_bytes(word)
 }
 
 /// Words that name a code's nature wherever they stand in a compound code
@@ -373,9 +257,6 @@ const CODE_WORDS: &[CodeRow] = &[
 ];
 
 fn code_word_row(code: &str) -> Option<&'static CodeRow> {
-    if !code.contains(['_', '-', '.']) {
-        return None;
-    }
     code.split(['_', '-', '.'])
         .find_map(|w| CODE_WORDS.iter().find(|r| r.code == w))
 }
@@ -961,7 +842,7 @@ pub struct Phrase {
 }
 
 /// A phrase that refines a permanent status or stands alone.
-const fn said(text: &'static str, category: Category) -> Phrase {
+pub(crate) const fn said(text: &'static str, category: Category) -> Phrase {
     Phrase {
         text,
         category,
@@ -970,7 +851,7 @@ const fn said(text: &'static str, category: Category) -> Phrase {
 }
 
 /// A phrase that also overrules a transient status or code.
-const fn stated(text: &'static str, category: Category) -> Phrase {
+pub(crate) const fn stated(text: &'static str, category: Category) -> Phrase {
     Phrase {
         text,
         category,
@@ -1061,6 +942,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("context length", ContextOverflow),
     said("context window", ContextOverflow),
     stated("prompt is too long", ContextOverflow), // Anthropic
+    said("request entity too large", ContextOverflow), // 413's reason phrase as clients print it
     stated("input is too long", ContextOverflow),  // Bedrock
     said("too many tokens", ContextOverflow),
     // OpenAI and Groq 413/429 "Request too large for <model> ... on tokens per min": the request
@@ -1094,6 +976,10 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     ),
     said("check your plan and billing details", PaymentRequired),
     said("exceeded your current quota", PaymentRequired),
+    said("budget exhausted", PaymentRequired), // Portkey 412 (portkey.ai/docs/api-reference/inference-api/error-codes)
+    // The same in Chinese (iFlytek's OpenAI-compatible table: 429 超出当前配额，请检查计划和计费详情).
+    said("超出当前配额", PaymentRequired),
+    said("请检查计划和计费详情", PaymentRequired),
     stated("credit balance is too low", PaymentRequired), // Anthropic
     stated("insufficient credits", PaymentRequired),      // OpenRouter
     stated("insufficient balance", PaymentRequired),      // DeepSeek
@@ -1115,9 +1001,24 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("spending-limit", PaymentRequired),   // xAI: personal-team-blocked:spending-limit
     stated("usage credits are required", PaymentRequired),
     stated("can only afford", PaymentRequired),
+    // (batch 14) MiniMax's 1008 type, Tencent Cloud's InvalidAccount.InsufficientBalance and
+    // UnsupportedOperation.PkgExhausted ("The resource pack allowance has been exhausted"),
+    // one-api/new-api's own balance checks ("token quota is not enough", "preConsumedQuota"),
+    // Copilot's "You have no quota".
+    stated("insufficient_balance_error", PaymentRequired),
+    stated("insufficientbalance", PaymentRequired),
+    stated("pkgexhausted", PaymentRequired),
+    stated("allowance has been exhausted", PaymentRequired),
+    stated("quota is not enough", PaymentRequired),
+    stated("preconsumedquota", PaymentRequired),
+    said("have no quota", PaymentRequired),
     // Gemini: "Quota exceeded for metric: ..._free_tier_requests, limit: 0": a quota of zero
     // never refills; the project needs billing (or another model).
     stated("limit: 0", PaymentRequired),
+    // The same zero in a google.rpc.ErrorInfo's metadata, raw and as a JSON string quoted
+    // inside another (a limit of 0 for the region: the quota never refills).
+    stated("quota_limit_value\":\"0\"", PaymentRequired),
+    stated("quota_limit_value\\\":\\\"0\\\"", PaymentRequired),
     stated("monthly spending limit", PaymentRequired), // xAI
     stated("spending limit", PaymentRequired),
     stated("spend limit", PaymentRequired),
@@ -1165,6 +1066,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("请充值", PaymentRequired),   // please recharge
     stated("充值后", PaymentRequired),   // after recharging (Zhipu: 请充值后重试)
     stated("额度不足", PaymentRequired), // quota insufficient (one-api: 用户额度不足)
+    stated("token不足", PaymentRequired), // tokens used up (iFlytek 10016: token不足)
+    said("guardrail checks failed", ContentFiltered), // Portkey 446: the request was denied
     stated("额度已用尽", PaymentRequired), // quota used up (one-api: 该令牌额度已用尽)
     stated("额度已用完", PaymentRequired),
     stated("资源包", PaymentRequired), // resource package (Zhipu: 无可用资源包)
@@ -1214,6 +1117,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("涉及敏感", ContentFiltered),
     stated("内容审核", ContentFiltered), // content review failed (iFlytek Spark 10013/10014)
     stated("内容安全", ContentFiltered),
+    // "failed the safety review" (StepFun 451), the review named without "content".
+    stated("安全审核", ContentFiltered),
+    said("安全限制", ContentFiltered), // 已触发安全限制: a safety limit was triggered
     said("blocked: true", ContentFiltered), // Vertex AI safety ratings
     // google-generativeai's `response.text` on a filtered candidate (a ValueError):
     said("reciting from copyrighted material", ContentFiltered),
@@ -1221,6 +1127,12 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // Credentials and access
     said("invalid api key", Unauthorized),
     said("api key invalid", Unauthorized), // apps' own wording of a refused key
+    said("api key is invalid", Unauthorized), // SiliconFlow
+    said("invalid token", Unauthorized),   // SiliconFlow's body for a missing or foreign key
+    // iFlytek's gateway: "HMAC signature cannot be verified" (a wrong secret or a skewed clock).
+    said("signature cannot be verified", Unauthorized),
+    said("illegal access", Forbidden), // iFlytek 10105 illegal access|no appid info
+    said("credentials validation failed", Unauthorized), // Dify's check of a provider key
     // iFlytek Spark 11200 by its name and words (www.xfyun.cn/doc/spark/Web.html#_3-2-错误码):
     // AppIdNoAuthError, 授权错误：该appId没有相关功能的授权或者业务量超过限制.
     said("appidnoautherror", Forbidden),
@@ -1281,6 +1193,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("no address associated with hostname", Configuration),
     said("unsupported protocol", Configuration),
     said("invalid url", Configuration),
+    // requests: "No connection adapters were found for '127.0.0.1:5001/v1'" (no scheme).
+    said("no connection adapters", Configuration),
+    said("llm provider not provided", Configuration), // LiteLLM: the model lacks its provider
+    said("verify your api base", Configuration),
+    said("page not found", NotFound), // a wrong path's default 404 page ("404 page not found")
     said("unknown model", Configuration),
     said("no chat model selected", Configuration), // Continue: no model configured
     said("no model selected", Configuration),
@@ -1296,6 +1213,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // Ollama's "pull model manifest: file does not exist"; 模型不存在 (model does not exist).
     // Google's INVALID_ARGUMENT words, also a Gemini Live close reason (1007).
     said("request contains an invalid argument", BadRequest),
+    said("参数非法", BadRequest), // Zhipu 1214: messages / max_tokens 参数非法 (parameter illegal)
+    said("参数不合法", BadRequest),
     said("tool does not exist", BadRequest),
     // OpenAI: "Unsupported parameter: 'max_tokens' is not supported with this model."
     said("unsupported parameter", BadRequest),
@@ -1380,6 +1299,8 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("rate exceeded", RateLimited),                // AWS "Rate exceeded"
     said("quota exceeded", RateLimited),
     said("访问过于频繁", RateLimited), // requests too frequent (Baidu, ERNIE SDK)
+    said("访问频繁", RateLimited),     // Doubao: 当前服务访问频繁，请稍后重试
+    said("每日限制", RateLimited),     // a daily limit (made payment_required by its window)
     // Alibaba DashScope's 429 Throttling: "You exceeded your current requests list."
     said("exceeded your current requests list", RateLimited),
     // Tencent Cloud RequestLimitExceeded: 超过了每秒频率上限 (over the per-second frequency cap);
@@ -1401,6 +1322,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     // Busy, saturated, no free slot: shared capacity (Zhipu 1305/1312 访问量过大, one-api
     // 上游负载已饱和, llama.cpp / LM Studio slots):
     said("访问量过大", Overloaded),
+    said("过载", Overloaded), // overloaded (iFlytek 503 引擎当前过载, Zhipu 平台服务过载)
     said("负载已饱和", Overloaded),
     said("负载过高", Overloaded),
     said("系统繁忙", Overloaded),
@@ -1419,7 +1341,17 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("capacity temporarily exceeded", Overloaded),
     // Transport failures of non-Python clients, known to us only as text:
     said("socket hang up", Connection), // Node.js http: ECONNRESET before a response
-    said("typeerror: terminated", Connection), // undici, through the SDKs' own error classes
+    // (batch 14) reactor-netty "Connection prematurely closed BEFORE response", requests'
+    // "Connection broken: IncompleteRead", .NET "actively refused it", a browser's "Failed to
+    // fetch", Go apps' "error: EOF".
+    said("prematurely closed", Connection),
+    said("connection broken", Connection),
+    said("actively refused", Connection),
+    said("error connecting to", Connection),
+    said("failed to fetch", Connection),
+    said("error: eof", Connection),
+    said("gateway request failed", Connection), // AI Gateway client: the socket closed under it
+    said("typeerror: terminated", Connection),  // undici, through the SDKs' own error classes
     said("connection was closed", Connection), // Bun: The socket connection was closed unexpectedly
     said("closed unexpectedly", Connection),
     said("unexpected end of stream", Connection), // OkHttp: unexpected end of stream on https://...
@@ -1439,6 +1371,9 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("use of closed network connection", Connection), // Go
     said("server closed idle connection", Connection), // Go
     said("stream error: stream id", Connection), // Go http2 stream reset
+    // .NET's network timeout surfaces as a cancelled read of the transport connection:
+    // "The operation was cancelled because it exceeded the configured timeout of 0:01:40".
+    said("configured timeout", Timeout),
     said("an error occurred while sending the request", Connection), // .NET HttpRequestException
     said(
         "unable to read data from the transport connection",
@@ -1451,6 +1386,10 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     // gRPC status names that pass (grpc.github.io/grpc/core/md_doc_statuscodes.html):
     said("code = unavailable", ServerError),
     said("statuscode.unavailable", ServerError),
+    said("statuscode=unavailable", ServerError), // Grpc.Core: Status(StatusCode=Unavailable, ...)
+    said("statuscode=deadlineexceeded", Timeout),
+    said("statuscode=resourceexhausted", RateLimited),
+    said("statuscode=internal", ServerError),
     said("code = resourceexhausted", RateLimited),
     said("code = deadlineexceeded", Timeout),
     said("statuscode.deadline_exceeded", Timeout),
@@ -1464,6 +1403,16 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("unexpected end of json input", InvalidResponse),
     said("in json at position", InvalidResponse),
     said("is not valid json", InvalidResponse),
+    // serde's words for a body of the wrong shape (reqwest's "error decoding response body:
+    // expected value at line 1 column 1", "did not match any variant of untagged enum").
+    said("expected value at line", InvalidResponse),
+    said("did not match any variant", InvalidResponse),
+    said("failed to read json", InvalidResponse),
+    said("missing field `", InvalidResponse),
+    said("unknown variant `", InvalidResponse),
+    said("invalid type: ", InvalidResponse),
+    // reqwest's decode error without serde's words: the body stopped mid-read.
+    said("error decoding response body", StreamInterrupted),
     said("rate limit", RateLimited),
     said("rate limited", RateLimited),
     said("rate-limited", RateLimited),
@@ -1472,6 +1421,13 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("rate_limit_error", RateLimited),
     said("rate_limit_exceeded", RateLimited),
     said("ratelimiterror", RateLimited),
+    said("toomanyrequests", RateLimited), // .NET HttpStatusCode.TooManyRequests in logs
+    // Exception class names logged inside a message ("litellm.BadGatewayError: ...").
+    said("badgatewayerror", ServerError),
+    said("internalservererror", ServerError),
+    said("serviceunavailableerror", ServerError),
+    said("apiconnectionerror", Connection),
+    said("apitimeouterror", Timeout),
     said("too many requests", RateLimited),
     said("too many concurrent requests", RateLimited),
     said("no deployments available", RateLimited), // LiteLLM router: every deployment cooling down
@@ -1567,6 +1523,9 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("malformed json", InvalidResponse),
     said("expecting value", InvalidResponse),
     said("failed to parse", InvalidResponse),
+    // A service's own retries of an internal step ran out ("failed to update user quota after
+    // max retries"): its failure, and a passing one.
+    said("after max retries", ServerError),
 ];
 
 /// What a connection failure's text says when its class cannot tell: the first row found wins.
@@ -1577,6 +1536,7 @@ pub const NETWORK_PHRASES: &[Phrase] = &[
     said("temporary failure in name resolution", Connection),
     said("eai_again", Connection),
     said("enotfound", Configuration),
+    said("no connection adapters", Configuration), // requests: a base URL without its scheme
     said("no such host", Configuration),
     said("certificate", Configuration),
     said("name or service not known", Configuration),
@@ -1628,6 +1588,8 @@ pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("本月", PaymentRequired),
     said("每周", PaymentRequired),
     said("本周", PaymentRequired),
+    said("tomorrow", PaymentRequired), // "Please try again tomorrow"
+    said("明天", PaymentRequired),     // 请明天再试
 ];
 
 /// WebSocket close codes (RFC 6455 §7.4.1, IANA registry) and what a close with each means
@@ -1647,6 +1609,8 @@ pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
 pub const STATUS_INTRODUCERS: &[&str] = &[
     // .NET EnsureSuccessStatusCode: "Response status code does not indicate success: 400 (Bad Request)."
     "does not indicate success",
+    // Chinese apps' "请求失败: 401" (request failed), "调用失败: 429".
+    "失败",
     // Agents' "API Error: 429 status code (no body)" (openai-node's bodiless message, bracketed).
     "api error",
     // Node's ws: "Unexpected server response: 403" (a refused WebSocket handshake).
@@ -1691,41 +1655,55 @@ pub const PERMANENT_REFINEMENTS: &[Category] = &[
 mod tests {
     use super::*;
 
-    /// The length index finds what a scan of the table finds, for every row and for near misses.
+    /// The index finds what a scan of the tables finds, for every row and for near misses.
     #[test]
     fn code_row_is_the_first_matching_row() {
+        let first = |code: &str| code_rows().find(|r| !r.code.is_empty() && r.code == code);
         let scan = |code: &str| {
-            CODES
-                .iter()
-                .find(|r| r.code == code)
-                .or_else(|| code_word_row(code))
+            let compound = code.contains(['_', '-', '.']);
+            first(code)
+                .or_else(|| compound.then(|| code_word_row(code)).flatten())
+                .or_else(|| code.split_once('.').and_then(|(f, _)| first(f)))
         };
-        let mut probes: Vec<String> = CODES.iter().map(|r| r.code.to_owned()).collect();
-        for r in CODES {
+        let mut probes: Vec<String> = code_rows().map(|r| r.code.to_owned()).collect();
+        for r in code_rows().filter(|r| !r.code.is_empty()) {
             probes.push(r.code.to_ascii_uppercase());
             probes.push(format!("{}x", r.code));
+            probes.push(format!("{}.x", r.code));
             probes.push(r.code[1..].to_owned());
             probes.push(format!("x{}", &r.code[1..]));
         }
-        probes.extend(["", "x", "error", "tokens", &"a".repeat(200)].map(String::from));
+        probes.extend(["", "x", ".", "error", "tokens", &"a".repeat(200)].map(String::from));
         for p in &probes {
             let key = |r: &CodeRow| (r.code, r.category, r.generic);
             assert_eq!(code_row(p).map(key), scan(p).map(key), "{p}");
         }
     }
 
-    /// Codes are unique and already normalised (lower case, no ':' or '#'), so the first row
-    /// that matches is the only one, generic or not.
+    /// Codes are already normalised (lower case, no ':' or '#'). A code two tables share means
+    /// the same in both (the first row wins, so a disagreement would silently lose a fact).
+    /// Every table cites its source.
     #[test]
-    fn codes_are_unique_and_normalised() {
-        for (i, r) in CODES.iter().enumerate() {
-            assert!(!r.code.is_empty());
+    fn codes_are_normalised_and_agree() {
+        let rows: Vec<&CodeRow> = code_rows().collect();
+        for (i, r) in rows.iter().enumerate() {
             assert_eq!(crate::classify::body::normalize_code(r.code), r.code);
-            assert!(
-                CODES[..i].iter().all(|o| o.code != r.code),
-                "{} twice",
-                r.code
-            );
+            assert!(r.code.is_empty() || r.status == 0 || (100..=599).contains(&r.status));
+            if let Some(o) = rows[..i]
+                .iter()
+                .find(|o| !r.code.is_empty() && o.code == r.code)
+            {
+                assert_eq!(
+                    (o.category, o.generic),
+                    (r.category, r.generic),
+                    "{} means two things",
+                    r.code
+                );
+            }
+            assert!(!r.code.is_empty() || r.status != 0, "a fact needs a status");
+        }
+        for t in provider_tables() {
+            assert!(!t.source.is_empty() && !t.rows.is_empty(), "{}", t.provider);
         }
     }
 }

@@ -4,7 +4,9 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::tables::Phrase;
+use super::tables::{said, stated as stated_row, Phrase};
+use crate::category::Category::*;
+use crate::Category;
 
 /// A phrase table compiled into one automaton: one pass over the text finds every phrase; the
 /// earliest row of the table that matches on word boundaries wins.
@@ -48,7 +50,13 @@ impl PhraseSet {
 /// The compiled permanent and transient phrase tables.
 pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(super::tables::PERMANENT_PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            super::tables::PERMANENT_PHRASES
+                .iter()
+                .chain(SERVER_AND_SETUP_PERMANENT),
+        )
+    })
 }
 
 /// The permanent phrases that state a nature outright (`stated` rows of [`STATED`] categories):
@@ -61,6 +69,7 @@ pub fn stated() -> &'static PhraseSet {
         PhraseSet::new(
             super::tables::PERMANENT_PHRASES
                 .iter()
+                .chain(SERVER_AND_SETUP_PERMANENT)
                 .filter(|p| p.stated && super::tables::STATED.contains(&p.category)),
         )
     })
@@ -69,13 +78,204 @@ pub fn stated() -> &'static PhraseSet {
 /// What a connection failure's text says (`tables::NETWORK_PHRASES`).
 pub fn network() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(super::tables::NETWORK_PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            super::tables::NETWORK_PHRASES
+                .iter()
+                .chain(SETUP_UNDER_A_CONNECTION_CLASS),
+        )
+    })
 }
 
 /// The compiled transient phrase table (`tables::TRANSIENT_PHRASES`).
 pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(super::tables::TRANSIENT_PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            SERVER_STATE_TRANSIENT
+                .iter()
+                .chain(super::tables::TRANSIENT_PHRASES),
+        )
+    })
+}
+
+/// Permanent phrase families of servers, gateways and their set-up (after the main table, so
+/// they only decide where it said nothing). `stated` rows overrule a transient status: a
+/// self-hosted server's 500 that names a missing backend or an over-long input.
+const SERVER_AND_SETUP_PERMANENT: &[Phrase] = &[
+    // Input-length limits as self-hosted servers word them (SGLang's admission check "Input
+    // length (N tokens) exceeds the maximum allowed length (M tokens)", DeepInfra's "Requested
+    // input length N exceeds maximum input length M").
+    stated_row("exceeds the maximum allowed length", ContextOverflow),
+    stated_row("exceeds maximum input length", ContextOverflow),
+    stated_row("exceeds the maximum input length", ContextOverflow),
+    // A server or tool that is not installed or not there (LocalAI's "backend not found", a
+    // shell's "command not found", Python's "No module named", LiteLLM's "LLM Provider NOT
+    // provided"): the set-up, the same on every try.
+    stated_row("backend not found", Configuration),
+    stated_row("command not found", Configuration),
+    stated_row("no module named", Configuration),
+    stated_row("provider not provided", Configuration),
+    // Permission words of cloud IAM (Azure AI Foundry "lacks the required data action", Vertex
+    // "Permission '...' denied on resource", a .NET/gRPC `PermissionDenied` printed as a word).
+    said("lacks the required data action", Forbidden),
+    said("denied on resource", Forbidden),
+    said("permissiondenied", Forbidden),
+    said("not authenticated", Unauthorized),
+    // A router with no provider for what the request needs (OpenRouter "No endpoints found that
+    // support tool use", "No endpoints found for <model>").
+    said("no endpoints found", NotFound),
+    // A 200 whose answer could not be read.
+    said("empty or malformed response", InvalidResponse),
+    said("malformed response", InvalidResponse),
+    // Request-shape words of chat APIs: Cohere's "invalid request: ..." / "invalid type:
+    // parameter ...", turn order ("should alternate with assistant message(s)"), and the bare
+    // reason phrase of a 400 as apps print it ("Generation failed - Bad Request").
+    said("invalid request:", BadRequest),
+    said("invalid type: parameter", BadRequest),
+    said("should alternate with", BadRequest),
+    // Range checks of request parameters ("The specified capacity '0' ... should be at least 1").
+    said("should be at least", BadRequest),
+    // A gateway's balancer that may not connect where it was configured to (Kong's ai-proxy
+    // with a custom upstream: "no host allowed while connecting to upstream").
+    said("no host allowed while connecting", Configuration),
+    // A library or gateway that does not know the configured provider ("Sorry, but provider
+    // \"workersai.chat\" is currently not supported"): nothing was sent.
+    said("is currently not supported", Configuration),
+    said("must alternate", BadRequest),
+    said("bad request", BadRequest),
+];
+
+/// Connection-class failures whose text names a set-up mistake instead (LiteLLM raises its
+/// `APIConnectionError` for a model string without a provider: no request was ever sent).
+const SETUP_UNDER_A_CONNECTION_CLASS: &[Phrase] = &[
+    said("provider not provided", Configuration),
+    said("backend not found", Configuration),
+];
+
+/// Transient phrase families of servers' state, before the main table (they are the more
+/// specific reading of the words they share with it).
+const SERVER_STATE_TRANSIENT: &[Phrase] = &[
+    // Capacity for the model is gone for now (Google's MODEL_CAPACITY_EXHAUSTED "No capacity
+    // available for model X on the server"): an overload, not the caller's rate.
+    said("no capacity available", Overloaded),
+    said("model_capacity_exhausted", Overloaded),
+    // Rate words of platforms: Databricks' REQUEST_LIMIT_EXCEEDED ("RPC token bucket limit has
+    // been exceeded", "There are already 5 active runs (limit: 5)"), .NET's HttpStatusCode
+    // names printed as words ("API response TooManyRequests").
+    said("request_limit_exceeded", RateLimited),
+    said("token bucket limit", RateLimited),
+    said("toomanyrequests", RateLimited),
+    said("serviceunavailable", ServerError),
+    said("internalservererror", ServerError),
+    said("badgateway", ServerError),
+    said("gatewaytimeout", ServerError),
+    // A server that cannot serve the model now: Ollama's "model requires more system memory
+    // (N GiB) than is available", Cloudflare's error 1101 "Worker threw exception".
+    said("more system memory", ServerError),
+    said("worker threw exception", ServerError),
+];
+
+/// A limit named by its time window ("Tokens per minute limit exceeded - too many tokens
+/// processed", Cerebras; "Requests per second limit exceeded"): a rate, whatever size words
+/// come with it. Read before the permanent phrases when the text states no status.
+pub fn rate_window() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| PhraseSet::new(RATE_WINDOW))
+}
+
+const RATE_WINDOW: &[Phrase] = &[
+    said("per minute limit exceeded", RateLimited),
+    said("per second limit exceeded", RateLimited),
+    said("per hour limit exceeded", RateLimited),
+];
+
+/// A status reqwest's `Display` states: "HTTP status client error (451 Unavailable For Legal
+/// Reasons) for url (...)", "HTTP status server error (503 Service Unavailable) for url".
+pub fn reqwest_status(message: &str) -> Option<u16> {
+    let lower = message.to_ascii_lowercase();
+    ["http status client error (", "http status server error ("]
+        .iter()
+        .find_map(|intro| {
+            let at = lower.find(intro)? + intro.len();
+            error_status_at(lower.as_bytes(), at)
+        })
+}
+
+/// A status written as "Error 500" (word, one space, three digits: "DeepInfra Server: Error
+/// 500"). Narrower than the introducers: "error: 401" inside a wrapper's prose is left to them.
+pub fn error_space_status(hay: &str) -> Option<u16> {
+    let h = hay.as_bytes();
+    let mut from = 0;
+    while let Some(at) = find_at(hay, "error ", from) {
+        from = at + "error ".len();
+        if at > 0 && is_word(h[at - 1]) {
+            continue;
+        }
+        let i = from;
+        if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
+            if let Some(n) = error_status_at(h, i) {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// "Invalid <name> API key" with one word naming whose key ("Invalid xAI API Key. Try
+/// again?", "Invalid OpenAI API key"): the key was refused.
+pub fn invalid_named_key(hay: &str) -> bool {
+    let h = hay.as_bytes();
+    let mut from = 0;
+    while let Some(at) = find_at(hay, "invalid ", from) {
+        from = at + "invalid ".len();
+        if at > 0 && is_word(h[at - 1]) {
+            continue;
+        }
+        let name = h[from..].iter().take_while(|c| is_word(**c)).count();
+        if (1..=20).contains(&name) && hay[from + name..].starts_with(" api key") {
+            let end = from + name + " api key".len();
+            if end == h.len() || !is_word(h[end]) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The status a gateway says its upstream returned ("Error: Upstream returned 429", "Upstream
+/// provider NIM returned HTTP 429"): "upstream", then "returned" within the same short clause,
+/// then the status (after an optional "http" / "status" / "code").
+pub fn upstream_status(hay: &str) -> Option<u16> {
+    let h = hay.as_bytes();
+    let mut from = 0;
+    while let Some(at) = find_at(hay, "upstream", from) {
+        from = at + "upstream".len();
+        // The same clause: at most 40 bytes, and no sentence break in between.
+        let window = h.len().min(from + 40);
+        let clause_end = h[from..window]
+            .iter()
+            .position(|b| matches!(b, b'.' | b';' | b'\n'))
+            .map_or(window, |p| from + p);
+        let Some(r) = hay.get(from..clause_end).and_then(|c| c.find("returned")) else {
+            continue;
+        };
+        let mut i = from + r + "returned".len();
+        for word in [" http", " status", " code"] {
+            if hay[i..].starts_with(word) {
+                i += word.len();
+            }
+        }
+        while i < h.len() && matches!(h[i], b' ' | b':') {
+            i += 1;
+        }
+        if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
+            if let Some(n) = error_status_at(h, i) {
+                return Some(n);
+            }
+        }
+    }
+    None
 }
 
 /// The words that name a quota window of a day or more (`tables::LONG_WINDOW_PHRASES`).
@@ -108,6 +308,86 @@ pub fn long_window_in_ids(text: &str) -> bool {
         }
     }
     false
+}
+
+/// Whether the text names a quota window of a minute or a second: quota ids with the
+/// CamelCase words `Per` + `Minute` / `Second` (Gemini `GenerateContentInputTokensPerModelPerMinute-FreeTier`)
+/// or the words themselves. Such a quota refills within a retry budget whatever billing
+/// boilerplate surrounds it ("You exceeded your current quota, please check your plan").
+pub fn short_window(raw: &str, hay: &str) -> bool {
+    let b = raw.as_bytes();
+    let mut from = 0;
+    while let Some(p) = raw[from..].find("Per") {
+        let at = from + p;
+        from = at + 3;
+        if at > 0 && b[at - 1].is_ascii_uppercase() {
+            continue;
+        }
+        for unit in ["Minute", "Second"] {
+            let end = from + unit.len();
+            if raw[from..].starts_with(unit)
+                && !matches!(b.get(end), Some(c) if c.is_ascii_lowercase())
+            {
+                return true;
+            }
+        }
+    }
+    [
+        "per minute",
+        "per 1 minute",
+        "per second",
+        "rpm",
+        "tpm",
+        "每分钟",
+    ]
+    .iter()
+    .any(|w| contains_phrase(hay, w))
+}
+
+/// gRPC status names as clients print them at the head of a message (grpc-java's
+/// `StatusRuntimeException`: "UNAVAILABLE: io exception", "DEADLINE_EXCEEDED: deadline
+/// exceeded after 9.99s"), and the failure each names (grpc.io/docs/guides/status-codes).
+const GRPC_STATUS_NAMES: &[(&str, Category)] = &[
+    ("UNAVAILABLE", Category::ServerError),
+    ("DEADLINE_EXCEEDED", Category::Timeout),
+    ("RESOURCE_EXHAUSTED", Category::RateLimited),
+    ("INTERNAL", Category::ServerError),
+    ("ABORTED", Category::ServerError),
+    ("UNAUTHENTICATED", Category::Unauthorized),
+    ("PERMISSION_DENIED", Category::Forbidden),
+    ("INVALID_ARGUMENT", Category::BadRequest),
+    ("FAILED_PRECONDITION", Category::BadRequest),
+    ("NOT_FOUND", Category::NotFound),
+    ("UNIMPLEMENTED", Category::NotFound),
+];
+
+/// The category of a gRPC status name that opens `message` followed by a colon.
+pub fn grpc_status_prefix(message: &str) -> Option<Category> {
+    let m = message.trim_start();
+    GRPC_STATUS_NAMES
+        .iter()
+        .find(|(name, _)| {
+            m.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with(':'))
+        })
+        .map(|(_, c)| *c)
+}
+
+/// A status printed before the words "status code", as openai-node words a bodiless answer
+/// ("API Request Failed: 429 status code (no body)").
+pub fn status_before_status_code(hay: &str) -> Option<u16> {
+    let h = hay.as_bytes();
+    let mut from = 0;
+    while let Some(p) = hay[from..].find(" status code") {
+        let at = from + p;
+        from = at + 1;
+        if at >= 3 && (at == 3 || !is_word(h[at - 4])) {
+            if let Some(n) = error_status_at(h, at - 3) {
+                return Some(n);
+            }
+        }
+    }
+    None
 }
 
 /// Replaces every link (`http://…`, `https://…`, up to the next blank or quote) with spaces, so
@@ -293,7 +573,15 @@ pub fn quoted_aiohttp_status(message: &str) -> Option<u16> {
     let head = &message.as_bytes()[..i];
     let at = head.len().checked_sub(3)?;
     let before_ok = at == 0 || !is_word(head[at - 1]);
-    before_ok.then(|| error_status_at(head, at)).flatten()
+    // aiohttp's parser errors carry a code of their own ("<TransferEncodingError: 400,
+    // message='Not enough data for satisfy transfer length header.'>" inside a
+    // ClientPayloadError): a body cut short, not the server's status.
+    let parser_error = ["EncodingError: ", "LengthError: ", "HttpMessage: "]
+        .iter()
+        .any(|e| message[..at].ends_with(e));
+    (before_ok && !parser_error)
+        .then(|| error_status_at(head, at))
+        .flatten()
 }
 
 /// Lower-cases ASCII, bounded: huge bodies are only scanned in their first `limit` bytes.
@@ -388,6 +676,36 @@ mod link_tests {
     }
 
     #[test]
+    fn statuses_before_words_and_grpc_names() {
+        assert_eq!(
+            status_before_status_code("api request failed: 429 status code (no body)"),
+            Some(429)
+        );
+        assert_eq!(status_before_status_code("took 1500 status code"), None);
+        assert_eq!(
+            grpc_status_prefix("UNAVAILABLE: io exception"),
+            Some(Category::ServerError)
+        );
+        assert_eq!(grpc_status_prefix("UNAVAILABLE service"), None);
+        assert_eq!(
+            quoted_aiohttp_status(
+                "payload is not completed: <TransferEncodingError: 400, message='x'>"
+            ),
+            None
+        );
+        assert_eq!(
+            quoted_aiohttp_status("ClientResponseError: 429, message='Too Many Requests'"),
+            Some(429)
+        );
+        assert!(short_window(
+            "GenerateRequestsPerMinutePerProjectPerModel",
+            ""
+        ));
+        assert!(!short_window("GenerateRequestsPerMinutes", ""));
+        assert!(short_window("", "limit of 3 requests per minute"));
+    }
+
+    #[test]
     fn leading_statuses() {
         assert_eq!(
             leading_status("429 RESOURCE_EXHAUSTED. {'error': {}}"),
@@ -401,5 +719,61 @@ mod link_tests {
         assert_eq!(leading_status("500 tokens were used"), None);
         assert_eq!(leading_status("200 OK"), None);
         assert_eq!(leading_status("42"), None);
+    }
+}
+
+#[cfg(test)]
+mod stated_status_tests {
+    use super::*;
+
+    #[test]
+    fn statuses_stated_in_words() {
+        assert_eq!(
+            reqwest_status(
+                "HTTP status client error (451 Unavailable For Legal Reasons) for url (x)"
+            ),
+            Some(451)
+        );
+        assert_eq!(
+            reqwest_status("HTTP status server error (503 Service Unavailable) for url (x)"),
+            Some(503)
+        );
+        assert_eq!(reqwest_status("HTTP status client error (abc)"), None);
+        assert_eq!(error_space_status("deepinfra server: error 500"), Some(500));
+        // Only "error", one space, three digits that end there.
+        assert_eq!(error_space_status("server error: 401 client error"), None);
+        assert_eq!(error_space_status("error 5000 tokens"), None);
+        assert_eq!(error_space_status("terror 500"), None);
+        assert_eq!(
+            upstream_status("code: 400\nerror: upstream returned 429"),
+            Some(429)
+        );
+        assert_eq!(
+            upstream_status("upstream provider nim returned http 503."),
+            Some(503)
+        );
+        assert_eq!(upstream_status("upstream returned 4290 rows"), None);
+        assert_eq!(
+            upstream_status("the upstream is fine; it returned 429 rows later on and on"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_named_key_refused() {
+        assert!(invalid_named_key("invalid xai api key. try again?"));
+        assert!(invalid_named_key("invalid openai api key"));
+        assert!(!invalid_named_key("invalid api key"));
+        assert!(!invalid_named_key("invalid request to the api keyring"));
+        assert!(!invalid_named_key("an invalid xai api keystore"));
+    }
+
+    #[test]
+    fn a_window_names_a_rate() {
+        let w = rate_window();
+        assert!(w
+            .first("tokens per minute limit exceeded - too many tokens processed.")
+            .is_some());
+        assert!(w.first("too many tokens for this model").is_none());
     }
 }

@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use super::{build_run, interpret, run_ready, Clock, RetryError, SystemClock};
+use super::{build_run, interpret, run_ready, Clock, Reported, RetryError, SystemClock};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
-use crate::fleet::Fleet;
+use crate::fleet::{Cost, Fleet};
 use crate::policy::RetryPolicy;
 use std::sync::Arc;
 
@@ -52,6 +52,7 @@ pub struct Retry<'a> {
     clock: Option<&'a dyn Clock>,
     sink: &'a dyn EventSink,
     fleet: Option<(Arc<Fleet>, String)>,
+    estimate: Cost,
 }
 
 static THREAD_SLEEPER: ThreadSleeper = ThreadSleeper;
@@ -76,6 +77,7 @@ impl<'a> Retry<'a> {
             clock: None,
             sink: &NO_EVENTS,
             fleet: None,
+            estimate: Cost::REQUEST,
         }
     }
     /// Fixes the jitter seed, so that delays are reproducible.
@@ -104,22 +106,35 @@ impl<'a> Retry<'a> {
         self
     }
 
+    /// What each attempt costs, for a fleet with admission on (default: one request).
+    pub fn estimate(mut self, cost: Cost) -> Self {
+        self.estimate = cost;
+        self
+    }
+
     /// Calls `f(attempt)` (1-based) until it succeeds or the policy gives up.
     pub fn run<T, E: AsFailure>(
         self,
-        f: impl FnMut(u32) -> Result<T, E>,
-    ) -> Result<T, RetryError<E>> {
-        self.run_with(&mut NoRecovery, f)
-    }
-
-    /// [`Retry::run`] with recovery hooks.
-    pub fn run_with<T, E: AsFailure>(
-        self,
-        recovery: &mut dyn Recovery,
         mut f: impl FnMut(u32) -> Result<T, E>,
     ) -> Result<T, RetryError<E>> {
+        self.run_reported(&mut NoRecovery, |a| f(a).map(Reported::new))
+    }
+
+    /// [`Retry::run`] whose call also reports its response's usage and headers ([`Reported`]),
+    /// for a fleet's admission to settle and learn from.
+    pub fn run_reported<T, E: AsFailure>(
+        self,
+        recovery: &mut dyn Recovery,
+        mut f: impl FnMut(u32) -> Result<Reported<T>, E>,
+    ) -> Result<T, RetryError<E>> {
         let system = SystemClock::default();
-        let run = build_run(self.policy, self.seed, self.fleet, recovery.can_compact());
+        let run = build_run(
+            self.policy,
+            self.seed,
+            self.fleet,
+            recovery.can_compact(),
+            self.estimate,
+        );
         let sleeper = self.sleeper;
         run_ready(interpret(
             run,
@@ -132,5 +147,14 @@ impl<'a> Retry<'a> {
                 std::future::ready(())
             },
         ))
+    }
+
+    /// [`Retry::run`] with recovery hooks.
+    pub fn run_with<T, E: AsFailure>(
+        self,
+        recovery: &mut dyn Recovery,
+        mut f: impl FnMut(u32) -> Result<T, E>,
+    ) -> Result<T, RetryError<E>> {
+        self.run_reported(recovery, |a| f(a).map(Reported::new))
     }
 }

@@ -9,8 +9,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use crate::events::EventSink;
-use crate::failure::{AsFailure, Failure};
-use crate::fleet::Fleet;
+use crate::failure::{AsFailure, Failure, Headers};
+use crate::fleet::{Cost, Fleet, Usage};
 use crate::machine::Decision;
 use crate::policy::RetryPolicy;
 use crate::run::{Run, RunConfig, Step};
@@ -79,6 +79,42 @@ impl Clock for SystemClock {
     }
 }
 
+/// A call's value with what its response said of the provider's limits: the usage it reports
+/// and its headers. A fleet with admission on settles the call's reservation against the usage
+/// and learns the limits from the headers (`Retry::run_reported`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reported<T> {
+    /// The call's value.
+    pub value: T,
+    /// The tokens the response says were used, if it says.
+    pub usage: Option<Usage>,
+    /// The response's headers (its rate-limit headers are read).
+    pub headers: Headers,
+}
+
+impl<T> Reported<T> {
+    /// `value`, with no usage and no headers.
+    pub fn new(value: T) -> Self {
+        Reported {
+            value,
+            usage: None,
+            headers: Headers::new(),
+        }
+    }
+
+    /// With the usage the response reports.
+    pub fn usage(mut self, usage: Usage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// With the response's headers.
+    pub fn headers(mut self, headers: Headers) -> Self {
+        self.headers = headers;
+        self
+    }
+}
+
 /// The error a driver returns when it stops: the last error, and the decision that stopped it.
 #[derive(Debug)]
 pub struct RetryError<E> {
@@ -144,7 +180,7 @@ where
     R: Recovery + ?Sized,
     C: Clock + ?Sized,
     S: EventSink + ?Sized,
-    CallFut: Future<Output = Result<T, E>>,
+    CallFut: Future<Output = Result<Reported<T>, E>>,
     SleepFut: Future<Output = ()>,
 {
     let start = clock.now();
@@ -155,10 +191,10 @@ where
         let elapsed = clock.now() - start;
         step = match step {
             Step::Call { .. } => match call(run.attempts() + 1).await {
-                Ok(v) => {
-                    run.succeeded(elapsed);
+                Ok(r) => {
+                    run.succeeded_with(elapsed, r.usage.as_ref(), &r.headers);
                     drain(&mut run, sink);
-                    return Ok(v);
+                    return Ok(r.value);
                 }
                 Err(e) => {
                     let failure = e.as_failure();
@@ -206,13 +242,14 @@ pub(crate) fn build_run(
     seed: Option<u64>,
     fleet: Option<(Arc<Fleet>, String)>,
     context_hook: bool,
+    estimate: Cost,
 ) -> Run {
     let cfg = RunConfig {
         context_hook,
         seed,
         ..RunConfig::default()
     };
-    let run = Run::with_config(policy, cfg);
+    let run = Run::with_config(policy, cfg).estimate(estimate);
     match fleet {
         Some((fleet, key)) => run.fleet(fleet, vec![key]),
         None => run,

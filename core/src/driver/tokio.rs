@@ -7,10 +7,10 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use super::blocking::{NoRecovery, Recovery};
-use super::{build_run, interpret, Clock, RetryError};
+use super::{build_run, interpret, Clock, Reported, RetryError};
 use crate::events::{EventSink, NoEvents};
 use crate::failure::AsFailure;
-use crate::fleet::Fleet;
+use crate::fleet::{Cost, Fleet};
 use crate::policy::RetryPolicy;
 use std::sync::Arc;
 
@@ -56,6 +56,7 @@ pub struct AsyncRetry<'a> {
     clock: Option<&'a (dyn Clock + Sync)>,
     sink: &'a (dyn EventSink + Sync),
     fleet: Option<(Arc<Fleet>, String)>,
+    estimate: Cost,
 }
 
 /// With no policy, the `default` preset (CONTRACT §6), as in Python and Ruby.
@@ -77,6 +78,7 @@ impl<'a> AsyncRetry<'a> {
             clock: None,
             sink: &NO_EVENTS,
             fleet: None,
+            estimate: Cost::REQUEST,
         }
     }
     /// Fixes the jitter seed, so that delays are reproducible.
@@ -105,6 +107,12 @@ impl<'a> AsyncRetry<'a> {
         self
     }
 
+    /// What each attempt costs, for a fleet with admission on (default: one request).
+    pub fn estimate(mut self, cost: Cost) -> Self {
+        self.estimate = cost;
+        self
+    }
+
     /// Calls `f(attempt)` until it succeeds or the policy gives up. Dropping the future
     /// cancels the loop, mid-wait included.
     pub async fn run<T, E, F, Fut>(self, f: F) -> Result<T, RetryError<E>>
@@ -120,15 +128,40 @@ impl<'a> AsyncRetry<'a> {
     pub async fn run_with<T, E, F, Fut>(
         self,
         recovery: &mut (dyn Recovery + Send),
-        f: F,
+        mut f: F,
     ) -> Result<T, RetryError<E>>
     where
         E: AsFailure,
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
+        self.run_reported(recovery, move |a| {
+            let fut = f(a);
+            async move { fut.await.map(Reported::new) }
+        })
+        .await
+    }
+
+    /// [`AsyncRetry::run`] whose call also reports its response's usage and headers
+    /// ([`Reported`]), for a fleet's admission to settle and learn from.
+    pub async fn run_reported<T, E, F, Fut>(
+        self,
+        recovery: &mut (dyn Recovery + Send),
+        f: F,
+    ) -> Result<T, RetryError<E>>
+    where
+        E: AsFailure,
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<Reported<T>, E>>,
+    {
         let tokio_clock = TokioClock::default();
-        let run = build_run(self.policy, self.seed, self.fleet, recovery.can_compact());
+        let run = build_run(
+            self.policy,
+            self.seed,
+            self.fleet,
+            recovery.can_compact(),
+            self.estimate,
+        );
         let sleeper = self.sleeper;
         interpret(
             run,

@@ -8,6 +8,7 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+use super::admission::AdmissionState;
 use super::breaker::{BreakerState, Phase};
 use super::budget::{self, BudgetConfig};
 use super::WallClock;
@@ -77,6 +78,24 @@ pub trait FleetBackend: Send + Sync {
     fn pause_until(&self, key: &str) -> BackendResult<f64>;
     /// Pauses `key` until `until`, unless it already is for longer.
     fn extend_pause(&self, key: &str, until: f64) -> BackendResult<()>;
+    /// Whether the backend holds admission state ([`FleetBackend::with_admission`]); the fleet
+    /// keeps it in process for one that does not. Default: `false`.
+    fn shares_admission(&self) -> bool {
+        false
+    }
+    /// Applies `f` to `key`'s admission state atomically (like [`FleetBackend::with_breaker`],
+    /// `f` may run more than once). Default: unavailable (see
+    /// [`FleetBackend::shares_admission`]).
+    fn with_admission(
+        &self,
+        key: &str,
+        f: &mut dyn FnMut(&mut AdmissionState),
+    ) -> BackendResult<()> {
+        let _ = (key, f);
+        Err(BackendError::unavailable(
+            "this backend keeps no admission state",
+        ))
+    }
 }
 
 /// One key's state in process. It is also a [`FleetBackend`] for that key alone (the `key`
@@ -86,6 +105,8 @@ pub struct KeyState {
     breaker: Mutex<BreakerState>,
     tokens: Mutex<Option<f64>>,
     pause_until: Mutex<f64>,
+    /// Admission state, created when admission first sees the key.
+    admission: Mutex<Option<Box<AdmissionState>>>,
     /// Used since the last sweep (a relaxed flag: the success path pays one load).
     touched: AtomicBool,
     /// When a sweep (or the insertion) last saw it used, as `f64` bits (wall-clock seconds).
@@ -105,6 +126,12 @@ impl KeyState {
     /// circuit open (or a probe out) until a time not yet come.
     fn is_live(&self, now: f64) -> bool {
         if *lock(&self.pause_until) > now {
+            return true;
+        }
+        if lock(&self.admission)
+            .as_ref()
+            .is_some_and(|a| a.is_live(now))
+        {
             return true;
         }
         let b = lock(&self.breaker);
@@ -345,6 +372,13 @@ impl FleetBackend for KeyState {
     fn name(&self) -> &'static str {
         "in_process"
     }
+    fn shares_admission(&self) -> bool {
+        true
+    }
+    fn with_admission(&self, _: &str, f: &mut dyn FnMut(&mut AdmissionState)) -> BackendResult<()> {
+        f(lock(&self.admission).get_or_insert_with(Box::default));
+        Ok(())
+    }
     fn with_breaker(&self, _: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
         f(&mut lock(&self.breaker));
         Ok(())
@@ -376,6 +410,16 @@ impl FleetBackend for KeyState {
 impl FleetBackend for InProcess {
     fn name(&self) -> &'static str {
         "in_process"
+    }
+    fn shares_admission(&self) -> bool {
+        true
+    }
+    fn with_admission(
+        &self,
+        key: &str,
+        f: &mut dyn FnMut(&mut AdmissionState),
+    ) -> BackendResult<()> {
+        self.key(key).with_admission(key, f)
     }
     fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
         self.key(key).with_breaker(key, f)

@@ -32,9 +32,26 @@ pub struct Counters {
     pub wasted_s: f64,
 }
 
+/// What admission did for one key (only keys of a fleet with admission on have them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct AdmissionCounters {
+    /// Calls told to wait for admission.
+    pub waits: u64,
+    /// Seconds of admission wait handed out.
+    pub waited_s: f64,
+    /// The longest admission wait handed out, seconds.
+    pub max_wait_s: f64,
+    /// Limits learned (from headers, or set by a throttle).
+    pub limits_learned: u64,
+    /// Responses that were throttles (429, 529) on an admitted call.
+    pub throttled: u64,
+}
+
 /// One key's counters, by category (a key sees one to three categories: a list beats a map).
 struct Entry {
     cats: Vec<(String, Counters)>,
+    /// Admission's counters, when admission is on.
+    admission: Option<Box<AdmissionCounters>>,
     /// Updated since the last sweep.
     touched: bool,
     /// When a sweep last saw it updated (wall-clock seconds).
@@ -107,15 +124,7 @@ impl Metrics {
 
     /// Applies `f` to the counters of `key` and `category`, creating them at zero if new.
     pub fn update(&self, key: &str, category: &str, f: impl FnOnce(&mut Counters)) {
-        let shard = self.shard(key);
-        let mut guard = lock(shard);
-        guard.seq += 1;
-        let seq = guard.seq;
-        let by = &mut guard.map;
-        // Looked up first: the key and category are allocated only the first time they are seen.
-        if let Some(e) = by.get_mut(key) {
-            e.touched = true;
-            e.seq = seq;
+        self.with_entry(key, |e| {
             match e.cats.iter_mut().find(|(c, _)| c == category) {
                 Some((_, c)) => f(c),
                 None => {
@@ -124,20 +133,38 @@ impl Metrics {
                     e.cats.push((category.to_owned(), c));
                 }
             }
+        });
+    }
+
+    /// Applies `f` to the admission counters of `key`, creating them at zero if new.
+    pub fn update_admission(&self, key: &str, f: impl FnOnce(&mut AdmissionCounters)) {
+        self.with_entry(key, |e| f(e.admission.get_or_insert_with(Box::default)));
+    }
+
+    /// Applies `f` to the entry of `key`, created empty if new (then the caps and sweeps run).
+    fn with_entry(&self, key: &str, f: impl FnOnce(&mut Entry)) {
+        let shard = self.shard(key);
+        let mut guard = lock(shard);
+        guard.seq += 1;
+        let seq = guard.seq;
+        let by = &mut guard.map;
+        // Looked up first: the key is allocated only the first time it is seen.
+        if let Some(e) = by.get_mut(key) {
+            e.touched = true;
+            e.seq = seq;
+            f(e);
             return;
         }
-        let mut c = Counters::default();
-        f(&mut c);
         let now = self.retention.now();
-        by.insert(
-            key.to_owned(),
-            Entry {
-                cats: vec![(category.to_owned(), c)],
-                touched: true,
-                last_seen: now,
-                seq,
-            },
-        );
+        let mut e = Entry {
+            cats: Vec::new(),
+            admission: None,
+            touched: true,
+            last_seen: now,
+            seq,
+        };
+        f(&mut e);
+        by.insert(key.to_owned(), e);
         let cap = self.retention.per_shard(SHARDS);
         if by.len() > cap {
             Self::trim(by, cap - cap / 10);
@@ -178,19 +205,29 @@ impl Metrics {
         self.len() == 0
     }
 
-    /// A snapshot: `{key: {category: counters}}` plus `"total"` per key, keys in order. Each
+    /// A snapshot: `{key: {category: counters}}` plus `"total"` per key (and `"admission"`, its
+    /// [`AdmissionCounters`], for a key admission worked on), keys in order. Each
     /// shard is copied out under its lock, one at a time, and turned into JSON after: a call
     /// updating its counters meanwhile waits at most for one shard's copy.
     pub fn snapshot(&self) -> serde_json::Value {
-        let mut all: Vec<(String, Vec<(String, Counters)>)> = Vec::new();
+        type Copied = (
+            String,
+            Vec<(String, Counters)>,
+            Option<Box<AdmissionCounters>>,
+        );
+        let mut all: Vec<Copied> = Vec::new();
         for s in self.shards() {
             let by = lock(s);
             all.reserve(by.map.len());
-            all.extend(by.map.iter().map(|(k, e)| (k.clone(), e.cats.clone())));
+            all.extend(
+                by.map
+                    .iter()
+                    .map(|(k, e)| (k.clone(), e.cats.clone(), e.admission.clone())),
+            );
         }
         all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut out = serde_json::Map::new();
-        for (key, mut cats) in all {
+        for (key, mut cats, admission) in all {
             cats.sort_by(|a, b| a.0.cmp(&b.0));
             let mut total = Counters::default();
             let mut m = serde_json::Map::new();
@@ -212,6 +249,12 @@ impl Metrics {
                 "total".into(),
                 serde_json::to_value(&total).expect("counters serialize"),
             );
+            if let Some(a) = admission {
+                m.insert(
+                    "admission".into(),
+                    serde_json::to_value(&*a).expect("counters serialize"),
+                );
+            }
             out.insert(key, serde_json::Value::Object(m));
         }
         serde_json::Value::Object(out)

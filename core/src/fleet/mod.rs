@@ -20,6 +20,7 @@
 //! assert!(paused);
 //! ```
 
+pub mod admission;
 pub mod backend;
 pub mod breaker;
 pub mod budget;
@@ -40,16 +41,21 @@ use serde::{Deserialize, Serialize};
 use crate::category::{Category, Classification, RetryAfterSource};
 use crate::error::{Error, Result};
 use crate::events::{Event, EventKind};
+pub use admission::{
+    AdmissionConfig, AdmissionMode, AdmissionState, BytesOverFour, Cost, Dimension, Limits,
+    Reservation, TokenEstimator, Usage,
+};
 pub use backend::{BackendError, FleetBackend, InProcess, KeyState, Retention};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
-pub use metrics::{Counters, Metrics};
+pub use metrics::{AdmissionCounters, Counters, Metrics};
 
 /// Fleet settings. `null` / absent sections switch a mechanism off.
 ///
 /// # Default
-/// A budget and a breaker with their defaults, shared pauses on, pauses capped at 300 s, no
-/// Redis (with one, 0.25 s for any Redis I/O, the connection handshake included).
+/// A budget and a breaker with their defaults, shared pauses on, pauses capped at 300 s,
+/// admission off, no Redis (with one, 0.25 s for any Redis I/O, the connection handshake
+/// included).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FleetConfig {
@@ -78,6 +84,11 @@ pub struct FleetConfig {
     /// 64): past it, the least recently used are forgotten, live ones last (see
     /// [`Retention`]). Default: 100 000 (about 100 MB at most).
     pub max_keys: usize,
+    /// Admission before each call ([`admission`]): off, static limits, adaptive, or learned
+    /// from headers. In a configuration, a mode's name alone (`"headers"`) stands for that mode
+    /// with the other settings at their defaults, and `null` or `false` for off. Default: off.
+    #[serde(deserialize_with = "admission::config::mode_or_settings")]
+    pub admission: AdmissionConfig,
 }
 
 impl Default for FleetConfig {
@@ -92,6 +103,7 @@ impl Default for FleetConfig {
             redis_timeout_s: 0.25,
             key_idle_ttl_s: 600.0,
             max_keys: 100_000,
+            admission: AdmissionConfig::default(),
         }
     }
 }
@@ -140,6 +152,7 @@ impl FleetConfig {
         if cfg.max_keys == 0 {
             return Err(Error::invalid_policy("max_keys must be at least 1"));
         }
+        cfg.admission.validate()?;
         if !(cfg.redis_timeout_s > 0.0 && cfg.redis_timeout_s <= 60.0) {
             return Err(Error::invalid_policy(
                 "redis_timeout_s must be above 0 and at most 60",
@@ -178,6 +191,8 @@ pub struct Fleet {
     clock: WallClock,
     metrics: Metrics,
     retention: Arc<Retention>,
+    /// The token estimate of [`Fleet::estimate`].
+    estimator: Arc<dyn TokenEstimator>,
 }
 
 impl Fleet {
@@ -217,6 +232,7 @@ impl Fleet {
             clock: Arc::new(system_clock),
             metrics: Metrics::with_retention(Arc::clone(&retention)),
             retention,
+            estimator: Arc::new(BytesOverFour),
         }
     }
 
@@ -405,9 +421,10 @@ impl Fleet {
     /// Whether a call of `key` may go at once with nothing to report (no pause, a closed
     /// circuit), read without changing anything: the bindings' success path asks this instead of
     /// building a whole run. A remote or degraded backend answers `false`: such calls take the
-    /// full gate.
+    /// full gate. With admission on, `false` too: every call takes its slot through a run.
     pub fn admits_freely(&self, key: &str) -> bool {
-        !self.backend.is_remote()
+        !self.cfg.admission.is_on()
+            && !self.backend.is_remote()
             && !self.degraded.load(Ordering::Relaxed)
             && self.free_on(self.backend.as_ref(), key)
     }

@@ -24,6 +24,7 @@ use super::per_process::PerProcess;
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::admission::AdmissionState;
 use super::backend::{BackendError, BackendResult, FleetBackend};
 use super::breaker::BreakerState;
 use super::budget::BudgetConfig;
@@ -86,13 +87,22 @@ const POOL: usize = 16;
 struct ProcState {
     idle: Mutex<Vec<Conn>>,
     down_until: Mutex<Option<Instant>>,
+    /// Admission updates of one key are taken in turn within a process (striped by key): a
+    /// burst of threads would otherwise lose compare-and-set round after round to each other,
+    /// and only the other processes are left to conflict with. A stuck holder is bounded by
+    /// the operation's timeout, after which the others find Redis marked down and go local.
+    admission_turns: [Mutex<()>; ADMISSION_STRIPES],
 }
+
+/// Stripes of [`ProcState::admission_turns`].
+const ADMISSION_STRIPES: usize = 64;
 
 impl ProcState {
     fn new() -> Self {
         ProcState {
             idle: Mutex::new(Vec::new()),
             down_until: Mutex::new(None),
+            admission_turns: std::array::from_fn(|_| Mutex::new(())),
         }
     }
 }
@@ -269,6 +279,59 @@ impl RedisBackend {
     }
 
     /// A number stored under `k`, or a bad-data error when it is not one.
+    /// Applies `f` to the JSON state under `<ns>:<key>:<what>` atomically. Optimistic: read,
+    /// apply the pure transition, store only if nobody changed it meanwhile (the CAS script),
+    /// every round under the one deadline of the operation. A stored value that does not parse,
+    /// or fails `sane`, is bad data for the key.
+    fn update_json<T>(
+        &self,
+        key: &str,
+        what: &str,
+        name: &str,
+        sane: fn(&T) -> bool,
+        f: &mut dyn FnMut(&mut T),
+    ) -> BackendResult<()>
+    where
+        T: Default + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let k = self.k(key, what);
+        let ttl = TTL_S.to_string();
+        self.with_conn(|c, deadline| {
+            for _ in 0..16 {
+                let old =
+                    text_reply(c.command(&[b"GET", k.as_bytes()], &Limits::BREAKER, deadline)?)?;
+                let mut state = match old.as_deref() {
+                    None => T::default(),
+                    Some(s) => {
+                        serde_json::from_str::<T>(s)
+                            .ok()
+                            .filter(&sane)
+                            .ok_or_else(|| {
+                                OpError::Data(format!("redis: {k} holds no {name} state"))
+                            })?
+                    }
+                };
+                f(&mut state);
+                let new = serde_json::to_string(&state).expect("fleet state serializes");
+                let expected = old.unwrap_or_default();
+                let keys = [k.clone()];
+                let stored = int_reply(c.eval(
+                    &self.cas,
+                    &keys,
+                    &[expected, new, ttl.clone()],
+                    &Limits::SCALAR,
+                    deadline,
+                )?)?;
+                if stored == 1 {
+                    return Ok(());
+                }
+            }
+            Err(OpError::Down(format!(
+                "redis: {name} update kept conflicting"
+            )))
+        })
+    }
+
     fn get_number(&self, k: &str) -> BackendResult<Option<f64>> {
         let v = self.with_conn(|c, deadline| {
             text_reply(c.command(&[b"GET", k.as_bytes()], &Limits::SCALAR, deadline)?)
@@ -294,42 +357,26 @@ impl FleetBackend for RedisBackend {
     }
 
     fn with_breaker(&self, key: &str, f: &mut dyn FnMut(&mut BreakerState)) -> BackendResult<()> {
-        let k = self.k(key, "breaker");
-        let ttl = TTL_S.to_string();
-        // Optimistic: read, apply the pure transition, store only if nobody changed it meanwhile;
-        // every round under the one deadline of the operation.
-        self.with_conn(|c, deadline| {
-            for _ in 0..16 {
-                let old =
-                    text_reply(c.command(&[b"GET", k.as_bytes()], &Limits::BREAKER, deadline)?)?;
-                let mut state = match old.as_deref() {
-                    None => BreakerState::default(),
-                    Some(s) => serde_json::from_str::<BreakerState>(s)
-                        .ok()
-                        .filter(BreakerState::is_sane)
-                        .ok_or_else(|| {
-                            OpError::Data(format!("redis: {k} holds no breaker state"))
-                        })?,
-                };
-                f(&mut state);
-                let new = serde_json::to_string(&state).expect("breaker state serializes");
-                let expected = old.unwrap_or_default();
-                let keys = [k.clone()];
-                let stored = int_reply(c.eval(
-                    &self.cas,
-                    &keys,
-                    &[expected, new, ttl.clone()],
-                    &Limits::SCALAR,
-                    deadline,
-                )?)?;
-                if stored == 1 {
-                    return Ok(());
-                }
-            }
-            Err(OpError::Down(
-                "redis: breaker update kept conflicting".into(),
-            ))
-        })
+        self.update_json(key, "breaker", "breaker", BreakerState::is_sane, f)
+    }
+
+    fn shares_admission(&self) -> bool {
+        true
+    }
+
+    /// The admission state as JSON under `<ns>:<key>:admission`, updated like the breaker:
+    /// read, apply the pure transition of `admission::state`, store with the compare-and-set
+    /// script only if no other process changed it meanwhile.
+    fn with_admission(
+        &self,
+        key: &str,
+        f: &mut dyn FnMut(&mut AdmissionState),
+    ) -> BackendResult<()> {
+        use std::hash::BuildHasher;
+        let stripe =
+            (foldhash::fast::FixedState::default().hash_one(key) as usize) % ADMISSION_STRIPES;
+        let _turn = lock(&self.state().admission_turns[stripe]);
+        self.update_json(key, "admission", "admission", AdmissionState::is_sane, f)
     }
 
     fn spend(&self, key: &str, cost: f64, cfg: &BudgetConfig) -> BackendResult<bool> {

@@ -62,6 +62,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
+use super::admission::AdmissionState;
 use super::backend::{BackendError, BackendResult, FleetBackend};
 use super::breaker::{BreakerState, Phase};
 use super::budget::{self, BudgetConfig};
@@ -107,8 +108,10 @@ const PULL_MAX_VALUE: usize = 4096 + 1;
 
 /// Keys live a day after their last update, as with the blocking backend.
 const TTL_S: u64 = 86_400;
-/// Keys per pull script call (three Redis keys per fleet key).
+/// Keys per pull script call (four Redis keys per fleet key).
 const PULL_CHUNK: usize = 128;
+/// Redis keys per fleet key: pause, tokens, breaker, admission.
+const PER_KEY: usize = 4;
 
 /// How the background task syncs.
 ///
@@ -160,6 +163,14 @@ struct Mirror {
     breaker_dirty: bool,
     /// The shared breaker value is unusable.
     breaker_bad: Option<String>,
+    /// The admission state as last seen in Redis.
+    adm_base: AdmissionState,
+    /// The admission state as this process sees it: the shared one plus its own schedule.
+    adm: AdmissionState,
+    /// Local admission changes since the last push.
+    adm_dirty: bool,
+    /// The shared admission value is unusable.
+    adm_bad: Option<String>,
 }
 
 impl Mirror {
@@ -193,6 +204,8 @@ impl Entry {
             || m.tokens_pending != 0.0
             || m.tokens_inflight != 0.0
             || m.breaker_dirty
+            || m.adm_dirty
+            || m.adm.is_live(wall)
             || m.pause > wall
             || (m.breaker.phase != Phase::Closed && m.breaker.until > wall)
     }
@@ -465,6 +478,32 @@ impl FleetBackend for RedisAsyncBackend {
             let urgent = m.breaker.phase != before.phase;
             drop(m);
             self.shared.changed(&e, urgent);
+        }
+        Ok(())
+    }
+
+    fn shares_admission(&self) -> bool {
+        true
+    }
+
+    /// On the mirror: this process's admissions stack on the shared schedule as last pulled,
+    /// and are pushed (merged, compare-and-set) at the next sync. Between syncs, processes may
+    /// give out overlapping slots: the sync interval bounds how far.
+    fn with_admission(
+        &self,
+        key: &str,
+        f: &mut dyn FnMut(&mut AdmissionState),
+    ) -> BackendResult<()> {
+        self.shared.available()?;
+        let e = self.shared.key(key);
+        let mut m = lock(&e.m);
+        bad(&m.adm_bad)?;
+        let before = m.adm.clone();
+        f(&mut m.adm);
+        if m.adm != before {
+            m.adm_dirty = true;
+            drop(m);
+            self.shared.changed(&e, false);
         }
         Ok(())
     }
@@ -768,7 +807,8 @@ impl Worker {
             let pushed = async {
                 self.push_pause(c, e).await?;
                 self.push_tokens(c, e).await?;
-                self.push_breaker(c, e).await
+                self.push_breaker(c, e).await?;
+                self.push_admission(c, e).await
             }
             .await;
             if let Err(down) = pushed {
@@ -777,7 +817,7 @@ impl Worker {
                 }
                 return Err(down);
             }
-            if lock(&e.m).breaker_dirty {
+            if lock(&e.m).breaker_dirty || lock(&e.m).adm_dirty {
                 // Kept conflicting: again after the next chunk or at the next sync.
                 self.shared.changed(e, false);
             }
@@ -955,6 +995,76 @@ impl Worker {
         Ok(())
     }
 
+    /// Pushes this process's admission changes: merged into the shared state read back, stored
+    /// with the compare-and-set script; changes made meanwhile are replayed on top.
+    async fn push_admission(&self, c: &mut AsyncConn, e: &Entry) -> std::result::Result<(), Down> {
+        let (base, local) = {
+            let mut m = lock(&e.m);
+            if !m.adm_dirty {
+                return Ok(());
+            }
+            m.adm_dirty = false;
+            (m.adm_base.clone(), m.adm.clone())
+        };
+        let k = self.k(&e.name, "admission");
+        let keys = [k.clone()];
+        for _ in 0..16 {
+            let raw = match self
+                .op(c.command(&[b"GET", k.as_bytes()], &Limits::BREAKER))
+                .await
+            {
+                Ok(Ok(Reply::Nil)) => None,
+                Ok(Ok(r)) => match reply_text(&r) {
+                    Some(s) => Some(s),
+                    None => {
+                        return self
+                            .admission_unusable(e, format!("redis: {k} holds no admission state"))
+                    }
+                },
+                Ok(Err(msg)) => return self.admission_unusable(e, msg),
+                Err(down) => {
+                    lock(&e.m).adm_dirty = true;
+                    return Err(down);
+                }
+            };
+            let remote = match parse_admission(&k, raw.as_deref()) {
+                Ok(s) => s,
+                Err(msg) => return self.admission_unusable(e, msg),
+            };
+            let mut merged = AdmissionState::merged(&base, &local, &remote);
+            merged.clear_owed();
+            let new = serde_json::to_string(&merged).expect("admission state serializes");
+            let argv = [raw.unwrap_or_default(), new, TTL_S.to_string()];
+            match self
+                .op(c.eval(&self.cas, &keys, &argv, &Limits::SCALAR))
+                .await
+            {
+                Ok(Ok(Reply::Int(1))) => {
+                    let mut m = lock(&e.m);
+                    m.adm = AdmissionState::merged(&local, &m.adm, &merged);
+                    m.adm_base = merged;
+                    return Ok(());
+                }
+                Ok(Ok(_)) => continue,
+                Ok(Err(msg)) => return self.admission_unusable(e, msg),
+                Err(down) => {
+                    lock(&e.m).adm_dirty = true;
+                    return Err(down);
+                }
+            }
+        }
+        lock(&e.m).adm_dirty = true;
+        Ok(())
+    }
+
+    fn admission_unusable(&self, e: &Entry, msg: String) -> std::result::Result<(), Down> {
+        let mut m = lock(&e.m);
+        m.adm = m.adm_base.clone();
+        m.adm_dirty = false;
+        m.adm_bad = Some(msg);
+        Ok(())
+    }
+
     fn breaker_unusable(&self, e: &Entry, msg: String) -> std::result::Result<(), Down> {
         let mut m = lock(&e.m);
         m.breaker = m.base.clone();
@@ -968,34 +1078,43 @@ impl Worker {
         c: &mut AsyncConn,
         chunk: &[Arc<Entry>],
     ) -> std::result::Result<(), Down> {
-        let mut keys = Vec::with_capacity(chunk.len() * 3);
+        let mut keys = Vec::with_capacity(chunk.len() * PER_KEY);
         for e in chunk {
             keys.push(self.k(&e.name, "pause"));
             keys.push(self.k(&e.name, "tokens"));
             keys.push(self.k(&e.name, "breaker"));
+            keys.push(self.k(&e.name, "admission"));
         }
         let lim = Limits {
             max_bulk: PULL_MAX_VALUE + 1,
-            max_array: PULL_CHUNK * 3,
+            max_array: PULL_CHUNK * PER_KEY,
         };
         let values: Vec<String> = match self.op(c.eval(&self.pull, &keys, &[], &lim)).await? {
-            Ok(Reply::Array(v)) if v.len() == chunk.len() * 3 => v
+            Ok(Reply::Array(v)) if v.len() == chunk.len() * PER_KEY => v
                 .iter()
                 .map(|r| reply_text(r).unwrap_or_else(|| "e".into()))
                 .collect(),
             Ok(other) => {
                 return Err(Down(format!(
                     "redis: the pull returned {other:?} for {} keys",
-                    chunk.len() * 3
+                    chunk.len() * PER_KEY
                 )))
             }
             Err(msg) => return Err(Down(msg)),
         };
-        for (e, v) in chunk.iter().zip(values.chunks(3)) {
+        for (e, v) in chunk.iter().zip(values.chunks(PER_KEY)) {
             let key = &e.name;
             let pause = parse_pulled(&v[0]);
             let tokens = parse_pulled(&v[1]);
             let breaker = parse_pulled(&v[2]);
+            let admission_key = self.k(key, "admission");
+            let admission = match parse_pulled(&v[3]) {
+                Pulled::Absent => Ok(AdmissionState::default()),
+                Pulled::Value(s) => parse_admission(&admission_key, Some(&s)),
+                Pulled::Error => Err(format!(
+                    "redis: {admission_key} is of the wrong type or too large"
+                )),
+            };
             let breaker_key = self.k(key, "breaker");
             let breaker = match breaker {
                 Pulled::Absent => Ok(BreakerState::default()),
@@ -1058,8 +1177,35 @@ impl Worker {
                     m.breaker_bad = Some(msg);
                 }
             }
+            match admission {
+                Ok(remote) => {
+                    if m.adm_bad.take().is_some() {
+                        m.adm = m.adm_base.clone();
+                    }
+                    // This process's schedule not yet pushed stays stacked on the shared one.
+                    m.adm = AdmissionState::merged(&m.adm_base, &m.adm, &remote);
+                    m.adm_base = remote;
+                }
+                Err(msg) => {
+                    m.adm = m.adm_base.clone();
+                    m.adm_dirty = false;
+                    m.adm_bad = Some(msg);
+                }
+            }
         }
         Ok(())
+    }
+}
+
+/// A stored admission state (`None`: absent, a fresh state); JSON that does not parse, or
+/// holds numbers no fleet writes, is an error for the key.
+fn parse_admission(k: &str, raw: Option<&str>) -> std::result::Result<AdmissionState, String> {
+    match raw {
+        None => Ok(AdmissionState::default()),
+        Some(s) => serde_json::from_str::<AdmissionState>(s)
+            .ok()
+            .filter(AdmissionState::is_sane)
+            .ok_or_else(|| format!("redis: {k} holds no admission state")),
     }
 }
 

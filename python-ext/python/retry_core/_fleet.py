@@ -46,7 +46,18 @@ class Fleet:
       ``redis_timeout_s`` (0.25) bounds each Redis operation, every read of its replies included;
     - ``key_idle_ttl_s`` (600) and ``max_keys`` (100000): a key unused that long is forgotten
       (never while its pause or open circuit lasts), and at most that many keys are held (the
-      least recently used go first).
+      least recently used go first);
+    - ``admission``: pace calls under the provider's rate limits instead of retrying after the
+      429. ``"headers"`` learns the limits from the rate-limit headers of every response
+      (OpenAI, Azure, Anthropic, the IETF ``RateLimit`` drafts), ``"adaptive"`` from throttles
+      alone (the AWS SDKs' CUBIC), ``"static"`` takes them from
+      ``{"mode": "static", "limits": {"requests": ..., "tokens": ..., "input_tokens": ...,
+      "output_tokens": ...}, "window_s": 60}``; ``"off"`` / ``None`` / ``False`` (the default)
+      costs nothing. Calls then wait their turn, spread evenly through the window (events
+      ``admission_wait`` and ``limits_learned``; ``metrics()`` gains an ``admission`` entry per
+      key). Each call counts as one request of no tokens unless given its estimate
+      (``call_llm_with_retry(..., estimate={"messages": messages, "max_tokens": 512})``, or
+      an int of tokens); the usage its answer reports then settles it.
 
     Pass it to ``call_llm_with_retry(..., fleet=fleet, key="openai:gpt-4o")``, its async twin, or
     ``LLMExecutor(..., fleet=fleet)``. One object may be shared by any number of threads.

@@ -20,8 +20,8 @@ import inspect
 import json
 import logging
 import time
-from collections.abc import Mapping, MutableSequence
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, Optional, Tuple, TypedDict, TypeVar, Union
+from collections.abc import Mapping, MutableSequence, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, TypedDict, TypeVar, Union
 
 from . import _native
 from ._errors import InternalError
@@ -42,6 +42,8 @@ EventHook = Callable[[Dict[str, Any]], Any]
 OrphanHook = Callable[[Optional[PruneResult]], Any]
 CompactHook = Callable[[], Any]
 ProgressHook = Callable[[Dict[str, Any]], Any]
+#: An attempt's cost for a fleet's admission: its tokens, or ``{"messages": [...], "max_tokens": n}``.
+Estimate = Union[int, Mapping[str, Any]]
 
 _monotonic = time.monotonic
 
@@ -176,6 +178,7 @@ class _CallOptions(TypedDict, total=False):
     fleet: Optional[Fleet]
     key: Optional[str]
     on_progress: Optional[ProgressHook]
+    estimate: Optional[Estimate]
 
 
 _OPTION_SET = frozenset(_CallOptions.__annotations__)
@@ -205,6 +208,9 @@ class _Options:
     fleet: Optional[Fleet] = None
     key: Optional[str] = None
     on_progress: Optional[ProgressHook] = None
+    estimate: Any = None
+    #: The estimate as the core computed it, ``(input_tokens, output_tokens)``.
+    _cost: Optional[Tuple[float, float]] = None
     native: "_native.RetryPolicy"
 
     def __init__(self, name: str, options: Mapping[str, object]) -> None:
@@ -231,10 +237,13 @@ class _Options:
             raise TypeError(f"messages must be a list of messages (pruned in place), not {type(messages).__name__}")
         if self.seed is not None:
             _check_seed(self.seed)
+        if self.estimate is not None:
+            self._cost = _estimate_cost(self.estimate, self.fleet)
         # Which policy the call gets is the core's rule (CONTRACT §6); misspelt preset names,
-        # bad configurations and both forms at once fail here, before the first call.
-        native = policy_for_call(self.policy, self.max_retries, self.delay)
-        self.native = native
+        # bad configurations and both forms at once fail here, before the first call. Given
+        # none of the three, the call gets the class's (the core's answer for nothing given).
+        if "policy" in options or "max_retries" in options or "delay" in options:
+            self.native = policy_for_call(self.policy, self.max_retries, self.delay)
 
     def run(self) -> "_native.Run":
         """The engine's run for this call; its deadline's clock starts now."""
@@ -246,7 +255,67 @@ class _Options:
         config = json.dumps(cfg) if cfg else None
         if self.fleet is None or self.key is None:
             return _native.Run(self.native, config)
-        return _native.Run(self.native, config, self.fleet._inner, [self.key])
+        return _native.Run(self.native, config, self.fleet._inner, [self.key], self._cost)
+
+
+_ESTIMATE_KEYS = frozenset(("messages", "max_tokens"))
+
+
+def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]:
+    """``estimate=`` checked and handed to the core, which computes the attempt's cost (core
+    ``Fleet::estimate``: the request's bytes and its ``max_tokens``). Raises before the first call."""
+    if fleet is None:
+        raise TypeError("estimate= needs fleet= (a retry_core.Fleet with admission on)")
+    if isinstance(estimate, int) and not isinstance(estimate, bool):
+        if estimate > 10**15:  # beyond what a float holds exactly; the core's limit is lower
+            raise ValueError(f"estimate must be at most 1e12 tokens, got {estimate}")
+        return fleet._inner._estimate(float(estimate), 0, 0)
+    if not isinstance(estimate, Mapping):
+        raise TypeError(f"estimate must be an int (tokens) or a mapping with 'messages' and/or 'max_tokens', "
+                        f"not {type(estimate).__name__}")
+    unknown = [k for k in estimate if k not in _ESTIMATE_KEYS]
+    if unknown or not estimate:
+        raise ValueError(f"estimate takes 'messages' and/or 'max_tokens', got {sorted(map(repr, estimate))}")
+    size = 0
+    messages = estimate.get("messages")
+    if messages is not None:
+        if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+            raise TypeError(f"estimate['messages'] must be a list of messages, not {type(messages).__name__}")
+        try:
+            size = len(json.dumps(messages, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace"))
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"estimate['messages'] must be JSON-serializable: {err}") from None
+    max_tokens = estimate.get("max_tokens")
+    if max_tokens is None:
+        max_tokens = 0
+    elif not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
+        raise TypeError(f"estimate['max_tokens'] must be an int, not {type(max_tokens).__name__}")
+    elif not 0 <= max_tokens < 2**64:
+        raise ValueError(f"estimate['max_tokens'] must be in [0, 2**64), got {max_tokens}")
+    return fleet._inner._estimate(None, size, max_tokens)
+
+
+def _usage_json(value: Any) -> Optional[str]:
+    """The usage an answer reports (``value.usage``, as openai's and anthropic's responses have,
+    or ``value["usage"]``) as ``{"usage": {...}}`` JSON for the core to read, or a raw
+    response's body text (the core reads its usage), or None."""
+    try:
+        if _raw_headers(value) is not None:
+            text = getattr(value, "text", None)
+            return text if isinstance(text, str) else None
+        usage = value.get("usage") if isinstance(value, Mapping) else getattr(value, "usage", None)
+        if usage is None:
+            return None
+        if not isinstance(usage, Mapping):
+            dump = getattr(usage, "model_dump", None)
+            usage = dump() if callable(dump) else getattr(usage, "__dict__", None)
+            if not isinstance(usage, Mapping):
+                return None
+        fields = {k: v for k, v in usage.items()
+                  if isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return json.dumps({"usage": fields}) if fields else None
+    except Exception:  # an answer we cannot read settles as spent, never costs the caller it
+        return None
 
 
 def _check_seed(seed: Any) -> None:
@@ -267,6 +336,8 @@ def _check_fleet(fleet: Any, key: Any) -> None:
     if not key:
         raise ValueError("key must not be empty")
 
+
+_Options.native = policy_for_call(None, None, None)
 
 #: The options of a call given none (never modified: a call only reads its options).
 _DEFAULTS = _Options("call_llm_with_retry", {})
@@ -300,9 +371,30 @@ def _step(exc: Optional[BaseException], opts: Any, method: Callable[..., Any], *
     return step
 
 
-def _succeeded(run: "_native.Run", opts: Any, t0: float) -> None:
+def _raw_headers(value: Any) -> Optional[List[Tuple[str, str]]]:
+    """The headers of a raw response (openai's and anthropic's ``with_raw_response``, an
+    ``httpx.Response``): what the ``headers`` admission mode learns from. None for anything else."""
     try:
-        _, pending = run._succeeded(_elapsed(t0))
+        if isinstance(value, Mapping):
+            return None
+        headers = getattr(value, "headers", None)
+        items = getattr(headers, "items", None)
+        if not callable(items):
+            return None
+        return [(k, v) for k, v in items() if isinstance(k, str) and isinstance(v, str)]
+    except Exception:  # an answer we cannot read teaches nothing, never costs the caller it
+        return None
+
+
+def _succeeded(run: "_native.Run", opts: Any, t0: float, value: Any) -> None:
+    """The run told of the success; with a fleet's admission on, of the usage ``value`` reports
+    and, for a raw response, its headers."""
+    fleet = opts.fleet
+    usage = headers = None
+    if fleet is not None and fleet._inner._admission:
+        usage, headers = _usage_json(value), _raw_headers(value)
+    try:
+        _, pending = run._succeeded(_elapsed(t0), usage, headers)
     except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
         _broken(None, "the fleet", err)
         return
@@ -463,7 +555,7 @@ async def _run(host: _Host, fn: Callable[[], Any], opts: _Options, exc: Optional
             if kind == "call":
                 ok, out = await host.call(fn)
                 if ok:
-                    _succeeded(run, opts, t0)
+                    _succeeded(run, opts, t0, out)
                     return True, out
                 exc = out
                 step = _step(exc, opts, run._failed, _record(out), _elapsed(t0))
@@ -520,7 +612,7 @@ _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its valu
     - ``seed``: fixes the jitter (tests).
     - ``on_progress(dict)``: during a wait longer than a second, called after each second
       slept with ``{"remaining": s, "seconds": total, "reason": ..., "model": None}`` (``reason``:
-      ``backoff``, ``retry_after``, ``fleet_pause`` or ``circuit_open``); without it a wait is
+      ``backoff``, ``retry_after``, ``fleet_pause``, ``circuit_open`` or ``admission``); without it a wait is
       one sleep. A hook that raises is noted on the error and not called again for that wait.
     - ``fleet``, ``key``: share a :class:`Fleet`'s retry budget, circuit breaker and pauses
       with every other call of ``key`` (the provider and model, e.g. ``"openai:gpt-4o"``):
@@ -530,6 +622,15 @@ _DOC_SYNC = """Call ``fn()`` and retry it as the engine decides; return its valu
       ``fleet_backend_degraded``, ``fleet_backend_recovered``) go to ``on_event`` too. A wait
       for the fleet that would end past the policy's deadline gives up with the last error
       (reason ``circuit_open``, and an ``llm_retry_exhausted`` event).
+    - ``estimate``: with a fleet whose admission is on (``Fleet(admission=...)``), what each
+      attempt costs against the provider's limits: an int (tokens), or
+      ``{"messages": [...], "max_tokens": n}`` (the messages' JSON size and ``max_tokens``,
+      estimated by the core). Without it an attempt costs one request. Each attempt waits for
+      its slot (reason ``admission``, an ``admission_wait`` event); after a success the usage
+      the answer reports (``answer.usage`` as openai and anthropic return it, or
+      ``answer["usage"]``) settles it; a raw response (``client.chat.completions.with_raw_response``)
+      also gives its headers, which the ``"headers"`` mode learns the limits from. A bad estimate
+      raises before the first call.
     - Every wait is announced to ``on_event`` by ``retry_wait_started`` (``seconds``, ``reason``,
       ``attempt``) and closed by ``retry_wait_finished``.
 

@@ -253,6 +253,10 @@ pub struct Envelope<'a> {
     header: Option<CodeMsg<'a>>,
     #[serde(borrow, default)]
     errors: Option<Vec<CodeMsg<'a>>>,
+    /// Tencent Cloud API 3.0's `{"Response": {"Error": ...}}` is left to the `Value` reader:
+    /// rare, and a field of its own here would make every envelope bigger to move.
+    #[serde(default, rename = "Response")]
+    response: Option<IgnoredAny>,
     #[serde(borrow, default)]
     object: Scalar<'a>,
     #[serde(borrow, default)]
@@ -278,6 +282,9 @@ pub fn parse(body: &str, depth: usize) -> Option<ProviderError> {
     } else {
         serde_json::from_str(body).ok()?
     };
+    if env.response.is_some() {
+        return None;
+    }
     let mut out = ProviderError::default();
     assemble(&env, &mut out, depth);
     Some(out)

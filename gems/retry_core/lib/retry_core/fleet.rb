@@ -29,6 +29,16 @@ module RetryCore
   # forgotten, never while its pause or open circuit lasts) and +max_keys:+ (100_000 keys held
   # at most, the least recently used forgotten first). An absent section keeps its defaults;
   # +nil+ or +false+ switches the mechanism off.
+  #
+  # +admission:+ paces calls under the provider's rate limits instead of retrying after the
+  # 429: +:headers+ learns them from every response's rate-limit headers (OpenAI, Azure,
+  # Anthropic, the IETF +RateLimit+ drafts), +:adaptive+ from throttles alone (the AWS SDKs'
+  # CUBIC), and <tt>{ mode: :static, limits: { requests:, tokens:, input_tokens:,
+  # output_tokens: }, window_s: 60 }</tt> takes them by hand; +:off+, +nil+ or +false+ (the
+  # default) costs nothing. Calls wait their turn, spread evenly through the window
+  # (+admission_wait+, +limits_learned+; +metrics+ gains an +admission+ entry per key). Each
+  # call counts as one request of no tokens unless given an estimate
+  # (+RetryCore.call_llm_with_retry(estimate: ...)+, or SwarmSDK's per-agent +max_tokens:+).
   class Fleet
     # Sections that +nil+ / +false+ switch off.
     SECTIONS = %w[budget breaker].freeze

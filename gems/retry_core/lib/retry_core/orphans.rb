@@ -23,23 +23,6 @@ module RetryCore
   module Orphans
     module_function
 
-    READERS = { role: 1, content: 2, tool_calls: 4, tool_call_id: 8 }.freeze
-
-    # Which of +role+, +content+, +tool_calls+ and +tool_call_id+ a message class defines with
-    # +attr_reader+ (or +attr_accessor+), as a bit mask. The extension reads those as instance
-    # variables rather than calling them: same value, a fraction of the cost. A method with a
-    # Ruby body, a C method, a Struct member or an alias of another reader is called as usual.
-    def reader_mask(klass)
-      READERS.sum do |name, bit|
-        method = klass.instance_method(name)
-        plain = method.original_name == name && method.arity.zero? && !method.source_location.nil? &&
-                RubyVM::InstructionSequence.of(method).nil?
-        plain ? bit : 0
-      rescue NameError
-        0
-      end
-    end
-
     # @param messages [Array] RubyLLM-like messages and/or Hashes
     # @return [Pruned]
     def prune(messages)

@@ -84,10 +84,18 @@ module RetryCore
     # @param on_progress [#call, nil] during a wait longer than 1 s, called about once a second
     #   with +{remaining:, seconds:, reason:, model:}+ (the wait then sleeps in slices of 1 s)
     # @param logger [#warn, nil] default {RetryCore.logger}
+    # @param estimate [Integer, Hash, nil] with a fleet whose admission is on
+    #   (+Fleet.new(admission: ...)+), what each attempt costs against the provider's limits:
+    #   its tokens, or +{messages: [...], max_tokens: n}+ (the messages' JSON size and
+    #   +max_tokens+, estimated by the core). Without it an attempt costs one request. Each
+    #   attempt waits for its slot (reason +:admission+, an +admission_wait+ event); after a
+    #   success the usage the block's value reports (+#usage+, +[:usage]+, RubyLLM's
+    #   +input_tokens+ / +output_tokens+, a returned response's body) settles it, and a returned
+    #   response's headers teach the +:headers+ mode. A bad estimate raises before the first call.
     # @yieldreturn [Object] the call's result
     # @return [Object] the block's value
     def call_llm_with_retry(max_retries: nil, delay: nil, policy: nil, on_event: nil, fleet: nil, key: nil,
-                            messages: nil, on_orphans: nil, on_progress: nil, logger: nil, &block)
+                            messages: nil, on_orphans: nil, on_progress: nil, logger: nil, estimate: nil, &block)
       raise ArgumentError, "call_llm_with_retry needs a block" unless block
 
       # Every option is checked, and the policy built, before the first call: a misspelt
@@ -104,11 +112,12 @@ module RetryCore
 
         key = Fleet.key!(key)
       end
+      cost = Retry.cost(estimate, fleet) unless estimate.nil?
       # A paused key, an open circuit or a remote fleet: the whole run, whose first step asks
       # the fleet's gate.
       if fleet && !fleet._admits_freely(key)
-        return Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress),
-                          &block)
+        return Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress,
+                                          cost), &block)
       end
 
       # Otherwise the first call needs no run and no door: the success path allocates nothing
@@ -218,7 +227,7 @@ module RetryCore
             step = door.failed(run, error = e)
             next
           end
-          step = door.answer(run._succeeded(door.elapsed), nil)
+          step = door.answer(run._succeeded(door.elapsed, *door.settlement(value)), nil)
         when :wait
           door.wait(step[1], step[2])
           step = door.answer(run._resume(door.elapsed), error)
@@ -236,6 +245,114 @@ module RetryCore
       run&._abandon
     end
 
+    ESTIMATE_KEYS = %w[messages max_tokens].freeze
+
+    # +estimate:+ checked and handed to the core, which computes the attempt's cost (core
+    # +Fleet::estimate+: the request's bytes and its +max_tokens+). Raises before the first call.
+    # @return [Array(Float, Float)] input and output tokens
+    def self.cost(estimate, fleet)
+      raise ArgumentError, "estimate: needs fleet: (a RetryCore::Fleet with admission on)" unless fleet.is_a?(Fleet)
+
+      case estimate
+      when Integer
+        raise ArgumentError, "estimate: must be at most 1e12 tokens, got #{estimate}" if estimate > 10**15
+
+        fleet._estimate(estimate.to_f, 0, 0)
+      when Hash
+        keys = estimate.keys.map(&:to_s)
+        if keys.empty? || !(keys - ESTIMATE_KEYS).empty? || keys.uniq.size != keys.size
+          raise ArgumentError, "estimate: takes messages: and/or max_tokens:, got #{estimate.keys.inspect}"
+        end
+
+        fetch = ->(k) { estimate.key?(k.to_sym) ? estimate[k.to_sym] : estimate[k] }
+        fleet._estimate(nil, request_bytes(fetch.call("messages")), max_tokens(fetch.call("max_tokens")))
+      else
+        raise TypeError, "estimate: takes an Integer (tokens) or a Hash with messages: and/or max_tokens:, " \
+                         "not #{estimate.class}"
+      end
+    end
+
+    # The size of +messages+ as JSON (what the request sends), 0 without.
+    def self.request_bytes(messages)
+      return 0 if messages.nil?
+      raise TypeError, "estimate: messages: must be an Array, not #{messages.class}" unless messages.is_a?(Array)
+
+      # Objects (RubyLLM's Message) count as their Hash; plain values as they are.
+      JSON.generate(messages.map { |m| m.is_a?(Hash) || m.is_a?(Array) || !m.respond_to?(:to_h) ? m : m.to_h }).bytesize
+    rescue JSON::GeneratorError, EncodingError, NoMethodError => e
+      raise TypeError, "estimate: messages: must be JSON-serializable: #{e.message}"
+    end
+
+    def self.max_tokens(value)
+      return 0 if value.nil?
+      raise TypeError, "estimate: max_tokens: must be an Integer, not #{value.class}" unless value.is_a?(Integer)
+      raise ArgumentError, "estimate: max_tokens: must be in 0...2**64, got #{value}" unless value >= 0 && value < 2**64
+
+      value
+    end
+
+    # The usage fields the core reads (core +Usage::from_json+), each with the names it goes by
+    # (RubyLLM's Message says +cache_creation_tokens+ for Anthropic's cache writes).
+    USAGE_FIELDS = {
+      "prompt_tokens" => %w[prompt_tokens], "completion_tokens" => %w[completion_tokens],
+      "input_tokens" => %w[input_tokens], "output_tokens" => %w[output_tokens],
+      "cache_creation_input_tokens" => %w[cache_creation_input_tokens cache_creation_tokens]
+    }.freeze
+
+    # The usage an answer reports, as +{"usage": {...}}+ JSON for the core to read, or nil:
+    # +value.usage+ / +value[:usage]+ (an OpenAI or Anthropic body or object), or RubyLLM's
+    # +input_tokens+ / +output_tokens+ on its Message. Never raises.
+    def self.usage_json(value)
+      usage = if value.is_a?(Hash) then value[:usage] || value["usage"]
+              elsif value.respond_to?(:usage) then value.usage
+              elsif value.respond_to?(:input_tokens) || value.respond_to?(:output_tokens) then value
+              end
+      return nil if usage.nil?
+
+      fields = USAGE_FIELDS.each_with_object({}) do |(name, aliases), out|
+        n = aliases.lazy.map { |a| usage_field(usage, a) }.find { |v| v.is_a?(Numeric) && v.real? }
+        out[name] = n if n
+      end
+      fields.empty? ? nil : JSON.generate(usage: fields)
+    rescue StandardError # an answer we cannot read settles as spent, never costs the caller it
+      nil
+    end
+
+    # The response a call returned, for its headers (the +:headers+ admission mode learns from
+    # them) and body: a Net::HTTPResponse, a Faraday::Response, or RubyLLM's Message's +#raw+.
+    def self.response_of(value)
+      return nil if value.is_a?(Hash) || value.is_a?(String)
+      return value if value.respond_to?(:each_header) || (value.respond_to?(:headers) && value.respond_to?(:body))
+
+      raw = value.raw if value.respond_to?(:raw)
+      raw if raw.respond_to?(:headers)
+    rescue StandardError
+      nil
+    end
+
+    # A response's header object (the core reads any: a Hash, Faraday's, Net::HTTP's +to_hash+).
+    def self.headers_of(response)
+      return nil if response.nil?
+
+      response.respond_to?(:each_header) ? response.to_hash : response.headers
+    rescue StandardError
+      nil
+    end
+
+    # A response's body text, where the core finds the usage.
+    def self.body_of(response)
+      body = response.body if response.respond_to?(:body)
+      body.is_a?(String) ? body : nil
+    rescue StandardError
+      nil
+    end
+
+    def self.usage_field(usage, name)
+      if usage.is_a?(Hash) then usage.key?(name) ? usage[name] : usage[name.to_sym]
+      elsif usage.respond_to?(name) then usage.public_send(name)
+      end
+    end
+
     # +$stderr+ as it is when a line is written (tests and daemons reassign it).
     class Stderr
       def write(*args)
@@ -247,7 +364,7 @@ module RetryCore
 
     # How the plain front door ({RetryCore.call_llm_with_retry}) does each step.
     class Door
-      def initialize(policy, sleeper, on_event, logger, fleet, key, messages, on_orphans, on_progress)
+      def initialize(policy, sleeper, on_event, logger, fleet, key, messages, on_orphans, on_progress, cost = nil)
         @started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         @policy = policy
         @sleeper = sleeper
@@ -258,6 +375,7 @@ module RetryCore
         @messages = messages
         @on_orphans = on_orphans
         @on_progress = on_progress
+        @cost = cost
         @errors = nil
       end
 
@@ -279,8 +397,24 @@ module RetryCore
         config = { started_at: Process.clock_gettime(Process::CLOCK_REALTIME) - elapsed }
         client = Retry.ruby_llm_retries
         config[:client_max_retries] = [client, 1000].min if client.positive?
+        estimated(config)
+      end
+
+      # +config+ with the attempt's estimated cost, when there is one.
+      def estimated(config)
+        config[:estimate] = { input_tokens: @cost[0], output_tokens: @cost[1] } if @cost
         config
       end
+
+      # What the core settles a success with when the fleet's admission is on: the usage
+      # +value+ reports (as JSON, or a response's body) and a response's headers.
+      def settlement(value)
+        return NO_SETTLEMENT unless @fleet&._admission
+
+        response = Retry.response_of(value)
+        [Retry.usage_json(value) || Retry.body_of(response), Retry.headers_of(response)]
+      end
+      NO_SETTLEMENT = [nil, nil].freeze
 
       # The user's error failed the call: the run's answer. Should the engine itself fail
       # (a bug), the user's error is re-raised with that failure attached, never replaced.

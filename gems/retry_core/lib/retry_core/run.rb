@@ -44,7 +44,7 @@ module RetryCore
     end
 
     def succeeded(elapsed)
-      take(_succeeded(seconds(elapsed)))
+      take(_succeeded(seconds(elapsed), nil, nil))
     end
 
     # @param failure [Failure, Exception, Hash]

@@ -117,10 +117,17 @@ module RetryCore
     # +messages+), +@agent_name+, +@agent_context+ (+swarm_id+, +parent_swarm_id+), +model_id+,
     # +replace_messages+, +add_ephemeral_reminder+ and +@context_manager+ (+clear_ephemeral+).
     module ChatRetry
-      # Per-agent settings: +{ max_retries:, retry_delay:, fleet:, key: }+ (the agent
-      # definition's +retry_config+, read at construction). +fleet+ is a {Fleet}, a fleet
-      # configuration Hash ({Fleet.shared}: equal configurations share one fleet) or +false+
-      # (no fleet for this agent, whatever the global default); +key+ the fleet key.
+      # The +retry_config+ keys that give an agent a fleet.
+      AGENT_FLEET_KEYS = [:fleet, "fleet", :admission, "admission"].freeze
+
+      # Per-agent settings: +{ max_retries:, retry_delay:, fleet:, key:, admission:,
+      # max_tokens: }+ (the agent definition's +retry_config+, read at construction). +fleet+ is
+      # a {Fleet}, a fleet configuration Hash ({Fleet.shared}: equal configurations share one
+      # fleet) or +false+ (no fleet for this agent, whatever the global default); +key+ the
+      # fleet key. +admission+ turns the fleet's admission on (a mode name or its settings, as
+      # +Fleet.new(admission:)+ takes them) in the agent's fleet configuration, or in a fleet of
+      # its own when none is configured; +max_tokens+ is the agent's +max_tokens+: with
+      # admission on, each call is estimated from the chat's messages and it.
       attr_accessor :retry_config
 
       def initialize(*args, **kwargs, &block)
@@ -153,7 +160,8 @@ module RetryCore
             error = e
           end
         end
-        ::RetryCore::Retry.call(ChatDoor.new(self, *retry_core_policy(max_retries, delay), fleet), error, &block)
+        ::RetryCore::Retry.call(ChatDoor.new(self, *retry_core_policy(max_retries, delay), fleet,
+                                             fleet && retry_core_estimate(fleet[0])), error, &block)
       end
 
       # @return [Array(Policy, Numeric)] the policy and the delay SwarmSDK would report
@@ -189,6 +197,48 @@ module RetryCore
 
         key = agent[:key] || agent["key"]
         ::RetryCore::Fleet.key!(key) if key
+        retry_core_check_admission(agent, fleet)
+      end
+
+      # +admission+ and +max_tokens+ of a +retry_config+, checked: admission goes into a fleet
+      # configuration (a Fleet object has its own), the fleet it makes is built now (a bad mode
+      # raises here), and +max_tokens+ is an estimate's.
+      def retry_core_check_admission(agent, fleet)
+        max_tokens = retry_core_setting(agent, :max_tokens)
+        ::RetryCore::Retry.max_tokens(max_tokens) unless max_tokens.nil?
+        admission = retry_core_setting(agent, :admission)
+        return if admission.nil?
+        if fleet.is_a?(::RetryCore::Fleet)
+          raise ArgumentError, "retry_config admission: applies to a fleet configuration; a RetryCore::Fleet " \
+                               "has its own (RetryCore::Fleet.new(admission: ...))"
+        end
+
+        ::RetryCore::Fleet.shared(retry_core_with_admission(fleet.is_a?(Hash) ? fleet : {}, admission)) unless fleet == false
+      end
+
+      def retry_core_setting(agent, name)
+        agent.key?(name) ? agent[name] : agent[name.to_s]
+      end
+
+      # The fleet configuration +fleet+ with +admission+ in it (nil: as it is).
+      def retry_core_with_admission(fleet, admission)
+        return fleet if admission.nil?
+
+        fleet.reject { |k, _| k.to_s == "admission" }.merge(admission: admission)
+      end
+
+      # Each attempt's cost for the fleet's admission (nil: admission off, or one request):
+      # the chat's messages as JSON and the agent's +max_tokens+, estimated by the core.
+      # Automatic, so a history that cannot be measured costs one request, never the call.
+      def retry_core_estimate(fleet)
+        return nil unless fleet._admission
+
+        messages = @llm_chat.messages if @llm_chat.respond_to?(:messages)
+        max_tokens = retry_core_setting(retry_core_agent_config, :max_tokens)
+        estimate = { messages: messages.is_a?(Array) ? messages : nil, max_tokens: max_tokens }.compact
+        estimate.empty? ? nil : ::RetryCore::Retry.cost(estimate, fleet)
+      rescue StandardError
+        nil
       end
 
       # The agent's +retry_config+ (a Hash, or nothing).
@@ -228,16 +278,18 @@ module RetryCore
       def retry_core_fleet
         agent = @retry_config
         global = ::RetryCore::SwarmSDK.configuration.fleet
-        return nil if global.nil? && !(agent.is_a?(Hash) && (agent.key?(:fleet) || agent.key?("fleet")))
+        return nil if global.nil? && !(agent.is_a?(Hash) && AGENT_FLEET_KEYS.any? { |k| agent.key?(k) })
 
         agent = retry_core_agent_config
         fleet = if agent.key?(:fleet) then agent[:fleet]
                 elsif agent.key?("fleet") then agent["fleet"]
                 else global
                 end
+        admission = retry_core_setting(agent, :admission)
+        fleet = {} if fleet.nil? && !admission.nil?
         return nil if fleet.nil? || fleet == false
 
-        fleet = ::RetryCore::Fleet.shared(fleet) if fleet.is_a?(Hash)
+        fleet = ::RetryCore::Fleet.shared(retry_core_with_admission(fleet, admission)) if fleet.is_a?(Hash)
         raise TypeError, "retry_config fleet: takes a RetryCore::Fleet or a Hash, not #{fleet.class}" unless fleet.is_a?(::RetryCore::Fleet)
 
         key = agent[:key] || agent["key"] || ::RetryCore::SwarmSDK.configuration.fleet_key || retry_core_fleet_key
@@ -290,8 +342,8 @@ module RetryCore
     # +add_ephemeral_reminder+, a permanent failure returned as a +RubyLLM::Message+.
     # @api private
     class ChatDoor < ::RetryCore::Retry::Door
-      def initialize(chat, policy, delay, fleet)
-        super(policy, chat, nil, nil, fleet && fleet[0], fleet && fleet[1], nil, nil, nil)
+      def initialize(chat, policy, delay, fleet, cost = nil)
+        super(policy, chat, nil, nil, fleet && fleet[0], fleet && fleet[1], nil, nil, nil, cost)
         @chat = chat
         @delay = delay
       end
@@ -302,7 +354,7 @@ module RetryCore
 
       # SwarmSDK says how its layers stack at install! (retry_layers_configured).
       def config
-        { started_at: Process.clock_gettime(Process::CLOCK_REALTIME) - elapsed }
+        estimated({ started_at: Process.clock_gettime(Process::CLOCK_REALTIME) - elapsed })
       end
 
       def emit(event, line, error)

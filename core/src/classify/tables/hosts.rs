@@ -1,0 +1,199 @@
+//! Gateways, proxies and self-hosted servers, and the shared wordings they use.
+//! Each table is one provider's published error codes, one fact a row, with its source.
+
+use super::{Envelope, ProviderTable, Read};
+
+use super::{fact, generic, row};
+use crate::category::Category::*;
+
+/// The tables of this family, in lookup order (the first row of a code wins).
+pub const TABLES: &[ProviderTable] = &[
+    ProviderTable {
+        provider: "LiteLLM proxy",
+        source: "docs.litellm.ai (budget_exceeded); OpenRouter and vLLM bodies in the corpus (insufficient_credits)",
+        read: Read::Earlier,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            // OpenRouter / vLLM / LiteLLM proxies
+            row("insufficient_credits", PaymentRequired),
+            row("budget_exceeded", PaymentRequired), // LiteLLM proxy
+        ],
+    },
+    ProviderTable {
+        provider: "(shared gateway wordings)",
+        source: "tests/corpus/*.json (gateway and proxy bodies)",
+        read: Read::Earlier,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            // Wordings gateways and proxies use for the same meanings
+            row("context_window_exceeded", ContextOverflow),
+            row("content_filtered", ContentFiltered),
+            row("rate_limited", RateLimited),
+            row("rate_limit", RateLimited),
+            row("service_unavailable", ServerError),
+            row("service_unavailable_error", ServerError),
+            row("internal_server_error", ServerError),
+            row("engine_overloaded", Overloaded),
+            row("capacity_exceeded", Overloaded),    // Groq 498
+            row("server_is_overloaded", Overloaded), // OpenAI Responses API stream error
+            row("server_overloaded", Overloaded),
+            row("request_timeout", Timeout),
+        ],
+    },
+    ProviderTable {
+        provider: "llama.cpp server",
+        source: "github.com/ggml-org/llama.cpp tools/server",
+        read: Read::Earlier,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            // llama.cpp server (tools/server): error.type
+            row("exceed_context_size_error", ContextOverflow),
+            // A 501 whose body says the server lacks the feature (started without `--embeddings`):
+            // every retry gets the same answer.
+            row("not_supported_error", BadRequest),
+            row("unavailable_error", ServerError),
+        ],
+    },
+    ProviderTable {
+        provider: "Text Generation Inference",
+        source: "github.com/huggingface/text-generation-inference",
+        read: Read::Earlier,
+        envelope: Envelope::Tgi,
+        rows: &[
+            // TGI error_type: "generation" failed inside the model server; "validation" is refined
+            // by its message (an over-long input is a context overflow).
+            generic("generation", ServerError),
+            generic("incomplete_generation", ServerError),
+            generic("validation", BadRequest),
+        ],
+    },
+    ProviderTable {
+        provider: "vLLM",
+        source: "github.com/vllm-project/vllm",
+        read: Read::Earlier,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            // vLLM: "type" is the Python exception name
+            generic("notfounderror", NotFound),
+            generic("internalservererror", ServerError),
+            row("overloaded", Overloaded),
+            row("too_many_requests", RateLimited),
+            generic("badrequesterror", BadRequest),
+            generic("invalid_request", BadRequest),
+        ],
+    },
+    ProviderTable {
+        provider: "one-api / new-api",
+        source: "doc.tokendog.io/zh/api-reference/guide/error-codes",
+        read: Read::Earlier,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            // one-api / new-api gateways, error.code (as a new-api deployment documents them:
+            // doc.tokendog.io/zh/api-reference/guide/error-codes):
+            row("pre_consume_token_quota_failed", PaymentRequired), // 预扣额度失败
+            row("insufficient_user_quota", PaymentRequired),        // 额度不足
+            row("get_channel_failed", ServerError),                 // 无可用渠道: 稍后重试
+            row("do_request_failed", ServerError),                  // 请求上游失败: 重试
+            row("empty_response", ServerError),                     // 上游空响应
+            generic("bad_response_status_code", ServerError),       // the upstream's status decides
+            generic("bad_response", ServerError),
+            row("sensitive_words_detected", ContentFiltered), // 触发敏感词
+            row("prompt_blocked", ContentFiltered),           // 提示被拦截
+            row("access_denied", Forbidden),
+        ],
+    },
+    ProviderTable {
+        provider: "Cloudflare Workers AI",
+        source: "developers.cloudflare.com/workers-ai/platform/errors",
+        read: Read::Earlier,
+        envelope: Envelope::Cloudflare,
+        rows: &[
+            // Cloudflare Workers AI (developers.cloudflare.com/workers-ai/platform/errors), errors[].code:
+            row("errors_3036", PaymentRequired), // 429 Account limited: daily free allocation of 10,000 neurons used up
+            // Observed for the same exhaustion (diegosouzapw/OmniRoute#6980, Rexezuge-CloudflareWorkers/Mail-Otter#88):
+            row("errors_4006", PaymentRequired),
+            row("errors_3040", Overloaded), // 429 Out of capacity: no more data centers to forward to
+            row("errors_3007", Timeout),    // 408 Request timeout
+            row("errors_3008", Timeout),    // 408 Request was aborted
+            row("errors_3006", ContextOverflow), // 413 Request is too large
+            row("errors_5007", NotFound),   // 400 No such model or task
+            row("errors_3042", NotFound),   // 404 The model name is invalid
+            row("errors_3023", Forbidden),  // 403 Service unavailable for account
+            row("errors_3041", Forbidden),  // 403 account not allowed for private model
+            row("errors_5018", Forbidden),
+            row("errors_5016", Forbidden),  // 403 model terms not agreed
+            row("errors_3003", BadRequest), // 400 request missing headers or body
+            row("errors_5004", BadRequest), // 400 invalid data
+        ],
+    },
+    ProviderTable {
+        provider: "iFlow",
+        source: "platform.iflow.cn/en/docs/error-codes",
+        read: Read::Earlier,
+        envelope: Envelope::TopLevel,
+        rows: &[
+            // iFlow platform (platform.iflow.cn/en/docs/error-codes), top-level `code`
+            row("60400", PaymentRequired), // Insufficient credits
+            row("40303", RateLimited),     // Rate limited
+            row("90402", Unauthorized),    // Invalid API Key
+        ],
+    },
+    ProviderTable {
+        provider: "Dify",
+        source: "docs.dify.ai/en/api-reference/guides/errors",
+        read: Read::Earlier,
+        envelope: Envelope::TopLevel,
+        rows: &[
+            // Dify (docs.dify.ai/en/api-reference/guides/errors): provider errors are configuration
+            row("provider_quota_exceeded", PaymentRequired),
+            row("provider_not_initialize", Configuration),
+            row("model_currently_not_support", BadRequest),
+        ],
+    },
+    // ---- Tables added from each gateway's own error page (issue 20).
+    ProviderTable {
+        provider: "OpenRouter",
+        source: "openrouter.ai/docs/api-reference/errors",
+        read: Read::Whole,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            fact(400, "Bad Request (invalid or missing params, CORS)", BadRequest),
+            fact(401, "Invalid credentials (OAuth session expired, disabled/invalid API key)", Unauthorized),
+            fact(402, "Your account or API key has insufficient credits. Add more credits and retry the request.", PaymentRequired),
+            fact(403, "Your chosen model requires moderation and your input was flagged", ContentFiltered),
+            fact(408, "Your request timed out", Timeout),
+            fact(429, "You are being rate limited", RateLimited),
+            fact(502, "Your chosen model is down or we received an invalid response from it", ServerError),
+            fact(503, "There is no available model provider that meets your routing requirements", ServerError),
+        ],
+    },
+    ProviderTable {
+        provider: "Ollama",
+        source: "docs.ollama.com/api/errors",
+        read: Read::Whole,
+        envelope: Envelope::ErrorString,
+        rows: &[
+            fact(400, "missing request body", BadRequest),
+            fact(404, "model 'llama3.2' not found", NotFound),
+            fact(429, "Too Many Requests", RateLimited),
+            fact(500, "the model failed to generate a response", ServerError),
+            fact(502, "Bad Gateway: a cloud model cannot be reached", ServerError),
+            // Mid-stream the status stays 200 and the error is a line of the NDJSON stream.
+            fact(200, "an error was encountered while running the model", StreamInterrupted),
+        ],
+    },
+    // Portkey passes the provider's own errors through and adds these
+    // (portkey.ai/docs/api-reference/inference-api/error-codes, read whole).
+    ProviderTable {
+        provider: "Portkey",
+        source: "portkey.ai/docs/api-reference/inference-api/error-codes",
+        read: Read::Whole,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            fact(408, "Request timed out", Timeout),
+            fact(412, "Budget exhausted", PaymentRequired),
+            fact(429, "Request rate limited", RateLimited),
+            fact(446, "Guardrail checks failed (request denied)", ContentFiltered),
+        ],
+    },
+];

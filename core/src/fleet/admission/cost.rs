@@ -1,0 +1,219 @@
+//! What a call costs: the estimate before it (requests, input tokens, output tokens) and the
+//! usage it reports after.
+
+use serde::{Deserialize, Serialize};
+
+use super::config::MAX_UNITS;
+use crate::error::{Error, Result};
+
+/// A quantity providers limit per window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dimension {
+    /// Requests (RPM).
+    Requests,
+    /// Input plus output tokens (OpenAI's TPM).
+    Tokens,
+    /// Input tokens (Anthropic's ITPM).
+    InputTokens,
+    /// Output tokens (Anthropic's OTPM).
+    OutputTokens,
+}
+
+impl Dimension {
+    /// Every dimension, in the order of the per-key state.
+    pub const ALL: [Dimension; 4] = [
+        Dimension::Requests,
+        Dimension::Tokens,
+        Dimension::InputTokens,
+        Dimension::OutputTokens,
+    ];
+
+    /// The snake_case name (`requests`, `tokens`, `input_tokens`, `output_tokens`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dimension::Requests => "requests",
+            Dimension::Tokens => "tokens",
+            Dimension::InputTokens => "input_tokens",
+            Dimension::OutputTokens => "output_tokens",
+        }
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The cost of one call as providers count it at admission: one request, the input tokens,
+/// and `max_tokens` output tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Cost {
+    /// Requests (1 for one call).
+    pub requests: f64,
+    /// Input tokens.
+    pub input_tokens: f64,
+    /// Output tokens (the request's `max_tokens`).
+    pub output_tokens: f64,
+}
+
+impl Default for Cost {
+    /// One request, no tokens: what a call costs when nothing is known of its tokens.
+    fn default() -> Self {
+        Cost::REQUEST
+    }
+}
+
+fn checked(what: &str, x: f64) -> Result<f64> {
+    if x.is_finite() && (0.0..=MAX_UNITS).contains(&x) {
+        Ok(x)
+    } else {
+        Err(Error::invalid_policy(format!(
+            "{what} must be a finite number between 0 and 1e12, got {x}"
+        )))
+    }
+}
+
+/// A number as admission takes it from anywhere: NaN, infinities and negatives are 0, and
+/// nothing is above [`MAX_UNITS`].
+pub(crate) fn sane(x: f64) -> f64 {
+    if x.is_finite() {
+        x.clamp(0.0, MAX_UNITS)
+    } else if x == f64::INFINITY {
+        MAX_UNITS
+    } else {
+        0.0
+    }
+}
+
+impl Cost {
+    /// One request and no tokens.
+    pub const REQUEST: Cost = Cost {
+        requests: 1.0,
+        input_tokens: 0.0,
+        output_tokens: 0.0,
+    };
+
+    /// One request of `input_tokens` in and at most `output_tokens` out, checked (finite,
+    /// between 0 and 1e12).
+    pub fn new(input_tokens: f64, output_tokens: f64) -> Result<Cost> {
+        Ok(Cost {
+            requests: 1.0,
+            input_tokens: checked("input_tokens", input_tokens)?,
+            output_tokens: checked("output_tokens", output_tokens)?,
+        })
+    }
+
+    /// The default estimate ([`BytesOverFour`]): a request body of `request_bytes` bytes in, and
+    /// `max_tokens` out.
+    pub fn estimate(request_bytes: usize, max_tokens: u64) -> Cost {
+        BytesOverFour.estimate(request_bytes, max_tokens)
+    }
+
+    /// The amount of `d` (input plus output for [`Dimension::Tokens`]).
+    pub fn amount(&self, d: Dimension) -> f64 {
+        match d {
+            Dimension::Requests => self.requests,
+            Dimension::Tokens => self.input_tokens + self.output_tokens,
+            Dimension::InputTokens => self.input_tokens,
+            Dimension::OutputTokens => self.output_tokens,
+        }
+    }
+
+    /// Every field made sane (NaN and negatives 0, nothing above 1e12).
+    pub fn sanitized(self) -> Cost {
+        Cost {
+            requests: sane(self.requests),
+            input_tokens: sane(self.input_tokens),
+            output_tokens: sane(self.output_tokens),
+        }
+    }
+}
+
+/// The tokens a call used, as its response reports them. `None`: not reported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Usage {
+    /// Input tokens that count toward the limit.
+    pub input_tokens: Option<f64>,
+    /// Output tokens.
+    pub output_tokens: Option<f64>,
+}
+
+/// The most bytes of a response body searched for its usage.
+const MAX_USAGE_SCAN: usize = 1 << 20;
+
+impl Usage {
+    /// A usage of `input_tokens` in and `output_tokens` out.
+    pub fn new(input_tokens: f64, output_tokens: f64) -> Self {
+        Usage {
+            input_tokens: Some(input_tokens),
+            output_tokens: Some(output_tokens),
+        }
+    }
+
+    /// The `usage` object of a response body, in the shapes the providers send: OpenAI's Chat
+    /// Completions (`prompt_tokens`, `completion_tokens`), OpenAI's Responses and Anthropic's
+    /// Messages (`input_tokens`, `output_tokens`). Anthropic's input limit counts
+    /// `cache_creation_input_tokens` too but not cache reads (docs.anthropic.com, "Rate
+    /// limits": cache reads do not count toward ITPM for most models), so the former is added.
+    /// `None` when the body holds no usage (or is over 1 MiB).
+    pub fn from_json(body: &serde_json::Value) -> Option<Usage> {
+        let u = body.get("usage")?;
+        let num = |k: &str| u.get(k).and_then(serde_json::Value::as_f64).map(sane);
+        let input = num("prompt_tokens").or_else(|| {
+            num("input_tokens").map(|i| i + num("cache_creation_input_tokens").unwrap_or(0.0))
+        });
+        let output = num("completion_tokens").or_else(|| num("output_tokens"));
+        (input.is_some() || output.is_some()).then_some(Usage {
+            input_tokens: input,
+            output_tokens: output,
+        })
+    }
+
+    /// [`Usage::from_json`] on a body's text.
+    pub fn from_body(text: &str) -> Option<Usage> {
+        if text.len() > MAX_USAGE_SCAN || !text.contains("usage") {
+            return None;
+        }
+        Usage::from_json(&serde_json::from_str(text).ok()?)
+    }
+
+    /// The amount of `d` used, when reported (`Requests`: always 1).
+    pub fn amount(&self, d: Dimension) -> Option<f64> {
+        match d {
+            Dimension::Requests => Some(1.0),
+            Dimension::Tokens => match (self.input_tokens, self.output_tokens) {
+                (None, None) => None,
+                (i, o) => Some(i.unwrap_or(0.0) + o.unwrap_or(0.0)),
+            },
+            Dimension::InputTokens => self.input_tokens,
+            Dimension::OutputTokens => self.output_tokens,
+        }
+        .map(sane)
+    }
+}
+
+/// Estimates a call's cost before it is made. Injectable ([`super::super::Fleet::with_estimator`]);
+/// the fleet corrects the input tokens estimated by the ratio of reported to estimated usage
+/// it observes per key.
+pub trait TokenEstimator: Send + Sync {
+    /// The cost of a call whose request body is `request_bytes` bytes and whose `max_tokens` is
+    /// `max_tokens`.
+    fn estimate(&self, request_bytes: usize, max_tokens: u64) -> Cost;
+}
+
+/// The default estimate: a token per 4 bytes of request in (the rule of thumb OpenAI gives
+/// for English text), `max_tokens` out. No tokenizer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BytesOverFour;
+
+impl TokenEstimator for BytesOverFour {
+    fn estimate(&self, request_bytes: usize, max_tokens: u64) -> Cost {
+        Cost {
+            requests: 1.0,
+            input_tokens: sane((request_bytes as f64 / 4.0).ceil()),
+            output_tokens: sane(max_tokens as f64),
+        }
+    }
+}

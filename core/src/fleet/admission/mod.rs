@@ -1,0 +1,342 @@
+//! Admission: never hit the rate limit. Before each call, a fleet with admission on reserves
+//! the call's estimated cost (one request, its input tokens, `max_tokens` output tokens) per
+//! key and says when it may go; after the call, the reservation is settled against the usage
+//! the response reports, and the response's rate-limit headers (or its throttle) teach the
+//! limits.
+//!
+//! - [`AdmissionMode`]: off (the default: the success path pays nothing), static limits,
+//!   adaptive (CUBIC from throttles, [`cubic`]), or learned from headers ([`headers`]).
+//! - Admissions are paced evenly through the window, each waiting caller given its own slot
+//!   ([`state`]), so waiters are released spread, never all at once; a shared pause after a
+//!   429 is spread the same way when admission is on.
+//! - The estimate is injectable ([`TokenEstimator`]); the default is request bytes / 4 plus
+//!   `max_tokens`, its input part corrected by the ratio of reported to estimated usage.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use retry_core::fleet::{AdmissionConfig, Cost, Fleet, FleetConfig, Limits, Usage};
+//! use retry_core::Headers;
+//!
+//! // 60 requests a minute, by hand: one a second, never two at once.
+//! let cfg = FleetConfig {
+//!     admission: AdmissionConfig::fixed(Limits { requests: Some(60.0), ..Limits::default() }),
+//!     ..FleetConfig::default()
+//! };
+//! let fleet = Fleet::in_process(cfg).with_clock(Arc::new(|| 1000.0));
+//! let (first, _) = fleet.reserve("openai:gpt-4o", &Cost::REQUEST);
+//! assert_eq!(first.wait_s, 0.0);
+//! let (second, _) = fleet.reserve("openai:gpt-4o", &Cost::REQUEST);
+//! assert_eq!(second.wait_s, 1.0);
+//! fleet.settle("openai:gpt-4o", &first, Some(&Usage::new(10.0, 5.0)), &Headers::new(), false);
+//! ```
+
+pub mod config;
+pub mod cost;
+pub mod cubic;
+pub mod headers;
+pub mod state;
+
+use serde_json::Value;
+
+pub use config::{AdmissionConfig, AdmissionMode, Limits};
+pub use cost::{BytesOverFour, Cost, Dimension, TokenEstimator, Usage};
+pub use state::AdmissionState;
+
+use std::sync::Arc;
+
+use super::backend::{FleetBackend, KeyState};
+use super::Fleet;
+use crate::events::{Event, EventKind};
+use crate::failure::Headers;
+
+/// A call's place in its key's schedule: when it may go, and what it holds.
+#[derive(Clone)]
+pub struct Reservation {
+    /// Wall-clock time (the fleet's clock) from which the call may go.
+    pub at: f64,
+    /// Seconds to wait from when it was made (0: go now).
+    pub wait_s: f64,
+    /// What was reserved: the estimate, its input tokens corrected.
+    pub charged: Cost,
+    /// The caller's estimate.
+    pub estimated: Cost,
+    /// The dimension that made it wait, if one did.
+    pub limited_by: Option<Dimension>,
+    /// The key's in-process state, when that is where admission lives: settling skips the
+    /// second lookup of the key.
+    state: Option<Arc<KeyState>>,
+}
+
+impl PartialEq for Reservation {
+    fn eq(&self, o: &Self) -> bool {
+        self.at == o.at
+            && self.wait_s == o.wait_s
+            && self.charged == o.charged
+            && self.estimated == o.estimated
+            && self.limited_by == o.limited_by
+    }
+}
+
+impl std::fmt::Debug for Reservation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reservation")
+            .field("at", &self.at)
+            .field("wait_s", &self.wait_s)
+            .field("charged", &self.charged)
+            .field("estimated", &self.estimated)
+            .field("limited_by", &self.limited_by)
+            .finish()
+    }
+}
+
+impl Reservation {
+    /// A reservation of nothing that goes now (admission off).
+    fn free(now: f64, cost: Cost) -> Self {
+        Reservation {
+            at: now,
+            wait_s: 0.0,
+            charged: Cost {
+                requests: 0.0,
+                input_tokens: 0.0,
+                output_tokens: 0.0,
+            },
+            estimated: cost,
+            limited_by: None,
+            state: None,
+        }
+    }
+
+    /// Whether it holds anything to settle or cancel.
+    pub fn holds(&self) -> bool {
+        self.charged.requests > 0.0
+            || self.charged.input_tokens > 0.0
+            || self.charged.output_tokens > 0.0
+    }
+}
+
+/// The events of limits learned.
+fn learned_events(key: &str, learned: &[state::Learned], out: &mut Vec<Event>) {
+    for l in learned {
+        out.push(
+            Event::new(EventKind::LimitsLearned)
+                .with("key", key)
+                .with("dimension", l.dimension.as_str())
+                .with("limit", l.limit)
+                .with("window_s", l.window_s)
+                .with("source", l.source),
+        );
+    }
+}
+
+impl Fleet {
+    /// Whether admission is on ([`super::FleetConfig::admission`]).
+    pub fn admission_on(&self) -> bool {
+        self.cfg.admission.is_on()
+    }
+
+    /// Replaces the token estimate ([`BytesOverFour`] by default) that [`Fleet::estimate`]
+    /// uses.
+    pub fn with_estimator(mut self, estimator: std::sync::Arc<dyn TokenEstimator>) -> Self {
+        self.estimator = estimator;
+        self
+    }
+
+    /// The estimated cost of a call whose request body is `request_bytes` long and whose
+    /// `max_tokens` is `max_tokens`, by the fleet's estimator (the per-key correction is
+    /// applied when the call is reserved).
+    pub fn estimate(&self, request_bytes: usize, max_tokens: u64) -> Cost {
+        self.estimator
+            .estimate(request_bytes, max_tokens)
+            .sanitized()
+    }
+
+    /// Whether the fleet's backend is its in-process state itself ([`Fleet::in_process`]).
+    fn state_is_local(&self) -> bool {
+        std::ptr::eq(
+            Arc::as_ptr(&self.backend) as *const u8,
+            Arc::as_ptr(&self.local) as *const u8,
+        )
+    }
+
+    /// Runs `f` on `key`'s admission state: on the backend when it shares admission state,
+    /// else in process.
+    fn with_admission(
+        &self,
+        key: &str,
+        events: &mut Vec<Event>,
+        f: &mut dyn FnMut(&mut AdmissionState),
+    ) {
+        self.with_admission_on(None, key, events, f);
+    }
+
+    /// [`Fleet::with_admission`] on `state` when given (the key's in-process state, already
+    /// looked up).
+    fn with_admission_on(
+        &self,
+        state: Option<&KeyState>,
+        key: &str,
+        events: &mut Vec<Event>,
+        f: &mut dyn FnMut(&mut AdmissionState),
+    ) {
+        if let Some(s) = state {
+            s.with_admission(key, f)
+                .expect("the in-process backend cannot fail");
+        } else if self.backend.shares_admission() {
+            self.run(key, events, |b: &dyn FleetBackend| b.with_admission(key, f));
+        } else {
+            self.local
+                .with_admission(key, f)
+                .expect("the in-process backend cannot fail");
+        }
+    }
+
+    /// Reserves `cost` for a call of `key` now: when it may go, and what it holds (to
+    /// [`Fleet::settle`] after the call, or [`Fleet::cancel`] if it is never made). With
+    /// admission off, a reservation of nothing that goes now. A wait comes with an
+    /// `admission_wait` event.
+    pub fn reserve(&self, key: &str, cost: &Cost) -> (Reservation, Vec<Event>) {
+        self.reserve_after(key, cost, 0.0)
+    }
+
+    /// [`Fleet::reserve`] for a call that may not go before `not_before` (wall clock; a shared
+    /// pause's end): the paused callers get slots spread after it.
+    pub fn reserve_after(
+        &self,
+        key: &str,
+        cost: &Cost,
+        not_before: f64,
+    ) -> (Reservation, Vec<Event>) {
+        let now = self.now();
+        let mut events = Vec::new();
+        let cfg = &self.cfg.admission;
+        let estimated = cost.sanitized();
+        if !cfg.is_on() {
+            return (Reservation::free(now, estimated), events);
+        }
+        let mut out = None;
+        // In process, the key's state is looked up once for the reservation and its settling.
+        let state = self.state_is_local().then(|| self.local.key(key));
+        self.with_admission_on(state.as_deref(), key, &mut events, &mut |s| {
+            let charged = s.corrected(cfg, estimated);
+            let g = s.reserve(cfg, &charged, now, not_before);
+            out = Some((charged, g));
+        });
+        let (charged, g) = out.expect("with_admission runs its closure");
+        let wait_s = (g.at - now).max(0.0);
+        let r = Reservation {
+            at: g.at,
+            wait_s,
+            charged,
+            estimated,
+            limited_by: g.limited_by,
+            state,
+        };
+        if wait_s > 0.0 {
+            // Only waits are counted: the success path without contention touches no metrics.
+            self.metrics.update_admission(key, |c| {
+                c.waits += 1;
+                c.waited_s += wait_s;
+                c.max_wait_s = c.max_wait_s.max(wait_s);
+            });
+        }
+        if wait_s > 0.0 {
+            events.push(
+                Event::new(EventKind::AdmissionWait)
+                    .with("key", key)
+                    .with("seconds", wait_s)
+                    .with(
+                        "limited_by",
+                        r.limited_by.map_or(Value::Null, |d| d.as_str().into()),
+                    )
+                    .with("mode", cfg.mode.as_str()),
+            );
+        }
+        (r, events)
+    }
+
+    /// The call of reservation `r` ended: settles it against `usage` (`None`: an error without
+    /// usage, counted as spent), and learns from the response's `headers` and whether it was a
+    /// throttle (429 or 529). New limits come with `limits_learned` events.
+    pub fn settle(
+        &self,
+        key: &str,
+        r: &Reservation,
+        usage: Option<&Usage>,
+        headers: &Headers,
+        throttled: bool,
+    ) -> Vec<Event> {
+        let mut events = Vec::new();
+        let cfg = &self.cfg.admission;
+        if !cfg.is_on() {
+            return events;
+        }
+        // The clock is read only when something needs it: a static key's success path with no
+        // headers does without (a clock read costs a system call on some virtual machines).
+        let learns = !headers.is_empty() || throttled || cfg.mode != AdmissionMode::Static;
+        if usage.is_none() && !learns {
+            // Spent as reserved, nothing to learn: the state stays as it is (no round trip).
+            return events;
+        }
+        let now = if learns { self.now() } else { 0.0 };
+        let seen = headers::read(headers, now);
+        let mut learned = Vec::new();
+        self.with_admission_on(r.state.as_deref(), key, &mut events, &mut |s| {
+            learned.clear();
+            if r.holds() {
+                s.settle(cfg, &r.charged, &r.estimated, usage);
+            }
+            if !seen.is_empty() {
+                learned.extend(s.observe(cfg, &seen, now));
+            }
+            if learns {
+                learned.extend(s.on_response(cfg, now, throttled));
+            }
+        });
+        if throttled || !learned.is_empty() {
+            self.metrics.update_admission(key, |c| {
+                c.throttled += u64::from(throttled);
+                c.limits_learned += learned.len() as u64;
+            });
+        }
+        learned_events(key, &learned, &mut events);
+        events
+    }
+
+    /// Learns from a response of `key` that no reservation covers (its headers; `throttled`: a
+    /// 429 or 529).
+    pub fn learn(&self, key: &str, headers: &Headers, throttled: bool) -> Vec<Event> {
+        let now = self.now();
+        self.settle(
+            key,
+            &Reservation::free(now, Cost::REQUEST),
+            None,
+            headers,
+            throttled,
+        )
+    }
+
+    /// Reservation `r` will never be used (the caller gave up waiting): gives it all back.
+    pub fn cancel(&self, key: &str, r: &Reservation) -> Vec<Event> {
+        let mut events = Vec::new();
+        let cfg = &self.cfg.admission;
+        if !cfg.is_on() || !r.holds() {
+            return events;
+        }
+        self.with_admission_on(r.state.as_deref(), key, &mut events, &mut |s| {
+            s.cancel(cfg, &r.charged)
+        });
+        events
+    }
+
+    /// `key`'s admission state as this process sees it (the shared one on Redis), for
+    /// diagnostics: `None` with admission off.
+    pub fn admission_state(&self, key: &str) -> Option<AdmissionState> {
+        if !self.admission_on() {
+            return None;
+        }
+        let mut out = None;
+        let mut events = Vec::new();
+        self.with_admission(key, &mut events, &mut |s| out = Some(s.clone()));
+        out
+    }
+}
