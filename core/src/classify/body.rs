@@ -573,6 +573,9 @@ fn read_error_object(err: &Map<String, Value>, out: &mut ProviderError, depth: u
     if out.numeric_code.is_none() {
         out.numeric_code = upstream_status;
     }
+    if let Some(param) = err.get("param").and_then(Value::as_str) {
+        relayed_status(out, param);
+    }
     let own = err.get("message").and_then(Value::as_str);
     let upstream = out.message.take();
     for text in [own, upstream.as_deref(), upstream_text]
@@ -580,6 +583,19 @@ fn read_error_object(err: &Map<String, Value>, out: &mut ProviderError, depth: u
         .flatten()
     {
         out.add_message(text);
+    }
+}
+
+/// one-api / new-api answer an upstream's failure with their own `bad_response_status_code`
+/// and the upstream's status in `param` (`{"type":"upstream_error","param":"422",...}`): that
+/// status is the failure's, where the envelope has no numeric code of its own.
+fn relayed_status(out: &mut ProviderError, param: &str) {
+    if out.numeric_code.is_none() && out.codes.iter().any(|c| c == "bad_response_status_code") {
+        out.numeric_code = param
+            .trim()
+            .parse::<u16>()
+            .ok()
+            .filter(|n| (400..=599).contains(n));
     }
 }
 

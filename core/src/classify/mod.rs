@@ -398,6 +398,11 @@ fn decide(
                     return (refine_status(n, provider, hay), Evidence::Message);
                 }
             }
+            // A generic server_error whose words name an overload, as a 5xx's would be read.
+            let c = match c {
+                Category::ServerError if says_overloaded(hay) => Category::Overloaded,
+                c => c,
+            };
             return (
                 refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)),
                 Evidence::Body,
@@ -555,7 +560,13 @@ fn statusless_code(p: &ProviderError, hay: &Hay) -> Option<Category> {
 /// a permanent one is sharpened by the text as its status would be.
 fn refine_code(c: Category, hay: &Hay) -> Category {
     if c.is_transient() {
-        text::stated().first(hay.get()).map_or(c, |p| p.category)
+        match text::stated().first(hay.get()) {
+            Some(p) => p.category,
+            // A generic server_error whose words name an overload (OpenAI's "That model is
+            // currently overloaded with other requests" under type server_error, no status).
+            None if c == Category::ServerError && says_overloaded(hay) => Category::Overloaded,
+            None => c,
+        }
     } else if let Some(p) = text::stated().first(hay.get()) {
         // A stated nature wins as it does over a permanent status (Kimi's permission_error
         // "usage limit for this billing cycle").
@@ -858,9 +869,22 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if let Some(c) = text::grpc_status_prefix(&f.message) {
         return Some(c);
     }
+    // A curl exit code names the transfer's failure ("curl: (92) HTTP/2 stream 1 was not closed
+    // cleanly", "exited abnormally with code 92").
+    if let Some(c) = text::curl_code(hay.get()) {
+        return Some(c);
+    }
     // A limit named by its window is a rate, whatever size words come with it.
     if let Some(p) = text::rate_window().first(hay.get()) {
         return Some(p.category);
+    }
+    // A limit stated exceeded with a window of a day or more ("Token limit (500,000 per day)
+    // exceeded"): an allowance that no retry budget outlasts (CONTRACT §2).
+    if text::contains_phrase(hay.get(), "limit")
+        && text::contains_phrase(hay.get(), "exceeded")
+        && long_window(f, hay)
+    {
+        return Some(Category::PaymentRequired);
     }
     if let Some(p) = text::permanent().first(hay.get()) {
         if p.category == Category::PaymentRequired
@@ -874,6 +898,9 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }
     if text::invalid_named_key(hay.get()) {
         return Some(Category::Unauthorized);
+    }
+    if text::invalid_named_config(hay.get()) {
+        return Some(Category::Configuration);
     }
     if let Some(c) = text::websocket_close_code(hay.get()).and_then(|code| {
         tables::WEBSOCKET_CLOSE_CODES
@@ -981,6 +1008,166 @@ mod issue20 {
     }
 
     /// Batch 14's families: each rule on a text of its own, not the corpus case it came from.
+    #[test]
+    fn batch15_families() {
+        use Category::*;
+        // Statuses stated in more shapes: "(NNN)" after an introducer (botocore's "An error
+        // occurred (404)"), requests' "NNN Client Error:" inside a wrapper's sentence, Spring
+        // AI's "NNN - <body>"; HF Hub's "401 Client Error." (no colon) is left to its words.
+        assert_eq!(
+            cat(&Failure::new(
+                "An error occurred (403) when calling the Foo operation"
+            )),
+            (Forbidden, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("step failed: API Error (502): upstream")),
+            (ServerError, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "Agent step failed:\n400 Client Error: Bad Request for url: x"
+            )),
+            (BadRequest, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("409 - {\"detail\":\"conflict\"}")),
+            (ClientError, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("503 - <html>down</html>")),
+            (ServerError, true)
+        );
+        assert_eq!(cat(&Failure::new("Not Found")), (NotFound, false));
+        // curl's exit codes, however a client prints them; an unlisted code is no evidence.
+        assert_eq!(
+            cat(&Failure::new("curl: (28) Operation timed out")),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("curl process exited abnormally with code 56")),
+            (Connection, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("curl: (6) Could not resolve host: x")),
+            (Configuration, false)
+        );
+        assert_eq!(cat(&Failure::new("exited with code 56")), (Unknown, false));
+        // Other runtimes' transport words.
+        assert_eq!(
+            cat(&Failure::new("request died: Net::OpenTimeout")),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "{:error, %Mint.TransportError{reason: :closed}}"
+            )),
+            (Connection, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("canceled due to the configured HttpClient.Timeout of 30 seconds elapsing. Unable to read data from the transport connection")),
+            (Timeout, true)
+        );
+        // Stream ends, in English and Chinese; a limit to come back for.
+        assert_eq!(
+            cat(&Failure::new("OpenAI stream ended before [DONE]")),
+            (StreamInterrupted, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("响应异常中断")),
+            (StreamInterrupted, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("Limit reached. Come back later.")),
+            (RateLimited, true)
+        );
+        assert_eq!(cat(&Failure::new("负载已满")), (Overloaded, true));
+        // A quota whose reset is named, a count over its limit, a day's limit exceeded.
+        assert_eq!(
+            cat(&Failure::http(429, "Your quota will reset after 3h2m1s.")),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("调用次数超出限制")),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("每分钟调用次数超出限制")),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("Request limit (100 per day) exceeded.")),
+            (PaymentRequired, false)
+        );
+        // Words of access, set-up, safety and tool pairing.
+        assert_eq!(
+            cat(&Failure::http(
+                400,
+                "Your organization must be verified to use this model."
+            )),
+            (Forbidden, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("the model name is invalid")),
+            (NotFound, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("No model is loaded")),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("invalid azure config")),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(502, "<pre>Cannot POST /v1/chat</pre>")),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "Cannot read properties of undefined (reading 'x')"
+            )),
+            (Programming, false)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "No object generated: response did not match schema."
+            )),
+            (Validation, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("Output was blocked by the safety filter")),
+            (ContentFiltered, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                400,
+                "No tool output found for function call call_1."
+            )),
+            (OrphanToolCalls, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(400, "prompt exceeds the model limit")),
+            (ContextOverflow, false)
+        );
+        // A generic server_error whose words name an overload; one-api's relayed status.
+        assert_eq!(
+            cat(&Failure::new("").with_body(
+                r#"{"error":{"message":"The engine is overloaded","type":"server_error"}}"#
+            )),
+            (Overloaded, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("").with_body(r#"{"error":{"message":"x","type":"upstream_error","param":"401","code":"bad_response_status_code"}}"#)),
+            (Unauthorized, false)
+        );
+        // JavaScript's AbortError is the caller's own cancel.
+        assert_eq!(
+            cat(&Failure::new("This operation was aborted").with_class(["AbortError"])),
+            (Cancelled, false)
+        );
+    }
+
     #[test]
     fn batch14_families() {
         use Category::*;

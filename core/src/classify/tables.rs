@@ -289,6 +289,9 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("concurrent.futures._base.CancelledError", Is(Cancelled)),
     ("trio.Cancelled", Is(Cancelled)),
     (".PipelineStopRequested", Is(Cancelled)),
+    // JavaScript's AbortError (node-fetch "The user aborted a request.", the DOM's abort of a
+    // fetch): the caller's AbortController stopped it. A timeout's abort is a TimeoutError.
+    ("AbortError", Is(Cancelled)),
     ("Interrupt", Is(Cancelled)),
     ("SignalException", Is(Cancelled)),
     // openai-python / anthropic-sdk-python (src/*/_exceptions.py)
@@ -892,6 +895,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
         "no tool call found for function call output",
         OrphanToolCalls,
     ), // OpenAI Responses API
+    // (batch 15) The Responses API's other half: "No tool output found for function call <id>."
+    stated("no tool output found for function call", OrphanToolCalls),
     stated("preceding message with 'tool_calls'", OrphanToolCalls),
     stated("preceeding message with 'tool_calls'", OrphanToolCalls), // sic: OpenAI's spelling
     said("function response turn", OrphanToolCalls),                 // Gemini
@@ -963,10 +968,15 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // SiliconFlow 20015: "length of prompt_tokens (68957) must be less than max_seq_len (65536)"
     stated("must be less than max_seq_len", ContextOverflow),
     stated("exceeded model token limit", ContextOverflow), // Moonshot/Kimi 400
+    // (batch 15) Zhipu's "Prompt exceeds max length"; ChatGPT's 413 "The message you submitted
+    // was too long" (code message_length_exceeds_limit).
+    stated("prompt exceeds", ContextOverflow),
+    stated("message you submitted was too long", ContextOverflow),
+    stated("message_length_exceeds_limit", ContextOverflow),
     stated("range of input length should be", ContextOverflow), // DashScope 400 InvalidParameter
-    stated("prompt 超长", ContextOverflow),                // Zhipu 1261
-    stated("上下文长度", ContextOverflow),                 // context length
-    stated("超过模型最大", ContextOverflow),               // exceeds the model's maximum
+    stated("prompt 超长", ContextOverflow),                     // Zhipu 1261
+    stated("上下文长度", ContextOverflow),                      // context length
+    stated("超过模型最大", ContextOverflow),                    // exceeds the model's maximum
     stated("超出最大长度", ContextOverflow),
     // Billing: money or credits are gone; waiting does not bring them back.
     stated("insufficient_quota", PaymentRequired),
@@ -1073,6 +1083,15 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("资源包", PaymentRequired), // resource package (Zhipu: 无可用资源包)
     stated("套餐已到期", PaymentRequired), // plan expired (Zhipu 1309)
     stated("使用上限", PaymentRequired), // usage cap of a plan (Zhipu 1308/1310)
+    // (batch 15) A quota with its reset named ("Your quota will reset after 8h44m7s", Gemini
+    // Code Assist's per-model allowance): an allowance of the plan, like Zhipu's 5-hour 使用上限.
+    stated("quota will reset", PaymentRequired),
+    // Counts of use over their limit (搜索次数超出限制, 调用次数超出限制: "the number of searches /
+    // calls is over the limit"): an allowance, unless a short window is named with it.
+    said("次数超出限制", PaymentRequired),
+    said("次数已达上限", PaymentRequired),
+    // "Check your bill" (API使用超出限额，请检查您的账单): the Chinese of OpenAI's billing words.
+    said("账单", PaymentRequired),
     stated("usage has reached the max", PaymentRequired), // Hugging Face free inference allowance
     // Volcengine Ark "Safe Experience Mode": the account's own inference cap paused the model.
     stated("safe experience mode", PaymentRequired),
@@ -1124,6 +1143,13 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // google-generativeai's `response.text` on a filtered candidate (a ValueError):
     said("reciting from copyrighted material", ContentFiltered),
     said("to determine if the response was blocked", ContentFiltered),
+    // (batch 15) google-generativeai's "Check the `candidate.safety_ratings` to see if the
+    // response was blocked", google-genai's `block_reason=<BlockedReason.OTHER: 'OTHER'>` repr,
+    // an image model's "blocked by the safety filter".
+    said("if the response was blocked", ContentFiltered),
+    said("block_reason=", ContentFiltered),
+    said("blockedreason.", ContentFiltered),
+    stated("safety filter", ContentFiltered),
     // Credentials and access
     said("invalid api key", Unauthorized),
     said("api key invalid", Unauthorized), // apps' own wording of a refused key
@@ -1152,6 +1178,11 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("please run /login", Unauthorized),
     said("invalid_grant", Unauthorized), // OAuth refresh refused (google-auth)
     said("permission denied", Forbidden),
+    // (batch 15) OpenAI's gate for some models: "Your organization must be verified to stream
+    // this model" (a 400 or a 404 as clients relay it); ERNIE's 用户访问被限制 (user access
+    // restricted).
+    said("must be verified to", Forbidden),
+    said("访问被限制", Forbidden),
     said("user location is not supported", Forbidden), // Gemini API region gate
     said("is not allowed to use", Forbidden),          // Vertex Model Garden
     said("not authorized to invoke", Forbidden),       // Bedrock ValidationException
@@ -1202,6 +1233,24 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("no chat model selected", Configuration), // Continue: no model configured
     said("no model selected", Configuration),
     said("model not found", NotFound),
+    // (batch 15) "You don't have access to this model or the model name is invalid".
+    said("model name is invalid", NotFound),
+    said("invalid model name", NotFound),
+    // A local server with no model to run (text-generation-webui "No model is loaded!", LM
+    // Studio "Failed to load the model ... Error loading model"): the set-up, not a passing state.
+    said("no model is loaded", Configuration),
+    said("error loading model", Configuration),
+    said("failed to load the model", Configuration),
+    // Express's default 404 body ("Cannot POST /messages") behind a gateway's 5xx: the
+    // configured URL has no such route, on every call.
+    stated("cannot post /", Configuration),
+    stated("cannot get /", Configuration),
+    // JavaScript's TypeError for reading a field of null (an answer read without checking it).
+    said("cannot read properties of", Programming),
+    said("cannot read property", Programming),
+    // OpenAI's Responses API 400: "There was an issue with your request. Please check your
+    // inputs and try again".
+    said("check your inputs", BadRequest),
     said("model identifier is invalid", NotFound), // Bedrock
     said("repository not found", NotFound),        // Hugging Face Hub
     said("non-serverless model", NotFound),        // Together: needs a dedicated endpoint
@@ -1239,6 +1288,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("failed to parse the output", Validation),
     said("could not parse llm output", Validation), // langchain agents
     said("failed to parse model output", Validation),
+    // The AI SDK's NoObjectGeneratedError: "No object generated: could not parse the response."
+    said("no object generated", Validation),
     said("structuredoutputerror", Validation), // magentic
     said("instructorretryexception", Validation),
     // gRPC status names a client prints (grpc-go "rpc error: code = PermissionDenied desc = ...",
@@ -1273,6 +1324,10 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("finish_reason: error", StreamInterrupted), // a provider's stream ended in error
     said("finish_reason=error", StreamInterrupted),
     said("stream closed before", StreamInterrupted),
+    // (batch 15) "Anthropic stream ended before message_stop", "Upstream provider stream ended
+    // before its completion event", 流式连接异常中断 (the streaming connection broke off).
+    said("stream ended before", StreamInterrupted),
+    said("异常中断", StreamInterrupted),
     // Frequency and concurrency, in English and Chinese (Baidu, ERNIE SDK, Zhipu 1302/1303,
     // DashScope Throttling, iFlytek 11202/11203, Volcengine RateLimitExceeded):
     said("too frequent", RateLimited),
@@ -1324,6 +1379,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("访问量过大", Overloaded),
     said("过载", Overloaded), // overloaded (iFlytek 503 引擎当前过载, Zhipu 平台服务过载)
     said("负载已饱和", Overloaded),
+    said("负载已满", Overloaded), // one-api: 负载已满，请稍后再试 (load is full)
     said("负载过高", Overloaded),
     said("系统繁忙", Overloaded),
     said("服务繁忙", Overloaded),
@@ -1471,6 +1527,10 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("too many 503 error responses", ServerError),
     // Wordings PlanExe's substring list retried ("temporarily unavailable", "capacity",
     // "try again"), kept to the phrases that only ever describe a passing condition.
+    // (batch 15) Bedrock's "Try your request again" after "an unexpected error during
+    // processing"; a usage limit that says "Come back later".
+    said("try your request again", ServerError),
+    said("come back later", RateLimited),
     said("temporarily unavailable", ServerError),
     said("try again later", ServerError),
     said("请稍后再试", ServerError), // please try again later
@@ -1497,6 +1557,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("failed to establish a new connection", Connection), // urllib3
     said("connection refused", Connection),
     said("connection reset", Connection),
+    said("connection was reset", Connection), // BoringSSL via curl_cffi: SSL_connect: Connection was reset
     said("connection aborted", Connection),
     said("connection closed", Connection),
     said("connection error", Connection),
@@ -1555,7 +1616,12 @@ pub const NETWORK_PHRASES: &[Phrase] = &[
 
 /// Whole messages that name a failure only by one word (undici's `TypeError: terminated`, the
 /// body of a fetch cut mid-way): matched against the trimmed, lower-cased message alone.
-pub const EXACT_MESSAGES: &[(&str, Category)] = &[("terminated", Connection), ("eof", Connection)];
+pub const EXACT_MESSAGES: &[(&str, Category)] = &[
+    ("terminated", Connection),
+    ("eof", Connection),
+    // A 404's reason phrase alone, as a client that dropped the status prints it.
+    ("not found", NotFound),
+];
 
 /// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport
 /// failure: a JavaScript TypeError with these exact words is no programming error.
@@ -1592,6 +1658,25 @@ pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("明天", PaymentRequired),     // 请明天再试
 ];
 
+/// curl's exit and error codes (curl.se/libcurl/c/libcurl-errors.html) that name a failure of
+/// the transfer, as curl-based clients print them ("curl: (92) HTTP/2 stream 1 was not closed
+/// cleanly", Emacs' "exited abnormally with code 92", curl_cffi's "Failed to perform, ErrCode:
+/// 35"). A code not listed is no evidence.
+pub const CURL_CODES: &[(u16, Category)] = &[
+    (5, Configuration),  // couldn't resolve proxy
+    (6, Configuration),  // couldn't resolve host
+    (7, Connection),     // couldn't connect
+    (16, Connection),    // HTTP/2 framing layer
+    (18, Connection),    // partial file: the transfer ended early
+    (28, Timeout),       // operation timed out
+    (35, Connection),    // SSL connect error
+    (52, Connection),    // empty reply from server
+    (55, Connection),    // send failure
+    (56, Connection),    // receive failure
+    (60, Configuration), // peer certificate cannot be authenticated
+    (92, Connection),    // HTTP/2 stream error
+];
+
 /// WebSocket close codes (RFC 6455 §7.4.1, IANA registry) and what a close with each means
 /// for a streaming call (OpenAI Realtime, Codex WebSocket transport).
 pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
@@ -1613,6 +1698,8 @@ pub const STATUS_INTRODUCERS: &[&str] = &[
     "失败",
     // Agents' "API Error: 429 status code (no body)" (openai-node's bodiless message, bracketed).
     "api error",
+    // botocore's "An error occurred (404) when calling the ListFoundationModels operation".
+    "error occurred",
     // Node's ws: "Unexpected server response: 403" (a refused WebSocket handshake).
     "server response",
     // Dart's Dio: "the response has a status code of 404".

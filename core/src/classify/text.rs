@@ -174,6 +174,16 @@ const SERVER_STATE_TRANSIENT: &[Phrase] = &[
     // (N GiB) than is available", Cloudflare's error 1101 "Worker threw exception".
     said("more system memory", ServerError),
     said("worker threw exception", ServerError),
+    // (batch 15) Transport words of other runtimes: .NET's "canceled due to the configured
+    // HttpClient.Timeout of 100 seconds elapsing" (before its "transport connection" words),
+    // Ruby's Net::ReadTimeout / Net::OpenTimeout / Net::WriteTimeout inside an app's sentence,
+    // Elixir Mint's %Mint.TransportError{reason: :closed}.
+    said("httpclient.timeout", Timeout),
+    said("net::readtimeout", Timeout),
+    said("net::opentimeout", Timeout),
+    said("net::writetimeout", Timeout),
+    said("reason: :closed", Connection),
+    said("reason: :timeout", Timeout),
 ];
 
 /// A limit named by its time window ("Tokens per minute limit exceeded - too many tokens
@@ -225,6 +235,17 @@ pub fn error_space_status(hay: &str) -> Option<u16> {
 /// "Invalid <name> API key" with one word naming whose key ("Invalid xAI API Key. Try
 /// again?", "Invalid OpenAI API key"): the key was refused.
 pub fn invalid_named_key(hay: &str) -> bool {
+    invalid_named(hay, " api key")
+}
+
+/// "Invalid <name> config" with one word naming whose ("invalid tecent config", one-api's check
+/// of a channel's settings): the set-up is wrong, nothing was sent.
+pub fn invalid_named_config(hay: &str) -> bool {
+    invalid_named(hay, " config") || invalid_named(hay, " configuration")
+}
+
+/// "invalid " + one word of 1 to 20 characters + `tail`, on word boundaries.
+fn invalid_named(hay: &str, tail: &str) -> bool {
     let h = hay.as_bytes();
     let mut from = 0;
     while let Some(at) = find_at(hay, "invalid ", from) {
@@ -233,8 +254,8 @@ pub fn invalid_named_key(hay: &str) -> bool {
             continue;
         }
         let name = h[from..].iter().take_while(|c| is_word(**c)).count();
-        if (1..=20).contains(&name) && hay[from + name..].starts_with(" api key") {
-            let end = from + name + " api key".len();
+        if (1..=20).contains(&name) && hay[from + name..].starts_with(tail) {
+            let end = from + name + tail.len();
             if end == h.len() || !is_word(h[end]) {
                 return true;
             }
@@ -374,20 +395,46 @@ pub fn grpc_status_prefix(message: &str) -> Option<Category> {
 }
 
 /// A status printed before the words "status code", as openai-node words a bodiless answer
-/// ("API Request Failed: 429 status code (no body)").
+/// ("API Request Failed: 429 status code (no body)"), or before requests' "Client Error" /
+/// "Server Error:" anywhere in a wrapper's text ("Error in generating tool call with model:
+/// 422 Client Error: Unprocessable Entity for url: ...").
 pub fn status_before_status_code(hay: &str) -> Option<u16> {
     let h = hay.as_bytes();
-    let mut from = 0;
-    while let Some(p) = hay[from..].find(" status code") {
-        let at = from + p;
-        from = at + 1;
-        if at >= 3 && (at == 3 || !is_word(h[at - 4])) {
-            if let Some(n) = error_status_at(h, at - 3) {
-                return Some(n);
+    for words in [" status code", " client error:", " server error:"] {
+        let mut from = 0;
+        while let Some(p) = hay[from..].find(words) {
+            let at = from + p;
+            from = at + 1;
+            if at >= 3 && (at == 3 || !is_word(h[at - 4])) {
+                if let Some(n) = error_status_at(h, at - 3) {
+                    return Some(n);
+                }
             }
         }
     }
     None
+}
+
+/// What a curl exit code a message reports says (`tables::CURL_CODES`): "curl: (92) ...", or a
+/// code after "code" / "errcode" in a text that names curl or curl_cffi's "failed to perform".
+pub fn curl_code(hay: &str) -> Option<Category> {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(r"(?-u)curl: \(([0-9]{1,2})\)|\b(?:errcode|code)[ :=]{0,3}([0-9]{1,2})\b")
+            .expect("valid regex")
+    });
+    let curl = hay.contains("curl") || hay.contains("failed to perform");
+    r.captures_iter(hay).find_map(|c| {
+        let n: u16 = match (c.get(1), c.get(2)) {
+            (Some(m), _) => m.as_str().parse().ok()?,
+            (None, Some(m)) if curl => m.as_str().parse().ok()?,
+            _ => return None,
+        };
+        super::tables::CURL_CODES
+            .iter()
+            .find(|(code, _)| *code == n)
+            .map(|(_, c)| *c)
+    })
 }
 
 /// Replaces every link (`http://…`, `https://…`, up to the next blank or quote) with spaces, so
@@ -533,7 +580,10 @@ pub fn status_in_text_all(hay: &str, introducers: &[&str]) -> Vec<u16> {
                 continue;
             }
             let mut i = end;
-            while i < h.len() && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'') && i - end < 4 {
+            while i < h.len()
+                && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'' | b'(')
+                && i - end < 4
+            {
                 i += 1;
             }
             if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
@@ -556,12 +606,21 @@ fn error_status_at(b: &[u8], at: usize) -> Option<u16> {
 }
 
 /// A status printed right before the body it came with: the Anthropic TypeScript SDK's
-/// "InternalServerError: 529 {\"type\":\"error\",...}", RubyLLM's "429 {...}".
+/// "InternalServerError: 529 {\"type\":\"error\",...}", RubyLLM's "429 {...}", Spring AI's
+/// "404 - <!DOCTYPE html>..." and "400 - {...}".
 pub fn status_before_body(message: &str) -> Option<u16> {
     let m = message.as_bytes();
     (0..m.len().saturating_sub(4)).find_map(|i| {
-        let framed =
-            (i == 0 || !is_word(m[i - 1])) && m[i + 3] == b' ' && matches!(m[i + 4], b'{' | b'[');
+        let after = match &m[i + 3..] {
+            [b' ', b'-', b' ', rest @ ..] => rest,
+            [b' ', rest @ ..] => rest,
+            _ => return None,
+        };
+        let spring = m[i + 4] == b'-';
+        let framed = (i == 0 || !is_word(m[i - 1]))
+            && after
+                .first()
+                .is_some_and(|c| matches!(c, b'{' | b'[') || (spring && *c == b'<'));
         framed.then(|| error_status_at(m, i)).flatten()
     })
 }

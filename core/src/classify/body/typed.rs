@@ -159,6 +159,8 @@ pub struct ErrObj<'a> {
     details: Option<Vec<Detail<'a>>>,
     #[serde(borrow, default)]
     message: Scalar<'a>,
+    #[serde(borrow, default)]
+    param: Scalar<'a>,
 }
 
 /// `"error"` is an object (most providers) or a string (Ollama, TGI).
@@ -416,6 +418,9 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
     push(out, &e.status);
     if out.numeric_code.is_none() {
         out.numeric_code = upstream_status;
+    }
+    if let Scalar::Str(param) = &e.param {
+        super::relayed_status(out, param);
     }
     let upstream = out.message.take();
     for t in [text(&e.message), upstream.as_deref(), upstream_text]

@@ -97,6 +97,9 @@ pub const TABLES: &[ProviderTable] = &[
             row("empty_response", ServerError),                     // 上游空响应
             generic("bad_response_status_code", ServerError),       // the upstream's status decides
             generic("bad_response", ServerError),
+            // one-api's relay when the upstream's 200 body does not parse (its code, printed as
+            // the whole message: songquanpeng/one-api#1923, a Hunyuan channel).
+            row("unmarshal_response_body_failed", InvalidResponse),
             row("sensitive_words_detected", ContentFiltered), // 触发敏感词
             row("prompt_blocked", ContentFiltered),           // 提示被拦截
             row("access_denied", Forbidden),
