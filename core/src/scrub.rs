@@ -676,10 +676,39 @@ fn randomish(s: &str) -> bool {
     s.len() >= 6 && !wordlike(s) && !s.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// A piece a split key may be made of: random-looking, and not a path (`/v1//models`, a
-/// leading `/` or an empty segment), which no key body is.
+/// A piece a split key may be made of: random-looking, and none of the runs that sit side by
+/// side in logs and pages and are no key body: a path (`/v1//models`), a number with its unit
+/// (`2857ms`), a hex literal (`0xc00010a100`, Go's pointers), or an identifier of words,
+/// numbers and short parts (`hy4-preview`, `text-gray-600`, `text-2xl`).
 fn key_piece(s: &str) -> bool {
-    randomish(s) && !s.starts_with('/') && !s.contains("//")
+    randomish(s)
+        && !s.starts_with('/')
+        && !s.contains("//")
+        && !number_with_unit(s)
+        && !hex_literal(s)
+        && !composed_identifier(s)
+}
+
+fn number_with_unit(s: &str) -> bool {
+    let digits = run_len(s.as_bytes(), |b| b.is_ascii_digit(), usize::MAX);
+    let unit = &s[digits..];
+    digits > 0 && unit.len() <= 3 && unit.bytes().all(|b| b.is_ascii_alphabetic())
+}
+
+fn hex_literal(s: &str) -> bool {
+    s.strip_prefix("0x")
+        .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+fn composed_identifier(s: &str) -> bool {
+    let mut parts = s.split(['-', '_']);
+    let short_or_plain = |p: &str| {
+        !p.is_empty()
+            && (p.len() <= 3
+                || p.bytes().all(|b| b.is_ascii_alphabetic())
+                || p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    s.contains(['-', '_']) && parts.all(short_or_plain)
 }
 
 /// Base64 credentials after "Basic": padding, a digit, `+` or `/`, or a capital after the first

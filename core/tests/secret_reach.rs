@@ -141,6 +141,12 @@ fn a_redaction_takes_the_value_not_the_words_around_it() {
             "Not found for account 'Qawmu2vUw3rdcREnubcAVqe1c55nUTb1hCogKQx4BCA'",
             "Not found for account 'Qawmu2vUw3rdcREnubcAVqe1c55nUTb1hCogKQx4BCA'",
         ),
+        // Runs that sit side by side in logs and pages are not the pieces of a split key: a
+        // duration, Go's pointers, Tailwind's classes.
+        (
+            "model=hy4-preview 2857ms status=400 0xc00010a100 0xc0000e8420 text-2xl text-gray-600 key sk-proj-Qx7vT2mN9pL4kR8sW1yZ3bC6dF0gH5jK",
+            "model=hy4-preview 2857ms status=400 0xc00010a100 0xc0000e8420 text-2xl text-gray-600 key [REDACTED]",
+        ),
         // A path and a protocol are not the pieces of a split key.
         (
             "\"GET /v1//models HTTP/1.1\" 404 key sk-proj-Qx7vT2mN9pL4kR8sW1yZ3bC6dF0gH5jK",
