@@ -286,7 +286,7 @@ impl Fleet {
     pub fn replan(&self, key: &str, r: Reservation, not_before: f64) -> (Reservation, Vec<Event>) {
         let mut events = Vec::new();
         let cfg = &self.cfg.admission;
-        if !cfg.is_on() || !r.holds() || cfg.mode == AdmissionMode::Static {
+        if !cfg.is_on() || !r.holds() {
             return (r, events);
         }
         let now = self.now();

@@ -67,6 +67,10 @@ pub struct AdmissionState {
     pub probe_until: f64,
 }
 
+/// How long after its time a slot that was not used is stale, seconds: longer than any
+/// host's oversleep, shorter than a wait for something else.
+pub const STALE_S: f64 = 0.5;
+
 /// The longest the other callers are held behind a cold key's probe, seconds: its answer
 /// usually comes well before; a probe that hangs must not hold the fleet.
 pub const PROBE_HOLD_S: f64 = 3.0;
@@ -284,6 +288,12 @@ impl AdmissionState {
         now: f64,
         not_before: f64,
     ) -> Grant {
+        if !g.held && g.at + STALE_S < now {
+            // Its time passed while its caller waited for something else (an open circuit, a
+            // pause): the slot went by unused, and callers held elsewhere must not come back
+            // all at once on slots long gone. A place at the end of the queue as it is now.
+            return self.reserve(cfg, cost, now, not_before);
+        }
         if g.held {
             if self.holding(cfg, now) && self.probe_until > 0.0 {
                 return *g;
