@@ -123,7 +123,9 @@ impl AdmissionState {
     /// Whether a call of a cold key is to wait for the probe's answer: none has come, and the
     /// hold is not over.
     fn holding(&self, cfg: &AdmissionConfig, now: f64) -> bool {
-        self.cold(cfg) && !self.cubic.answered() && (self.probe_until == 0.0 || now < self.probe_until)
+        self.cold(cfg)
+            && !self.cubic.answered()
+            && (self.probe_until == 0.0 || now < self.probe_until)
     }
 
     /// Moves each paced dimension's queue ahead of `now` to the rate it is paced at now: a
