@@ -9,6 +9,9 @@
 //! - Admissions are paced evenly through the window, each waiting caller given its own slot
 //!   ([`state`]), so waiters are released spread, never all at once; a shared pause after a
 //!   429 is spread the same way when admission is on.
+//! - A slot follows the key's rate as it is learned: a waiter on a learned rate sleeps at most
+//!   [`RECHECK_S`] and asks again ([`Fleet::replan`]); a cold key lets one call go first and
+//!   holds the others until its answer (a few seconds at most), then slow-starts.
 //! - The estimate is injectable ([`TokenEstimator`]); the default is request bytes / 4 plus
 //!   `max_tokens`, its input part corrected by the ratio of reported to estimated usage.
 //!
