@@ -142,9 +142,10 @@ pub mod fleet {
         pub use crate::fleet_engine::admission::headers::{
             read as read_headers, Observed, Reading,
         };
+        pub use crate::fleet_engine::admission::state::{Grant, PROBE_HOLD_S, STALE_S};
         pub use crate::fleet_engine::admission::{
             AdmissionConfig, AdmissionMode, AdmissionState, BytesOverFour, Cost, Dimension, Limits,
-            Reservation, TokenEstimator, Usage,
+            Reservation, TokenEstimator, Usage, PROBE_RECHECK_S, RECHECK_S,
         };
     }
 

@@ -269,6 +269,8 @@ pub struct Run {
     estimate: Cost,
     /// The admission slot the next (or current) call holds, and whether the call was made.
     ticket: Option<(Reservation, bool)>,
+    /// The last gate made this attempt the breaker's half-open probe.
+    probe: bool,
 }
 
 /// Waits shorter than this go at once (a millisecond: less than any host's sleep).
@@ -320,6 +322,7 @@ impl Run {
             ended: None,
             estimate: Cost::REQUEST,
             ticket: None,
+            probe: false,
         };
         if let Some(cost) = run.cfg.estimate {
             run.estimate = cost.sanitized();
@@ -493,12 +496,23 @@ impl Run {
     pub fn resume(&mut self, elapsed: f64) -> Step {
         match self.expect {
             Expect::Resume => {
-                if let Some((seconds, reason)) = self.waiting.take() {
+                let mut reason = None;
+                if let Some((seconds, r)) = self.waiting.take() {
                     let e = self
                         .model_event(EventKind::WaitFinished)
                         .with("seconds", seconds)
-                        .with("reason", reason.as_str());
+                        .with("reason", r.as_str());
                     self.events.push(e);
+                    reason = Some(r);
+                }
+                if self.probe && reason == Some(WaitReason::Admission) {
+                    // The breaker's probe waited for its admission slot: it stays the probe
+                    // (asking the gate again would find a probe out, itself, and wait).
+                    if let Some(step) = self.admit(0.0, WaitReason::Admission, elapsed) {
+                        return step;
+                    }
+                    self.expect = Expect::Outcome;
+                    return Step::Call { model: self.model };
                 }
                 self.gate(elapsed)
             }
@@ -568,6 +582,7 @@ impl Run {
     /// Before each call: ask the fleet.
     fn gate(&mut self, elapsed: f64) -> Step {
         let g = self.retrier.before_attempt(elapsed);
+        self.probe = g.probe;
         self.events.extend(g.events);
         if g.reject {
             if let Some((failure, d)) = self.last.take() {
@@ -628,6 +643,9 @@ impl Run {
         let (held, wait) = match self.ticket.take() {
             // A slot held from an earlier wait, not before the pause: still ours.
             Some((r, false)) if r.at >= not_before => {
+                // Its slot follows the key's rate as learned since (admission's `replan`).
+                let (r, events) = fleet.replan(key, r, not_before);
+                self.events.extend(events);
                 let wait = r.at - fleet.now();
                 (r, wait)
             }
@@ -659,8 +677,10 @@ impl Run {
                 seconds: wait,
             });
         }
+        // A long wait on a learned rate is slept in slices, asking again after each.
+        let sleep = wait - (held.at - held.recheck_at).max(0.0);
         self.ticket = Some((held, false));
-        Some(self.wait(wait, reason, elapsed))
+        Some(self.wait(sleep, reason, elapsed))
     }
 
     /// The call's outcome is known (or never will be): settles its admission slot against

@@ -424,18 +424,30 @@ fn bad_admission_configurations_are_refused() {
 }
 
 #[test]
-fn cubic_is_off_until_the_first_throttle_then_backs_off_and_recovers() {
+fn adaptive_slow_starts_until_the_first_throttle_then_backs_off_and_recovers() {
     let (t, fleet) = fleet(AdmissionConfig::mode(AdmissionMode::Adaptive));
     let start = now(&t);
-    // 20 calls a second for 5 s, all fine: no admission at all.
-    for i in 0..100 {
-        set(&t, start + i as f64 * 0.05);
+    // A caller wanting 20 calls a second, each going at its slot: the first goes at once, the
+    // pace then doubles with what is answered (twice the measured rate) until it no longer
+    // holds the caller back.
+    let mut t_s = start;
+    let mut waits = Vec::new();
+    for _ in 0..100 {
+        set(&t, t_s);
         let (r, _) = fleet.reserve(KEY, &Cost::REQUEST);
-        assert_eq!(r.wait_s, 0.0);
+        waits.push(r.wait_s);
+        t_s = r.at.max(t_s);
+        set(&t, t_s);
         fleet.settle(KEY, &r, None, &Headers::new(), false);
+        t_s += 0.05;
     }
+    assert_eq!(waits[0], 0.0, "the probe goes at once");
+    assert!(waits[..10].iter().any(|w| *w > 0.0), "{waits:?}");
+    assert!(waits[60..].iter().all(|w| *w == 0.0), "{waits:?}");
+    assert!(!fleet.admission_state(KEY).unwrap().cubic.enabled);
     // A 429: the rate drops to 0.7 x the measured one (about 20 a second).
-    set(&t, start + 5.0);
+    let t_end = t_s;
+    set(&t, t_end);
     let (r, _) = fleet.reserve(KEY, &Cost::REQUEST);
     let ev = fleet.settle(KEY, &r, None, &Headers::new(), true);
     assert_eq!(kinds(&ev), ["limits_learned"]);
@@ -451,7 +463,7 @@ fn cubic_is_off_until_the_first_throttle_then_backs_off_and_recovers() {
     assert!((b.at - a.at - 1.0 / rate).abs() < 1e-5);
     // Successes at the paced rate: the rate climbs back (cubic), capped at twice the measured.
     let mut last = s.cubic.rate;
-    let mut t_s = start + 5.0;
+    let mut t_s = t_end;
     for _ in 0..200 {
         t_s += 1.0 / rate;
         set(&t, t_s);
@@ -1107,4 +1119,180 @@ fn a_run_configuration_carries_the_estimate() {
     assert_eq!(a.start(0.0), Step::Call { model: 0 });
     let (r, _) = fleet.reserve(KEY, &Cost::new(1.0, 0.0).unwrap());
     assert!((r.at - t0 - 2.0).abs() < 1e-5, "{}", r.at - t0);
+}
+
+/// OpenAI's request headers for a bucket of `n` a minute, all of it left.
+fn openai_rpm(n: &str) -> Headers {
+    headers(&[
+        ("x-ratelimit-limit-requests", n),
+        ("x-ratelimit-remaining-requests", n),
+        ("x-ratelimit-reset-requests", "1s"),
+    ])
+}
+
+#[test]
+fn a_throttle_in_the_first_half_second_cuts_from_what_was_sent_and_a_burst_cuts_once() {
+    use retry_core::fleet::admission::Cubic;
+    let mut c = Cubic::default();
+    let t0 = 1_000.0;
+    // A whole fleet called at t0; 80 answers come back fine 20 ms later, then a 429, all
+    // before any half-second of the meter has closed.
+    for _ in 0..80 {
+        assert_eq!(c.on_answer(t0 + 0.02, false, t0), None);
+    }
+    let cut = c.on_answer(t0 + 0.02, true, t0).unwrap();
+    // 81 calls counted over (at least) half a second: 162 a second, cut to 0.7 of it, not
+    // to the 0.5 a second floor an empty meter would give.
+    assert!((cut - 0.7 * 162.0).abs() < 1e-6, "cut to {cut}");
+    // The rest of the same wave's 429s (sent before the cut) are its echo: no further cut.
+    for _ in 0..100 {
+        assert_eq!(c.on_answer(t0 + 0.03, true, t0), None);
+    }
+    assert!((c.rate - cut).abs() < 1e-9, "{} after the echo", c.rate);
+    // A 429 of a call sent after the cut is news: it cuts again.
+    let again = c.on_answer(t0 + 0.2, true, t0 + 0.1).unwrap();
+    assert!(again < cut, "{again} vs {cut}");
+}
+
+#[test]
+fn a_waiters_slot_follows_the_rate_as_it_rises_and_falls() {
+    use retry_core::fleet::AdmissionState;
+    let cfg = AdmissionConfig::mode(AdmissionMode::Adaptive);
+    let mut s = AdmissionState::default();
+    s.cubic.enabled = true;
+    s.cubic.rate = 1.0;
+    let t0 = 1_000.0;
+    let grants: Vec<_> = (0..10)
+        .map(|_| s.reserve(&cfg, &Cost::REQUEST, t0, 0.0))
+        .collect();
+    assert!((grants[9].at - t0 - 9.0).abs() < 1e-9);
+    // The rate rises tenfold: the last waiter, 9 s out at 1 a second, is 0.9 s out.
+    s.cubic.rate = 10.0;
+    let g = s.replan(&cfg, &grants[9], &Cost::REQUEST, t0, 0.0);
+    assert!((g.at - t0 - 0.9).abs() < 1e-9, "{}", g.at - t0);
+    // The queue moved with it: a newcomer comes after the ten, at the new spacing.
+    let next = s.reserve(&cfg, &Cost::REQUEST, t0, 0.0);
+    assert!((next.at - t0 - 1.0).abs() < 1e-9, "{}", next.at - t0);
+    // Back to 1 a second half a second later: the 0.4 s left stretch to 4 s.
+    s.cubic.rate = 1.0;
+    let g2 = s.replan(&cfg, &g, &Cost::REQUEST, t0 + 0.5, 0.0);
+    assert!((g2.at - t0 - 4.5).abs() < 1e-9, "{}", g2.at - t0);
+}
+
+#[test]
+fn a_run_waiting_on_a_learned_rate_asks_again_and_follows_the_new_rate() {
+    use retry_core::fleet::admission::RECHECK_S;
+    let (t, fleet) = fleet(AdmissionConfig::mode(AdmissionMode::Headers));
+    fleet.learn(KEY, &openai_rpm("60"), false);
+    for _ in 0..10 {
+        fleet.reserve(KEY, &Cost::REQUEST);
+    }
+    let t0 = now(&t);
+    let mut run =
+        Run::new(RetryPolicy::recommended()).fleet(Arc::clone(&fleet), vec![KEY.to_owned()]);
+    // Its slot is 10 s out at 60 a minute; it sleeps a slice, then asks again.
+    match run.start(0.0) {
+        Step::Wait {
+            seconds,
+            reason: WaitReason::Admission,
+        } => assert!((seconds - RECHECK_S).abs() < 1e-6, "{seconds}"),
+        s => panic!("{s:?}"),
+    }
+    // The limit is now 600 a minute: what was 9 s away is 0.9 s away.
+    fleet.learn(KEY, &openai_rpm("600"), false);
+    set(&t, t0 + RECHECK_S);
+    let left: f64 = 0.1 * (10.0 - RECHECK_S);
+    match run.resume(RECHECK_S) {
+        Step::Wait { seconds, .. } => {
+            assert!((seconds - left.min(RECHECK_S)).abs() < 1e-5, "{seconds}")
+        }
+        s => panic!("{s:?}"),
+    }
+    set(&t, t0 + RECHECK_S + left);
+    assert_eq!(run.resume(RECHECK_S + left), Step::Call { model: 0 });
+}
+
+#[test]
+fn a_cold_key_lets_one_call_go_first_and_holds_the_rest_until_its_answer() {
+    use retry_core::fleet::admission::PROBE_HOLD_S;
+    use retry_core::fleet::admission::PROBE_RECHECK_S;
+    let (t, fleet) = fleet(AdmissionConfig::mode(AdmissionMode::Headers));
+    let t0 = now(&t);
+    // A whole fleet at one instant, nothing known yet: the first goes, the rest are held.
+    let (probe, _) = fleet.reserve(KEY, &Cost::REQUEST);
+    assert_eq!(probe.wait_s, 0.0);
+    let held: Vec<_> = (0..50)
+        .map(|_| fleet.reserve(KEY, &Cost::REQUEST).0)
+        .collect();
+    for r in &held {
+        assert!(r.wait_s > 0.0 && r.wait_s <= PROBE_HOLD_S + 1e-9, "{r:?}");
+        assert!(r.sleep_s(t0) <= PROBE_RECHECK_S + 1e-9, "{r:?}");
+    }
+    // Asking again before the answer: still held.
+    set(&t, t0 + 0.01);
+    let still = fleet.replan(KEY, held[0].clone(), 0.0).0;
+    assert!(still.at > t0 + 0.01);
+    // The probe's answer teaches 600 a minute: the held get slots 0.1 s apart from now.
+    set(&t, t0 + 0.02);
+    fleet.settle(KEY, &probe, None, &openai_rpm("600"), false);
+    for (i, r) in held.into_iter().enumerate() {
+        let at = fleet.replan(KEY, r, 0.0).0.at - (t0 + 0.02);
+        assert!((at - i as f64 * 0.1).abs() < 1e-5, "slot {i} at {at}");
+    }
+}
+
+#[test]
+fn a_probe_that_never_answers_holds_the_others_no_longer_than_the_hold() {
+    use retry_core::fleet::admission::PROBE_HOLD_S;
+    let (t, fleet) = fleet(AdmissionConfig::mode(AdmissionMode::Adaptive));
+    let t0 = now(&t);
+    let (probe, _) = fleet.reserve(KEY, &Cost::REQUEST);
+    assert_eq!(probe.wait_s, 0.0);
+    let (a, _) = fleet.reserve(KEY, &Cost::REQUEST);
+    let (b, _) = fleet.reserve(KEY, &Cost::REQUEST);
+    assert!(a.at <= t0 + PROBE_HOLD_S + 1e-9 && a.wait_s > 0.0);
+    // The hold is over with no answer: they go, paced by what is known (the slowest start),
+    // not all at once.
+    set(&t, t0 + PROBE_HOLD_S);
+    let a = fleet.replan(KEY, a, 0.0).0;
+    let b = fleet.replan(KEY, b, 0.0).0;
+    assert!((a.at - (t0 + PROBE_HOLD_S)).abs() < 1e-6, "{}", a.at - t0);
+    assert!(b.at > a.at + 1.0, "{} then {}", a.at - t0, b.at - t0);
+}
+
+#[test]
+fn a_slot_that_went_by_unused_is_placed_again_at_the_end_of_the_queue() {
+    let (t, fleet) = fleet(rpm(60.0));
+    let t0 = now(&t);
+    let slots: Vec<_> = (0..10)
+        .map(|_| fleet.reserve(KEY, &Cost::REQUEST).0)
+        .collect();
+    // The caller of the slot at 1 s was held elsewhere (an open circuit) until 5 s: its slot
+    // is gone; it queues behind the others instead of going at once with everyone so held.
+    set(&t, t0 + 5.0);
+    let again = fleet.replan(KEY, slots[1].clone(), 0.0).0;
+    assert!((again.at - t0 - 10.0).abs() < 1e-6, "{}", again.at - t0);
+    // A slot still ahead is kept as it is on a fixed rate.
+    let kept = fleet.replan(KEY, slots[8].clone(), 0.0).0;
+    assert_eq!(kept.at, slots[8].at);
+}
+
+#[test]
+fn an_error_without_usage_stays_spent_a_throttle_included() {
+    let (t, fleet) = fleet(AdmissionConfig::fixed(Limits {
+        tokens: Some(600.0),
+        ..Limits::default()
+    }));
+    let t0 = now(&t);
+    let cost = Cost {
+        requests: 1.0,
+        input_tokens: 50.0,
+        output_tokens: 50.0,
+    };
+    let (r, _) = fleet.reserve(KEY, &cost);
+    // A 429 without usage: what was reserved stays spent (providers count unsuccessful
+    // requests toward the per-minute limit).
+    fleet.settle(KEY, &r, None, &Headers::new(), true);
+    let (next, _) = fleet.reserve(KEY, &cost);
+    assert!((next.at - t0 - 10.0).abs() < 1e-6, "{}", next.at - t0);
 }

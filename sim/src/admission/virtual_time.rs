@@ -167,7 +167,10 @@ pub fn simulate(mode: Mode, w: &Workload) -> Vec<CallRecord> {
                 ag.next = Next::Answer(answer);
                 push(&mut queue, t + LATENCY_S, a);
             }
-            Step::Wait { seconds, .. } => {
+            Step::Wait { seconds, reason } => {
+                if trace {
+                    eprintln!("t={t:.3} a={a} wait {seconds:.3} {reason:?}");
+                }
                 ag.next = Next::Resume;
                 // At least a microsecond: the fleet's clock is virtual time plus an epoch of 1e6
                 // s, where a nanosecond wait rounds to nothing and would come back for ever.

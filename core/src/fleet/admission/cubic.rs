@@ -11,6 +11,14 @@
 //! - on a success, the rate is `C * (t - last_throttle - k)^3 + w_max`;
 //! - either way the rate is capped at twice the measured rate; beta 0.7, C 0.4, and the token
 //!   bucket never fills slower than 0.5 per second (`botocore/retries/bucket.py`, `MIN_RATE`).
+//!
+//! Two rules of ours, for a fleet where many callers start at once and answers come in bursts:
+//! - the measured rate is never taken as 0 because no half-second bucket has closed yet: until
+//!   one has, it is the calls counted so far over the time since the first (at least one
+//!   bucket's width), so a throttle in the first half-second cuts from what was really sent;
+//! - one cut per congestion event, as TCP cuts once per window: a throttle of a call sent
+//!   before the last cut is the echo of the overload that cut already answered, and is only
+//!   counted (a burst of 100 throttles would otherwise cut the rate by 0.7^100, to the floor).
 
 use serde::{Deserialize, Serialize};
 
@@ -63,16 +71,30 @@ impl Cubic {
             self.last_bucket = bucket;
         }
         self.measured = finite_or(self.measured, 0.0).clamp(0.0, MAX_RATE);
-        self.measured
+        if self.measured > 0.0 {
+            return self.measured;
+        }
+        // No bucket closed yet: what was counted over the time it took.
+        let so_far = self.count / (now - self.last_bucket).max(BUCKET_S);
+        finite_or(so_far, 0.0).clamp(0.0, MAX_RATE)
     }
 
     /// A response arrived at `now`; `throttled`: a 429 or 529. Returns the new rate when a
     /// throttle changed it (for `limits_learned`).
     pub fn on_response(&mut self, now: f64, throttled: bool) -> Option<f64> {
+        self.on_answer(now, throttled, now)
+    }
+
+    /// [`Cubic::on_response`] for a call sent at `sent_at`: a throttle of a call sent before
+    /// the last cut is counted but does not cut again (one cut per congestion event).
+    pub fn on_answer(&mut self, now: f64, throttled: bool, sent_at: f64) -> Option<f64> {
         if !now.is_finite() {
             return None;
         }
         let measured = self.record(now);
+        if throttled && self.enabled && sent_at.is_finite() && sent_at < self.last_throttle {
+            return None;
+        }
         let new = if throttled {
             let base = if self.enabled {
                 measured.min(self.rate)
@@ -94,6 +116,20 @@ impl Cubic {
         let capped = new.min(2.0 * measured);
         self.rate = finite_or(capped, MIN_RATE).clamp(MIN_RATE, MAX_RATE);
         throttled.then_some(self.rate)
+    }
+
+    /// Whether any response has been counted.
+    pub fn answered(&self) -> bool {
+        self.last_bucket > 0.0
+    }
+
+    /// The rate of a slow start, requests per second, while no limit is known and the
+    /// controller is off: twice the measured rate (the cap the controller itself keeps), the
+    /// current half-second counted too, never under the floor. Each answered half-second
+    /// can so double the pace, as TCP's slow start doubles its window per round trip.
+    pub fn start_rate(&self) -> f64 {
+        let so_far = self.measured.max(self.count / BUCKET_S);
+        finite_or(2.0 * so_far, MIN_RATE).clamp(MIN_RATE, MAX_RATE)
     }
 
     /// The rate admission paces requests at, when the controller is on.

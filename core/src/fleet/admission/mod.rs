@@ -9,6 +9,9 @@
 //! - Admissions are paced evenly through the window, each waiting caller given its own slot
 //!   ([`state`]), so waiters are released spread, never all at once; a shared pause after a
 //!   429 is spread the same way when admission is on.
+//! - A slot follows the key's rate as it is learned: a waiter on a learned rate sleeps at most
+//!   [`RECHECK_S`] and asks again ([`Fleet::replan`]); a cold key lets one call go first and
+//!   holds the others until its answer (a few seconds at most), then slow-starts.
 //! - The estimate is injectable ([`TokenEstimator`]); the default is request bytes / 4 plus
 //!   `max_tokens`, its input part corrected by the ratio of reported to estimated usage.
 //!
@@ -62,6 +65,13 @@ pub struct Reservation {
     pub estimated: Cost,
     /// The dimension that made it wait, if one did.
     pub limited_by: Option<Dimension>,
+    /// When to ask again ([`Fleet::replan`]) if the call has not gone by then: `at` for a
+    /// schedule that cannot change (static limits), else at most [`RECHECK_S`] after it was
+    /// made, so that a waiter's slot follows the rate as it is learned.
+    pub recheck_at: f64,
+    /// Its place: the rate per dimension it was placed at (0: not paced), and whether it is
+    /// held behind a cold key's probe.
+    grant: state::Grant,
     /// The key's in-process state, when that is where admission lives: settling skips the
     /// second lookup of the key.
     state: Option<Arc<KeyState>>,
@@ -74,6 +84,7 @@ impl PartialEq for Reservation {
             && self.charged == o.charged
             && self.estimated == o.estimated
             && self.limited_by == o.limited_by
+            && self.recheck_at == o.recheck_at
     }
 }
 
@@ -85,6 +96,7 @@ impl std::fmt::Debug for Reservation {
             .field("charged", &self.charged)
             .field("estimated", &self.estimated)
             .field("limited_by", &self.limited_by)
+            .field("recheck_at", &self.recheck_at)
             .finish()
     }
 }
@@ -102,8 +114,26 @@ impl Reservation {
             },
             estimated: cost,
             limited_by: None,
+            recheck_at: now,
+            grant: state::Grant {
+                at: now,
+                limited_by: None,
+                rates: [0.0; 4],
+                held: false,
+            },
             state: None,
         }
+    }
+
+    /// Seconds to sleep from `now` before looking again: to the slot, or to when it is to be
+    /// re-planned if that comes first.
+    pub fn sleep_s(&self, now: f64) -> f64 {
+        (self.at.min(self.recheck_at) - now).max(0.0)
+    }
+
+    /// Its place in the key's schedule, as [`AdmissionState::replan`] takes it.
+    pub fn grant(&self) -> &state::Grant {
+        &self.grant
     }
 
     /// Whether it holds anything to settle or cancel.
@@ -111,6 +141,22 @@ impl Reservation {
         self.charged.requests > 0.0
             || self.charged.input_tokens > 0.0
             || self.charged.output_tokens > 0.0
+    }
+}
+
+/// The longest a waiter of a learned schedule (adaptive or headers) sleeps before asking
+/// again whether its slot moved, seconds.
+pub const RECHECK_S: f64 = 1.0;
+/// How soon a caller held behind a cold key's probe asks again, seconds: the probe's answer
+/// usually comes in a round trip.
+pub const PROBE_RECHECK_S: f64 = 0.05;
+
+/// When a reservation placed by `g` at `now` is to be asked about again.
+fn recheck_at(cfg: &AdmissionConfig, g: &state::Grant, now: f64) -> f64 {
+    match cfg.mode {
+        _ if g.held => (now + PROBE_RECHECK_S).min(g.at),
+        AdmissionMode::Adaptive | AdmissionMode::Headers => (now + RECHECK_S).min(g.at),
+        _ => g.at,
     }
 }
 
@@ -222,15 +268,54 @@ impl Fleet {
             out = Some((charged, g));
         });
         let (charged, g) = out.expect("with_admission runs its closure");
-        let wait_s = (g.at - now).max(0.0);
         let r = Reservation {
             at: g.at,
-            wait_s,
+            wait_s: (g.at - now).max(0.0),
             charged,
             estimated,
             limited_by: g.limited_by,
+            recheck_at: recheck_at(cfg, &g, now),
+            grant: g,
             state,
         };
+        self.count_wait(key, &r, &mut events);
+        (r, events)
+    }
+
+    /// A waiter asks again about reservation `r` (not gone yet, see
+    /// [`Reservation::recheck_at`]): its slot, moved as the key's rate moved since it was
+    /// placed, or given a place once the limits its hold waited for are known. `not_before`:
+    /// a shared pause's end, as for [`Fleet::reserve_after`].
+    pub fn replan(&self, key: &str, r: Reservation, not_before: f64) -> (Reservation, Vec<Event>) {
+        let mut events = Vec::new();
+        let cfg = &self.cfg.admission;
+        if !cfg.is_on() || !r.holds() {
+            return (r, events);
+        }
+        let now = self.now();
+        let mut out = None;
+        let before = r.grant;
+        self.with_admission_on(r.state.as_deref(), key, &mut events, &mut |s| {
+            out = Some(s.replan(cfg, &before, &r.charged, now, not_before));
+        });
+        let g = out.expect("with_admission runs its closure");
+        let mut r = r;
+        r.at = g.at;
+        r.wait_s = (g.at - now).max(0.0);
+        r.limited_by = g.limited_by;
+        r.recheck_at = recheck_at(cfg, &g, now);
+        r.grant = g;
+        if before.held && !g.held {
+            // Its first real place: counted as a wait of its own.
+            self.count_wait(key, &r, &mut events);
+        }
+        (r, events)
+    }
+
+    /// Counts reservation `r`'s wait, if it has one, with its `admission_wait` event.
+    fn count_wait(&self, key: &str, r: &Reservation, events: &mut Vec<Event>) {
+        let cfg = &self.cfg.admission;
+        let wait_s = r.wait_s;
         if wait_s > 0.0 {
             // Only waits are counted: the success path without contention touches no metrics.
             self.metrics.update_admission(key, |c| {
@@ -251,7 +336,6 @@ impl Fleet {
                     .with("mode", cfg.mode.as_str()),
             );
         }
-        (r, events)
     }
 
     /// The call of reservation `r` ended: settles it against `usage` (`None`: an error without
@@ -283,13 +367,15 @@ impl Fleet {
         self.with_admission_on(r.state.as_deref(), key, &mut events, &mut |s| {
             learned.clear();
             if r.holds() {
-                s.settle(cfg, &r.charged, &r.estimated, usage);
+                s.settle(cfg, &r.charged, &r.estimated, usage, &r.grant.rates);
             }
             if !seen.is_empty() {
                 learned.extend(s.observe(cfg, &seen, now));
             }
             if learns {
-                learned.extend(s.on_response(cfg, now, throttled));
+                // Sent at its slot (a learn without one: now).
+                let sent = if r.holds() { r.at.min(now) } else { now };
+                learned.extend(s.on_answer(cfg, now, throttled, sent));
             }
         });
         if throttled || !learned.is_empty() {
@@ -319,11 +405,12 @@ impl Fleet {
     pub fn cancel(&self, key: &str, r: &Reservation) -> Vec<Event> {
         let mut events = Vec::new();
         let cfg = &self.cfg.admission;
-        if !cfg.is_on() || !r.holds() {
+        if !cfg.is_on() || !r.holds() || r.grant.held {
+            // A held reservation took no place in any schedule: nothing to give back.
             return events;
         }
         self.with_admission_on(r.state.as_deref(), key, &mut events, &mut |s| {
-            s.cancel(cfg, &r.charged)
+            s.cancel(cfg, &r.charged, &r.grant.rates)
         });
         events
     }

@@ -9,6 +9,16 @@
 //!
 //! Beside the pacing, a dimension learned from headers mirrors the provider's bucket: what
 //! remains, and the reset as its refill schedule. A call is admitted when both agree.
+//!
+//! The schedule follows the key's current rate: when a learned rate changes, the queue ahead
+//! of now is stretched or pulled in by old rate / new rate, and a waiter that asks again
+//! ([`AdmissionState::replan`]) has its slot moved the same way, so nobody sleeps past what the
+//! current rate allows (nor goes sooner than it allows).
+//!
+//! Cold start: while a key's limits are unknown in the headers mode, one call goes first (the
+//! probe) and the others are held until its answer teaches the limits, for at most
+//! [`PROBE_HOLD_S`]; then they go paced by whatever is known. A first wave of a whole fleet
+//! at one instant would otherwise go unpaced.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +40,9 @@ pub struct Lane {
     pub full_at: f64,
     /// How fast the provider's bucket refills, units per second (0: no headers yet).
     pub refill: f64,
+    /// The rate `pace` was planned at, units per second (0: not paced yet).
+    #[serde(default)]
+    pub rate: f64,
     /// Seconds this process moved `pace` on by its own admissions and settlements, not yet
     /// merged into a shared copy (the async Redis backend's mirror); never stored.
     #[serde(skip)]
@@ -48,7 +61,19 @@ pub struct AdmissionState {
     pub cubic: Cubic,
     /// Reported over estimated input tokens, smoothed (0: not observed yet).
     pub ratio: f64,
+    /// Until when the callers of a key whose limits are unknown are held behind its probe
+    /// (wall clock; 0: no probe out).
+    #[serde(default)]
+    pub probe_until: f64,
 }
+
+/// How long after its time a slot that was not used is stale, seconds: longer than any
+/// host's oversleep, shorter than a wait for something else.
+pub const STALE_S: f64 = 0.5;
+
+/// The longest the other callers are held behind a cold key's probe, seconds: its answer
+/// usually comes well before; a probe that hangs must not hold the fleet.
+pub const PROBE_HOLD_S: f64 = 3.0;
 
 /// Where a reservation was put.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,6 +82,10 @@ pub struct Grant {
     pub at: f64,
     /// The dimension that made it wait, if one did.
     pub limited_by: Option<Dimension>,
+    /// The rate each dimension was paced at when it was placed (0: not paced), to re-plan it.
+    pub rates: [f64; 4],
+    /// Held behind a cold key's probe: it holds no place in any schedule yet.
+    pub held: bool,
 }
 
 /// A limit the state learned (for `limits_learned`).
@@ -82,8 +111,54 @@ impl AdmissionState {
         self.lanes.iter().any(|l| l.limit > 0.0)
     }
 
-    /// The rate (units per second) and capacity (units per window) `d` is paced at, if any.
+    /// Whether the key's limits are unknown in a mode that learns them: nothing learned or
+    /// given paces any dimension yet (no header, no limit, no throttle).
+    fn cold(&self, cfg: &AdmissionConfig) -> bool {
+        matches!(cfg.mode, AdmissionMode::Headers | AdmissionMode::Adaptive)
+            && Dimension::ALL
+                .iter()
+                .all(|d| self.learned_rate(cfg, *d).is_none())
+    }
+
+    /// Whether a call of a cold key is to wait for the probe's answer: none has come, and the
+    /// hold is not over.
+    fn holding(&self, cfg: &AdmissionConfig, now: f64) -> bool {
+        self.cold(cfg)
+            && !self.cubic.answered()
+            && (self.probe_until == 0.0 || now < self.probe_until)
+    }
+
+    /// Moves each paced dimension's queue ahead of `now` to the rate it is paced at now: a
+    /// queue planned at rate `a` and paced at `b` takes `a / b` of the time it would have.
+    fn respace(&mut self, cfg: &AdmissionConfig, now: f64) {
+        for d in Dimension::ALL {
+            let Some((r, _)) = self.rate(cfg, d) else {
+                continue;
+            };
+            let lane = &mut self.lanes[d.index()];
+            if lane.rate > 0.0 && lane.rate != r && lane.pace > now {
+                let pace = now + (lane.pace - now) * lane.rate / r;
+                lane.owed_pace += pace - lane.pace;
+                lane.pace = pace;
+            }
+            lane.rate = r;
+        }
+    }
+
+    /// The rate (units per second) and capacity (units per window) `d` is paced at, if any:
+    /// the one learned (or given), else, for the requests of a cold key whose probe has been
+    /// answered or whose hold is over, the slow start ([`Cubic::start_rate`]).
     pub fn rate(&self, cfg: &AdmissionConfig, d: Dimension) -> Option<(f64, f64)> {
+        self.learned_rate(cfg, d).or_else(|| {
+            (d == Dimension::Requests && self.cold(cfg)).then(|| {
+                let r = self.cubic.start_rate();
+                (r, r * cfg.window_s)
+            })
+        })
+    }
+
+    /// The rate and capacity learned from headers or throttles, or given.
+    fn learned_rate(&self, cfg: &AdmissionConfig, d: Dimension) -> Option<(f64, f64)> {
         let lane = &self.lanes[d.index()];
         let fixed = || cfg.limits.get(d).map(|l| (l / cfg.window_s, l));
         let cubic = || {
@@ -129,6 +204,29 @@ impl AdmissionState {
         not_before: f64,
     ) -> Grant {
         let mut at = now.max(sane(not_before));
+        if self.probe_until > now + PROBE_HOLD_S {
+            // Nothing this code writes is that far ahead: a clock far off, or garbage.
+            self.probe_until = 0.0;
+        }
+        if self.holding(cfg, now) {
+            if self.probe_until == 0.0 {
+                // The probe: it goes, the others wait for its answer.
+                self.probe_until = now + PROBE_HOLD_S;
+                return Grant {
+                    at,
+                    limited_by: None,
+                    rates: [0.0; 4],
+                    held: false,
+                };
+            }
+            return Grant {
+                at: at.max(self.probe_until),
+                limited_by: Some(Dimension::Requests),
+                rates: [0.0; 4],
+                held: true,
+            };
+        }
+        self.respace(cfg, now);
         let mut limited_by = None;
         let mut paced = [None; 4];
         for d in Dimension::ALL {
@@ -166,18 +264,82 @@ impl AdmissionState {
                 }
             }
         }
-        Grant { at, limited_by }
+        let mut rates = [0.0; 4];
+        for d in Dimension::ALL {
+            if let Some((r, _)) = paced[d.index()] {
+                rates[d.index()] = r;
+            }
+        }
+        Grant {
+            at,
+            limited_by,
+            rates,
+            held: false,
+        }
+    }
+
+    /// A waiter asks again at `now` about its place `g` (for `cost`): a place held behind a
+    /// probe is given a place in the schedule once the limits are known (or the hold is over);
+    /// a place in the schedule is moved as the queue ahead of it was, by the rate it was paced
+    /// at over the rate now.
+    pub fn replan(
+        &mut self,
+        cfg: &AdmissionConfig,
+        g: &Grant,
+        cost: &Cost,
+        now: f64,
+        not_before: f64,
+    ) -> Grant {
+        if !g.held && g.at + STALE_S < now {
+            // Its time passed while its caller waited for something else (an open circuit, a
+            // pause): the slot went by unused, and callers held elsewhere must not come back
+            // all at once on slots long gone. A place at the end of the queue as it is now.
+            return self.reserve(cfg, cost, now, not_before);
+        }
+        if g.held {
+            if self.holding(cfg, now) && self.probe_until > 0.0 {
+                return *g;
+            }
+            // Answered, learned, or the hold is over: a place in the schedule as it is now.
+            return self.reserve(cfg, cost, now, not_before);
+        }
+        self.respace(cfg, now);
+        let Some(d) = g.limited_by else {
+            return *g;
+        };
+        let (planned, Some((r, _))) = (g.rates[d.index()], self.rate(cfg, d)) else {
+            return *g;
+        };
+        if planned <= 0.0 || planned == r || g.at <= now {
+            return *g;
+        }
+        let mut out = *g;
+        out.at = now + (g.at - now) * planned / r;
+        out.rates[d.index()] = r;
+        out
     }
 
     /// Gives back all of a reservation that was never used (the caller gave up waiting).
-    pub fn cancel(&mut self, cfg: &AdmissionConfig, charged: &Cost) {
-        self.shift(cfg, charged, &Usage::default(), true);
+    pub fn cancel(&mut self, cfg: &AdmissionConfig, charged: &Cost, paced: &[f64; 4]) {
+        self.shift(cfg, charged, &Usage::default(), true, paced);
     }
 
     /// Moves every paced dimension by what was used minus what was charged: a refund when less
-    /// was used, a debt when more. `all`: requests too (a cancelled reservation).
-    fn shift(&mut self, cfg: &AdmissionConfig, charged: &Cost, used: &Usage, all: bool) {
+    /// was used, a debt when more. `all`: requests too (a cancelled reservation). Only the
+    /// dimensions `paced` says the reservation took a place in (rate above 0) are moved: a
+    /// call admitted before a limit was known owes that limit's schedule nothing.
+    fn shift(
+        &mut self,
+        cfg: &AdmissionConfig,
+        charged: &Cost,
+        used: &Usage,
+        all: bool,
+        paced: &[f64; 4],
+    ) {
         for d in Dimension::ALL {
+            if paced[d.index()] <= 0.0 {
+                continue;
+            }
             let Some((r, cap)) = self.rate(cfg, d) else {
                 continue;
             };
@@ -206,11 +368,12 @@ impl AdmissionState {
         charged: &Cost,
         estimated: &Cost,
         usage: Option<&Usage>,
+        paced: &[f64; 4],
     ) {
         let Some(u) = usage else {
             return;
         };
-        self.shift(cfg, charged, u, false);
+        self.shift(cfg, charged, u, false, paced);
         if let (true, Some(reported)) = (estimated.input_tokens > 0.0, u.input_tokens) {
             let sample =
                 (sane(reported) / estimated.input_tokens).clamp(RATIO_BOUNDS.0, RATIO_BOUNDS.1);
@@ -230,10 +393,22 @@ impl AdmissionState {
         now: f64,
         throttled: bool,
     ) -> Option<Learned> {
+        self.on_answer(cfg, now, throttled, now)
+    }
+
+    /// [`AdmissionState::on_response`] for a call sent at `sent_at` (a throttle of a call
+    /// sent before the controller's last cut does not cut again).
+    pub fn on_answer(
+        &mut self,
+        cfg: &AdmissionConfig,
+        now: f64,
+        throttled: bool,
+        sent_at: f64,
+    ) -> Option<Learned> {
         if !matches!(cfg.mode, AdmissionMode::Adaptive | AdmissionMode::Headers) {
             return None;
         }
-        let rate = self.cubic.on_response(now, throttled)?;
+        let rate = self.cubic.on_answer(now, throttled, sent_at)?;
         if cfg.mode == AdmissionMode::Headers && self.any_learned() {
             // The headers pace this key; the controller only keeps learning in case they stop.
             return None;
@@ -323,6 +498,7 @@ impl AdmissionState {
         if local.ratio != base.ratio {
             out.ratio = local.ratio;
         }
+        out.probe_until = remote.probe_until.max(local.probe_until);
         out
     }
 
@@ -344,8 +520,10 @@ impl AdmissionState {
         self.cubic.is_sane()
             && self.ratio.is_finite()
             && self.ratio >= 0.0
+            && self.probe_until.is_finite()
+            && self.probe_until >= 0.0
             && self.lanes.iter().all(|l| {
-                [l.limit, l.window_s, l.pace, l.full_at, l.refill]
+                [l.limit, l.window_s, l.pace, l.full_at, l.refill, l.rate]
                     .iter()
                     .all(|x| x.is_finite() && *x >= 0.0)
             })
