@@ -320,6 +320,21 @@ fn reset_hint(headers: &Headers, now: SystemTime) -> Option<f64> {
     })
 }
 
+/// The civil date (year, month, day) of a count of days since 1970-01-01: Howard Hinnant's
+/// `civil_from_days`, the inverse of the days-from-civil step above. For the tests, the fuzz
+/// targets and the simulator, which write dates in reset headers and reports.
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -269,7 +269,7 @@ fn anthropic_headers_teach_input_and_output_limits() {
         let at = (t0 + s) as i64;
         let days = at.div_euclid(86_400);
         let secs = at.rem_euclid(86_400);
-        let (y, m, d) = civil(days);
+        let (y, m, d) = retry_core::__private::retry_after::civil_from_days(days);
         format!(
             "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
             secs / 3600,
@@ -305,19 +305,6 @@ fn anthropic_headers_teach_input_and_output_limits() {
     let (r, _) = fleet.reserve("anthropic:sonnet", &Cost::new(100.0, 4000.0).unwrap());
     assert_eq!(r.limited_by, Some(Dimension::OutputTokens));
     assert!((r.at - t0 - 15.0).abs() < 1.0, "waited {}", r.at - t0);
-}
-
-/// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-fn civil(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[test]

@@ -469,22 +469,9 @@ pub fn go_duration_string(ns: u64) -> String {
     }
 }
 
-/// Civil date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 /// An RFC 3339 timestamp of `local` seconds since the epoch with the given offset and fraction.
 pub fn rfc3339_string(local: i64, frac: &str, offset_min: i64) -> String {
-    let (y, mo, d) = civil(local.div_euclid(86_400));
+    let (y, mo, d) = retry_core::__private::retry_after::civil_from_days(local.div_euclid(86_400));
     let t = local.rem_euclid(86_400);
     let zone = if offset_min == 0 {
         "Z".to_owned()

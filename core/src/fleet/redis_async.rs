@@ -584,6 +584,62 @@ fn same_phase(a: &BreakerState, b: &BreakerState) -> bool {
     a.phase == b.phase && a.until == b.until && a.probe_in_flight == b.probe_in_flight
 }
 
+/// A piece of a key's mirrored state that is pushed by compare-and-set (the breaker, the
+/// admission schedule): where it lives in the mirror and how it merges.
+struct Piece<S> {
+    /// The Redis key's suffix (`<ns>:<key>:<field>`) and the state's name in messages.
+    field: &'static str,
+    /// The (base, local) pair to push, the dirty flag cleared; `None` when nothing changed.
+    take: fn(&mut Mirror) -> Option<(S, S)>,
+    /// Marks it to push again at the next sync.
+    redirty: fn(&mut Mirror),
+    parse: fn(&str, Option<&str>) -> std::result::Result<S, String>,
+    /// The state to store from (base, local, remote).
+    merge: fn(&S, &S, &S) -> S,
+    /// Stored: the new base, and the mirror's changes made meanwhile replayed on top.
+    stored: fn(&mut Mirror, &S, S),
+    /// Shared state that cannot be used: local changes dropped, the reason kept.
+    unusable: fn(&mut Mirror, String),
+}
+
+const BREAKER: Piece<BreakerState> = Piece {
+    field: "breaker",
+    take: |m| std::mem::take(&mut m.breaker_dirty).then(|| (m.base.clone(), m.breaker.clone())),
+    redirty: |m| m.breaker_dirty = true,
+    parse: parse_breaker,
+    merge: merge3,
+    stored: |m, local, merged| {
+        m.breaker = merge3(local, &m.breaker, &merged);
+        m.base = merged;
+    },
+    unusable: |m, msg| {
+        m.breaker = m.base.clone();
+        m.breaker_dirty = false;
+        m.breaker_bad = Some(msg);
+    },
+};
+
+const ADMISSION: Piece<AdmissionState> = Piece {
+    field: "admission",
+    take: |m| std::mem::take(&mut m.adm_dirty).then(|| (m.adm_base.clone(), m.adm.clone())),
+    redirty: |m| m.adm_dirty = true,
+    parse: parse_admission,
+    merge: |base, local, remote| {
+        let mut merged = AdmissionState::merged(base, local, remote);
+        merged.clear_owed();
+        merged
+    },
+    stored: |m, local, merged| {
+        m.adm = AdmissionState::merged(local, &m.adm, &merged);
+        m.adm_base = merged;
+    },
+    unusable: |m, msg| {
+        m.adm = m.adm_base.clone();
+        m.adm_dirty = false;
+        m.adm_bad = Some(msg);
+    },
+};
+
 /// Three-way merge of breaker states: `local` and `remote` both derive from `base`.
 fn merge3(base: &BreakerState, local: &BreakerState, remote: &BreakerState) -> BreakerState {
     if local == base {
@@ -807,8 +863,8 @@ impl Worker {
             let pushed = async {
                 self.push_pause(c, e).await?;
                 self.push_tokens(c, e).await?;
-                self.push_breaker(c, e).await?;
-                self.push_admission(c, e).await
+                self.push(c, e, &BREAKER).await?;
+                self.push(c, e, &ADMISSION).await
             }
             .await;
             if let Err(down) = pushed {
@@ -932,81 +988,27 @@ impl Worker {
         }
     }
 
-    async fn push_breaker(&self, c: &mut AsyncConn, e: &Entry) -> std::result::Result<(), Down> {
-        let (base, local) = {
-            let mut m = lock(&e.m);
-            if !m.breaker_dirty {
-                return Ok(());
-            }
-            m.breaker_dirty = false;
-            (m.base.clone(), m.breaker.clone())
+    /// Pushes one piece of the key's state that this process changed: read back, merged three
+    /// ways with the shared state, stored with the compare-and-set script; changes made
+    /// meanwhile are replayed on top. Conflicting writers make it try again at the next sync.
+    async fn push<S: serde::Serialize>(
+        &self,
+        c: &mut AsyncConn,
+        e: &Entry,
+        piece: &Piece<S>,
+    ) -> std::result::Result<(), Down> {
+        let Some((base, local)) = (piece.take)(&mut lock(&e.m)) else {
+            return Ok(());
         };
-        let k = self.k(&e.name, "breaker");
-        let keys = [k.clone()];
-        for _ in 0..16 {
-            let raw = match self
-                .op(c.command(&[b"GET", k.as_bytes()], &Limits::BREAKER))
-                .await
-            {
-                Ok(Ok(r)) => match r {
-                    Reply::Nil => None,
-                    r => match reply_text(&r) {
-                        Some(s) => Some(s),
-                        None => {
-                            return self
-                                .breaker_unusable(e, format!("redis: {k} holds no breaker state"))
-                        }
-                    },
-                },
-                Ok(Err(msg)) => return self.breaker_unusable(e, msg),
-                Err(down) => {
-                    lock(&e.m).breaker_dirty = true;
-                    return Err(down);
-                }
-            };
-            let remote = match parse_breaker(&k, raw.as_deref()) {
-                Ok(s) => s,
-                Err(msg) => return self.breaker_unusable(e, msg),
-            };
-            let merged = merge3(&base, &local, &remote);
-            let new = serde_json::to_string(&merged).expect("breaker state serializes");
-            let argv = [raw.unwrap_or_default(), new, TTL_S.to_string()];
-            match self
-                .op(c.eval(&self.cas, &keys, &argv, &Limits::SCALAR))
-                .await
-            {
-                Ok(Ok(Reply::Int(1))) => {
-                    let mut m = lock(&e.m);
-                    // Changes made meanwhile are replayed on top of what was stored.
-                    m.breaker = merge3(&local, &m.breaker, &merged);
-                    m.base = merged;
-                    return Ok(());
-                }
-                Ok(Ok(_)) => continue,
-                Ok(Err(msg)) => return self.breaker_unusable(e, msg),
-                Err(down) => {
-                    lock(&e.m).breaker_dirty = true;
-                    return Err(down);
-                }
-            }
-        }
-        // Kept conflicting: try again at the next sync.
-        lock(&e.m).breaker_dirty = true;
-        Ok(())
-    }
-
-    /// Pushes this process's admission changes: merged into the shared state read back, stored
-    /// with the compare-and-set script; changes made meanwhile are replayed on top.
-    async fn push_admission(&self, c: &mut AsyncConn, e: &Entry) -> std::result::Result<(), Down> {
-        let (base, local) = {
-            let mut m = lock(&e.m);
-            if !m.adm_dirty {
-                return Ok(());
-            }
-            m.adm_dirty = false;
-            (m.adm_base.clone(), m.adm.clone())
+        let unusable = |msg: String| {
+            (piece.unusable)(&mut lock(&e.m), msg);
+            Ok(())
         };
-        let k = self.k(&e.name, "admission");
+        let down = |down: Down| {
+            (piece.redirty)(&mut lock(&e.m));
+            Err(down)
+        };
+        let k = self.k(&e.name, piece.field);
         let keys = [k.clone()];
         for _ in 0..16 {
             let raw = match self
@@ -1016,60 +1018,32 @@ impl Worker {
                 Ok(Ok(Reply::Nil)) => None,
                 Ok(Ok(r)) => match reply_text(&r) {
                     Some(s) => Some(s),
-                    None => {
-                        return self
-                            .admission_unusable(e, format!("redis: {k} holds no admission state"))
-                    }
+                    None => return unusable(format!("redis: {k} holds no {} state", piece.field)),
                 },
-                Ok(Err(msg)) => return self.admission_unusable(e, msg),
-                Err(down) => {
-                    lock(&e.m).adm_dirty = true;
-                    return Err(down);
-                }
+                Ok(Err(msg)) => return unusable(msg),
+                Err(d) => return down(d),
             };
-            let remote = match parse_admission(&k, raw.as_deref()) {
+            let remote = match (piece.parse)(&k, raw.as_deref()) {
                 Ok(s) => s,
-                Err(msg) => return self.admission_unusable(e, msg),
+                Err(msg) => return unusable(msg),
             };
-            let mut merged = AdmissionState::merged(&base, &local, &remote);
-            merged.clear_owed();
-            let new = serde_json::to_string(&merged).expect("admission state serializes");
+            let merged = (piece.merge)(&base, &local, &remote);
+            let new = serde_json::to_string(&merged).expect("fleet state serializes");
             let argv = [raw.unwrap_or_default(), new, TTL_S.to_string()];
             match self
                 .op(c.eval(&self.cas, &keys, &argv, &Limits::SCALAR))
                 .await
             {
                 Ok(Ok(Reply::Int(1))) => {
-                    let mut m = lock(&e.m);
-                    m.adm = AdmissionState::merged(&local, &m.adm, &merged);
-                    m.adm_base = merged;
+                    (piece.stored)(&mut lock(&e.m), &local, merged);
                     return Ok(());
                 }
                 Ok(Ok(_)) => continue,
-                Ok(Err(msg)) => return self.admission_unusable(e, msg),
-                Err(down) => {
-                    lock(&e.m).adm_dirty = true;
-                    return Err(down);
-                }
+                Ok(Err(msg)) => return unusable(msg),
+                Err(d) => return down(d),
             }
         }
-        lock(&e.m).adm_dirty = true;
-        Ok(())
-    }
-
-    fn admission_unusable(&self, e: &Entry, msg: String) -> std::result::Result<(), Down> {
-        let mut m = lock(&e.m);
-        m.adm = m.adm_base.clone();
-        m.adm_dirty = false;
-        m.adm_bad = Some(msg);
-        Ok(())
-    }
-
-    fn breaker_unusable(&self, e: &Entry, msg: String) -> std::result::Result<(), Down> {
-        let mut m = lock(&e.m);
-        m.breaker = m.base.clone();
-        m.breaker_dirty = false;
-        m.breaker_bad = Some(msg);
+        (piece.redirty)(&mut lock(&e.m));
         Ok(())
     }
 
