@@ -88,6 +88,11 @@ mod scrub;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+// So are the repository README's and the user guides' (`docs/*.md`): build.rs lists them, so a
+// guide added later is tested without a line here.
+#[cfg(doctest)]
+include!(concat!(env!("OUT_DIR"), "/doc_guides.rs"));
+
 pub use category::{Category, Classification, ErrorClass, Evidence, RetryAfterSource};
 pub use chain::Link;
 pub use classify::classify;
