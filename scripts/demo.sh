@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# `make demo`: a local fault-injecting LLM endpoint, and calls through retry-core that survive it,
-# printing each decision and why. Each language's part starts the lab itself and stops it after.
+# `make demo`: first each scripted fault through the original retry loops (SwarmSDK, PlanExe,
+# Forgeflare) and through retry-core, side by side; then a local fault-injecting LLM endpoint and
+# calls through retry-core that survive it, printing each decision and why. Each part starts the
+# lab itself and stops it after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+scripts/demo-side-by-side.sh
+echo
 
 echo "== Rust: a Forgeflare-shaped agent (reqwest, streaming, the forgeflare preset) =="
 echo "   faults: 429 retry-after 1 -> connection reset -> stream cut mid-SSE -> ok; then 401"

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import random
 import select
 import subprocess
@@ -366,6 +367,8 @@ def print_tables(results: Dict[str, List[Row]]) -> None:
 
 
 def main() -> None:
+    # retry-core logs each retry at WARNING; here the table says what happened.
+    logging.getLogger("retry_core").setLevel(logging.ERROR)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lab", type=Path, default=ROOT / "target" / "debug" / "retry-lab")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
