@@ -10,7 +10,15 @@ use std::{env, fs};
 fn main() {
     let dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let docs = dir.join("docs");
-    println!("cargo:rerun-if-changed={}", docs.display());
+    // A path that does not exist would make cargo rerun this script (and rebuild the crate) on
+    // every build, so only existing paths are watched; without `docs/`, a change to `src/`
+    // (a merge that brings the guides brings lib.rs changes too) looks again.
+    let watched = if docs.is_dir() {
+        docs.clone()
+    } else {
+        dir.join("src")
+    };
+    println!("cargo:rerun-if-changed={}", watched.display());
     let mut files: Vec<PathBuf> = fs::read_dir(&docs)
         .map(|entries| {
             entries
@@ -25,19 +33,28 @@ fn main() {
         files.insert(0, readme);
     }
     let mut out = String::new();
-    for (i, f) in files.iter().enumerate() {
+    for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
-        out.push_str(&item(i, f));
+        out.push_str(&item(&dir, f));
     }
     let dest = Path::new(&env::var_os("OUT_DIR").expect("cargo sets it")).join("doc_guides.rs");
     fs::write(dest, out).expect("OUT_DIR is writable");
 }
 
-/// One hidden item whose documentation is the file: rustdoc tests its code blocks.
-fn item(i: usize, file: &Path) -> String {
+/// One hidden item whose documentation is the file, named after it (`Guide_docs_testing_md`)
+/// so that a failing doctest says which file it is in.
+fn item(dir: &Path, file: &Path) -> String {
     let path = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+    let shown = file
+        .strip_prefix(dir)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "repository_README.md".to_owned());
+    let name: String = shown
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
     format!(
-        "#[doc = include_str!({:?})]\npub struct DocGuide{i};\n",
+        "#[allow(non_camel_case_types)]\n#[doc = include_str!({:?})]\npub struct Guide_{name};\n",
         path.display().to_string()
     )
 }

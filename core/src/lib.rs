@@ -88,8 +88,8 @@ mod scrub;
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
-// So are the repository README's and the user guides' (`docs/*.md`): build.rs lists them, so a
-// guide added later is tested without a line here.
+// So are the repository README's and the user guides' (`docs/*.md`), as `Guide_*` items:
+// build.rs lists them, so a guide added later is tested without a line here.
 #[cfg(doctest)]
 include!(concat!(env!("OUT_DIR"), "/doc_guides.rs"));
 
