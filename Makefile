@@ -8,7 +8,8 @@ CARGO ?= cargo
 setup:
 	@scripts/setup.sh
 
-## The main job: a local fault-injecting endpoint, and calls through retry-core that survive it.
+## The main job: each scripted fault through the original retry loops and through retry-core, side
+## by side; then a local fault-injecting endpoint, and calls through retry-core that survive it.
 demo: setup
 	@scripts/demo.sh
 

@@ -92,8 +92,9 @@ class Lab:
         self.proc = subprocess.Popen([str(binary), "--port", "0", "--exit-on-stdin-close", "--quiet"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 10)
-        line = self.proc.stdout.readline() if ready and self.proc.stdout else ""
+        line = self.proc.stdout.readline() if ready else ""
         if not line.startswith("LISTENING "):
             self.stop()
             sys.exit(f"retry-lab did not start (said {line!r})")
@@ -284,7 +285,7 @@ def retry_core_loop(preset: str) -> Callable[[Callable[[], str], Clock], str]:
 
         # retry_core looks time.sleep up at every wait; its deadline reads _retry._monotonic.
         real_sleep, real_now = time.sleep, getattr(_retry, "_monotonic", None)
-        time.sleep = clock.sleep
+        time.sleep = clock.sleep  # type: ignore[assignment]
         if real_now is not None:
             _retry._monotonic = lambda: clock.t
         try:

@@ -91,8 +91,9 @@ class Lab:
         self.proc = subprocess.Popen([str(LAB_BIN), "--port", "0", "--exit-on-stdin-close", "--quiet"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 10)
-        line = self.proc.stdout.readline() if ready and self.proc.stdout else ""
+        line = self.proc.stdout.readline() if ready else ""
         if not line.startswith("LISTENING "):
             self.stop()
             pytest.fail(f"retry-lab did not start (said {line!r})")
@@ -148,7 +149,8 @@ def test_the_example_runs(block: Block, lab: Lab, tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=example_env(lab),
                               capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired as e:
-        pytest.fail(f"{block.id} ran past {TIMEOUT_S} s:\n{e.stdout or ''}{e.stderr or ''}")
+        said = b"".join(x if isinstance(x, bytes) else (x or "").encode() for x in (e.stdout, e.stderr))
+        pytest.fail(f"{block.id} ran past {TIMEOUT_S} s:\n{said.decode(errors='replace')}")
     assert done.returncode == 0, f"{block.id} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}\n--- the block:\n{block.code}"
 
 
