@@ -6,7 +6,8 @@ pointing at it, so that an example can build `openai.OpenAI()` unchanged. The la
 reset to `{}` (every request answered `ok`) before each block; a block that wants faults loads
 its own through RETRY_CORE_LAB_URL.
 
-A block preceded by the line `<!-- no-run: <reason> -->` is skipped with that reason, and pytest
+A block that defines `test_` functions runs under pytest (its tests must pass). A block preceded
+by the line `<!-- no-run: <reason> -->` is skipped with that reason, and pytest
 lists each skip (`-rs`). The policy-key table of python-ext/README.md is checked against the
 keys the core accepts and reports, and its preset list against `retry_core.PRESETS`."""
 
@@ -143,10 +144,15 @@ def test_the_example_runs(block: Block, lab: Lab, tmp_path: Path) -> None:
     if block.skip is not None:
         pytest.skip(f"no-run: {block.skip}")
     lab.script({})
-    script = tmp_path / "example.py"
+    # A block that defines pytest tests (a guide to testing your code) runs under pytest, so
+    # that its tests run rather than only their definitions.
+    as_tests = re.search(r"^(async )?def test_", block.code, re.M) is not None
+    script = tmp_path / ("test_example.py" if as_tests else "example.py")
     script.write_text(block.code, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(script)] if as_tests \
+        else [sys.executable, str(script)]
     try:
-        done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=example_env(lab),
+        done = subprocess.run(command, cwd=tmp_path, env=example_env(lab),
                               capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired as e:
         said = b"".join(x if isinstance(x, bytes) else (x or "").encode() for x in (e.stdout, e.stderr))
@@ -169,6 +175,15 @@ def test_the_python_readme_has_runnable_examples() -> None:
     """The runner cannot pass by finding nothing: the package README opens with runnable code."""
     runnable = [b for b in BLOCKS if b.path == ROOT / "python-ext" / "README.md" and b.skip is None]
     assert len(runnable) >= 3, [b.id for b in runnable]
+
+
+def test_a_block_of_pytest_tests_runs_its_tests(lab: Lab, tmp_path: Path) -> None:
+    """A guide's pytest example is run as tests: a failing assertion in it fails the runner."""
+    md = tmp_path / "guide.md"
+    md.write_text("```python\ndef test_it():\n    assert 1 == 2\n```\n", encoding="utf-8")
+    (block,) = fenced_blocks(md)
+    with pytest.raises(AssertionError, match="1 failed"):
+        test_the_example_runs(block._replace(path=ROOT / "guide.md"), lab, tmp_path)
 
 
 def test_the_block_parser_reads_markers_and_fences(tmp_path: Path) -> None:

@@ -79,6 +79,27 @@ module ReadmeExamples
   def self.lib
     File.dirname($LOADED_FEATURES.grep(%r{/retry_core\.rb\z}).first)
   end
+
+  # Runs one block in a fresh ruby against the lab; returns [Process::Status, output].
+  def self.run(block)
+    lab.script({})
+    Dir.mktmpdir("readme-example") do |dir|
+      file = File.join(dir, "example.rb")
+      File.write(file, block.code)
+      # A block that defines Minitest tests (a guide to testing your code) runs them.
+      extra = block.code.match?(/<\s*Minitest::Test\b/) ? ["-rminitest/autorun"] : []
+      Open3.popen2e(env(lab), RbConfig.ruby, "-I", lib, *extra, file, chdir: dir) do |stdin, io, thread|
+        stdin.close
+        reader = Thread.new { io.read }
+        unless thread.join(TIMEOUT_S)
+          Process.kill("KILL", thread.pid)
+          thread.join
+          raise Minitest::Assertion, "#{block.id} ran past #{TIMEOUT_S} s:\n#{reader.value}"
+        end
+        return [thread.value, reader.value]
+      end
+    end
+  end
 end
 
 Minitest.after_run do
@@ -97,26 +118,8 @@ class ReadmeExamplesTest < Minitest::Test
         skip "no-run: #{block.skip}"
       end
       skip "timing-dependent (real sockets)" if GCStress.on?
-      lab = ReadmeExamples.lab
-      lab.script({})
-      Dir.mktmpdir("readme-example") do |dir|
-        file = File.join(dir, "example.rb")
-        File.write(file, block.code)
-        out = +""
-        status = nil
-        Open3.popen2e(ReadmeExamples.env(lab), RbConfig.ruby, "-I", ReadmeExamples.lib, file, chdir: dir) do |stdin, io, thread|
-          stdin.close
-          reader = Thread.new { io.read }
-          unless thread.join(ReadmeExamples::TIMEOUT_S)
-            Process.kill("KILL", thread.pid)
-            thread.join
-            flunk "#{block.id} ran past #{ReadmeExamples::TIMEOUT_S} s:\n#{reader.value}"
-          end
-          out = reader.value
-          status = thread.value
-        end
-        assert status.success?, "#{block.id} failed (#{status.exitstatus}):\n#{out}\n--- the block:\n#{block.code}"
-      end
+      status, out = ReadmeExamples.run(block)
+      assert status.success?, "#{block.id} failed (#{status.exitstatus}):\n#{out}\n--- the block:\n#{block.code}"
     end
   end
 
@@ -132,6 +135,14 @@ class ReadmeExamplesTest < Minitest::Test
         assert m && !m[:reason].empty?, "#{f}: malformed or empty marker #{marker.inspect}"
       end
     end
+  end
+
+  def test_a_block_of_minitest_tests_runs_its_tests
+    skip "timing-dependent (real sockets)" if GCStress.on?
+    code = "class GuideTest < Minitest::Test\n  def test_it\n    assert_equal 1, 2\n  end\nend\n"
+    status, out = ReadmeExamples.run(ReadmeExamples::Block.new("#{ROOT}/guide.md", 1, "ruby", code, nil))
+    refute status.success?, out
+    assert_match(/1 failures/, out)
   end
 
   def test_the_block_parser_reads_markers_and_fences
