@@ -105,3 +105,27 @@ def test_the_printed_table_names_its_method():
     assert done.returncode == 0, done.stderr
     assert "virtual clock" in done.stdout and "re-implementations" in done.stdout
     assert done.stdout.count("retry-core, default policy") == 6
+
+
+README_COLUMNS = ["swarm_sdk_old", "swarm_sdk_current", "planexe", "forgeflare", "retry_core_default"]
+README_ROWS = ["unauthorized", "max_tokens", "blip", "rate_limit", "overload", "outage"]
+
+
+def test_the_readme_table_is_this_run(table):
+    """README.md's side-by-side table shows the script's figures: calls exactly, seconds within
+    the real time of the calls. A change of a loop or of retry-core's decisions shows here."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## What the originals spent, side by side", 1)[1].split("\n## ", 1)[0]
+    rows = [l for l in section.splitlines() if l.startswith("| ") and " call" in l]
+    assert len(rows) == len(README_ROWS), rows
+    for fault, line in zip(README_ROWS, rows):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")][1:]
+        for loop, cell in zip(README_COLUMNS, cells):
+            m = re.match(r"(\d+) calls?, ([\d.]+) s", cell)
+            assert m, cell
+            row = table[fault][loop]
+            assert int(m.group(1)) == row["calls"], (fault, loop, cell, row)
+            assert abs(float(m.group(2)) - row["seconds"]) <= REAL_TIME, (fault, loop, cell, row)
+            assert ("gave up" in cell) == row["outcome"].startswith("gave up"), (fault, loop, cell, row)
