@@ -332,6 +332,29 @@ pub const TABLES: &[ClientTable] = &[
         ],
     },
     ClientTable {
+        client: "HTTP reason phrases, printed without their number",
+        source: "www.rfc-editor.org/rfc/rfc9110 §15 (status codes); developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors",
+        rows: &[
+            said("request timeout", Timeout), // 408
+            // 421: the connection was reused for a host it does not serve; a new one may succeed.
+            said("misdirected request", Connection),
+            said("insufficient storage", ServerError), // 507
+            said("web server returned an unknown error", ServerError), // Cloudflare 520
+            said("a timeout occurred", Timeout),                       // Cloudflare 524
+            said("payment required", PaymentRequired),                 // 402
+            said("payload too large", ContextOverflow),                // 413 (RFC 7231 name)
+            said("content too large", ContextOverflow),                // 413 (RFC 9110 name)
+            said("unprocessable entity", Unprocessable),               // 422
+            said("unprocessable content", Unprocessable),
+            said("unauthorized", Unauthorized),                        // 401
+            said("forbidden", Forbidden),                              // 403
+            said("method not allowed", ClientError),                   // 405: a wrong endpoint
+            said("precondition failed", ClientError),                  // 412
+            said("upgrade required", Configuration),                   // 426
+            said("network authentication required", Configuration),  // 511: a proxy or portal
+        ],
+    },
+    ClientTable {
         client: "gRPC status codes (Go `code = Name`, Python `StatusCode.NAME`, .NET `StatusCode=\"Name\"`)",
         source: "grpc.github.io/grpc/core/md_doc_statuscodes.html; googleapis google/rpc/code.proto",
         rows: &[
