@@ -158,6 +158,17 @@ fn client_messages_as_printed() {
         ("grpc-dotnet", "Status(StatusCode=\"Unavailable\", Detail=\"Error starting gRPC call.\")", ServerError),
         ("grpc-java", "OUT_OF_RANGE: the requested range is outside the file", BadRequest),
         ("grpc", "Received RST_STREAM with code 2 triggered by internal client error", Connection),
+        // HTTP/2 error codes (RFC 9113 §7).
+        ("h2", "stream error received: REFUSED_STREAM", Connection),
+        ("h2", "connection error received: ENHANCE_YOUR_CALM", RateLimited),
+        // hyper / reqwest.
+        ("hyper", "hyper::Error(IncompleteMessage)", Connection),
+        ("hyper-util", "client error (Connect): tcp connect error: Connection refused (os error 111)", Connection),
+        ("hyper", "error reading a body from connection: unexpected end of file", StreamInterrupted),
+        // Python built-in and asyncio exception names.
+        ("python", "asyncio.exceptions.TimeoutError", Timeout),
+        ("python", "ConnectionResetError: [WinError 10054] 远程主机强迫关闭了一个现有的连接。", Connection),
+        ("python", "ssl.SSLCertVerificationError: hostname 'api.example.com' doesn't match", Configuration),
     ];
     let mut wrong = Vec::new();
     for (client, text, want) in cases {
@@ -190,6 +201,10 @@ fn statuses_stated_in_words() {
         ("logs", "upstream answered code=429", RateLimited),
         ("logs", "{ statusCode: 404, message: 'model not found' }", NotFound),
         ("logs", "status_code=503 retrying", ServerError),
+        // The outer envelope's status wins over what its message quotes.
+        ("openai-python", "Error code: 400 - {'error': {'message': 'Invalid tool result: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}', 'type': 'invalid_request_error', 'param': None, 'code': None}}", BadRequest),
+        ("google-genai", "400 INVALID_ARGUMENT. {'error': {'code': 400, 'message': 'Unknown name \"rate limit exceeded\": Cannot find field.', 'status': 'INVALID_ARGUMENT'}}", BadRequest),
+        ("vercel-ai", "AI_APICallError: {\"statusCode\":503,\"message\":\"Service Unavailable\"}", ServerError),
     ];
     let mut wrong = Vec::new();
     for (client, text, want) in cases {

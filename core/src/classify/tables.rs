@@ -938,6 +938,9 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     stated("exceeds the available context size", ContextOverflow), // llama.cpp server
     stated("too long to fit into the model", ContextOverflow),     // vLLM
     stated("context length exceeded", ContextOverflow),            // CLOVA Studio 40003
+    // vLLM's answer when the prompt leaves no room for output: "max_tokens must be at least 1,
+    // got -1203" (developer.mittwald.de's AI hosting errors page reads it as the context exceeded).
+    stated("must be at least 1, got -", ContextOverflow),
     said("text too long", ContextOverflow), // CLOVA Studio 40003 (older revision)
     stated("tokens + `max_new_tokens` must be <=", ContextOverflow), // TGI validation
     stated("context size has been exceeded", ContextOverflow), // llama.cpp server
@@ -996,7 +999,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("请检查计划和计费详情", PaymentRequired),
     stated("credit balance is too low", PaymentRequired), // Anthropic
     stated("insufficient credits", PaymentRequired),      // OpenRouter
-    stated("insufficient balance", PaymentRequired),      // DeepSeek
+    stated("insufficient credit", PaymentRequired), // Nscale 429, Replicate 402: "Insufficient credit"
+    stated("insufficient balance", PaymentRequired), // DeepSeek
     stated("out of credits", PaymentRequired),
     stated("used all available credits", PaymentRequired), // xAI
     stated("purchase more credits", PaymentRequired),

@@ -332,6 +332,59 @@ pub const TABLES: &[ClientTable] = &[
         ],
     },
     ClientTable {
+        client: "HTTP/2 error codes (RST_STREAM / GOAWAY), as h2, OkHttp, .NET and grpc print them",
+        source: "www.rfc-editor.org/rfc/rfc9113 §7 (Error Codes)",
+        rows: &[
+            said("protocol_error", Connection),
+            said("flow_control_error", Connection),
+            said("settings_timeout", Timeout),
+            said("stream_closed", Connection),
+            said("frame_size_error", Connection),
+            // The server did not process the stream at all: safe to send again (§8.7).
+            said("refused_stream", Connection),
+            said("compression_error", Connection),
+            said("connect_error", Connection),
+            // The peer says we are generating excessive load: a rate limit in HTTP/2's words.
+            said("enhance_your_calm", RateLimited),
+            said("inadequate_security", Configuration),
+            said("http_1_1_required", Configuration),
+        ],
+    },
+    ClientTable {
+        client: "Rust hyper / hyper-util / reqwest (Display of their errors)",
+        source: "github.com/hyperium/hyper src/error.rs (Kind descriptions); github.com/hyperium/hyper-util src/client/legacy/connect/http.rs",
+        rows: &[
+            said("connection closed before message completed", Connection), // IncompleteMessage
+            said("incompletemessage", Connection),
+            said("received unexpected message from connection", Connection),
+            said("channel closed", Connection),
+            // The body broke off mid-way: the stream, not the request, failed.
+            said("error reading a body from connection", StreamInterrupted),
+            said("error writing a body to connection", Connection),
+            said("error trying to connect", Connection),
+            said("tcp connect error", Connection),
+            said("http2 error", Connection),
+            said("end of file before message length reached", Connection),
+        ],
+    },
+    ClientTable {
+        client: "Python http.client, ssl, asyncio and built-in exception names (printed as text)",
+        source: "docs.python.org/3/library/http.client.html (exceptions); docs.python.org/3/library/ssl.html (exceptions); docs.python.org/3/library/exceptions.html (OS exceptions)",
+        rows: &[
+            said("remotedisconnected", Connection),
+            said("badstatusline", Connection), // the server closed or sent nothing where a status line was due
+            said("ssleoferror", Connection),
+            said("sslzeroreturnerror", Connection),
+            said("sslcertverificationerror", Configuration),
+            said("connectionreseterror", Connection),
+            said("connectionrefusederror", Connection),
+            said("connectionabortederror", Connection),
+            said("brokenpipeerror", Connection),
+            said("timeouterror", Timeout), // Python's (and JavaScript's AbortSignal.timeout) TimeoutError
+            said("timeoutexception", Timeout), // Java / Kotlin / httpx TimeoutException
+        ],
+    },
+    ClientTable {
         client: "HTTP reason phrases, printed without their number",
         source: "www.rfc-editor.org/rfc/rfc9110 §15 (status codes); developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors",
         rows: &[

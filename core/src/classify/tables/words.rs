@@ -1,4 +1,4 @@
-//! Phrase families in the languages besides English and Chinese that LLM APIs, their gateways
+//! Phrase families in the languages besides English (and Chinese words the main tables lacked) that LLM APIs, their gateways
 //! and the apps in front of them answer in (Japanese, Korean, Russian, Spanish, Portuguese,
 //! French, German): rate, balance, quota window, context length and "try again later". Each
 //! family says one nature in every language, so a provider nobody here has seen that answers in
@@ -49,6 +49,31 @@ pub const PERMANENT: &[Phrase] = &[
     stated("トークン数超過", ContextOverflow), // CLOVA Studio ja: 64400, too many tokens in the input
     stated("컨텍스트 길이", ContextOverflow),  // ko: context length
     stated("토큰 수 초과", ContextOverflow),   // CLOVA Studio ko: 64400
+    // Chinese families the main tables lacked, from the providers' and gateways' own tables:
+    // Zhipu (docs.bigmodel.cn/cn/api/api-code: 1000 身份验证失败, 1003 Token 已过期, 1220 您无权访问,
+    // 1261 Prompt 超长), iFlow (platform.iflow.cn/docs/error-codes: 60400 用户积分不足, 90402
+    // API Key 无效), Tencent Cloud common codes (cloud.tencent.com/document/api/239/1757: 4100
+    // 身份认证失败, 4300 拒绝访问), crazyrouter (docs.crazyrouter.com/error-handling: 401 认证失败,
+    // 403 权限不足).
+    said("身份验证失败", Unauthorized),
+    said("身份认证失败", Unauthorized),
+    said("认证失败", Unauthorized),
+    said("鉴权失败", Unauthorized),
+    said("api key 无效", Unauthorized),
+    said("api key无效", Unauthorized),
+    said("token 已过期", Unauthorized),
+    said("无权访问", Forbidden),
+    said("权限不足", Forbidden),
+    said("没有权限", Forbidden),
+    said("拒绝访问", Forbidden),
+    stated("积分不足", PaymentRequired),
+    stated("点数不足", PaymentRequired),
+    stated("额度用尽", PaymentRequired),
+    stated("配额已用完", PaymentRequired),
+    stated("长度超过", ContextOverflow),
+    stated("超出最大长度", ContextOverflow),
+    stated("上下文长度", ContextOverflow),
+    stated("输入过长", ContextOverflow),
 ];
 
 /// Transient natures: a rate limit, a quota whose window refills, "try again later".
@@ -88,6 +113,32 @@ pub const TRANSIENT: &[Phrase] = &[
     said("後でもう一度", ServerError),
     said("잠시 후 다시", ServerError), // ko
     said("나중에 다시", ServerError),
+    // Chinese transport and server words (same sources as above; Tencent 6000 服务器内部错误,
+    // 6200 接口暂时无法访问 "停服维护"; crazyrouter 502 上游服务不可用, 503 服务暂时不可用; iFlow
+    // 40303 "哎呀,大家太热情了,等一下再试试吧" for its rate limit, 500 "等一下再试试吧").
+    said("大家太热情", RateLimited),
+    said("超过配额", RateLimited), // Tencent 4400: the request count is over its quota
+    said("超时", Timeout),         // 请求超时 / 连接超时
+    said("网络错误", Connection),
+    said("网络异常", Connection),
+    said("连接失败", Connection),
+    said("连接被重置", Connection),
+    said("连接中断", Connection),
+    said("连接被拒绝", Connection),
+    said("无法连接", Connection),
+    said("服务不可用", ServerError),
+    said("内部错误", ServerError),
+    said("系统错误", ServerError),
+    said("服务异常", ServerError),
+    said("系统异常", ServerError),
+    said("暂时无法访问", ServerError),
+    // The service is down for maintenance (接口维护 / 停服维护 / 系统维护 / 维护中); "请联系维护人员"
+    // (ask the maintainer) is no such word.
+    said("接口维护", ServerError),
+    said("停服维护", ServerError),
+    said("系统维护", ServerError),
+    said("维护中", ServerError),
+    said("等一下再试", ServerError),
 ];
 
 /// Windows of a day or more, as the English `per day` / `daily` rows (read only where the
