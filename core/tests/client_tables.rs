@@ -157,6 +157,12 @@ fn client_messages_as_printed() {
         ("grpc-python", "<_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.PERMISSION_DENIED\n\tdetails = \"Permission denied on resource project\"", Forbidden),
         ("grpc-dotnet", "Status(StatusCode=\"Unavailable\", Detail=\"Error starting gRPC call.\")", ServerError),
         ("grpc-java", "OUT_OF_RANGE: the requested range is outside the file", BadRequest),
+        ("grpc-js", "14 UNAVAILABLE: No connection established", ServerError),
+        ("grpc-js", "4 DEADLINE_EXCEEDED: Deadline exceeded", Timeout),
+        ("grpc-js", "16 UNAUTHENTICATED: Request had invalid authentication credentials.", Unauthorized),
+        // Vercel AI SDK names.
+        ("ai-sdk", "AI_NoObjectGeneratedError: No object generated: response did not match schema.", Validation),
+        ("ai-sdk", "AI_LoadAPIKeyError: OpenAI API key is missing. Pass it using the 'apiKey' parameter or the OPENAI_API_KEY environment variable.", Configuration),
         ("grpc", "Received RST_STREAM with code 2 triggered by internal client error", Connection),
         // HTTP/2 error codes (RFC 9113 §7).
         ("h2", "stream error received: REFUSED_STREAM", Connection),

@@ -404,6 +404,13 @@ const GRPC_STATUS_NAMES: &[(&str, Category)] = &[
 /// The category of a gRPC status name that opens `message` followed by a colon.
 pub fn grpc_status_prefix(message: &str) -> Option<Category> {
     let m = message.trim_start();
+    // grpc-js prints the number first: "14 UNAVAILABLE: No connection established"
+    // (`${code} ${Status[code]}: ${details}`, grpc-node packages/grpc-js/src/call.ts).
+    let digits = m.bytes().take_while(u8::is_ascii_digit).count();
+    let m = match m.get(digits..).and_then(|r| r.strip_prefix(' ')) {
+        Some(rest) if (1..=2).contains(&digits) => rest,
+        _ => m,
+    };
     GRPC_STATUS_NAMES
         .iter()
         .find(|(name, _)| {

@@ -385,6 +385,39 @@ pub const TABLES: &[ClientTable] = &[
         ],
     },
     ClientTable {
+        client: "Vercel AI SDK error names (`AI_<Name>: message`)",
+        source: "ai-sdk.dev/docs/reference/ai-sdk-errors (the list and each error's page)",
+        rows: &[
+            // AI_APICallError and AI_RetryError carry a status or a last error that decides.
+            // The model's output failed the schema or named a tool that is not there.
+            said("ai_noobjectgeneratederror", Validation),
+            said("ai_typevalidationerror", Validation),
+            said("ai_nosuchtoolerror", Validation),
+            said("ai_invalidtoolinputerror", Validation),
+            said("ai_invalidtoolargumentserror", Validation),
+            // The answer could not be read.
+            said("ai_jsonparseerror", InvalidResponse),
+            said("ai_invalidresponsedataerror", InvalidResponse),
+            said("ai_emptyresponsebodyerror", InvalidResponse),
+            said("ai_nocontentgeneratederror", InvalidResponse),
+            // Set-up: no key, no setting, an unknown model or provider.
+            said("ai_loadapikeyerror", Configuration),
+            said("ai_loadsettingerror", Configuration),
+            said("ai_nosuchprovidererror", Configuration),
+            said("ai_nosuchmodelerror", NotFound),
+            // The request the caller built.
+            said("ai_invalidprompterror", BadRequest),
+            said("ai_unsupportedfunctionalityerror", BadRequest),
+            said("ai_toomanyembeddingvaluesforcallerror", BadRequest),
+            said("ai_invalidargumenterror", Programming),
+            said("ai_invalidmessageroleerror", Programming),
+            said("ai_invaliddatacontenterror", Programming),
+            said("ai_messageconversionerror", Programming),
+            said("ai_nooutputspecifiederror", Programming),
+            said("ai_downloaderror", Connection),
+        ],
+    },
+    ClientTable {
         client: "HTTP reason phrases, printed without their number",
         source: "www.rfc-editor.org/rfc/rfc9110 §15 (status codes); developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors",
         rows: &[
