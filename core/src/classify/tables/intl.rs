@@ -40,7 +40,7 @@ pub const TABLES: &[ProviderTable] = &[
     },
     ProviderTable {
         provider: "Anthropic",
-        source: "docs.claude.com/en/api/errors",
+        source: "docs.claude.com/en/api/errors; platform.claude.com/docs/en/api/errors.md",
         read: Read::Whole,
         envelope: Envelope::Anthropic,
         rows: &[
@@ -53,10 +53,12 @@ pub const TABLES: &[ProviderTable] = &[
             doc(403, "permission_error", "Your API key does not have permission to use the specified resource.", Forbidden),
             doc(404, "not_found_error", "The requested resource was not found.", NotFound),
             doc(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.", ContextOverflow),
-            // 402 and 504: a later revision of the same page (as developersdigest.tech's index of
-            // it lists them); not on the revision read here.
-            doc(504, "timeout_error", "The request timed out.", Timeout),
-            doc(402, "billing_error", "Billing error.", PaymentRequired),
+            // 402 and 504, re-read on the page's current revision (platform.claude.com/docs/en/
+            // api/errors.md), with 409: "the request conflicts with the current state of a
+            // resource" (modified concurrently, a value that must be unique), a client error.
+            doc(504, "timeout_error", "The request timed out while processing.", Timeout),
+            doc(402, "billing_error", "There's an issue with your billing or payment information.", PaymentRequired),
+            doc(409, "conflict_error", "The request conflicts with the current state of a resource.", ClientError),
         ],
     },
     ProviderTable {
