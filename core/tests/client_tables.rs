@@ -160,6 +160,12 @@ fn client_messages_as_printed() {
         ("grpc-js", "14 UNAVAILABLE: No connection established", ServerError),
         ("grpc-js", "4 DEADLINE_EXCEEDED: Deadline exceeded", Timeout),
         ("grpc-js", "16 UNAUTHENTICATED: Request had invalid authentication credentials.", Unauthorized),
+        // Apple URLSession, Dart, Erlang ssl.
+        ("urlsession", "Error Domain=NSURLErrorDomain Code=-1005 \"The network connection was lost.\"", Connection),
+        ("urlsession", "Error Domain=NSURLErrorDomain Code=-1003 \"A server with the specified hostname could not be found.\"", Configuration),
+        ("dart", "ClientException: Connection closed before full header was received, uri=https://api.example.com/v1/chat", Connection),
+        ("erlang", "TLS client: In state certify at ssl_handshake.erl:2138 generated CLIENT ALERT: Fatal - Unknown CA", Configuration),
+        ("hackney", "%HTTPoison.Error{reason: :checkout_timeout, id: nil}", Timeout),
         // Vercel AI SDK names.
         ("ai-sdk", "AI_NoObjectGeneratedError: No object generated: response did not match schema.", Validation),
         ("ai-sdk", "AI_LoadAPIKeyError: OpenAI API key is missing. Pass it using the 'apiKey' parameter or the OPENAI_API_KEY environment variable.", Configuration),

@@ -418,6 +418,46 @@ pub const TABLES: &[ClientTable] = &[
         ],
     },
     ClientTable {
+        client: "Apple URLSession (NSURLErrorDomain), as Swift clients print it",
+        source: "developer.apple.com/documentation/foundation/urlerror/code (URL Loading System error codes)",
+        rows: &[
+            said("code=-1001", Timeout), // timedOut: "The request timed out."
+            said("code=-1003", Configuration), // cannotFindHost
+            said("specified hostname could not be found", Configuration),
+            said("code=-1004", Connection), // cannotConnectToHost
+            said("could not connect to the server", Connection),
+            said("code=-1005", Connection), // networkConnectionLost
+            said("network connection was lost", Connection),
+            said("code=-1009", Connection), // notConnectedToInternet
+            said("appears to be offline", Connection),
+            said("code=-1200", Connection), // secureConnectionFailed (a certificate says so itself)
+            said("code=-1202", Configuration), // serverCertificateUntrusted
+            said("certificate for this server is invalid", Configuration),
+            said("code=-1017", InvalidResponse), // cannotParseResponse
+            said("cannot parse response", InvalidResponse),
+        ],
+    },
+    ClientTable {
+        client: "Dart dart:io / package:http",
+        source: "api.dart.dev (dart:io HttpException, SocketException, HandshakeException); github.com/dart-lang/sdk sdk/lib/_http/http_impl.dart",
+        rows: &[
+            said("connection closed before full header was received", Connection),
+            said("connection closed while receiving data", Connection),
+            said("handshakeexception", Connection), // a certificate's words, read first, say otherwise
+        ],
+    },
+    ClientTable {
+        client: "Erlang/OTP ssl alerts and hackney (Elixir's HTTPoison, Tesla)",
+        source: "www.erlang.org/doc/apps/ssl/ssl.html (error_alert, TLS alert descriptions); github.com/benoitc/hackney (error reasons)",
+        rows: &[
+            said("unknown ca", Configuration),
+            said("bad certificate", Configuration),
+            said("certificate expired", Configuration),
+            said("handshake failure", Configuration),
+            said(":checkout_timeout", Timeout), // hackney's pool had no connection in time
+        ],
+    },
+    ClientTable {
         client: "HTTP reason phrases, printed without their number",
         source: "www.rfc-editor.org/rfc/rfc9110 §15 (status codes); developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors",
         rows: &[
