@@ -61,6 +61,9 @@ pub mod sse;
 #[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
 pub mod reqwest_support;
 
+#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
+pub mod middleware;
+
 mod category;
 mod chain;
 mod classify;

@@ -1,0 +1,354 @@
+"""Retries at the transport: :class:`RetryTransport` and :class:`AsyncRetryTransport` wrap an
+httpx transport, so that every request an ``httpx.Client`` (or an SDK built on one, such as
+``openai.OpenAI(http_client=...)`` or ``anthropic.Anthropic(http_client=...)``) sends is retried
+as the engine decides, before the client or the SDK sees the answer.
+
+Each request is one logical call of the engine's run (``_native.Run``, the loop of
+:func:`retry_core.call_llm_with_retry`); this module only translates:
+
+- an answer with a status of 400 or more is a failure: its status, headers and body (read up
+  to ``max_body`` bytes) go to the engine; an exception of the wrapped transport (a refused
+  connection, a read timeout) is read as any exception is;
+- a streamed success (``text/event-stream``) is held until its first event has arrived: an
+  SSE ``error`` event there (Anthropic's ``event: error``, OpenAI's ``data: {"error": ...}``) is
+  a failure of the attempt, since no byte of it has reached the caller; once the answer is
+  returned, the caller reads the stream and nothing in it is retried;
+- a failure the engine retries is closed (its connection goes back to the pool or is dropped)
+  and the request is sent again with the same body; when the engine gives up or the failure is
+  permanent, the caller gets the last answer itself, unchanged (status, headers, whole body),
+  and the SDK raises its own error for it.
+
+A request whose body is a stream (an iterator or a file handed to ``content=``) cannot be sent
+twice: it is passed through once, unretried. The SDKs send bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, AsyncIterator, Iterator, List, Optional, Tuple
+
+import httpx
+
+from ._retry import _CallOptions, _fleet_succeeded, _Options, _run_async, _run_sync
+
+__all__ = ["RetryTransport", "AsyncRetryTransport", "ResponseFailure"]
+
+#: The bytes of a failed answer's body read for the engine, and of a stream held back before
+#: its first event; what lies beyond stays unread for the caller.
+DEFAULT_MAX_BODY = 64 * 1024
+
+# The call options that mean something per request. `messages`, `on_orphans` and
+# `on_context_overflow` act on the conversation, which only the caller can change: a transport
+# resends the same bytes.
+_TRANSPORT_OPTIONS = frozenset(_CallOptions.__annotations__) - {"messages", "on_orphans", "on_context_overflow"}
+
+
+class ResponseFailure(Exception):
+    """One failed answer as the engine reads it (``status_code``, ``headers``, ``body``); never
+    raised to the caller, who gets the answer itself when the engine gives up."""
+
+    def __init__(self, message: str, status_code: int, headers: List[Tuple[str, str]], body: Optional[str],
+                 response: httpx.Response) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.headers = headers
+        self.body = body
+        self._answer = response
+
+
+def _options(name: str, options: Any) -> _Options:
+    for option in options:
+        if option not in _TRANSPORT_OPTIONS:
+            raise TypeError(f"{name}() got an unexpected keyword argument {option!r}"
+                            + (" (a transport resends the same request: the conversation is the caller's)"
+                               if option in _CallOptions.__annotations__ else ""))
+    return _Options(name, options)
+
+
+def _check_max_body(max_body: Any) -> int:
+    if not isinstance(max_body, int) or isinstance(max_body, bool) or max_body < 1:
+        raise ValueError(f"max_body must be a positive int (bytes), got {max_body!r}")
+    return max_body
+
+
+def _replayable(request: httpx.Request) -> bool:
+    """Whether the request's body can be sent again: bytes (what ``json=``, ``data=`` and
+    ``content=b"..."`` give), or a streamed body the caller has already read."""
+    return isinstance(request.stream, httpx.ByteStream) or hasattr(request, "_content")
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    kind = response.headers.get("content-type", "")
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    # A compressed stream would have to be decoded to be read here: it is passed on unread.
+    return kind.split(";", 1)[0].strip().lower() == "text/event-stream" and encoding in ("", "identity")
+
+
+def _headers(response: httpx.Response) -> List[Tuple[str, str]]:
+    return [(k, v) for k, v in response.headers.multi_items()]
+
+
+def _body_text(response: httpx.Response, raw: bytes) -> str:
+    """The body's text as the caller would read it (decompressed, in its charset)."""
+    try:
+        return httpx.Response(response.status_code, headers=response.headers, content=raw).text
+    except Exception:  # a body cut at max_body may not decompress: the bytes as they are
+        return raw.decode("utf-8", "replace")
+
+
+def _end_of_first_event(buf: bytes) -> int:
+    """Where the first SSE event ends in ``buf`` (after its blank line), or -1."""
+    ends = [i + len(sep) for sep in (b"\n\n", b"\r\n\r\n", b"\r\r") for i in (buf.find(sep),) if i >= 0]
+    return min(ends) if ends else -1
+
+
+def _error_event(buf: bytes) -> Optional[str]:
+    """The data of the stream's first event when it is an error event (``event: error``, or a
+    JSON object with an ``error`` member as OpenAI sends), else None."""
+    end = _end_of_first_event(buf)
+    text = (buf if end < 0 else buf[:end]).decode("utf-8", "replace")
+    event = ""
+    data: List[str] = []
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "event":
+            event = value.strip()
+        elif name == "data":
+            data.append(value)
+    payload = "\n".join(data)
+    if event == "error":
+        return payload
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return None
+    return payload if isinstance(value, dict) and "error" in value else None
+
+
+def _status_failure(response: httpx.Response, raw: bytes, answer: httpx.Response) -> ResponseFailure:
+    message = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+    return ResponseFailure(message, response.status_code, _headers(response), _body_text(response, raw), answer)
+
+
+def _event_failure(response: httpx.Response, payload: str, answer: httpx.Response) -> ResponseFailure:
+    return ResponseFailure("stream error event before the first byte", response.status_code,
+                           _headers(response), payload, answer)
+
+
+# --- the answer handed on: what was read, then the rest of the wire ----------------------------
+
+
+class _Replay(httpx.SyncByteStream):
+    def __init__(self, head: bytes, rest: Optional[Iterator[bytes]], stream: Any) -> None:
+        self._head, self._rest, self._stream = head, rest, stream
+
+    def __iter__(self) -> Iterator[bytes]:
+        if self._head:
+            yield self._head
+        if self._rest is not None:
+            yield from self._rest
+
+    def close(self) -> None:
+        close = getattr(self._stream, "close", None)
+        if callable(close):
+            close()
+
+
+class _AsyncReplay(httpx.AsyncByteStream):
+    def __init__(self, head: bytes, rest: Optional[AsyncIterator[bytes]], stream: Any) -> None:
+        self._head, self._rest, self._stream = head, rest, stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._head:
+            yield self._head
+        if self._rest is not None:
+            async for chunk in self._rest:
+                yield chunk
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._stream, "aclose", None)
+        if callable(aclose):
+            await aclose()
+
+
+def _answer(response: httpx.Response, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> httpx.Response:
+    return httpx.Response(response.status_code, headers=response.headers, stream=stream,
+                          extensions=response.extensions)
+
+
+def _read_head(chunks: Iterator[bytes], limit: int, until_event: bool) -> Tuple[bytes, bool]:
+    """Reads up to ``limit`` bytes (or, for a stream, its first event); returns them and
+    whether the body ended."""
+    buf = bytearray()
+    for chunk in chunks:
+        buf += chunk
+        if len(buf) >= limit or (until_event and _end_of_first_event(bytes(buf)) >= 0):
+            return bytes(buf), False
+    return bytes(buf), True
+
+
+async def _aread_head(chunks: AsyncIterator[bytes], limit: int, until_event: bool) -> Tuple[bytes, bool]:
+    buf = bytearray()
+    async for chunk in chunks:
+        buf += chunk
+        if len(buf) >= limit or (until_event and _end_of_first_event(bytes(buf)) >= 0):
+            return bytes(buf), False
+    return bytes(buf), True
+
+
+class _Attempts:
+    """One request's attempts: each sends it through the wrapped transport and returns the
+    answer, or raises :class:`ResponseFailure`; the failure before it is closed first."""
+
+    __slots__ = ("inner", "request", "limit", "failed")
+
+    def __init__(self, inner: Any, request: httpx.Request, limit: int) -> None:
+        self.inner, self.request, self.limit = inner, request, limit
+        self.failed: Optional[httpx.Response] = None
+
+    def discard(self) -> None:
+        failed, self.failed = self.failed, None
+        if failed is not None:
+            failed.close()
+
+    async def adiscard(self) -> None:
+        failed, self.failed = self.failed, None
+        if failed is not None:
+            await failed.aclose()
+
+    def __call__(self) -> httpx.Response:
+        self.discard()
+        response = self.inner.handle_request(self.request)
+        is_error, is_stream = response.status_code >= 400, _is_event_stream(response)
+        if not (is_error or is_stream):
+            return response
+        chunks = iter(response.stream)
+        try:
+            head, ended = _read_head(chunks, self.limit, not is_error)
+        except BaseException:
+            response.close()
+            raise
+        answer = _answer(response, _Replay(head, None if ended else chunks, response.stream))
+        if is_error:
+            self.failed = answer
+            raise _status_failure(response, head, answer)
+        payload = _error_event(head)
+        if payload is None:
+            return answer
+        self.failed = answer
+        raise _event_failure(response, payload, answer)
+
+    async def acall(self) -> httpx.Response:
+        await self.adiscard()
+        response = await self.inner.handle_async_request(self.request)
+        is_error, is_stream = response.status_code >= 400, _is_event_stream(response)
+        if not (is_error or is_stream):
+            return response
+        chunks = response.stream.__aiter__()
+        try:
+            head, ended = await _aread_head(chunks, self.limit, not is_error)
+        except BaseException:
+            await response.aclose()
+            raise
+        answer = _answer(response, _AsyncReplay(head, None if ended else chunks, response.stream))
+        if is_error:
+            self.failed = answer
+            raise _status_failure(response, head, answer)
+        payload = _error_event(head)
+        if payload is None:
+            return answer
+        self.failed = answer
+        raise _event_failure(response, payload, answer)
+
+
+class RetryTransport(httpx.BaseTransport):
+    """An httpx transport that retries what the engine says to retry.
+
+    ``transport``: the transport to wrap (default ``httpx.HTTPTransport()``). The keyword
+    options are :func:`retry_core.call_llm_with_retry`'s that act per request: ``policy``,
+    ``max_retries``, ``delay``, ``seed``, ``on_event``, ``on_progress``, ``fleet`` and ``key``,
+    ``estimate``; checked here, once. ``max_body``: how many bytes of a failed answer are read
+    for the engine (the rest stays for the caller).
+
+    Turn the SDK's own retries off (``max_retries=0``): an SDK retries outside its
+    ``http_client``, so each of its retries would run this transport's whole run again.
+
+    >>> import httpx, retry_core.httpx
+    >>> client = httpx.Client(transport=retry_core.httpx.RetryTransport(policy="default"))
+    """
+
+    def __init__(self, transport: Optional[httpx.BaseTransport] = None, *, max_body: int = DEFAULT_MAX_BODY,
+                 **options: Any) -> None:
+        self._opts = _options("RetryTransport", options)
+        self._limit = _check_max_body(max_body)
+        self._inner = transport if transport is not None else httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if not _replayable(request):
+            return self._inner.handle_request(request)
+        attempts = _Attempts(self._inner, request, self._limit)
+        opts = self._opts
+        fleet = opts.fleet
+        try:
+            # As call_llm_with_retry: a free key is called at once; a failure builds the run.
+            if fleet is not None and not fleet._inner._admits_freely(opts.key):  # type: ignore[arg-type]
+                return _run_sync(attempts, opts, None)
+            try:
+                answer = attempts()
+            except Exception as e:
+                exc = e
+            else:
+                if fleet is not None:
+                    _fleet_succeeded(opts)
+                return answer
+            return _run_sync(attempts, opts, exc)
+        except ResponseFailure as failure:
+            # Given up, or not to be retried: the caller gets the answer itself.
+            attempts.failed = None
+            return failure._answer
+        finally:
+            attempts.discard()
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class AsyncRetryTransport(httpx.AsyncBaseTransport):
+    """The asyncio twin of :class:`RetryTransport` (waits through ``asyncio.sleep``); wraps
+    ``httpx.AsyncHTTPTransport()`` by default."""
+
+    def __init__(self, transport: Optional[httpx.AsyncBaseTransport] = None, *, max_body: int = DEFAULT_MAX_BODY,
+                 **options: Any) -> None:
+        self._opts = _options("AsyncRetryTransport", options)
+        self._limit = _check_max_body(max_body)
+        self._inner = transport if transport is not None else httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if not _replayable(request):
+            return await self._inner.handle_async_request(request)
+        attempts = _Attempts(self._inner, request, self._limit)
+        call = functools.partial(_Attempts.acall, attempts)
+        opts = self._opts
+        fleet = opts.fleet
+        try:
+            if fleet is not None and not fleet._inner._admits_freely(opts.key):  # type: ignore[arg-type]
+                return await _run_async(call, opts, None)
+            try:
+                answer = await call()
+            except Exception as e:
+                exc = e
+            else:
+                if fleet is not None:
+                    _fleet_succeeded(opts)
+                return answer
+            return await _run_async(call, opts, exc)
+        except ResponseFailure as failure:
+            attempts.failed = None
+            return failure._answer
+        finally:
+            await attempts.adiscard()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
