@@ -1,10 +1,15 @@
 """retry_core.httpx: the retrying transport under the real openai and anthropic SDKs (their
 own retries off), sync and async, against the fault lab. The lab's log counts the HTTP
-requests: one per attempt. Waits are recorded, not slept (``no_sleep``)."""
+requests: one per attempt. Waits are recorded, not slept (``no_sleep``).
+
+The SDKs' ``http_client`` is a client of the library they are built on (``httpx2`` for openai
+3.x and anthropic 2.x, ``httpx`` before); the plain-client tests use ``httpx``: the same
+transport serves both."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any, Dict, List
 
 import pytest
@@ -16,6 +21,9 @@ openai = pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 
 import retry_core.httpx as rh  # noqa: E402
+
+#: The HTTP library the installed SDKs take as ``http_client``.
+SDK_HTTP = sys.modules.get("httpx2") or httpx
 from test_lab import AN_KEY, MSGS, OA_KEY, REPLY  # noqa: E402
 
 #: The issue's script: a 429 with its retry-after, a 503, then an SSE error before any byte of
@@ -27,11 +35,11 @@ SCRIPT = {"steps": [{"fault": "rate_limit", "retry_after": 3}, {"fault": "status
 def sdk(provider: str, lab: Any, mode: str, **options: Any) -> Any:
     """The provider's SDK client on an httpx client whose transport retries."""
     if mode == "sync":
-        http = httpx.Client(transport=rh.RetryTransport(**options), timeout=5)
+        http = SDK_HTTP.Client(transport=rh.RetryTransport(**options), timeout=5)
         if provider == "openai":
             return openai.OpenAI(api_key=OA_KEY, base_url=lab.url + "/v1", http_client=http, max_retries=0)
         return anthropic.Anthropic(api_key=AN_KEY, base_url=lab.url, http_client=http, max_retries=0)
-    http = httpx.AsyncClient(transport=rh.AsyncRetryTransport(**options), timeout=5)
+    http = SDK_HTTP.AsyncClient(transport=rh.AsyncRetryTransport(**options), timeout=5)
     if provider == "openai":
         return openai.AsyncOpenAI(api_key=OA_KEY, base_url=lab.url + "/v1", http_client=http, max_retries=0)
     return anthropic.AsyncAnthropic(api_key=AN_KEY, base_url=lab.url, http_client=http, max_retries=0)
@@ -143,7 +151,7 @@ def test_sdk_retries_left_on_multiply_the_requests(lab, no_sleep):
     """Why the SDK's retries must be off: the SDK retries outside http_client, and each of its
     attempts runs the transport's whole run again."""
     lab.script({"then": {"fault": "status", "status": 503}})
-    http = httpx.Client(transport=rh.RetryTransport(max_retries=2, delay=0.1), timeout=5)
+    http = SDK_HTTP.Client(transport=rh.RetryTransport(max_retries=2, delay=0.1), timeout=5)
     client = openai.OpenAI(api_key=OA_KEY, base_url=lab.url + "/v1", http_client=http, max_retries=1)
     with client, pytest.raises(openai.InternalServerError):
         client.chat.completions.create(model="gpt-4o", messages=MSGS)

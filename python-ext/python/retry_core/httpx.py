@@ -20,15 +20,25 @@ Each request is one logical call of the engine's run (``_native.Run``, the loop 
 
 A request whose body is a stream (an iterator or a file handed to ``content=``) cannot be sent
 twice: it is passed through once, unretried. The SDKs send bytes.
+
+The same transports serve ``httpx`` and its fork ``httpx2`` (the HTTP client of openai 3.x and
+anthropic 2.x, whose ``http_client=`` must be an ``httpx2.Client``): each request is answered
+with the classes of the library that made it.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from typing import Any, AsyncIterator, Iterator, List, Optional, Tuple
+import sys
+import threading
+from types import ModuleType
+from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Tuple
 
-import httpx
+try:
+    import httpx
+except ImportError:  # only httpx2 installed
+    import httpx2 as httpx  # type: ignore[no-redef]
 
 from ._retry import _CallOptions, _fleet_succeeded, _Options, _run_async, _run_sync
 
@@ -72,10 +82,15 @@ def _check_max_body(max_body: Any) -> int:
     return max_body
 
 
-def _replayable(request: httpx.Request) -> bool:
+def _lib(request: Any) -> ModuleType:
+    """The library that made ``request``: ``httpx`` or ``httpx2``."""
+    return sys.modules[type(request).__module__.partition(".")[0]]
+
+
+def _replayable(request: Any) -> bool:
     """Whether the request's body can be sent again: bytes (what ``json=``, ``data=`` and
     ``content=b"..."`` give), or a streamed body the caller has already read."""
-    return isinstance(request.stream, httpx.ByteStream) or hasattr(request, "_content")
+    return isinstance(request.stream, _lib(request).ByteStream) or hasattr(request, "_content")
 
 
 def _is_event_stream(response: httpx.Response) -> bool:
@@ -89,10 +104,10 @@ def _headers(response: httpx.Response) -> List[Tuple[str, str]]:
     return [(k, v) for k, v in response.headers.multi_items()]
 
 
-def _body_text(response: httpx.Response, raw: bytes) -> str:
+def _body_text(response: Any, raw: bytes) -> str:
     """The body's text as the caller would read it (decompressed, in its charset)."""
     try:
-        return httpx.Response(response.status_code, headers=response.headers, content=raw).text
+        return type(response)(response.status_code, headers=response.headers, content=raw).text
     except Exception:  # a body cut at max_body may not decompress: the bytes as they are
         return raw.decode("utf-8", "replace")
 
@@ -140,7 +155,9 @@ def _event_failure(response: httpx.Response, payload: str, answer: httpx.Respons
 # --- the answer handed on: what was read, then the rest of the wire ----------------------------
 
 
-class _Replay(httpx.SyncByteStream):
+class _Replay:
+    """What was read, then the rest of the wire (a sync stream of the request's library)."""
+
     def __init__(self, head: bytes, rest: Optional[Iterator[bytes]], stream: Any) -> None:
         self._head, self._rest, self._stream = head, rest, stream
 
@@ -156,7 +173,9 @@ class _Replay(httpx.SyncByteStream):
             close()
 
 
-class _AsyncReplay(httpx.AsyncByteStream):
+class _AsyncReplay:
+    """The async twin of :class:`_Replay`."""
+
     def __init__(self, head: bytes, rest: Optional[AsyncIterator[bytes]], stream: Any) -> None:
         self._head, self._rest, self._stream = head, rest, stream
 
@@ -173,8 +192,24 @@ class _AsyncReplay(httpx.AsyncByteStream):
             await aclose()
 
 
-def _answer(response: httpx.Response, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> httpx.Response:
-    return httpx.Response(response.status_code, headers=response.headers, stream=stream,
+_REPLAYS: Dict[Tuple[str, bool], type] = {}
+
+
+def _replay_class(lib: ModuleType, is_async: bool) -> type:
+    """:class:`_Replay` (or its async twin) as a byte stream of ``lib``: a response checks its
+    stream's class."""
+    key = (lib.__name__, is_async)
+    cls = _REPLAYS.get(key)
+    if cls is None:
+        base = lib.AsyncByteStream if is_async else lib.SyncByteStream
+        mixin = _AsyncReplay if is_async else _Replay
+        cls = _REPLAYS.setdefault(key, type(mixin.__name__, (mixin, base), {}))
+    return cls
+
+
+def _answer(response: Any, head: bytes, rest: Any, is_async: bool) -> Any:
+    stream = _replay_class(_lib(response), is_async)(head, rest, response.stream)
+    return type(response)(response.status_code, headers=response.headers, stream=stream,
                           extensions=response.extensions)
 
 
@@ -230,7 +265,7 @@ class _Attempts:
         except BaseException:
             response.close()
             raise
-        answer = _answer(response, _Replay(head, None if ended else chunks, response.stream))
+        answer = _answer(response, head, None if ended else chunks, False)
         if is_error:
             self.failed = answer
             raise _status_failure(response, head, answer)
@@ -252,7 +287,7 @@ class _Attempts:
         except BaseException:
             await response.aclose()
             raise
-        answer = _answer(response, _AsyncReplay(head, None if ended else chunks, response.stream))
+        answer = _answer(response, head, None if ended else chunks, True)
         if is_error:
             self.failed = answer
             raise _status_failure(response, head, answer)
@@ -266,7 +301,8 @@ class _Attempts:
 class RetryTransport(httpx.BaseTransport):
     """An httpx transport that retries what the engine says to retry.
 
-    ``transport``: the transport to wrap (default ``httpx.HTTPTransport()``). The keyword
+    ``transport``: the transport to wrap (default: the ``HTTPTransport()`` of the library
+    the requests come from, ``httpx`` or ``httpx2``). The keyword
     options are :func:`retry_core.call_llm_with_retry`'s that act per request: ``policy``,
     ``max_retries``, ``delay``, ``seed``, ``on_event``, ``on_progress``, ``fleet`` and ``key``,
     ``estimate``; checked here, once. ``max_body``: how many bytes of a failed answer are read
@@ -277,18 +313,32 @@ class RetryTransport(httpx.BaseTransport):
 
     >>> import httpx, retry_core.httpx
     >>> client = httpx.Client(transport=retry_core.httpx.RetryTransport(policy="default"))
+    >>> client.close()
     """
 
     def __init__(self, transport: Optional[httpx.BaseTransport] = None, *, max_body: int = DEFAULT_MAX_BODY,
                  **options: Any) -> None:
         self._opts = _options("RetryTransport", options)
         self._limit = _check_max_body(max_body)
-        self._inner = transport if transport is not None else httpx.HTTPTransport()
+        self._inner = transport
+        self._lock = threading.Lock()
+
+    def _transport(self, request: Any) -> Any:
+        """The wrapped transport; by default the ``HTTPTransport`` of the request's library,
+        made at the first request."""
+        inner = self._inner
+        if inner is None:
+            with self._lock:
+                if self._inner is None:
+                    self._inner = _lib(request).HTTPTransport()
+                inner = self._inner
+        return inner
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        inner = self._transport(request)
         if not _replayable(request):
-            return self._inner.handle_request(request)
-        attempts = _Attempts(self._inner, request, self._limit)
+            return inner.handle_request(request)  # type: ignore[no-any-return]
+        attempts = _Attempts(inner, request, self._limit)
         opts = self._opts
         fleet = opts.fleet
         try:
@@ -312,23 +362,35 @@ class RetryTransport(httpx.BaseTransport):
             attempts.discard()
 
     def close(self) -> None:
-        self._inner.close()
+        if self._inner is not None:
+            self._inner.close()
 
 
 class AsyncRetryTransport(httpx.AsyncBaseTransport):
     """The asyncio twin of :class:`RetryTransport` (waits through ``asyncio.sleep``); wraps
-    ``httpx.AsyncHTTPTransport()`` by default."""
+    the ``AsyncHTTPTransport()`` of the requests' library by default."""
 
     def __init__(self, transport: Optional[httpx.AsyncBaseTransport] = None, *, max_body: int = DEFAULT_MAX_BODY,
                  **options: Any) -> None:
         self._opts = _options("AsyncRetryTransport", options)
         self._limit = _check_max_body(max_body)
-        self._inner = transport if transport is not None else httpx.AsyncHTTPTransport()
+        self._inner = transport
+        self._lock = threading.Lock()
+
+    def _transport(self, request: Any) -> Any:
+        inner = self._inner
+        if inner is None:
+            with self._lock:
+                if self._inner is None:
+                    self._inner = _lib(request).AsyncHTTPTransport()
+                inner = self._inner
+        return inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        inner = self._transport(request)
         if not _replayable(request):
-            return await self._inner.handle_async_request(request)
-        attempts = _Attempts(self._inner, request, self._limit)
+            return await inner.handle_async_request(request)  # type: ignore[no-any-return]
+        attempts = _Attempts(inner, request, self._limit)
         call = functools.partial(_Attempts.acall, attempts)
         opts = self._opts
         fleet = opts.fleet
@@ -351,4 +413,5 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             await attempts.adiscard()
 
     async def aclose(self) -> None:
-        await self._inner.aclose()
+        if self._inner is not None:
+            await self._inner.aclose()
