@@ -74,7 +74,8 @@ class FaradayMiddlewareTest < Minitest::Test
     assert_equal 200, response.status
     assert_equal [["rate_limit", 429], ["status", 503], ["sse_error", 200], ["ok", 200]], lab_calls
     text = chunks.join
-    assert_includes text, "reply number"
+    assert_includes text, "chatcmpl-lab4", "the fourth answer's stream"
+    assert text.end_with?("data: [DONE]\n\n"), "the whole stream"
     refute_includes text, "\"error\"", "no byte of a retried attempt reached the block"
     assert_equal 3, @sleeps.size
     assert_equal 3.0, @sleeps.first
