@@ -37,9 +37,9 @@ class FaradayMiddlewareTest < Minitest::Test
     JSON.generate(model: "gpt-4o", stream: stream, messages: [{ role: "user", content: "hi" }])
   end
 
-  def post(connection, stream: false, &block)
+  def post(connection, stream: false, path: PATH, &block)
     bounded do
-      connection.post(PATH, body(stream), "content-type" => "application/json",
+      connection.post(path, body(stream), "content-type" => "application/json",
                                           "authorization" => "Bearer sk-test-lab-0000aaaa", &block)
     end
   end
@@ -79,6 +79,19 @@ class FaradayMiddlewareTest < Minitest::Test
     refute_includes text, "\"error\"", "no byte of a retried attempt reached the block"
     assert_equal 3, @sleeps.size
     assert_equal 3.0, @sleeps.first
+  end
+
+  def test_an_anthropic_error_event_before_the_first_byte_is_retried
+    @lab.script(steps: [{ fault: "sse_error", prelude: false }])
+    chunks = []
+    post(conn(policy: :default), stream: true, path: "/v1/messages") do |req|
+      req.options.on_data = proc { |chunk, _size| chunks << chunk }
+    end
+    assert_equal [["sse_error", 200], ["ok", 200]], lab_calls
+    text = chunks.join
+    assert text.start_with?("event: message_start"), text[0, 80]
+    assert_includes text, "event: message_stop"
+    refute_includes text, "event: error"
   end
 
   def test_a_buffered_sse_error_before_the_first_byte_is_retried
