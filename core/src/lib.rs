@@ -61,7 +61,7 @@ pub mod sse;
 #[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
 pub mod reqwest_support;
 
-#[cfg(any(feature = "reqwest-middleware", feature = "tower"))]
+// The integrations behind features; the SSE first-event rule the bindings' transports share.
 pub mod middleware;
 
 mod category;

@@ -107,9 +107,8 @@ async fn reqwest_middleware_survives_the_lab_script() {
 
 #[tokio::test]
 async fn reqwest_middleware_hands_back_the_last_answer_on_give_up() {
-    let (_, lab) = retry_lab::spawn(
-        Script::from_value(json!({"then": {"fault": "unauthorized"}})).unwrap(),
-    );
+    let (_, lab) =
+        retry_lab::spawn(Script::from_value(json!({"then": {"fault": "unauthorized"}})).unwrap());
     let client = reqwest_middleware::ClientBuilder::new(http())
         .with(RetryMiddleware::new(RetryPolicy::default()).sleeper(Arc::new(Waits::default())))
         .build();
@@ -150,7 +149,9 @@ async fn reqwest_middleware_keeps_the_whole_long_body_and_the_decision() {
     assert_eq!(answer.status(), 400);
     let v: Value = answer.json().await.unwrap();
     assert_eq!(v["error"]["message"], text.as_str());
-    let decision = extensions.get::<Decision>().expect("the decision that stopped the run");
+    let decision = extensions
+        .get::<Decision>()
+        .expect("the decision that stopped the run");
     assert!(!decision.classification.transient);
     assert_eq!(lab.log().len(), 1);
 }
@@ -241,9 +242,15 @@ async fn question_mark_works_on_a_give_up() {
 
 #[test]
 fn failure_displays_without_secrets() {
-    let f = Failure::http(401, "Incorrect API key provided: sk-proj-abcdefghijklmnopqrstuvwxyz012345");
+    let f = Failure::http(
+        401,
+        "Incorrect API key provided: sk-proj-abcdefghijklmnopqrstuvwxyz012345",
+    );
     let text = f.to_string();
-    assert!(text.starts_with("HTTP 401: Incorrect API key provided"), "{text}");
+    assert!(
+        text.starts_with("HTTP 401: Incorrect API key provided"),
+        "{text}"
+    );
     assert!(!text.contains("abcdefghijklmnop"), "{text}");
     assert_eq!(Failure::new("").to_string(), "failed call");
     let boxed: Box<dyn std::error::Error> = Box::new(Failure::new("boom"));

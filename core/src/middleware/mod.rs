@@ -6,7 +6,8 @@
 //! A non-success answer is a failure (status, headers, and the body read up to a bound); a
 //! transport error is read through its source chain as everywhere else; a streamed success
 //! (`text/event-stream`) is held until its first event: an SSE `error` event there fails the
-//! attempt, since no byte of it has reached the caller yet.
+//! attempt, since no byte of it has reached the caller yet. That rule ([`first_event`]) is the
+//! one the Python transport (`retry_core.httpx`) and the Ruby Faraday middleware ask for too.
 
 #[cfg(feature = "reqwest-middleware")]
 pub mod reqwest_middleware;
@@ -52,6 +53,12 @@ pub fn first_event_error(buf: &[u8]) -> Option<String> {
     is_error.then_some(payload)
 }
 
+/// Both at once, for the bindings: where the first event ends (`None` while incomplete) and,
+/// when it is an error event, its data.
+pub fn first_event(buf: &[u8]) -> (Option<usize>, Option<String>) {
+    (end_of_first_event(buf), first_event_error(buf))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,7 +66,9 @@ mod tests {
     #[test]
     fn first_events() {
         let anthropic = b"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\n\n";
-        assert!(first_event_error(anthropic).unwrap().contains("overloaded_error"));
+        assert!(first_event_error(anthropic)
+            .unwrap()
+            .contains("overloaded_error"));
         let openai = b"data: {\"error\": {\"message\": \"x\", \"type\": \"server_error\"}}\r\n\r\ndata: [DONE]\r\n\r\n";
         assert_eq!(
             first_event_error(openai).as_deref(),

@@ -127,7 +127,13 @@ fn is_event_stream(response: &Response) -> bool {
             .headers()
             .get(name)
             .and_then(|v| v.to_str().ok())
-            .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+            .map(|v| {
+                v.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase()
+            })
     };
     header(http::header::CONTENT_TYPE).as_deref() == Some("text/event-stream")
 }
@@ -271,9 +277,7 @@ impl Middleware for RetryMiddleware {
                 Ok(response)
             }
             Err(RetryError {
-                error,
-                decision,
-                ..
+                error, decision, ..
             }) => match error {
                 Attempt::Answer {
                     response,

@@ -29,7 +29,6 @@ with the classes of the library that made it.
 from __future__ import annotations
 
 import functools
-import json
 import sys
 import threading
 from types import ModuleType
@@ -40,6 +39,7 @@ try:
 except ImportError:  # only httpx2 installed
     import httpx2 as httpx  # type: ignore[no-redef]
 
+from . import _native
 from ._retry import _CallOptions, _fleet_succeeded, _Options, _run_async, _run_sync
 
 __all__ = ["RetryTransport", "AsyncRetryTransport", "ResponseFailure"]
@@ -112,34 +112,15 @@ def _body_text(response: Any, raw: bytes) -> str:
         return raw.decode("utf-8", "replace")
 
 
-def _end_of_first_event(buf: bytes) -> int:
-    """Where the first SSE event ends in ``buf`` (after its blank line), or -1."""
-    ends = [i + len(sep) for sep in (b"\n\n", b"\r\n\r\n", b"\r\r") for i in (buf.find(sep),) if i >= 0]
-    return min(ends) if ends else -1
+def _first_event_ended(buf: bytes) -> bool:
+    """Whether the stream's first SSE event has arrived whole (core ``middleware::first_event``)."""
+    return _native._sse_first_event(buf)[0] is not None
 
 
 def _error_event(buf: bytes) -> Optional[str]:
-    """The data of the stream's first event when it is an error event (``event: error``, or a
-    JSON object with an ``error`` member as OpenAI sends), else None."""
-    end = _end_of_first_event(buf)
-    text = (buf if end < 0 else buf[:end]).decode("utf-8", "replace")
-    event = ""
-    data: List[str] = []
-    for line in text.splitlines():
-        name, _, value = line.partition(":")
-        value = value[1:] if value.startswith(" ") else value
-        if name == "event":
-            event = value.strip()
-        elif name == "data":
-            data.append(value)
-    payload = "\n".join(data)
-    if event == "error":
-        return payload
-    try:
-        value = json.loads(payload)
-    except ValueError:
-        return None
-    return payload if isinstance(value, dict) and "error" in value else None
+    """The data of the stream's first event when it is an error event (Anthropic's
+    ``event: error``, OpenAI's ``data: {"error": ...}``), else None: the core's rule."""
+    return _native._sse_first_event(buf)[1]
 
 
 def _status_failure(response: httpx.Response, raw: bytes, answer: httpx.Response) -> ResponseFailure:
@@ -219,7 +200,7 @@ def _read_head(chunks: Iterator[bytes], limit: int, until_event: bool) -> Tuple[
     buf = bytearray()
     for chunk in chunks:
         buf += chunk
-        if len(buf) >= limit or (until_event and _end_of_first_event(bytes(buf)) >= 0):
+        if len(buf) >= limit or (until_event and _first_event_ended(bytes(buf))):
             return bytes(buf), False
     return bytes(buf), True
 
@@ -228,7 +209,7 @@ async def _aread_head(chunks: AsyncIterator[bytes], limit: int, until_event: boo
     buf = bytearray()
     async for chunk in chunks:
         buf += chunk
-        if len(buf) >= limit or (until_event and _end_of_first_event(bytes(buf)) >= 0):
+        if len(buf) >= limit or (until_event and _first_event_ended(bytes(buf))):
             return bytes(buf), False
     return bytes(buf), True
 

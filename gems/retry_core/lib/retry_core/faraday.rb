@@ -1,6 +1,5 @@
 # frozen_string_literal: true
 
-require "json"
 require "faraday"
 require "retry_core"
 
@@ -176,31 +175,15 @@ module RetryCore
 
       public
 
-      # Where the first event ends (after its blank line), in bytes, or nil.
+      # Whether the first SSE event has arrived whole (core +middleware::first_event+).
       def self.event_end(text)
-        bytes = text.b
-        ["\n\n", "\r\n\r\n", "\r\r"].map { |sep| (i = bytes.index(sep)) && i + sep.bytesize }.compact.min
+        RetryCore._sse_first_event(text)[0]
       end
 
       # The data of the first event when it is an error event (+event: error+, or a JSON object
-      # with an +error+ member as OpenAI sends), else nil.
+      # with an +error+ member as OpenAI sends), else nil: the core's rule.
       def self.error_payload(text)
-        first = text.byteslice(0, event_end(text) || text.bytesize).to_s.scrub
-        event = nil
-        data = []
-        first.each_line do |line|
-          name, value = line.chomp.split(":", 2)
-          value = value.to_s.delete_prefix(" ")
-          event = value.strip if name == "event"
-          data << value if name == "data"
-        end
-        payload = data.join("\n")
-        return payload if event == "error"
-
-        parsed = JSON.parse(payload)
-        parsed.is_a?(Hash) && parsed.key?("error") ? payload : nil
-      rescue JSON::ParserError
-        nil
+        RetryCore._sse_first_event(text)[1]
       end
     end
   end
