@@ -79,7 +79,10 @@ fn resolve_classes(ruby: &Ruby) {
 /// Core `middleware::first_event` (`RetryCore._sse_first_event(bytes)`): where a stream's
 /// first SSE event ends (nil while incomplete) and, when it is an error event, its data; the
 /// Faraday middleware holds a stream back until it knows.
-fn sse_first_event(ruby: &Ruby, data: magnus::RString) -> Result<(Option<usize>, Option<String>), Error> {
+fn sse_first_event(
+    ruby: &Ruby,
+    data: magnus::RString,
+) -> Result<(Option<usize>, Option<String>), Error> {
     // SAFETY: the bytes are copied before any Ruby code can run.
     let bytes = unsafe { data.as_slice() }.to_vec();
     error::guard(ruby, || Ok(retry_core::middleware::first_event(&bytes)))
