@@ -24,6 +24,7 @@ __all__ = [
     "_format_seconds",
     "_debug_panic",
     "__version__",
+    "_sse_first_event",
 ]
 
 __version__: str

@@ -107,7 +107,8 @@ def _headers(response: httpx.Response) -> List[Tuple[str, str]]:
 def _body_text(response: Any, raw: bytes) -> str:
     """The body's text as the caller would read it (decompressed, in its charset)."""
     try:
-        return type(response)(response.status_code, headers=response.headers, content=raw).text
+        text: str = type(response)(response.status_code, headers=response.headers, content=raw).text
+        return text
     except Exception:  # a body cut at max_body may not decompress: the bytes as they are
         return raw.decode("utf-8", "replace")
 
@@ -234,19 +235,20 @@ class _Attempts:
         if failed is not None:
             await failed.aclose()
 
+    # An httpx or an httpx2 response, as the request's library makes them.
     def __call__(self) -> httpx.Response:
         self.discard()
-        response = self.inner.handle_request(self.request)
+        response: httpx.Response = self.inner.handle_request(self.request)
         is_error, is_stream = response.status_code >= 400, _is_event_stream(response)
         if not (is_error or is_stream):
             return response
-        chunks = iter(response.stream)
+        chunks: Iterator[bytes] = iter(response.stream)  # type: ignore[arg-type]  # a sync transport's stream
         try:
             head, ended = _read_head(chunks, self.limit, not is_error)
         except BaseException:
             response.close()
             raise
-        answer = _answer(response, head, None if ended else chunks, False)
+        answer: httpx.Response = _answer(response, head, None if ended else chunks, False)
         if is_error:
             self.failed = answer
             raise _status_failure(response, head, answer)
@@ -258,17 +260,17 @@ class _Attempts:
 
     async def acall(self) -> httpx.Response:
         await self.adiscard()
-        response = await self.inner.handle_async_request(self.request)
+        response: httpx.Response = await self.inner.handle_async_request(self.request)
         is_error, is_stream = response.status_code >= 400, _is_event_stream(response)
         if not (is_error or is_stream):
             return response
-        chunks = response.stream.__aiter__()
+        chunks: AsyncIterator[bytes] = response.stream.__aiter__()  # type: ignore[union-attr]  # an async transport's
         try:
             head, ended = await _aread_head(chunks, self.limit, not is_error)
         except BaseException:
             await response.aclose()
             raise
-        answer = _answer(response, head, None if ended else chunks, True)
+        answer: httpx.Response = _answer(response, head, None if ended else chunks, True)
         if is_error:
             self.failed = answer
             raise _status_failure(response, head, answer)
