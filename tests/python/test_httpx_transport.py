@@ -212,3 +212,22 @@ def test_a_fleet_pauses_the_key(lab):
     assert r.status_code == 200
     assert lab.statuses() == [429, 200]
     assert any(e["type"] == "rate_limit_pause" for e in events), [e["type"] for e in events]
+
+
+@both
+@modes
+def test_a_stream_that_stalls_after_its_first_event_is_not_retried(lab, no_sleep, provider, mode):
+    """The lab sends the stream's prelude (OpenAI's role chunk, Anthropic's message_start), then
+    stalls past the read timeout: the first event had reached the SDK, so the SDK's own timeout
+    error stands and the lab saw one request."""
+    lab.script({"steps": [{"fault": "stall", "seconds": 3, "after_chunks": 0}]})
+    client = sdk(provider, lab, mode, policy="default").with_options(timeout=0.5)
+    # anthropic's stream helper lets the HTTP library's ReadTimeout through as it is.
+    with pytest.raises((openai.APITimeoutError, anthropic.APITimeoutError, SDK_HTTP.ReadTimeout)):
+        if mode == "sync":
+            with client:
+                complete(provider, client, True)
+        else:
+            asyncio.run(acomplete(provider, client, True))
+    assert [e["fault"] for e in lab.log()] == ["stall"]
+    assert no_sleep == []
