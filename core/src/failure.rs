@@ -319,6 +319,23 @@ impl Failure {
     }
 }
 
+/// One line for people and logs: the status if any, then the message (keys and tokens
+/// scrubbed), e.g. `HTTP 429: Rate limit reached`. With it a `Failure` is a
+/// `std::error::Error`, and so is a driver's give-up (`RetryError<Failure>`): `?` works on both.
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let message = crate::scrub::scrub(&self.message);
+        match (self.status, message.is_empty()) {
+            (Some(status), true) => write!(f, "HTTP {status}"),
+            (Some(status), false) => write!(f, "HTTP {status}: {message}"),
+            (None, true) => f.write_str("failed call"),
+            (None, false) => f.write_str(&message),
+        }
+    }
+}
+
+impl std::error::Error for Failure {}
+
 /// Anything the drivers can turn into a failure record.
 pub trait AsFailure {
     /// The failure record for this error.

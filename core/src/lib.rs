@@ -61,6 +61,9 @@ pub mod sse;
 #[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
 pub mod reqwest_support;
 
+// The integrations behind features; the SSE first-event rule the bindings' transports share.
+pub mod middleware;
+
 mod category;
 mod chain;
 mod classify;

@@ -119,7 +119,11 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
             if ctx.stream {
                 let (prelude, content, _) = stream_parts(ctx);
                 let n = fault.after_chunks.unwrap_or(0).min(content.len());
-                let mut sends = prelude;
+                let mut sends = if fault.prelude == Some(false) {
+                    Vec::new()
+                } else {
+                    prelude
+                };
                 sends.extend_from_slice(&content[..n]);
                 sends.push(match ctx.api {
                     Api::Anthropic => sse_event(

@@ -307,6 +307,10 @@ pub struct Fault {
     /// `html`: `"nginx"` or `"cloudflare"`. Default: Cloudflare for 52x, nginx otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// `sse_error`: `false` sends the error as the stream's first event, before the provider's
+    /// prelude (OpenAI's role chunk, Anthropic's `message_start`...). Default true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prelude: Option<bool>,
 }
 
 impl Fault {
@@ -328,6 +332,7 @@ impl Fault {
             clean: None,
             rst: None,
             server: None,
+            prelude: None,
         }
     }
 

@@ -34,6 +34,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     run::register(m)?;
     scrub::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(_sse_first_event, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// Core `middleware::first_event`: where a stream's first SSE event ends and, when it is an
+/// error event, its data (retry_core.httpx holds a stream back until it knows).
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn _sse_first_event(py: Python<'_>, data: &[u8]) -> PyResult<(Option<usize>, Option<String>)> {
+    error::guard(py, || Ok(retry_core::middleware::first_event(data)))
 }

@@ -195,6 +195,13 @@ pub struct Fleet {
     estimator: Arc<dyn TokenEstimator>,
 }
 
+/// A fleet for one process with [`FleetConfig::default()`]: `Fleet::in_process(FleetConfig::default())`.
+impl Default for Fleet {
+    fn default() -> Self {
+        Fleet::in_process(FleetConfig::default())
+    }
+}
+
 impl Fleet {
     /// A fleet for one process.
     pub fn in_process(cfg: FleetConfig) -> Self {
