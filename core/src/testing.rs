@@ -12,8 +12,10 @@
 //! - each event a run emits is kept ([`recorded`]), so a test can assert the decisions.
 //!
 //! The clock is process-wide because a fleet is: the callers of one key on several threads all
-//! wait on the same pause. A wait moves the clock to `now + seconds`, never back: callers that
-//! wait side by side end at the same virtual instant, as they would in real time.
+//! wait on the same pause. A wait moves the clock to `now + seconds` at once, never back. So
+//! threads do not wait side by side in virtual time: each wait ends before the next thread's
+//! begins, and their waits add up (a test of threads that must overlap in time needs real
+//! time, or one thread's calls).
 //!
 //! The opposite mistake, patching the host's sleep (`time.sleep`, `Kernel#sleep`) while a fleet
 //! reads the real clock, makes the fleet's gate answer "wait" again and again. A

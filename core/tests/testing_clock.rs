@@ -152,12 +152,11 @@ impl Sleeper for NoSleep {
 fn a_sleep_that_does_not_sleep_beside_a_fleet_stops_the_run_in_a_few_steps() {
     let _s = serial();
     assert!(!testing::is_on());
-    let fleet = Arc::new(Fleet::in_process(FleetConfig::default()));
+    let fleet = Arc::new(Fleet::in_process(opens_at_once()));
     let mut run = Run::new(RetryPolicy::recommended())
         .fleet(Arc::clone(&fleet), vec!["openai:gpt-4o".to_owned()]);
     assert_eq!(run.start(0.0), Step::Call { model: 0 });
-    let slow = Failure::http(429, "slow down").with_header("retry-after", "30");
-    let mut step = run.failed(&slow, 0.0);
+    let mut step = run.failed(&Failure::http(503, "busy"), 0.0);
     let mut steps = 0;
     // Each wait "ends" at once: the real clock the fleet reads has not moved.
     while let Step::Wait { .. } = step {
@@ -168,11 +167,11 @@ fn a_sleep_that_does_not_sleep_beside_a_fleet_stops_the_run_in_a_few_steps() {
     assert_eq!(
         step,
         Step::Stalled {
-            reason: WaitReason::FleetPause
+            reason: WaitReason::CircuitOpen
         }
     );
     assert!(step.is_final());
-    // The retry-after wait, then three gate waits that found the clock where it was.
+    // The backoff, then three gate waits that found the clock where it was.
     assert_eq!(steps, 1 + testing::STALLED_WAITS as usize);
     assert!(run.decision().is_some(), "the last failure stays for the error's cause");
 }
@@ -180,7 +179,7 @@ fn a_sleep_that_does_not_sleep_beside_a_fleet_stops_the_run_in_a_few_steps() {
 #[test]
 fn the_blocking_driver_says_which_switch_to_use() {
     let _s = serial();
-    let fleet = Arc::new(Fleet::in_process(FleetConfig::default()));
+    let fleet = Arc::new(Fleet::in_process(opens_at_once()));
     let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         Retry::new(RetryPolicy::recommended())
             .sleeper(&NoSleep)
@@ -196,17 +195,21 @@ fn the_blocking_driver_says_which_switch_to_use() {
     assert!(message.contains("Sleeper that does not sleep"), "{message}");
 }
 
-/// A fleet whose circuit opens on one failure, on a clock the test moves.
-fn breaker_fleet() -> (Arc<Fleet>, ManualClock) {
-    let clock = ManualClock::new(1000.0);
-    let cfg = FleetConfig {
+/// A fleet whose circuit opens on one failure.
+fn opens_at_once() -> FleetConfig {
+    FleetConfig {
         breaker: Some(BreakerConfig {
             consecutive_failures: 1,
             ..BreakerConfig::default()
         }),
         ..FleetConfig::default()
-    };
-    let fleet = Fleet::in_process(cfg).with_clock(clock.wall_clock());
+    }
+}
+
+/// [`opens_at_once`] on a clock the test moves.
+fn breaker_fleet() -> (Arc<Fleet>, ManualClock) {
+    let clock = ManualClock::new(1000.0);
+    let fleet = Fleet::in_process(opens_at_once()).with_clock(clock.wall_clock());
     (Arc::new(fleet), clock)
 }
 
