@@ -260,3 +260,26 @@ fn clock_now(c: &ManualClock) -> f64 {
     use retry_core::driver::Clock;
     c.now()
 }
+
+#[test]
+#[ignore = "a measurement, not a check: prints the real time of the switch's 429 -> 503 -> success run"]
+fn measure_the_real_time_of_a_virtual_run() {
+    let _s = serial();
+    let mut best = Duration::MAX;
+    let mut virtual_s = 0.0;
+    for _ in 0..20 {
+        let real = Instant::now();
+        let time = VirtualTime::start(0);
+        let fleet = Arc::new(Fleet::in_process(FleetConfig::default()));
+        let out = Retry::new(RetryPolicy::recommended())
+            .fleet(fleet, "openai:gpt-4o")
+            .run(script());
+        assert_eq!(out.unwrap(), "hello");
+        virtual_s = time.elapsed();
+        best = best.min(real.elapsed());
+    }
+    println!(
+        "429 -> 503 -> success with a Fleet under VirtualTime: {:.3} ms real (best of 20), {virtual_s:.2} s virtual",
+        best.as_secs_f64() * 1000.0
+    );
+}
