@@ -61,7 +61,11 @@ fn a_429_503_success_run_with_a_fleet_spends_virtual_time_only() {
     // The fleet read the virtual clock: its pause had ended when the retry asked the gate.
     assert!(!w.iter().any(|(_, r)| r == "fleet_pause"), "{w:?}");
     let expected = w.iter().map(|(s, _)| s).sum::<f64>();
-    assert!((time.elapsed() - expected).abs() < 1e-6, "{} vs {expected}", time.elapsed());
+    assert!(
+        (time.elapsed() - expected).abs() < 1e-6,
+        "{} vs {expected}",
+        time.elapsed()
+    );
     // 20 virtual seconds went by; had anything slept for real this would be 20 s or more.
     assert!(real.elapsed() < Duration::from_secs(10));
 }
@@ -173,7 +177,10 @@ fn a_sleep_that_does_not_sleep_beside_a_fleet_stops_the_run_in_a_few_steps() {
     assert!(step.is_final());
     // The backoff, then three gate waits that found the clock where it was.
     assert_eq!(steps, 1 + testing::STALLED_WAITS as usize);
-    assert!(run.decision().is_some(), "the last failure stays for the error's cause");
+    assert!(
+        run.decision().is_some(),
+        "the last failure stays for the error's cause"
+    );
 }
 
 #[test]

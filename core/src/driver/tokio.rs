@@ -38,10 +38,7 @@ impl AsyncSleeper for TokioSleeper {
 struct YieldOnce(bool);
 
 impl Future for YieldOnce {
-    fn poll(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
         if self.0 {
             return std::task::Poll::Ready(());
         }
