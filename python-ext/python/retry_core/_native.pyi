@@ -24,6 +24,13 @@ __all__ = [
     "_format_seconds",
     "_debug_panic",
     "__version__",
+    "_testing_on",
+    "_testing_off",
+    "_testing_sleep",
+    "_testing_now",
+    "_testing_elapsed",
+    "_testing_events",
+    "_stalled_message",
 ]
 
 __version__: str
