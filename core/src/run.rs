@@ -99,7 +99,7 @@ impl Step {
         }
     }
 
-    /// Whether the run is over (return, give up, re-raise).
+    /// Whether the run is over (return, give up, re-raise, stalled).
     pub fn is_final(&self) -> bool {
         matches!(
             self,
