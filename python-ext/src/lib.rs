@@ -17,6 +17,7 @@ mod policy;
 mod retry_after;
 mod run;
 mod scrub;
+mod testing;
 
 use pyo3::prelude::*;
 
@@ -33,6 +34,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     retry_after::register(m)?;
     run::register(m)?;
     scrub::register(m)?;
+    testing::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_sse_first_event, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -5,7 +5,7 @@
 //! One native call per step: each input returns `(step, pending)`, where `step` is a small tuple
 //! (`("call", model)`, `("wait", seconds, reason)`, `("skip", model, seconds)`,
 //! `("prune_orphans",)`, `("compact_context",)`, `("return",)`, `("give_up", reason)`,
-//! `("reraise",)`) and `pending` is `None` or the new events as `(event, level, line)` triples:
+//! `("reraise",)`, `("stalled", reason)`) and `pending` is `None` or the new events as `(event, level, line)` triples:
 //! the event as a dict, and its one log line (core `messages::log_line`) with its `logging`
 //! level, or `(event, 0, None)` for an event that is not logged (`events::pending`).
 //!
@@ -35,6 +35,7 @@ fn step_tuple<'py>(py: Python<'py>, step: Step) -> PyResult<Bound<'py, PyTuple>>
         Step::Wait { seconds, reason } => (name, seconds, reason.as_str()).into_pyobject(py)?,
         Step::Skip { model, seconds } => (name, model, seconds).into_pyobject(py)?,
         Step::GiveUp { reason } => (name, reason.as_str()).into_pyobject(py)?,
+        Step::Stalled { reason } => (name, reason.as_str()).into_pyobject(py)?,
         Step::PruneOrphans | Step::CompactContext | Step::Return | Step::Reraise => {
             PyTuple::new(py, [name])?
         }

@@ -28,6 +28,7 @@ mod policy;
 mod retry_after;
 mod run;
 mod scrub;
+mod testing;
 
 use magnus::{prelude::*, Error, Ruby};
 
@@ -53,6 +54,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     scrub::init(ruby, module)?;
     messages::init(ruby, module)?;
     module.define_singleton_method("_sse_first_event", magnus::function!(sse_first_event, 1))?;
+    testing::init(ruby, module)?;
     resolve_classes(ruby);
     module.const_set("NATIVE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // Hidden entry points for the suite, never for users.

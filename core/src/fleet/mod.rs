@@ -170,6 +170,10 @@ pub const PAUSE_SKEW_S: f64 = 60.0;
 pub type WallClock = Arc<dyn Fn() -> f64 + Send + Sync>;
 
 pub(crate) fn system_clock() -> f64 {
+    // The testing switch's virtual clock, which every fleet on the system clock shares.
+    if let Some(t) = crate::testing::now() {
+        return t;
+    }
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())

@@ -4,7 +4,9 @@ machine every front door runs.
 
 Waits go through ``time.sleep`` and ``asyncio.sleep``, looked up on their modules at each wait,
 so Ctrl-C interrupts a sync wait at once (``time.sleep`` releases the GIL and wakes on
-signals), task cancellation interrupts an async one, and tests can patch either.
+signals) and task cancellation interrupts an async one. Under the testing switch
+(``retry_core.testing()``) a wait is a step of the core's virtual clock instead, which the
+fleets read too; a patched sleep beside a fleet on the real clock stalls, and the core says so.
 
 The success path does little but call ``fn()``: the keyword arguments are checked before it (a
 bad option fails before the first call, never in place of the user's error), and the run is
@@ -24,7 +26,7 @@ from collections.abc import Mapping, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, TypedDict, TypeVar, Union
 
 from . import _native
-from ._errors import InternalError
+from ._errors import InternalError, InvalidStateError
 from ._failure import _utf8, record_of
 from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
@@ -45,7 +47,11 @@ ProgressHook = Callable[[Dict[str, Any]], Any]
 #: An attempt's cost for a fleet's admission: its tokens, or ``{"messages": [...], "max_tokens": n}``.
 Estimate = Union[int, Mapping[str, Any]]
 
-_monotonic = time.monotonic
+
+def _monotonic() -> float:
+    """``time.monotonic()``, or the testing switch's virtual clock while it is on."""
+    now = _native._testing_now()
+    return time.monotonic() if now is None else now
 
 
 def _emit(on_event: Optional[EventHook], pending: Any, exc: Optional[BaseException] = None) -> None:
@@ -417,8 +423,19 @@ def _elapsed(t0: float) -> float:
     return max(_monotonic() - t0, 0.0)
 
 
+def _stalled(exc: Optional[BaseException]) -> BaseException:
+    """A patched sleep beside a fleet on the real clock (step ``stalled``): the misuse error
+    naming the testing switch, the user's last error (if a call failed) as its cause."""
+    stalled = InvalidStateError(_native._stalled_message())
+    stalled.__cause__ = exc
+    stalled.__suppress_context__ = True
+    return stalled
+
+
 def _end(exc: Optional[BaseException], run: "_native.Run", kind: str) -> BaseException:
     """The exception to raise when the run ends with ``give_up`` or ``reraise``."""
+    if kind == "stalled":
+        return _stalled(exc)
     if exc is None:
         return InternalError(f"retry-core: the run ended ({kind}) before any call failed")
     return _give_up(exc, run) if kind == "give_up" else exc
@@ -444,7 +461,8 @@ class _SyncHost:
 
     @staticmethod
     async def sleep(seconds: float) -> None:
-        time.sleep(seconds)
+        if not _native._testing_sleep(seconds):
+            time.sleep(seconds)
 
     @staticmethod
     async def settle(ret: Any) -> Any:
@@ -464,7 +482,10 @@ class _AsyncHost:
 
     @staticmethod
     async def sleep(seconds: float) -> None:
-        await asyncio.sleep(seconds)
+        if _native._testing_sleep(seconds):
+            await asyncio.sleep(0)  # virtual time: the other tasks still get their turn
+        else:
+            await asyncio.sleep(seconds)
 
     @staticmethod
     async def settle(ret: Any) -> Any:

@@ -354,7 +354,7 @@ module RetryCore
 
       # SwarmSDK says how its layers stack at install! (retry_layers_configured).
       def config
-        estimated({ started_at: Process.clock_gettime(Process::CLOCK_REALTIME) - elapsed })
+        estimated({ started_at: ::RetryCore::Testing.wall_clock - elapsed })
       end
 
       def emit(event, line, error)
