@@ -17,6 +17,7 @@ mod policy;
 mod retry_after;
 mod run;
 mod scrub;
+mod stream_end;
 
 use pyo3::prelude::*;
 
@@ -33,6 +34,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     retry_after::register(m)?;
     run::register(m)?;
     scrub::register(m)?;
+    stream_end::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -28,6 +28,7 @@ mod policy;
 mod retry_after;
 mod run;
 mod scrub;
+mod stream_end;
 
 use magnus::{prelude::*, Error, Ruby};
 
@@ -52,6 +53,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     retry_after::init(ruby, module)?;
     scrub::init(ruby, module)?;
     messages::init(ruby, module)?;
+    stream_end::init(ruby, module)?;
     resolve_classes(ruby);
     module.const_set("NATIVE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // Hidden entry points for the suite, never for users.
