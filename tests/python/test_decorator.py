@@ -93,7 +93,7 @@ def test_the_signature_name_and_doc_are_kept():
         ({"policy": "defualt"}, InvalidPolicyError),
         ({"polcy": "default"}, TypeError),
         ({"on_event": 3}, TypeError),
-        ({"policy": "default", "max_retries": 2}, InvalidPolicyError),
+        ({"policy": "default", "max_retries": 2}, TypeError),
     ],
 )
 def test_bad_options_fail_when_decorating_never_at_a_call(options, error):

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Optional, ParamSpec, Protocol, TypeVar, overload
 
 from ._retry import _CallOptions, _Options, acall_llm_with_retry, call_llm_with_retry
 
-R = TypeVar("R")
-
 if TYPE_CHECKING:
-    from typing import ParamSpec, Protocol
-
     from typing_extensions import Unpack
 
-    P = ParamSpec("P")
+R = TypeVar("R")
+P = ParamSpec("P")
 
-    class _Decorator(Protocol):
-        def __call__(self, fn: Callable[P, R], /) -> Callable[P, R]: ...
+
+class _Decorator(Protocol):
+    """What ``retry(...)`` returns: keeps the decorated function's parameters and result."""
+
+    def __call__(self, fn: Callable[P, R], /) -> Callable[P, R]: ...
 
 __all__ = ["retry"]
 

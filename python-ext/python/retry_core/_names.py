@@ -1,20 +1,20 @@
 """The preset and category names as ``Literal`` types, so that a type checker rejects a
 misspelt name (``policy="defualt"``) before it runs. The core owns the lists
-(``_native.PRESETS``, ``_native.CATEGORIES``); ``tests/python/test_names.py`` fails when these
+(``_native.PRESETS``, ``_native.CATEGORIES``); ``tests/python/test_typed_names.py`` fails when these
 drift from them."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeAlias
 
 __all__ = ["PresetName", "CategoryName"]
 
 #: A preset of ``policy=`` and ``RetryPolicy.preset()`` (core/src/policy.rs, ``PRESETS``).
-PresetName = Literal["default", "swarm_sdk", "swarm_sdk_legacy", "forgeflare", "llm_executor"]
+PresetName: TypeAlias = Literal["default", "swarm_sdk", "swarm_sdk_legacy", "forgeflare", "llm_executor"]
 
 #: A category of ``Classification.category`` and of a policy's per-category overrides
 #: (core/src/category.rs, ``TABLE``).
-CategoryName = Literal[
+CategoryName: TypeAlias = Literal[
     "rate_limited",
     "overloaded",
     "server_error",
