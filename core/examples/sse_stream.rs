@@ -25,6 +25,14 @@ use tokio::io::AsyncWriteExt;
 /// Reads one streamed chat completion: the text, or the failure to retry. The HTTP status,
 /// the transport and the finish reason are all checked.
 async fn stream_text(client: &reqwest::Client, url: &str) -> Result<String, Failure> {
+    stream_text_counted(client, url).await.map(|(text, _)| text)
+}
+
+/// [`stream_text`], also saying how many body chunks the text arrived in.
+async fn stream_text_counted(
+    client: &reqwest::Client,
+    url: &str,
+) -> Result<(String, usize), Failure> {
     let response = client
         .post(url)
         .bearer_auth("sk-example-not-a-real-key-0000")
@@ -38,7 +46,12 @@ async fn stream_text(client: &reqwest::Client, url: &str) -> Result<String, Fail
     if !response.status().is_success() {
         return Err(retry_core::reqwest_support::failure_from_response(response).await);
     }
-    let mut events = SseByteStream::new(response.bytes_stream());
+    let chunks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = std::sync::Arc::clone(&chunks);
+    let body = response.bytes_stream().inspect(move |_| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let mut events = SseByteStream::new(body);
     let (mut text, mut reason) = (String::new(), None::<String>);
     while let Some(event) = events.next().await {
         // A broken body or an undecodable event: the stream broke off.
@@ -62,8 +75,9 @@ async fn stream_text(client: &reqwest::Client, url: &str) -> Result<String, Fail
         }
     }
     // The core's rule: no finish reason, or one that reports a failure, is half an answer.
+    let chunks = chunks.load(std::sync::atomic::Ordering::Relaxed);
     match stream_end::incomplete("openai", reason.as_deref()) {
-        Ok(None) => Ok(text),
+        Ok(None) => Ok((text, chunks)),
         Ok(Some(failure)) => Err(failure),
         Err(e) => unreachable!("\"openai\" is in the table: {e}"),
     }
@@ -105,7 +119,8 @@ async fn serve(writes: Vec<Vec<u8>>) -> String {
         // The request: read until its body has arrived (one small read is enough here).
         let mut buf = vec![0u8; 64 * 1024];
         let _ = tokio::io::AsyncReadExt::read(&mut socket, &mut buf).await;
-        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+        let head =
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
         socket.write_all(head.as_bytes()).await.ok();
         for w in writes {
             socket.write_all(&w).await.ok();
@@ -125,7 +140,7 @@ fn data(content: &str, finish: Option<&str>, eol: &str) -> String {
 
 /// 2 and 3. "crab: 🦀, café" with the crab's four bytes split 2 + 2 across writes, every line
 /// ending in CRLF.
-async fn split_character_and_crlf_survive() -> Result<String, Failure> {
+async fn split_character_and_crlf_survive() -> Result<(String, usize), Failure> {
     let body = [
         data("crab: 🦀", None, "\r\n"),
         data(", café", None, "\r\n"),
@@ -143,14 +158,17 @@ async fn split_character_and_crlf_survive() -> Result<String, Failure> {
     let cr = rest.iter().position(|b| *b == b'\r').expect("a CR");
     let (b, c) = rest.split_at(cr + 1);
     let url = serve(vec![a.to_vec(), b.to_vec(), c.to_vec()]).await;
-    stream_text(&client(), &url).await
+    stream_text_counted(&client(), &url).await
 }
 
 /// Waits nothing (the lab's retry is immediate in this example); the driver still decides.
 struct NoWait;
 
 impl retry_core::driver::tokio::AsyncSleeper for NoWait {
-    fn sleep(&self, _: Duration) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
+    fn sleep(
+        &self,
+        _: Duration,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
         Box::pin(async {})
     }
 }
@@ -159,8 +177,10 @@ impl retry_core::driver::tokio::AsyncSleeper for NoWait {
 async fn main() {
     let (text, requests, faults) = lab_stream_is_retried().await;
     println!("lab: {requests} requests ({faults:?}), answer {text:?}");
-    let text = split_character_and_crlf_survive().await.expect("a whole stream");
-    println!("split character and CRLF: {text:?}");
+    let (text, chunks) = split_character_and_crlf_survive()
+        .await
+        .expect("a whole stream");
+    println!("split character and CRLF: {text:?} from {chunks} body chunks");
 }
 
 #[cfg(test)]
@@ -177,10 +197,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_character_split_across_writes_and_crlf_line_ends_survive() {
-        assert_eq!(
-            split_character_and_crlf_survive().await.expect("whole"),
-            "crab: 🦀, café"
-        );
+        let (text, chunks) = split_character_and_crlf_survive().await.expect("whole");
+        assert_eq!(text, "crab: 🦀, café");
+        // The three writes arrived apart: the crab's halves and the CR and LF were split.
+        assert!(chunks >= 3, "{chunks} chunks");
     }
 
     #[tokio::test]
@@ -189,6 +209,9 @@ mod tests {
         let failure = stream_text(&client(), &url).await.expect_err("incomplete");
         let c = retry_core::classify(&failure);
         assert_eq!(c.category, retry_core::Category::StreamInterrupted);
-        assert!(failure.message.contains("choices[].finish_reason"), "{failure:?}");
+        assert!(
+            failure.message.contains("choices[].finish_reason"),
+            "{failure:?}"
+        );
     }
 }

@@ -42,12 +42,19 @@ pub const APIS: &[StreamApi] = &[
     StreamApi {
         name: "openai",
         field: "choices[].finish_reason",
-        ends: &["stop", "length", "tool_calls", "content_filter", "function_call"],
+        ends: &[
+            "stop",
+            "length",
+            "tool_calls",
+            "content_filter",
+            "function_call",
+        ],
         // OpenRouter and other OpenAI-compatible gateways end a stream that failed
         // mid-generation with `finish_reason: "error"` (openrouter.ai/docs/api-reference/
         // streaming, "Handling errors during streaming").
         fails: &["error"],
-        source: "openai-python src/openai/types/chat/chat_completion_chunk.py (Choice.finish_reason)",
+        source:
+            "openai-python src/openai/types/chat/chat_completion_chunk.py (Choice.finish_reason)",
     },
     StreamApi {
         name: "openai_responses",
@@ -119,7 +126,13 @@ pub const ANY: StreamApi = StreamApi {
     name: "any",
     field: "finish or stop reason",
     ends: &[],
-    fails: &["error", "failed", "in_progress", "queued", "FINISH_REASON_UNSPECIFIED"],
+    fails: &[
+        "error",
+        "failed",
+        "in_progress",
+        "queued",
+        "FINISH_REASON_UNSPECIFIED",
+    ],
     source: "the union of the fails of APIS",
 };
 
@@ -214,12 +227,18 @@ mod tests {
     fn an_unknown_api_is_an_error_naming_the_known_ones() {
         let e = ends("opanai", Some("stop")).unwrap_err();
         assert_eq!(e.code, crate::ErrorCode::InvalidArgument);
-        assert!(e.message.contains("openai, openai_responses, anthropic, gemini"));
+        assert!(e
+            .message
+            .contains("openai, openai_responses, anthropic, gemini"));
     }
 
     #[test]
     fn an_incomplete_stream_classifies_as_stream_interrupted() {
-        for (api_name, reason) in [("openai", None), ("openai", Some("error")), ("gemini", None)] {
+        for (api_name, reason) in [
+            ("openai", None),
+            ("openai", Some("error")),
+            ("gemini", None),
+        ] {
             let f = incomplete(api_name, reason).unwrap().expect("incomplete");
             let c = classify(&f);
             assert_eq!(c.category, Category::StreamInterrupted, "{f:?}");
