@@ -14,7 +14,7 @@
 //! assert_eq!(stream_end::ends("openai", None), Ok(false));
 //! assert_eq!(stream_end::ends("openai", Some("error")), Ok(false));
 //! assert_eq!(stream_end::ends("anthropic", Some("end_turn")), Ok(true));
-//! let failure = stream_end::incomplete("anthropic", None).unwrap();
+//! let failure = stream_end::incomplete("anthropic", None).unwrap().expect("incomplete");
 //! assert_eq!(retry_core::classify(&failure).category, retry_core::Category::StreamInterrupted);
 //! ```
 
@@ -187,6 +187,11 @@ pub fn incomplete(api_name: &str, reason: Option<&str>) -> Result<Option<Failure
         api_name, reason,
     )?)))
 }
+
+// The user page (core/docs/streams.md): its examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/streams.md")]
+pub struct StreamsDoc;
 
 #[cfg(test)]
 mod tests {
