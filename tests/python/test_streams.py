@@ -121,6 +121,28 @@ def test_a_lab_stream_without_its_stop_reason_is_retried_through_the_helpers(lab
     assert events[0]["type"] == "llm_retry_attempt" and events[0]["category"] == "stream_interrupted"
 
 
+@pytest.mark.parametrize("reader, reason, incomplete", [
+    ("openai", "error", True),           # OpenRouter's failed generation
+    ("openai", "length", False),         # a proper end, though short
+    ("anthropic_raw", "refusal", False),
+    ("openai_helper", "error", True),
+    # Anthropic never sends "error": like any reason its table does not list, it ends the stream.
+    ("anthropic_message_stream", "error", False),
+])
+def test_a_lab_stream_closed_with_a_failing_reason_is_incomplete(lab, no_sleep, reader, reason, incomplete):
+    """The lab closes the cut stream with its terminator and this reason (``finish_reason``)."""
+    lab.script({"steps": [dict(CUT, finish_reason=reason)]})
+    if not incomplete:
+        # A reason that ends the stream: the (short) answer is the answer, in one request.
+        text = call_llm_with_retry(lambda: READERS[reader](lab), policy="forgeflare")
+        assert text and REPLY.format(1).startswith(text) and text != REPLY.format(1)
+        assert [e["fault"] for e in lab.log()] == ["stream_cut"] and no_sleep == []
+        return
+    out = call_llm_with_retry(lambda: READERS[reader](lab), policy="forgeflare")
+    assert out == REPLY.format(2)
+    assert [e["fault"] for e in lab.log()] == ["stream_cut", "ok"]
+
+
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_the_async_helpers_retry_a_lab_stream_without_its_stop_reason(lab, no_sleep, provider):
     cut_then_ok(lab)
