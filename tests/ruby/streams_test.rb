@@ -121,6 +121,16 @@ class StreamsTest < Minitest::Test
     end
   end
 
+  def test_a_lab_stream_closed_with_a_failing_reason_is_retried
+    lab.script(steps: [CUT.merge(finish_reason: "error")])
+    assert_equal hello(2), RetryCore.call_llm_with_retry(policy: :forgeflare) { raw_sse(:openai) }
+    assert_equal %w[stream_cut ok], lab.log.map { |e| e["fault"] }
+    lab.script(steps: [CUT.merge(finish_reason: "length")])
+    short = RetryCore.call_llm_with_retry(policy: :forgeflare) { raw_sse(:openai) }
+    assert hello(1).start_with?(short) && short != hello(1), short
+    assert_equal %w[stream_cut], lab.log.map { |e| e["fault"] }, "a proper end, short as it is: one request"
+  end
+
   def test_the_error_names_its_api_and_classifies_by_its_class
     lab.script(steps: [CUT])
     err = assert_raises(RetryCore::StreamIncomplete) { raw_sse(:anthropic) }
