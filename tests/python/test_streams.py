@@ -310,3 +310,23 @@ def test_stream_incomplete_survives_pickling_and_keeps_its_facts():
     back = pickle.loads(pickle.dumps(err))
     assert (type(back), str(back), back.api, back.reason, back.events) == (StreamIncomplete, "cut", "openai", "error", 3)
     assert retry_core.StreamIncomplete is StreamIncomplete and StreamIncomplete.__module__ == "retry_core"
+
+
+def test_checked_reads_the_openai_responses_events():
+    from openai.types.responses import Response, ResponseCompletedEvent, ResponseCreatedEvent, ResponseTextDeltaEvent
+
+    def response(status: str) -> Any:
+        return Response.model_construct(id="resp_1", object="response", status=status, output=[])
+
+    created = ResponseCreatedEvent.model_construct(type="response.created", response=response("in_progress"),
+                                                   sequence_number=0)
+    delta = ResponseTextDeltaEvent.model_construct(type="response.output_text.delta", delta="hi", sequence_number=1)
+    done = ResponseCompletedEvent.model_construct(type="response.completed", response=response("completed"),
+                                                  sequence_number=2)
+    assert list(streams.checked([created, delta, done])) == [created, delta, done]
+    with pytest.raises(StreamIncomplete) as info:
+        list(streams.checked([created, delta]))
+    assert (info.value.api, info.value.reason) == ("openai_responses", "in_progress")
+    assert streams.check_final(response("completed")).status == "completed"
+    with pytest.raises(StreamIncomplete):
+        streams.check_final(response("failed"))
