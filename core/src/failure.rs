@@ -313,6 +313,18 @@ impl Failure {
         self
     }
 
+    /// A stream that ended without its finish or stop reason (or with one that reports a
+    /// failure): classified as [`StreamInterrupted`](crate::Category::StreamInterrupted) and
+    /// so retried. `detail` is the message; [`stream_end::incomplete`](crate::stream_end::incomplete)
+    /// builds it from the reason the stream gave.
+    pub fn stream_incomplete(detail: impl Into<String>) -> Self {
+        Failure {
+            message: detail.into(),
+            transport: Some(Transport::StreamTransient),
+            ..Default::default()
+        }
+    }
+
     /// Parses a failure record from JSON (the shape of the shared vectors).
     pub fn from_json(json: &str) -> crate::error::Result<Failure> {
         Ok(serde_json::from_str(json)?)

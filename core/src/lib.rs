@@ -58,6 +58,7 @@ pub mod driver;
 pub mod events;
 pub mod sse;
 pub mod testing;
+pub mod stream_end;
 
 #[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
 pub mod reqwest_support;

@@ -18,6 +18,7 @@ mod retry_after;
 mod run;
 mod scrub;
 mod testing;
+mod stream_end;
 
 use pyo3::prelude::*;
 
@@ -35,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     run::register(m)?;
     scrub::register(m)?;
     testing::register(m)?;
+    stream_end::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_sse_first_event, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

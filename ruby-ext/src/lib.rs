@@ -29,6 +29,7 @@ mod retry_after;
 mod run;
 mod scrub;
 mod testing;
+mod stream_end;
 
 use magnus::{prelude::*, Error, Ruby};
 
@@ -55,6 +56,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     messages::init(ruby, module)?;
     module.define_singleton_method("_sse_first_event", magnus::function!(sse_first_event, 1))?;
     testing::init(ruby, module)?;
+    stream_end::init(ruby, module)?;
     resolve_classes(ruby);
     module.const_set("NATIVE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // Hidden entry points for the suite, never for users.

@@ -739,6 +739,9 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
         "litellm.exceptions.MidStreamFallbackError",
         Is(StreamInterrupted),
     ),
+    // retry-core's own: a stream that ended without its stop reason (core/src/stream_end.rs).
+    (crate::stream_end::PYTHON_CLASS, Is(StreamInterrupted)),
+    (crate::stream_end::RUBY_CLASS, Is(StreamInterrupted)),
     // vLLM in process: the engine core died (vllm/v1/engine/exceptions.py).
     ("vllm.v1.engine.exceptions.EngineDeadError", Is(ServerError)),
     // Output parsers of agent frameworks (issue 20): the model answered, the answer did not

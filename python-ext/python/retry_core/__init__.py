@@ -33,6 +33,10 @@ from ._orphan import PruneResult, is_tool_pairing_error, prune_orphan_tool_calls
 from ._config import RetryConfig
 from ._retry import acall_llm_with_retry, call_llm_with_retry
 from ._testing import Recorder, testing
+from ._decorator import retry
+from ._names import CategoryName, PresetName
+from . import streams
+from .streams import StreamIncomplete
 
 __version__: str = _native.__version__
 
@@ -62,4 +66,9 @@ __all__ = [
     "scrub",
     "Recorder",
     "testing",
+    "retry",
+    "streams",
+    "StreamIncomplete",
+    "PresetName",
+    "CategoryName",
 ]

@@ -2,6 +2,8 @@
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, final
 
+from ._names import CategoryName
+
 __all__ = [
     "Classification",
     "CATEGORIES",
@@ -32,6 +34,9 @@ __all__ = [
     "_testing_elapsed",
     "_testing_events",
     "_stalled_message",
+    "STREAM_APIS",
+    "STREAM_INCOMPLETE_CLASS",
+    "_stream_incomplete",
 ]
 
 __version__: str
@@ -40,6 +45,10 @@ PRESETS: List[str]
 TRANSPORTS: List[str]
 MAX_CHAIN: int
 REDACTED: str
+STREAM_APIS: Dict[str, Tuple[str, List[str], List[str]]]
+STREAM_INCOMPLETE_CLASS: str
+
+def _stream_incomplete(api: str, reason: Optional[str], /) -> Optional[str]: ...
 
 @final
 class FailureRecord:
@@ -81,7 +90,7 @@ class Classification:
     """The result of ``retry_core.classify`` (CONTRACT §2)."""
 
     @property
-    def category(self) -> str: ...
+    def category(self) -> CategoryName: ...
     @property
     def transient(self) -> bool: ...
     @property
