@@ -57,6 +57,8 @@
 pub mod driver;
 pub mod events;
 pub mod sse;
+// Event names for OpenTelemetry and ActiveSupport, Prometheus text, the `tracing` feature.
+pub mod observe;
 
 #[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
 pub mod reqwest_support;
@@ -150,6 +152,7 @@ pub mod fleet {
     }
 
     pub(crate) use crate::fleet_engine::Admit;
+    pub use crate::fleet_engine::KeyCounters;
 
     /// The options of [`Fleet::redis_async_with`].
     #[cfg(feature = "redis-tokio")]

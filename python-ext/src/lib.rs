@@ -12,6 +12,7 @@ mod events;
 mod failure;
 mod fleet;
 mod messages;
+mod observe;
 mod orphan;
 mod policy;
 mod retry_after;
@@ -33,6 +34,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     retry_after::register(m)?;
     run::register(m)?;
     scrub::register(m)?;
+    observe::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
