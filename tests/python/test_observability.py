@@ -111,6 +111,7 @@ def test_a_success_at_once_adds_nothing_and_no_span_means_no_work() -> None:
     with tracer.start_as_current_span("quiet"):
         assert retry_core.call_llm_with_retry(lambda: "ok") == "ok"
     assert events_of("quiet") == []
+    EXPORTER.clear()
     # Outside any span the current span does not record: the events go nowhere, quietly.
     assert retry_core.call_llm_with_retry(flaky(1), policy="default") == "ok"
     assert EXPORTER.get_finished_spans() == ()
