@@ -132,7 +132,12 @@ fn busy() -> Failure {
 
 /// Two 503s then a success, through a fleet key `openai:gpt-4o`: what either driver shows.
 fn assert_two_retries_then_success(log: &Log) {
-    assert_eq!(log.spans.len(), 1, "one span per logical call: {:?}", log.spans);
+    assert_eq!(
+        log.spans.len(),
+        1,
+        "one span per logical call: {:?}",
+        log.spans
+    );
     let span = &log.spans[0];
     assert_eq!(span.name, "retry_core.call");
     assert_eq!(span.fields["gen_ai.provider.name"], s("openai"));
@@ -141,10 +146,17 @@ fn assert_two_retries_then_success(log: &Log) {
     assert_eq!(span.fields["retry_core.key"], s("openai:gpt-4o"));
     assert_eq!(span.fields["retry_core.outcome"], s("success"));
     assert_eq!(span.fields["retry_core.calls"], Val::U(3));
-    assert!(!span.fields.contains_key("error.type"), "a success has no error.type");
+    assert!(
+        !span.fields.contains_key("error.type"),
+        "a success has no error.type"
+    );
 
     // Every event is inside the span, and named after the decision.
-    assert!(log.events.iter().all(|e| e.parent == Some(1)), "{:?}", log.events);
+    assert!(
+        log.events.iter().all(|e| e.parent == Some(1)),
+        "{:?}",
+        log.events
+    );
     let names: Vec<&Val> = log.events.iter().map(|e| &e.fields["message"]).collect();
     assert_eq!(
         names,
@@ -222,7 +234,13 @@ fn the_tokio_driver_shows_the_same() {
             AsyncRetry::new(RetryPolicy::recommended())
                 .seed(1)
                 .fleet(fleet(), "openai:gpt-4o")
-                .run(|n| async move { if n <= 2 { Err(busy()) } else { Ok(n) } }),
+                .run(|n| async move {
+                    if n <= 2 {
+                        Err(busy())
+                    } else {
+                        Ok(n)
+                    }
+                }),
         )
     });
     assert_eq!(out.unwrap(), 3);

@@ -16,7 +16,10 @@ fn _observe_names(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let kinds = PyDict::new(py);
     for k in EventKind::ALL {
         let n = names::of(k);
-        kinds.set_item(k.as_str(), (n.span_event, n.notification, n.weight.as_str()))?;
+        kinds.set_item(
+            k.as_str(),
+            (n.span_event, n.notification, n.weight.as_str()),
+        )?;
     }
     let attributes = PyDict::new(py);
     for (key, attr) in names::ATTRIBUTES {

@@ -34,16 +34,15 @@ fn observe_names(ruby: &Ruby) -> Result<RHash, Error> {
 
 /// The fleet's metrics as Prometheus text, at most `max_keys` keys.
 fn prometheus_text(ruby: &Ruby, rb_self: &RbFleet, max_keys: usize) -> Result<String, Error> {
-    guard(ruby, || Ok(prometheus::render(rb_self.0.metrics(), max_keys)))
+    guard(ruby, || {
+        Ok(prometheus::render(rb_self.0.metrics(), max_keys))
+    })
 }
 
 pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     let native = module.define_module("Native")?;
     native.define_singleton_method("_observe_names", magnus::function!(observe_names, 0))?;
-    native.const_set(
-        "PROMETHEUS_DEFAULT_MAX_KEYS",
-        prometheus::DEFAULT_MAX_KEYS,
-    )?;
+    native.const_set("PROMETHEUS_DEFAULT_MAX_KEYS", prometheus::DEFAULT_MAX_KEYS)?;
     let fleet = module.define_class("Fleet", ruby.class_object())?;
     fleet.define_method("_prometheus_text", magnus::method!(prometheus_text, 1))?;
     Ok(())

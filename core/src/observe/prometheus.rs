@@ -28,23 +28,88 @@ type PerKey = fn(&AdmissionCounters) -> f64;
 
 /// The counters by key and category: (name, type, help, value).
 const BY_CATEGORY: &[(&str, &str, &str, PerCategory)] = &[
-    ("retry_core_calls_total", "counter", "Calls made, by outcome category.", |c| c.calls as f64),
-    ("retry_core_successes_total", "counter", "Calls that succeeded.", |c| c.successes as f64),
-    ("retry_core_failures_total", "counter", "Calls that failed, by category.", |c| c.failures as f64),
-    ("retry_core_retries_total", "counter", "Retries granted, by the category of the failure retried.", |c| c.retries as f64),
-    ("retry_core_retry_delay_seconds_total", "counter", "Seconds of retry delay granted.", |c| c.waited_s),
-    ("retry_core_gave_up_total", "counter", "Logical calls that gave up in the end, by the category of the last failure.", |c| c.gave_up as f64),
-    ("retry_core_wasted_calls_total", "counter", "Failed calls of the logical calls that gave up.", |c| c.wasted_calls as f64),
-    ("retry_core_wasted_seconds_total", "counter", "Seconds waited by the logical calls that gave up.", |c| c.wasted_s),
+    (
+        "retry_core_calls_total",
+        "counter",
+        "Calls made, by outcome category.",
+        |c| c.calls as f64,
+    ),
+    (
+        "retry_core_successes_total",
+        "counter",
+        "Calls that succeeded.",
+        |c| c.successes as f64,
+    ),
+    (
+        "retry_core_failures_total",
+        "counter",
+        "Calls that failed, by category.",
+        |c| c.failures as f64,
+    ),
+    (
+        "retry_core_retries_total",
+        "counter",
+        "Retries granted, by the category of the failure retried.",
+        |c| c.retries as f64,
+    ),
+    (
+        "retry_core_retry_delay_seconds_total",
+        "counter",
+        "Seconds of retry delay granted.",
+        |c| c.waited_s,
+    ),
+    (
+        "retry_core_gave_up_total",
+        "counter",
+        "Logical calls that gave up in the end, by the category of the last failure.",
+        |c| c.gave_up as f64,
+    ),
+    (
+        "retry_core_wasted_calls_total",
+        "counter",
+        "Failed calls of the logical calls that gave up.",
+        |c| c.wasted_calls as f64,
+    ),
+    (
+        "retry_core_wasted_seconds_total",
+        "counter",
+        "Seconds waited by the logical calls that gave up.",
+        |c| c.wasted_s,
+    ),
 ];
 
 /// Admission's counters by key: (name, type, help, value).
 const BY_KEY: &[(&str, &str, &str, PerKey)] = &[
-    ("retry_core_admission_waits_total", "counter", "Calls admission told to wait.", |a| a.waits as f64),
-    ("retry_core_admission_wait_seconds_total", "counter", "Seconds of admission wait handed out.", |a| a.waited_s),
-    ("retry_core_admission_max_wait_seconds", "gauge", "The longest admission wait handed out.", |a| a.max_wait_s),
-    ("retry_core_admission_limits_learned_total", "counter", "Rate limits admission learned.", |a| a.limits_learned as f64),
-    ("retry_core_admission_throttled_total", "counter", "Admitted calls answered with a throttle (429, 529).", |a| a.throttled as f64),
+    (
+        "retry_core_admission_waits_total",
+        "counter",
+        "Calls admission told to wait.",
+        |a| a.waits as f64,
+    ),
+    (
+        "retry_core_admission_wait_seconds_total",
+        "counter",
+        "Seconds of admission wait handed out.",
+        |a| a.waited_s,
+    ),
+    (
+        "retry_core_admission_max_wait_seconds",
+        "gauge",
+        "The longest admission wait handed out.",
+        |a| a.max_wait_s,
+    ),
+    (
+        "retry_core_admission_limits_learned_total",
+        "counter",
+        "Rate limits admission learned.",
+        |a| a.limits_learned as f64,
+    ),
+    (
+        "retry_core_admission_throttled_total",
+        "counter",
+        "Admitted calls answered with a throttle (429, 529).",
+        |a| a.throttled as f64,
+    ),
 ];
 
 /// The metrics as Prometheus text: at most `max_keys` keys (the busiest by calls, then by
@@ -69,7 +134,12 @@ pub fn render_rows(mut rows: Vec<KeyCounters>, max_keys: usize) -> String {
         for (row, key) in rows.iter().zip(&keys) {
             for (cat, c) in &row.categories {
                 let cat = label_value(cat);
-                sample(&mut out, name, &format!("key=\"{key}\",category=\"{cat}\""), value(c));
+                sample(
+                    &mut out,
+                    name,
+                    &format!("key=\"{key}\",category=\"{cat}\""),
+                    value(c),
+                );
             }
         }
     }
@@ -91,7 +161,12 @@ pub fn render_rows(mut rows: Vec<KeyCounters>, max_keys: usize) -> String {
         "gauge",
         "Keys left out of this page by its bound on keys (max_keys).",
     );
-    sample(&mut out, "retry_core_metrics_keys_omitted", "", omitted as f64);
+    sample(
+        &mut out,
+        "retry_core_metrics_keys_omitted",
+        "",
+        omitted as f64,
+    );
     out
 }
 

@@ -24,6 +24,9 @@ __all__ = [
     "_format_seconds",
     "_debug_panic",
     "__version__",
+    "_observe_names",
+    "_prometheus_text",
+    "_PROMETHEUS_DEFAULT_MAX_KEYS",
 ]
 
 __version__: str
