@@ -199,3 +199,20 @@ def test_the_collector_registers_and_serves_the_fleet() -> None:
     assert b"retry_core_retries_total{" in generate_latest(registry)
     with pytest.raises(TypeError):
         FleetCollector("not a fleet")  # type: ignore[arg-type]
+
+
+def test_the_success_path_never_reaches_the_exporter(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The door's success path (with and without a fleet) builds no event, so OpenTelemetry is
+    # never asked: the cost of observability on a success is nil.
+    from retry_core import _retry
+
+    seen: List[Any] = []
+    monkeypatch.setattr(_retry, "_span_event", seen.append)
+    fleet = Fleet()
+    for _ in range(3):
+        assert retry_core.call_llm_with_retry(lambda: "ok") == "ok"
+        assert retry_core.call_llm_with_retry(lambda: "ok", fleet=fleet, key="openai:gpt-4o") == "ok"
+    assert seen == []
+    # The hook is the one the failure path uses: one retry reaches it.
+    retry_core.call_llm_with_retry(flaky(1), policy="default")
+    assert [e["type"] for e in seen][:1] == ["llm_retry_attempt"]
