@@ -216,6 +216,7 @@ fn the_blocking_driver_opens_one_span_with_an_event_per_decision() {
             .clock(&vt)
             .fleet(fleet(), "openai:gpt-4o")
             .run(|n| if n <= 2 { Err(busy()) } else { Ok(n) })
+            .map_err(Box::new)
     });
     assert_eq!(out.unwrap(), 3);
     assert_two_retries_then_success(&capture.0.lock().unwrap());
@@ -242,6 +243,7 @@ fn the_tokio_driver_shows_the_same() {
                     }
                 }),
         )
+        .map_err(Box::new)
     });
     assert_eq!(out.unwrap(), 3);
     assert_two_retries_then_success(&capture.0.lock().unwrap());
@@ -257,6 +259,7 @@ fn a_give_up_is_a_warning_and_the_span_records_its_error_type() {
             .sleeper(&vt)
             .clock(&vt)
             .run(|_| -> Result<(), Failure> { Err(denied.clone()) })
+            .map_err(Box::new)
     })
     .unwrap_err();
     let log = capture.0.lock().unwrap();
