@@ -158,6 +158,8 @@ macro_rules! with_attributes {
         }
     };
 }
+// Used by the `tracing` feature's events (and this module's table).
+#[cfg_attr(not(feature = "tracing"), allow(unused_imports))]
 pub(crate) use with_attributes;
 
 macro_rules! attribute_table {
