@@ -31,5 +31,7 @@ fn blocking_success_path_cost() {
     } else {
         "tracing off"
     };
-    println!("blocking driver, success at once ({feature}): {best:.0} ns per call (best of 7 x {runs})");
+    println!(
+        "blocking driver, success at once ({feature}): {best:.0} ns per call (best of 7 x {runs})"
+    );
 }
