@@ -59,6 +59,8 @@ pub mod events;
 pub mod sse;
 pub mod testing;
 pub mod stream_end;
+// Event names for OpenTelemetry and ActiveSupport, Prometheus text, the `tracing` feature.
+pub mod observe;
 
 #[cfg(any(feature = "reqwest", feature = "reqwest-0_12"))]
 pub mod reqwest_support;
@@ -160,6 +162,7 @@ pub mod fleet {
     }
 
     pub(crate) use crate::fleet_engine::Admit;
+    pub use crate::fleet_engine::KeyCounters;
 
     /// The options of [`Fleet::redis_async_with`].
     #[cfg(feature = "redis-tokio")]

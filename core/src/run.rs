@@ -424,6 +424,11 @@ impl Run {
         self.cfg.models.get(i).map(|m| m.name.as_str())
     }
 
+    /// The fleet key of the model being tried, when the run has a fleet.
+    pub fn key(&self) -> Option<&str> {
+        key_of(&self.fleet, self.model).map(|(_, k)| k)
+    }
+
     /// Failed calls of the current model counted so far (free recoveries do not count).
     pub fn attempts(&self) -> u32 {
         self.retrier.attempts()

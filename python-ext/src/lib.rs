@@ -12,6 +12,7 @@ mod events;
 mod failure;
 mod fleet;
 mod messages;
+mod observe;
 mod orphan;
 mod policy;
 mod retry_after;
@@ -37,6 +38,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     scrub::register(m)?;
     testing::register(m)?;
     stream_end::register(m)?;
+    observe::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_sse_first_event, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -23,6 +23,7 @@ mod failure;
 mod fleet;
 mod messages;
 mod nogvl;
+mod observe;
 mod orphan;
 mod policy;
 mod retry_after;
@@ -62,6 +63,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     // Hidden entry points for the suite, never for users.
     let native = module.define_module("Native")?;
     native.define_singleton_method("_debug_panic", magnus::function!(error::debug_panic, 1))?;
+    observe::init(ruby, module)?;
     Ok(())
 }
 

@@ -48,7 +48,7 @@ pub use admission::{
 pub use backend::{BackendError, FleetBackend, InProcess, KeyState, Retention};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
-pub use metrics::{AdmissionCounters, Counters, Metrics};
+pub use metrics::{AdmissionCounters, Counters, KeyCounters, Metrics};
 
 /// Fleet settings. `null` / absent sections switch a mechanism off.
 ///

@@ -30,6 +30,7 @@ from ._errors import InternalError, InvalidStateError
 from ._failure import _utf8, record_of
 from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
+from .observability import record as _span_event
 from ._policy import PolicyLike, policy_for_call, resolve_policy
 
 if TYPE_CHECKING:
@@ -61,6 +62,10 @@ def _emit(on_event: Optional[EventHook], pending: Any, exc: Optional[BaseExcepti
     failure is logged and noted on the user's exception (if there is one); the call goes on.
     Only Exception is caught: a KeyboardInterrupt in a hook propagates."""
     for event, level, line in pending:
+        try:
+            _span_event(event)
+        except Exception as err:
+            _broken(exc, "OpenTelemetry", err)
         if on_event is not None:
             try:
                 on_event(event)

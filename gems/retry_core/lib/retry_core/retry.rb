@@ -444,6 +444,7 @@ module RetryCore
 
       def emit(event, line, _error)
         log(line) if line
+        guarded { Notifications.instrument(event) }
         guarded { @on_event.call(event) } if @on_event
         @wait_model = event[:model] if event[:type] == "retry_wait_started"
       end

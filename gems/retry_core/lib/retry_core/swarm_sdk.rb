@@ -359,6 +359,7 @@ module RetryCore
 
       def emit(event, line, error)
         log(line) if line
+        guarded { Notifications.instrument(event) }
         return if RUN_ONLY_EVENTS.include?(event[:type]) || !defined?(::SwarmSDK::LogStream)
 
         guarded { ::SwarmSDK::LogStream.emit(**@chat.__send__(:retry_core_event, event, error, @delay)) }
