@@ -69,15 +69,20 @@ fn wait_in_text(text: &str) -> Option<(f64, bool)> {
     let r = R.get_or_init(|| {
         regex::Regex::new(concat!(
             // English: an introducer, then a Go-style duration or a number and a unit word.
-            r"(?i)\b(?:try\s+again|retry(?:ing)?|wait)\s+(?:again\s+)?(?:in|after|for)?\s*",
-            r"(?:about\s+|approximately\s+|at\s+least\s+)?",
+            // ("Your rate limit resets in ~30s": Replicate's 429, replicate.com/docs/topics/
+            // predictions/rate-limits.)
+            r"(?i)\b(?:try\s+again|retry(?:ing)?|wait|resets?)\s+(?:again\s+)?(?:in|after|for)?\s*",
+            r"(?:about\s+|approximately\s+|at\s+least\s+|~\s*)?",
             r"(?P<go>(?:[0-9]+(?:\.[0-9]+)?(?:ms|h|m|s))+)\b",
-            r"|(?i)\b(?:try\s+again|retry(?:ing)?|wait)\s+(?:again\s+)?(?:in|after|for)?\s*",
-            r"(?:about\s+|approximately\s+|at\s+least\s+)?",
+            r"|(?i)\b(?:try\s+again|retry(?:ing)?|wait|resets?)\s+(?:again\s+)?(?:in|after|for)?\s*",
+            r"(?:about\s+|approximately\s+|at\s+least\s+|~\s*)?",
             r"(?P<n>[0-9]+(?:\.[0-9]+)?)\s*",
             r"(?P<unit>milliseconds?|millis|msecs?|seconds?|secs?|minutes?|mins?|hours?|hrs?)\b",
             // Chinese: 请 20 秒后重试 / 请在2分钟后再试 / 10秒后重试
             r"|(?P<zn>[0-9]+(?:\.[0-9]+)?)\s*(?P<zunit>毫秒|秒钟|秒|分钟|小时)后\s*(?:再|重新)?(?:重试|再试|尝试|试)",
+            // Japanese and Korean: 30秒後に再試行してください / 30초 후에 다시 시도하세요.
+            r"|(?P<jn>[0-9]+(?:\.[0-9]+)?)\s*(?P<junit>ミリ秒|秒|分|時間)後に?\s*(?:再試行|もう一度|再度)",
+            r"|(?P<kn>[0-9]+(?:\.[0-9]+)?)\s*(?P<kunit>밀리초|초|분|시간)\s*(?:후에?|뒤에?)\s*다시",
         ))
         .expect("valid regex")
     });
@@ -97,11 +102,15 @@ fn wait_in_text(text: &str) -> Option<(f64, bool)> {
             _ => 1.0,
         }
     } else {
-        let n: f64 = c.name("zn")?.as_str().parse().ok()?;
-        n * match c.name("zunit")?.as_str() {
-            "毫秒" => 0.001,
-            "分钟" => 60.0,
-            "小时" => 3600.0,
+        // The CJK forms: the number, then its unit word in Chinese, Japanese or Korean.
+        let (n, unit) = [("zn", "zunit"), ("jn", "junit"), ("kn", "kunit")]
+            .iter()
+            .find_map(|(n, u)| Some((c.name(n)?, c.name(u)?)))?;
+        let n: f64 = n.as_str().parse().ok()?;
+        n * match unit.as_str() {
+            "毫秒" | "ミリ秒" | "밀리초" => 0.001,
+            "分钟" | "分" | "분" => 60.0,
+            "小时" | "時間" | "시간" => 3600.0,
             _ => 1.0,
         }
     };
@@ -404,6 +413,10 @@ mod tests {
             ("Please wait 2 minutes before retrying", Some(120.0)),
             ("请20秒后重试", Some(20.0)),
             ("请求过于频繁，请在 2 分钟后再试", Some(120.0)),
+            ("Request was throttled. Your rate limit resets in ~30s.", Some(30.0)),
+            ("しばらくしてから、30秒後に再試行してください", Some(30.0)),
+            ("2分後にもう一度お試しください", Some(120.0)),
+            ("요청이 너무 많습니다. 30초 후에 다시 시도하세요", Some(30.0)),
             ("max_tokens 1500 is too large", None),
             ("try again later", None),
             ("retry 3 of 5", None),

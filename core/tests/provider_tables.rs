@@ -384,3 +384,42 @@ fn more_providers_end_to_end() {
         assert_eq!(decide(&f), (want, want.is_transient()), "{name}");
     }
 }
+
+/// The providers added from their pages this round, in their own words and envelopes: the words
+/// decide over the status where the page says so, and a stated wait is read.
+#[test]
+fn providers_read_from_their_pages() {
+    use Category::*;
+    // Replicate's 429 (replicate.com/docs/topics/predictions/rate-limits): a rate limit whose
+    // reset is its wait.
+    let f = Failure::http(429, "")
+        .with_body(r#"{"detail":"Request was throttled. Your rate limit resets in ~30s."}"#);
+    let c = classify(&f);
+    assert_eq!((c.category, c.retry_after), (RateLimited, Some(30.0)));
+    // Replicate's 402 problem details.
+    let f = Failure::http(402, "").with_body(r#"{"title":"Insufficient credit","detail":"You have insufficient credit to run this model. Go to https://replicate.com/account/billing#billing to purchase credit.","status":402}"#);
+    assert_eq!(decide(&f), (PaymentRequired, false));
+    // Nscale answers a balance gone with 429: never retried.
+    let f = Failure::http(429, "").with_body(
+        r#"{"error":{"message":"Insufficient credit","type":"insufficient_credit","param":null,"code":null}}"#,
+    );
+    assert_eq!(decide(&f), (PaymentRequired, false));
+    // GigaChat: 402 in its REST envelope; the gRPC RESOURCE_EXHAUSTED whose words say the
+    // tokens ran out, in Russian, as a client prints it.
+    let f = Failure::http(402, "").with_body(r#"{"status":402,"message":"Payment Required"}"#);
+    assert_eq!(decide(&f), (PaymentRequired, false));
+    let f = Failure::new("<_InactiveRpcError of RPC that terminated with: status = StatusCode.RESOURCE_EXHAUSTED details = \"Закончились токены модели\">");
+    assert_eq!(decide(&f), (PaymentRequired, false));
+    // CLOVA Studio's status envelope over its HTTP status.
+    let f = Failure::http(400, "").with_body(
+        r#"{"status":{"code":"40003","message":"Context length exceeded"},"result":null}"#,
+    );
+    assert_eq!(decide(&f), (ContextOverflow, false));
+    // vLLM behind mittwald: the prompt left no room for output.
+    let f = Failure::http(400, "Error code: 400 - {'object': 'error', 'message': 'max_tokens must be at least 1, got -1203.', 'type': 'BadRequestError', 'param': None, 'code': 400}");
+    assert_eq!(decide(&f), (ContextOverflow, false));
+    // Qianfan v2 answers its RPM limit under HTTP 200 as {"code", "msg"}
+    // (cloud.baidu.com/doc/WENXINWORKSHOP/s/hlzic283e), and its SDK raises it without a status.
+    let f = Failure::new("").with_body(r#"{"code":336501,"msg":"Rate limit reached for RPM"}"#);
+    assert_eq!(decide(&f), (RateLimited, true));
+}

@@ -871,8 +871,16 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }
     // A curl exit code names the transfer's failure ("curl: (92) HTTP/2 stream 1 was not closed
     // cleanly", "exited abnormally with code 92").
+    // A transient code whose text names a set-up mistake ("curl: (35) ... SSLV3_ALERT_HANDSHAKE_FAILURE",
+    // a certificate) is that mistake: the code only says where the transfer stopped.
     if let Some(c) = text::curl_code(hay.get()) {
-        return Some(c);
+        let setup = text::network()
+            .first(hay.get())
+            .filter(|p| p.category == Category::Configuration);
+        return Some(match setup {
+            Some(p) if c.is_transient() => p.category,
+            _ => c,
+        });
     }
     // A limit named by its window is a rate, whatever size words come with it.
     if let Some(p) = text::rate_window().first(hay.get()) {

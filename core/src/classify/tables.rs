@@ -155,9 +155,11 @@ pub struct ProviderTable {
     pub rows: &'static [CodeRow],
 }
 
+pub mod clients;
 mod cn;
 mod hosts;
 mod intl;
+pub mod words;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {
@@ -935,8 +937,13 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("output token maximum", ContextOverflow),
     stated("exceeds the available context size", ContextOverflow), // llama.cpp server
     stated("too long to fit into the model", ContextOverflow),     // vLLM
+    stated("context length exceeded", ContextOverflow),            // CLOVA Studio 40003
+    // vLLM's answer when the prompt leaves no room for output: "max_tokens must be at least 1,
+    // got -1203" (developer.mittwald.de's AI hosting errors page reads it as the context exceeded).
+    stated("must be at least 1, got -", ContextOverflow),
+    said("text too long", ContextOverflow), // CLOVA Studio 40003 (older revision)
     stated("tokens + `max_new_tokens` must be <=", ContextOverflow), // TGI validation
-    stated("context size has been exceeded", ContextOverflow),     // llama.cpp server
+    stated("context size has been exceeded", ContextOverflow), // llama.cpp server
     stated("longer than the maximum model length", ContextOverflow), // vLLM
     said("expected maxlength", ContextOverflow), // Bedrock: Malformed input request
     said(
@@ -992,7 +999,8 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("请检查计划和计费详情", PaymentRequired),
     stated("credit balance is too low", PaymentRequired), // Anthropic
     stated("insufficient credits", PaymentRequired),      // OpenRouter
-    stated("insufficient balance", PaymentRequired),      // DeepSeek
+    stated("insufficient credit", PaymentRequired), // Nscale 429, Replicate 402: "Insufficient credit"
+    stated("insufficient balance", PaymentRequired), // DeepSeek
     stated("out of credits", PaymentRequired),
     stated("used all available credits", PaymentRequired), // xAI
     stated("purchase more credits", PaymentRequired),
@@ -1663,30 +1671,68 @@ pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
 /// cleanly", Emacs' "exited abnormally with code 92", curl_cffi's "Failed to perform, ErrCode:
 /// 35"). A code not listed is no evidence.
 pub const CURL_CODES: &[(u16, Category)] = &[
-    (5, Configuration),  // couldn't resolve proxy
-    (6, Configuration),  // couldn't resolve host
-    (7, Connection),     // couldn't connect
-    (16, Connection),    // HTTP/2 framing layer
-    (18, Connection),    // partial file: the transfer ended early
-    (28, Timeout),       // operation timed out
-    (35, Connection),    // SSL connect error
-    (52, Connection),    // empty reply from server
-    (55, Connection),    // send failure
-    (56, Connection),    // receive failure
-    (60, Configuration), // peer certificate cannot be authenticated
-    (92, Connection),    // HTTP/2 stream error
+    // The whole CURLcode list was read (curl.se/libcurl/c/libcurl-errors.html); codes of FTP,
+    // files, memory and the caller's own callbacks say nothing about an API call and are left out.
+    (1, Configuration),    // unsupported protocol: the URL's scheme
+    (3, Configuration),    // URL malformat
+    (5, Configuration),    // couldn't resolve proxy
+    (6, Configuration),    // couldn't resolve host
+    (7, Connection),       // couldn't connect
+    (8, InvalidResponse),  // weird server reply
+    (16, Connection),      // HTTP/2 framing layer
+    (18, Connection),      // partial file: the transfer ended early
+    (28, Timeout),         // operation timed out
+    (35, Connection),      // SSL connect error (a certificate's own words say otherwise)
+    (43, Programming),     // bad function argument
+    (47, Configuration),   // too many redirects
+    (51, Configuration),   // (older libcurl) peer certificate failed verification
+    (52, Connection),      // empty reply from server
+    (53, Configuration),   // SSL engine not found
+    (54, Configuration),   // SSL engine set failed
+    (55, Connection),      // send failure
+    (56, Connection),      // receive failure
+    (58, Configuration),   // local client certificate problem
+    (59, Configuration),   // SSL cipher
+    (60, Configuration),   // peer certificate cannot be authenticated
+    (61, InvalidResponse), // unrecognised content encoding
+    (66, Configuration),   // SSL engine init failed
+    (67, Unauthorized),    // login denied
+    (77, Configuration),   // CA cert file
+    (80, Connection),      // SSL shutdown failed
+    (81, Connection),      // socket not ready (again)
+    (82, Configuration),   // CRL file
+    (83, Configuration),   // issuer check failed
+    (89, Connection),      // no connection available
+    (90, Configuration),   // pinned public key mismatch
+    (91, Configuration),   // invalid certificate status
+    (92, Connection),      // HTTP/2 stream error
+    (93, Programming),     // recursive API call
+    (94, Unauthorized),    // authentication function returned an error
+    (95, Connection),      // HTTP/3 layer
+    (96, Connection),      // QUIC connect error
+    (97, Connection),      // proxy handshake error
+    (98, Configuration),   // SSL client certificate required
 ];
 
 /// WebSocket close codes (RFC 6455 §7.4.1, IANA registry) and what a close with each means
 /// for a streaming call (OpenAI Realtime, Codex WebSocket transport).
 pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
+    // The whole 1000-1015 range was read; 1000 (normal closure) is no failure's evidence, and
+    // 4000-4999 are each application's own.
     (1001, Connection), // going away: the server is restarting or the proxy dropped us
+    (1002, InvalidResponse), // protocol error
+    (1003, BadRequest), // unsupported data: the endpoint cannot accept what we sent
     (1005, Connection), // no status received
     (1006, Connection), // abnormal closure: no close frame, the connection dropped
+    (1007, BadRequest), // invalid frame payload data (not UTF-8 in a text frame)
+    (1008, Forbidden),  // policy violation
+    (1009, ContextOverflow), // message too big to process
+    (1010, Configuration), // a mandatory extension the server did not negotiate
     (1011, ServerError), // internal error
     (1012, ServerError), // service restart
     (1013, Overloaded), // try again later
     (1014, ServerError), // bad gateway
+    (1015, Configuration), // TLS handshake failed (a certificate)
 ];
 
 /// Words that introduce a status code in free text ("Error code: 429 - ...", "HTTP 503").
@@ -1713,6 +1759,20 @@ pub const STATUS_INTRODUCERS: &[&str] = &[
     "http/1.1",
     "http/2",
     "code",
+    // Clients' own words for a status, from their sources: httpx's raise_for_status ("Client
+    // error '429 Too Many Requests' for url"), curl ("The requested URL returned error: 429"),
+    // Guzzle ("resulted in a `429 Too Many Requests` response"), Java's HttpURLConnection
+    // ("Server returned HTTP response code: 503") and got ("Response code 429 (Too Many
+    // Requests)"), and the fields apps log (`statusCode: 429`, `status_code=429`,
+    // PHP curl's `http_code`).
+    "client error '",
+    "server error '",
+    "returned error",
+    "resulted in a",
+    "response code",
+    "statuscode",
+    "status_code",
+    "http_code",
 ];
 
 /// Words that introduce a status a wrapper's message quotes ("unable to parse response: status

@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::tables::{said, stated as stated_row, Phrase};
+use super::tables::{clients, said, stated as stated_row, words, Phrase};
 use crate::category::Category::*;
 use crate::Category;
 
@@ -54,7 +54,9 @@ pub fn permanent() -> &'static PhraseSet {
         PhraseSet::new(
             super::tables::PERMANENT_PHRASES
                 .iter()
-                .chain(SERVER_AND_SETUP_PERMANENT),
+                .chain(SERVER_AND_SETUP_PERMANENT)
+                .chain(words::PERMANENT)
+                .chain(clients::rows().filter(|p| !p.category.is_transient())),
         )
     })
 }
@@ -70,6 +72,7 @@ pub fn stated() -> &'static PhraseSet {
             super::tables::PERMANENT_PHRASES
                 .iter()
                 .chain(SERVER_AND_SETUP_PERMANENT)
+                .chain(words::PERMANENT)
                 .filter(|p| p.stated && super::tables::STATED.contains(&p.category)),
         )
     })
@@ -82,7 +85,11 @@ pub fn network() -> &'static PhraseSet {
         PhraseSet::new(
             super::tables::NETWORK_PHRASES
                 .iter()
-                .chain(SETUP_UNDER_A_CONNECTION_CLASS),
+                .chain(SETUP_UNDER_A_CONNECTION_CLASS)
+                .chain(
+                    clients::rows()
+                        .filter(|p| matches!(p.category, Connection | Configuration | Timeout)),
+                ),
         )
     })
 }
@@ -94,7 +101,9 @@ pub fn transient() -> &'static PhraseSet {
         PhraseSet::new(
             SERVER_STATE_TRANSIENT
                 .iter()
-                .chain(super::tables::TRANSIENT_PHRASES),
+                .chain(clients::rows().filter(|p| p.category.is_transient()))
+                .chain(super::tables::TRANSIENT_PHRASES)
+                .chain(words::TRANSIENT),
         )
     })
 }
@@ -302,7 +311,13 @@ pub fn upstream_status(hay: &str) -> Option<u16> {
 /// The words that name a quota window of a day or more (`tables::LONG_WINDOW_PHRASES`).
 pub fn long_window() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(super::tables::LONG_WINDOW_PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            super::tables::LONG_WINDOW_PHRASES
+                .iter()
+                .chain(words::LONG_WINDOW),
+        )
+    })
 }
 
 /// Whether an identifier in `text` has the CamelCase words `Per` + `Day` / `Week` / `Month`
@@ -380,11 +395,22 @@ const GRPC_STATUS_NAMES: &[(&str, Category)] = &[
     ("FAILED_PRECONDITION", Category::BadRequest),
     ("NOT_FOUND", Category::NotFound),
     ("UNIMPLEMENTED", Category::NotFound),
+    // The rest of the list (CANCELLED and UNKNOWN say nothing on their own).
+    ("OUT_OF_RANGE", Category::BadRequest),
+    ("ALREADY_EXISTS", Category::ClientError),
+    ("DATA_LOSS", Category::ServerError),
 ];
 
 /// The category of a gRPC status name that opens `message` followed by a colon.
 pub fn grpc_status_prefix(message: &str) -> Option<Category> {
     let m = message.trim_start();
+    // grpc-js prints the number first: "14 UNAVAILABLE: No connection established"
+    // (`${code} ${Status[code]}: ${details}`, grpc-node packages/grpc-js/src/call.ts).
+    let digits = m.bytes().take_while(u8::is_ascii_digit).count();
+    let m = match m.get(digits..).and_then(|r| r.strip_prefix(' ')) {
+        Some(rest) if (1..=2).contains(&digits) => rest,
+        _ => m,
+    };
     GRPC_STATUS_NAMES
         .iter()
         .find(|(name, _)| {
@@ -521,7 +547,7 @@ pub fn websocket_close_code(hay: &str) -> Option<u16> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     let r = R.get_or_init(|| {
         regex::Regex::new(
-            r"(?-u)(?:websocket[a-z ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|websocket connection[ :=]{1,3}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived )\(?(1[0-9]{3})\b",
+            r"(?-u)(?:websocket[a-z: ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|websocket connection[ :=]{1,3}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived )\(?(1[0-9]{3})\b",
         )
         .expect("valid regex")
     });
@@ -581,7 +607,7 @@ pub fn status_in_text_all(hay: &str, introducers: &[&str]) -> Vec<u16> {
             }
             let mut i = end;
             while i < h.len()
-                && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'' | b'(')
+                && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'' | b'(' | b'`')
                 && i - end < 4
             {
                 i += 1;
@@ -645,7 +671,14 @@ pub fn quoted_aiohttp_status(message: &str) -> Option<u16> {
 
 /// Lower-cases ASCII, bounded: huge bodies are only scanned in their first `limit` bytes.
 pub fn lower_bounded(s: &str, limit: usize) -> String {
-    head(s, limit).to_ascii_lowercase()
+    let h = head(s, limit);
+    // Cyrillic, Greek and accented Latin capitals ("Слишком много запросов", "Límite") read as
+    // their lower case too; ASCII text (nearly all of it) keeps the cheap path.
+    if h.is_ascii() {
+        h.to_ascii_lowercase()
+    } else {
+        h.to_lowercase()
+    }
 }
 
 /// The first `limit` bytes of `s`, cut at a character boundary.

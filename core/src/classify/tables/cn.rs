@@ -3,7 +3,7 @@
 
 use super::{Envelope, ProviderTable, Read};
 
-use super::{doc, fact, generic, row};
+use super::{doc, fact, generic, generic_doc, row};
 use crate::category::Category::*;
 
 /// The tables of this family, in lookup order (the first row of a code wins).
@@ -94,9 +94,14 @@ pub const TABLES: &[ProviderTable] = &[
             doc(400, "inputimageriskdetection", "The request could not be processed because the input image includes sensitive content that violates ContentSecurityDetection.", ContentFiltered),
             doc(429, "ratelimitexceeded.endpointrpmexceeded", "The Requests Per Minute (RPM) limit of the associated endpoint for your account has been exceeded.", RateLimited),
             doc(429, "ratelimitexceeded.endpointtpmexceeded", "The Tokens Per Minute (TPM) limit of the associated endpoint for your account has been exceeded.", RateLimited),
-            // Not re-read (earlier notes): the output-side and older moderation codes, overload
+            // Re-read from a longer search excerpt of the 错误码 page (/1099476): the closed
+            // endpoint ("closed or temporarily unavailable ... 请稍后重试": retried, the call is
+            // refused before any token is spent) and the output-side moderation code's row.
+            generic_doc(400, "invalidparameter", "One or more parameters specified in the request are not valid.", BadRequest),
+            doc(400, "invalidendpoint.closedendpoint", "The request targeted an endpoint that is currently closed or temporarily unavailable.", ServerError),
+            doc(400, "outputtextriskdetection", "The request could not be processed because the output text includes sensitive content that violates ContentSecurityDetection.", ContentFiltered),
+            // Not re-read (earlier notes): the output image and older moderation codes, overload
             // and internal error.
-            row("outputtextriskdetection", ContentFiltered),
             row("outputimageriskdetection", ContentFiltered),
             row("sensitivecontentdetected", ContentFiltered),
             row("inputtextsensitivecontentdetected", ContentFiltered),
@@ -151,7 +156,7 @@ pub const TABLES: &[ProviderTable] = &[
     // provider notes. Rows marked "not re-read" are from the earlier notes.
     ProviderTable {
         provider: "Baidu Qianfan / ERNIE",
-        source: "cloud.baidu.com/doc/WENXINWORKSHOP/s/tlmyncueh; cloud.baidu.com/theme/P/2904906-9-7-2",
+        source: "cloud.baidu.com/doc/WENXINWORKSHOP/s/tlmyncueh; cloud.baidu.com/theme/P/2904906-9-7-2; cloud.baidu.com/doc/WENXINWORKSHOP/s/hlzic283e",
         read: Read::Excerpt,
         envelope: Envelope::Baidu,
         rows: &[
@@ -163,6 +168,10 @@ pub const TABLES: &[ProviderTable] = &[
             doc(0, "error_code_110", "Access token invalid or no longer valid", Unauthorized),
             doc(429, "rpm_rate_limit_exceeded", "Rate limit reached for RPM", RateLimited),
             doc(429, "tpm_rate_limit_exceeded", "Rate limit reached for TPM", RateLimited),
+            // Re-read from the rate-limit page (cloud.baidu.com/doc/WENXINWORKSHOP/s/hlzic283e):
+            // ERNIE 3.5 over its RPM / TPM answers code 336501 / 336502 with these messages.
+            doc(0, "error_code_336501", "Rate limit reached for RPM", RateLimited),
+            doc(0, "error_code_336502", "Rate limit reached for TPM", RateLimited),
             // Not re-read (earlier notes), with the messages they gave:
             row("error_code_1", ServerError),      // Unknown error
             row("error_code_2", ServerError),      // Service temporarily unavailable
@@ -172,8 +181,7 @@ pub const TABLES: &[ProviderTable] = &[
             row("error_code_111", Unauthorized),   // Access token expired
             row("error_code_336000", ServerError), // internal error
             row("error_code_336100", ServerError), // try again later
-            row("error_code_336501", RateLimited), // Rate limit reached for RPM
-            row("error_code_336502", RateLimited), // Rate limit reached for TPM
+
         ],
     },
     // Re-checked (issue 20) against iFlytek's own SDK documentation, which prints the Spark

@@ -3,7 +3,7 @@
 
 use super::{Envelope, ProviderTable, Read};
 
-use super::{fact, generic, row};
+use super::{doc, fact, generic, row};
 use crate::category::Category::*;
 
 /// The tables of this family, in lookup order (the first row of a code wins).
@@ -197,6 +197,77 @@ pub const TABLES: &[ProviderTable] = &[
             fact(412, "Budget exhausted", PaymentRequired),
             fact(429, "Request rate limited", RateLimited),
             fact(446, "Guardrail checks failed (request denied)", ContentFiltered),
+        ],
+    },
+    // Nscale answers a prepaid balance gone with 429 "Insufficient credit"
+    // (docs.nscale.com/docs/faqs/error-codes): the words, not the status, say it is billing.
+    ProviderTable {
+        provider: "Nscale",
+        source: "docs.nscale.com/docs/faqs/error-codes",
+        read: Read::Whole,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            fact(401, "Invalid service token or unauthorized", Unauthorized),
+            fact(403, "Forbidden: insufficient permissions for the requested endpoint and operation", Forbidden),
+            fact(404, "Model not found or unavailable", NotFound),
+            // "the resource was modified by another request (retry with a fresh copy)": the same
+            // request meets the same conflict.
+            fact(409, "Conflict: the resource was modified by another request", ClientError),
+            fact(429, "Insufficient credit", PaymentRequired),
+            fact(500, "Internal server error", ServerError),
+            fact(503, "Service temporarily unavailable", ServerError),
+        ],
+    },
+    // jiekou.ai (Novita's Chinese platform): error names with their status
+    // (docs.jiekou.ai/en/docs/models/reference-error-code).
+    ProviderTable {
+        provider: "jiekou.ai",
+        source: "docs.jiekou.ai/en/docs/models/reference-error-code",
+        read: Read::Whole,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            doc(403, "invalid_api_key", "API Key not provided", Unauthorized),
+            doc(404, "model_not_found", "Model does not exist", NotFound),
+            doc(401, "failed_to_auth", "Authentication failed", Unauthorized),
+            doc(403, "not_enough_balance", "Insufficient balance", PaymentRequired),
+            doc(400, "invalid_request_body", "Invalid request body format. See message for details.", BadRequest),
+            doc(429, "rate_limit_exceeded", "Requests are too frequent. Please try again later.", RateLimited),
+            doc(429, "token_limit_exceeded", "Token limit exceeded. Please try again later.", RateLimited),
+            doc(503, "service_not_available", "Service unavailable", ServerError),
+            doc(403, "access_deny", "Access denied", Forbidden),
+        ],
+    },
+    // mittwald AI hosting (vLLM behind it): a prompt over the context length is answered with
+    // 400 "max_tokens must be at least 1, got -N", the excess as a negative number
+    // (developer.mittwald.de/docs/v2/platform/aihosting/api-endpoints/errors).
+    ProviderTable {
+        provider: "mittwald AI hosting",
+        source: "developer.mittwald.de/docs/v2/platform/aihosting/api-endpoints/errors",
+        read: Read::Whole,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            fact(401, "No API key was provided, or the API key is invalid.", Unauthorized),
+            fact(429, "The rate limit has been reached. The limit resets after the minute has passed.", RateLimited),
+            fact(400, "max_tokens must be at least 1, got -1203.", ContextOverflow),
+            fact(400, "At most 1 image(s) may be provided in one request.", BadRequest),
+        ],
+    },
+    // flopex.ai, a router: its codes with their status (www.flopex.ai/docs/errors).
+    ProviderTable {
+        provider: "flopex.ai",
+        source: "www.flopex.ai/docs/errors",
+        read: Read::Whole,
+        envelope: Envelope::OpenAi,
+        rows: &[
+            doc(401, "api_key_inactive", "Invalid, missing, or deactivated API key", Unauthorized),
+            doc(402, "insufficient_balance", "Wallet too low for estimated charge - add funds", PaymentRequired),
+            doc(404, "model_not_found", "Unknown model alias", NotFound),
+            doc(422, "validation_error", "Invalid JSON body or parameters", Unprocessable),
+            doc(429, "rate_limit_exceeded", "Too many requests for this key", RateLimited),
+            // No provider could take the call now, or every attempt failed: the router's
+            // upstreams, which may come back.
+            doc(503, "no_provider_available", "No eligible provider could quote or execute", ServerError),
+            doc(503, "all_providers_failed", "Execution attempts exhausted", ServerError),
         ],
     },
 ];

@@ -40,7 +40,7 @@ pub const TABLES: &[ProviderTable] = &[
     },
     ProviderTable {
         provider: "Anthropic",
-        source: "docs.claude.com/en/api/errors",
+        source: "docs.claude.com/en/api/errors; platform.claude.com/docs/en/api/errors.md",
         read: Read::Whole,
         envelope: Envelope::Anthropic,
         rows: &[
@@ -53,10 +53,12 @@ pub const TABLES: &[ProviderTable] = &[
             doc(403, "permission_error", "Your API key does not have permission to use the specified resource.", Forbidden),
             doc(404, "not_found_error", "The requested resource was not found.", NotFound),
             doc(413, "request_too_large", "Request exceeds the maximum allowed number of bytes.", ContextOverflow),
-            // 402 and 504: a later revision of the same page (as developersdigest.tech's index of
-            // it lists them); not on the revision read here.
-            doc(504, "timeout_error", "The request timed out.", Timeout),
-            doc(402, "billing_error", "Billing error.", PaymentRequired),
+            // 402 and 504, re-read on the page's current revision (platform.claude.com/docs/en/
+            // api/errors.md), with 409: "the request conflicts with the current state of a
+            // resource" (modified concurrently, a value that must be unique), a client error.
+            doc(504, "timeout_error", "The request timed out while processing.", Timeout),
+            doc(402, "billing_error", "There's an issue with your billing or payment information.", PaymentRequired),
+            doc(409, "conflict_error", "The request conflicts with the current state of a resource.", ClientError),
         ],
     },
     ProviderTable {
@@ -406,6 +408,65 @@ pub const TABLES: &[ProviderTable] = &[
             row("unavailable", ServerError),
             // The server does not implement the call: every retry gets the same answer.
             row("unimplemented", BadRequest),
+        ],
+    },
+    // Sber GigaChat answers {"status": <n>, "message"} (REST) and gRPC status codes; its
+    // docs are Russian, its messages English (developers.sber.ru/docs/ru/gigachat/api/
+    // errors-description, .../api/grpc/grpc-errors).
+    ProviderTable {
+        provider: "Sber GigaChat",
+        source: "developers.sber.ru/docs/ru/gigachat/api/errors-description; developers.sber.ru/docs/ru/gigachat/api/grpc/grpc-errors",
+        read: Read::Excerpt,
+        envelope: Envelope::TopLevel,
+        rows: &[
+            // 402: the model's tokens ran out ("Закончились токены модели"): top up the balance.
+            fact(402, "Payment Required", PaymentRequired),
+            fact(403, "Permission denied", Forbidden),
+            // 413: the prompt is over the model's context window.
+            fact(413, "Payload too large", ContextOverflow),
+            fact(422, "Requested model does not support functions", Unprocessable),
+            fact(429, "Too many requests", RateLimited),
+            fact(500, "Internal Server Error", ServerError),
+            // The gRPC table: 8 (RESOURCE_EXHAUSTED) stands for 402 or 429, "the model's tokens
+            // ran out"; its words, in Russian, decide which.
+            fact(429, "Закончились токены модели", PaymentRequired),
+        ],
+    },
+    // Naver CLOVA Studio (HyperCLOVA X): {"status": {"code": "<5 digits>", "message"}} under the
+    // HTTP status (api.ncloud-docs.com/docs/en/clovastudio-troubleshoot-c4xx, -c5xx, -s4xx).
+    ProviderTable {
+        provider: "Naver CLOVA Studio",
+        source: "api.ncloud-docs.com/docs/en/clovastudio-troubleshoot-c4xx; api.ncloud-docs.com/docs/ja/clovastudio-troubleshoot-c5xx; api.ncloud-docs.com/docs/clovastudio-troubleshoot-s4xx",
+        read: Read::Excerpt,
+        envelope: Envelope::TopLevel,
+        rows: &[
+            fact(400, "Bad request", BadRequest),
+            fact(400, "Invalid parameter", BadRequest),
+            fact(400, "Context length exceeded", ContextOverflow), // 40003
+            fact(400, "Text too long", ContextOverflow),           // 40003, older revision
+            fact(400, "Model not found", NotFound),                // 40080
+            fact(401, "Unauthorized", Unauthorized),               // 40100
+            fact(401, "Invalid access token", Unauthorized),       // 40102
+            fact(403, "Forbidden", Forbidden),                     // 40300
+            fact(429, "요청 수 초과", RateLimited),                // 64429 (skill sets): too many requests
+            fact(400, "토큰 수 초과", ContextOverflow),            // 64400: too many tokens
+            fact(500, "Internal server error", ServerError),       // 50000
+            fact(504, "Gateway timeout", ServerError),             // 50400
+        ],
+    },
+    // Replicate: 429 {"detail": "Request was throttled. Your rate limit resets in ~30s."}
+    // (replicate.com/docs/topics/predictions/rate-limits); its errors are RFC 7807 problem
+    // details ({"title", "detail", "status"}).
+    ProviderTable {
+        provider: "Replicate",
+        source: "replicate.com/docs/topics/predictions/rate-limits",
+        read: Read::Excerpt,
+        envelope: Envelope::TopLevel,
+        rows: &[
+            fact(429, "Request was throttled. Your rate limit resets in ~30s.", RateLimited),
+            // As the API answers a prediction without credit (title "Insufficient credit"), quoted
+            // by client tests; not on the page above.
+            fact(402, "You have insufficient credit to run this model.", PaymentRequired),
         ],
     },
 ];

@@ -1,0 +1,534 @@
+//! Transport failures of HTTP clients, as their text names them: each table is one client's (or
+//! runtime's) published list of error names, codes or messages, read from its documentation or
+//! source, one fact a row. A JavaScript, Go, Java, .NET, Elixir or Ruby client's failure reaches
+//! us only as a logged string, so these rows are phrases, matched as whole words in lower-cased
+//! text (`text::transient`, `text::permanent`, `text::network` compile them with the rest).
+//!
+//! How a row is decided (CONTRACT §2): a failure of the network or of the far end that may pass
+//! is `connection` or `timeout`; a failure that the same request meets again (a name that does
+//! not resolve, a certificate, a wrong scheme, a bad argument) is `configuration` or
+//! `programming`; an answer that cannot be read is `invalid_response`. Where a name covers both
+//! (an SSL handshake that failed), the row is transient and a certificate's own words, read first
+//! as permanent phrases, decide.
+
+use super::{said, Phrase};
+use crate::category::Category::*;
+
+/// One client's list of failure names.
+pub struct ClientTable {
+    /// The client, library or runtime.
+    pub client: &'static str,
+    /// Where the list is published (documentation page or source file).
+    pub source: &'static str,
+    /// One fact a row: a name or message the client prints, lower-case.
+    pub rows: &'static [Phrase],
+}
+
+/// Every client table, the error numbers first (the most specific words a failure prints).
+/// Within the transient and network phrase sets these rows come before the main tables' broad
+/// words ("connection failed" inside .NET's timeout message); within the permanent set, after.
+pub const TABLES: &[ClientTable] = &[
+    ClientTable {
+        client: "Windows Sockets error numbers (Python's [WinError N], .NET's SocketException (N))",
+        source: "learn.microsoft.com/windows/win32/winsock/windows-sockets-error-codes-2",
+        rows: &[
+            // The number is printed whatever the language of the words after it ("[WinError
+            // 10054] 远程主机强迫关闭了一个现有的连接。"): it decides where the words cannot.
+            said("[winerror 10050]", Connection), // network is down
+            said("[errno 10050]", Connection),
+            said("socketexception (10050)", Connection),
+            said("[winerror 10051]", Connection), // network unreachable
+            said("[errno 10051]", Connection),
+            said("socketexception (10051)", Connection),
+            said("[winerror 10052]", Connection), // network dropped connection on reset
+            said("[errno 10052]", Connection),
+            said("socketexception (10052)", Connection),
+            said("[winerror 10053]", Connection), // connection aborted by the host's software
+            said("[errno 10053]", Connection),
+            said("socketexception (10053)", Connection),
+            said("[winerror 10054]", Connection), // connection reset by peer
+            said("[errno 10054]", Connection),
+            said("socketexception (10054)", Connection),
+            said("[winerror 10060]", Timeout), // connection timed out
+            said("[errno 10060]", Timeout),
+            said("socketexception (10060)", Timeout),
+            said("[winerror 10061]", Connection), // connection refused
+            said("[errno 10061]", Connection),
+            said("socketexception (10061)", Connection),
+            said("[winerror 10064]", Connection), // host is down
+            said("[errno 10064]", Connection),
+            said("socketexception (10064)", Connection),
+            said("[winerror 10065]", Connection), // no route to host
+            said("[errno 10065]", Connection),
+            said("socketexception (10065)", Connection),
+            said("[winerror 11001]", Configuration), // host not found
+            said("[errno 11001]", Configuration),
+            said("socketexception (11001)", Configuration),
+            said("[winerror 11002]", Connection), // non-authoritative host not found: try again
+            said("[errno 11002]", Connection),
+            said("socketexception (11002)", Connection),
+            said("[winerror 11004]", Configuration), // valid name, no data record
+            said("[errno 11004]", Configuration),
+            said("socketexception (11004)", Configuration),
+        ],
+    },
+    ClientTable {
+        client: "Linux errno and getaddrinfo numbers, as Python prints them ([Errno N])",
+        source: "man7.org/linux/man-pages/man3/errno.3.html; glibc resolv/netdb.h (EAI_*)",
+        rows: &[
+            said("[errno 104]", Connection), // ECONNRESET
+            said("[errno 111]", Connection), // ECONNREFUSED
+            said("[errno 110]", Timeout), // ETIMEDOUT
+            said("[errno 32]", Connection), // EPIPE
+            said("[errno 113]", Connection), // EHOSTUNREACH
+            said("[errno 101]", Connection), // ENETUNREACH
+            said("[errno 103]", Connection), // ECONNABORTED
+            said("[errno -2]", Configuration), // EAI_NONAME: the name does not exist
+            said("[errno -3]", Connection), // EAI_AGAIN: the resolver failed for now
+            said("[errno -5]", Configuration), // EAI_NODATA: no address for the name
+        ],
+    },
+    ClientTable {
+        client: "macOS / BSD errno numbers ([Errno N])",
+        source: "developer.apple.com (sys/errno.h, intro(2))",
+        rows: &[
+            said("[errno 54]", Connection), // ECONNRESET
+            said("[errno 61]", Connection), // ECONNREFUSED
+            said("[errno 60]", Timeout), // ETIMEDOUT
+        ],
+    },
+    ClientTable {
+        client: "Node.js (libuv system errors, Node error codes)",
+        source: "nodejs.org/api/errors.html (Common system errors; Node.js error codes)",
+        rows: &[
+            said("econnaborted", Connection),
+            said("ehostunreach", Connection),
+            said("enetunreach", Connection),
+            said("enetdown", Connection),
+            said("ehostdown", Connection),
+            said("epipe", Connection),
+            said("eproto", Connection),
+            said("esockettimedout", Timeout), // request / got: a socket idle past its timeout
+            said("econnrefused", Connection),
+            said("econnreset", Connection),
+            said("etimedout", Timeout),
+            // getaddrinfo: the name does not exist (EAI_NONAME, ENOTFOUND) or failed for good
+            // (EAI_FAIL); EAI_AGAIN, a failure for now, is the main table's.
+            said("enotfound", Configuration),
+            said("eai_noname", Configuration),
+            said("eai_fail", Configuration),
+            said("err_socket_connection_timeout", Timeout),
+            said("err_http2_stream_error", Connection),
+            said("err_http2_goaway_session", Connection),
+            said("err_http2_session_error", Connection),
+            said("err_http2_stream_cancel", Connection),
+            said("err_http2_invalid_session", Connection),
+            // TLS verification codes of Node's tls module: the peer's certificate, every time.
+            said("err_tls_cert_altname_invalid", Configuration),
+            said("unable_to_verify_leaf_signature", Configuration),
+            said("self_signed_cert_in_chain", Configuration),
+            said("depth_zero_self_signed_cert", Configuration),
+            said("cert_has_expired", Configuration),
+            said("unable_to_get_issuer_cert_locally", Configuration),
+            said("err_invalid_url", Configuration),
+            said("err_invalid_arg_type", Programming),
+            said("err_invalid_arg_value", Programming),
+        ],
+    },
+    ClientTable {
+        client: "undici (Node's fetch)",
+        source: "github.com/nodejs/undici docs/docs/api/Errors.md",
+        rows: &[
+            said("und_err_connect_timeout", Timeout),
+            said("und_err_headers_timeout", Timeout),
+            said("und_err_body_timeout", Timeout),
+            said("und_err_socket_timeout", Timeout),
+            said("und_err_closed", Connection), // a client closed under the request
+            said("und_err_destroyed", Connection),
+            // The body ended before its content-length: a cut mid-body.
+            said("und_err_res_content_length_mismatch", StreamInterrupted),
+            said("und_err_headers_overflow", InvalidResponse),
+            said("und_err_res_exceeded_max_size", InvalidResponse),
+            said("und_err_prx_tls", Connection),
+            said("und_err_not_supported", Configuration),
+            said("und_err_invalid_arg", Programming),
+            said("und_err_invalid_return_value", Programming),
+            said("und_err_req_content_length_mismatch", Programming),
+            // The error classes' names, as `${name}: ${message}` prints them.
+            said("connecttimeouterror", Timeout),
+            said("headerstimeouterror", Timeout),
+            said("bodytimeouterror", Timeout),
+            said("socketerror: other side closed", Connection),
+            // The two mismatch errors' messages (lib/core/errors.js).
+            said("response body length does not match content-length header", StreamInterrupted),
+            said("request body length does not match content-length header", Programming),
+        ],
+    },
+    ClientTable {
+        client: "Go net/http, net, crypto/tls, x/net/http2",
+        source: "go.dev/src/net/http/transport.go, h2_bundle.go, net/dnsclient_unix.go, crypto/x509/verify.go",
+        rows: &[
+            said("tls handshake timeout", Timeout), // net/http: TLS handshake timeout
+            said("timeout awaiting response headers", Timeout),
+            said("client.timeout exceeded", Timeout),
+            said("transport connection broken", Connection), // net/http: HTTP/1.x transport connection broken
+            said("http2: client connection lost", Connection),
+            said("client connection force closed", Connection),
+            said("http2: server sent goaway", Connection),
+            said("no route to host", Connection),
+            said("server misbehaving", Connection), // the resolver answered SERVFAIL: for now
+            said("i/o timeout", Timeout),
+            said("read: connection reset by peer", Connection),
+            // The peer spoke another protocol or scheme: the configured URL is wrong.
+            said("server gave http response to https client", Configuration),
+            said("malformed http response", Configuration),
+            said("unsupported protocol scheme", Configuration),
+            said("no host in request url", Configuration),
+            said("x509: certificate", Configuration),
+            said("tls: failed to verify certificate", Configuration),
+            said("x509: cannot validate certificate", Configuration),
+        ],
+    },
+    ClientTable {
+        client: ".NET System.Net.Http / System.Net.Sockets",
+        source: "learn.microsoft.com/dotnet/api/system.net.http.httprequesterror, system.net.sockets.socketerror",
+        rows: &[
+            // HttpRequestError names, as logs print the property.
+            said("nameresolutionerror", Connection), // the resolver's own words decide (see module doc)
+            said("secureconnectionerror", Connection),
+            said("httpprotocolerror", Connection),
+            said("proxytunnelerror", Connection),
+            said("responseended", Connection),
+            said("versionnegotiationerror", Configuration),
+            said("extendedconnectnotsupported", Configuration),
+            said("userauthenticationerror", Unauthorized),
+            said("configurationlimitexceeded", InvalidResponse),
+            // SocketError names.
+            said("connectionreset", Connection),
+            said("connectionrefused", Connection),
+            said("connectionaborted", Connection),
+            said("hostunreachable", Connection),
+            said("networkunreachable", Connection),
+            said("networkdown", Connection),
+            said("hostnotfound", Configuration),
+            said("timedout", Timeout),
+            // Messages of SocketException / HttpRequestException / HttpIOException.
+            said("did not properly respond after a period of time", Timeout),
+            said("no such host is known", Configuration),
+            said("the response ended prematurely", Connection),
+            said("server reset the stream", Connection), // The HTTP/2 server reset the stream
+            said("server sent invalid data on the connection", Connection),
+            said("http/2 server closed the connection", Connection),
+            said("error while copying content to a stream", Connection),
+            said("remote certificate is invalid", Configuration),
+            said("httpioexception", Connection),
+        ],
+    },
+    ClientTable {
+        client: "Java (java.net, javax.net.ssl, java.net.http), OkHttp, Apache HttpClient, Reactor Netty, Spring",
+        source: "docs.oracle.com/en/java/javase/21/docs/api (java.net, java.net.http, javax.net.ssl); square.github.io/okhttp (okhttp3.internal.http2.StreamResetException)",
+        rows: &[
+            said("sockettimeoutexception", Timeout),
+            said("httptimeoutexception", Timeout),
+            said("httpconnecttimeoutexception", Timeout),
+            said("connectexception", Connection),
+            said("noroutetohostexception", Connection),
+            said("socketexception", Connection),
+            said("eofexception", Connection),
+            said("connectionshutdownexception", Connection),
+            said("streamresetexception", Connection),
+            said("stream was reset", Connection), // OkHttp: stream was reset: REFUSED_STREAM
+            said("prematurecloseexception", Connection),
+            said("nohttpresponseexception", Connection),
+            said("failed to respond", Connection), // Apache: The target server failed to respond
+            said("i/o error on", Connection), // Spring: I/O error on POST request for "...": ...
+            said("unknownhostexception", Configuration),
+            said("unable to resolve host", Configuration), // Android: no address for the name
+            said("pkix path building failed", Configuration),
+            said("unable to find valid certification path", Configuration),
+            said("sslhandshakeexception", Connection),
+            said("httprequesttimeoutexception", Timeout), // Ktor
+        ],
+    },
+    ClientTable {
+        client: "Elixir Mint / Finch / Req",
+        source: "github.com/elixir-mint/mint lib/mint/transport_error.ex, lib/mint/http_error.ex; github.com/sneako/finch lib/finch/transport_error.ex",
+        rows: &[
+            said("socket closed", Connection), // Mint.TransportError reason :closed
+            said(":nxdomain", Configuration),  // an inet posix reason: the name does not exist
+            said(":closed", Connection),
+            said("server_closed_request", Connection),
+            said("server_closed_connection", Connection),
+            said("closed_for_writing", Connection),
+            said("protocol_not_negotiated", Configuration),
+            said(":connect_timeout", Timeout), // hackney
+            said(":recv_timeout", Timeout),
+        ],
+    },
+    ClientTable {
+        client: "Ruby Net::HTTP, Errno, OpenSSL, http.rb, Excon",
+        source: "docs.ruby-lang.org/en/3.3/Net/HTTP.html, Errno, OpenSSL::SSL; github.com/httprb/http lib/http/errors.rb; github.com/excon/excon lib/excon/error.rb",
+        rows: &[
+            said("end of file reached", Connection), // EOFError from a socket the server closed
+            said("ssl_connect syscall", Connection), // SSL_connect SYSCALL returned=5 errno=0
+            said("wrong status line", InvalidResponse), // Net::HTTPBadResponse
+            said("http::connectionerror", Connection),
+            said("http::timeouterror", Timeout),
+            said("http::timeout", Timeout),
+            said("excon::error::socket", Connection),
+        ],
+    },
+    ClientTable {
+        client: "Python urllib3, httpcore / httpx, aiohttp, websockets (printed as text)",
+        source: "urllib3.readthedocs.io (urllib3.exceptions), www.python-httpx.org/exceptions, docs.aiohttp.org client_reference (Client exceptions), websockets.readthedocs.io (exceptions)",
+        rows: &[
+            said("newconnectionerror", Connection),
+            said("readtimeouterror", Timeout),
+            said("connecttimeouterror", Timeout),
+            said("incompleteread", Connection),
+            said("invalidchunklength", Connection),
+            said("invalid chunk length", Connection),
+            said("protocolerror", Connection),
+            said("connecterror", Connection),
+            said("readerror", Connection),
+            said("writeerror", Connection),
+            said("connecttimeout", Timeout),
+            said("readtimeout", Timeout),
+            said("writetimeout", Timeout),
+            said("pooltimeout", Timeout),
+            said("cannot connect to host", Connection), // aiohttp ClientConnectorError
+            said("clientconnectorerror", Connection),
+            said("clientoserror", Connection),
+            said("clientpayloaderror", Connection),
+            said("servertimeouterror", Timeout),
+            said("serverdisconnectederror", Connection),
+            said("not enough data for satisfy", Connection), // aiohttp: a body cut short of its length
+            said("connectionclosederror", Connection), // websockets: closed without a normal close
+            said("did not receive a valid http response", Connection), // websockets InvalidMessage
+        ],
+    },
+    ClientTable {
+        client: "OpenSSL / BoringSSL error reasons",
+        source: "github.com/openssl/openssl crypto/err/openssl.txt (SSL reasons); boringssl.googlesource.com/boringssl include/openssl/ssl.h (SSL_R_*, SSL_ERROR_*)",
+        rows: &[
+            said("certificate_verify_failed", Configuration),
+            said("certificate verify failed", Configuration),
+            said("tlsv1 alert unknown ca", Configuration),
+            said("tlsv1_alert_unknown_ca", Configuration),
+            said("sslv3 alert handshake failure", Configuration),
+            said("sslv3_alert_handshake_failure", Configuration),
+            said("tlsv1 alert protocol version", Configuration),
+            said("tlsv1_alert_protocol_version", Configuration),
+            said("unsupported protocol", Configuration),
+            said("wrong_version_number", Configuration),
+            said("unknown protocol", Configuration), // plain HTTP on the other end
+            said("unexpected_eof_while_reading", Connection),
+            said("unexpected eof while reading", Connection),
+            said("ssl_error_syscall", Connection),
+            said("ssl_error_zero_return", Connection),
+            said("decryption failed or bad record mac", Connection),
+            said("bad_record_mac", Connection),
+            said("bad record mac", Connection),
+        ],
+    },
+    ClientTable {
+        client: "HTTP/2 error codes (RST_STREAM / GOAWAY), as h2, OkHttp, .NET and grpc print them",
+        source: "www.rfc-editor.org/rfc/rfc9113 §7 (Error Codes)",
+        rows: &[
+            said("protocol_error", Connection),
+            said("flow_control_error", Connection),
+            said("settings_timeout", Timeout),
+            said("stream_closed", Connection),
+            said("frame_size_error", Connection),
+            // The server did not process the stream at all: safe to send again (§8.7).
+            said("refused_stream", Connection),
+            said("compression_error", Connection),
+            said("connect_error", Connection),
+            // The peer says we are generating excessive load: a rate limit in HTTP/2's words.
+            said("enhance_your_calm", RateLimited),
+            said("inadequate_security", Configuration),
+            said("http_1_1_required", Configuration),
+        ],
+    },
+    ClientTable {
+        client: "Rust hyper / hyper-util / reqwest (Display of their errors)",
+        source: "github.com/hyperium/hyper src/error.rs (Kind descriptions); github.com/hyperium/hyper-util src/client/legacy/connect/http.rs",
+        rows: &[
+            said("connection closed before message completed", Connection), // IncompleteMessage
+            said("incompletemessage", Connection),
+            said("received unexpected message from connection", Connection),
+            said("channel closed", Connection),
+            // The body broke off mid-way: the stream, not the request, failed.
+            said("error reading a body from connection", StreamInterrupted),
+            said("error writing a body to connection", Connection),
+            said("error trying to connect", Connection),
+            said("tcp connect error", Connection),
+            said("http2 error", Connection),
+            said("end of file before message length reached", Connection),
+        ],
+    },
+    ClientTable {
+        client: "Python http.client, ssl, asyncio and built-in exception names (printed as text)",
+        source: "docs.python.org/3/library/http.client.html (exceptions); docs.python.org/3/library/ssl.html (exceptions); docs.python.org/3/library/exceptions.html (OS exceptions)",
+        rows: &[
+            said("remotedisconnected", Connection),
+            said("badstatusline", Connection), // the server closed or sent nothing where a status line was due
+            said("ssleoferror", Connection),
+            said("sslzeroreturnerror", Connection),
+            said("sslcertverificationerror", Configuration),
+            said("connectionreseterror", Connection),
+            said("connectionrefusederror", Connection),
+            said("connectionabortederror", Connection),
+            said("brokenpipeerror", Connection),
+            said("timeouterror", Timeout), // Python's (and JavaScript's AbortSignal.timeout) TimeoutError
+            said("timeoutexception", Timeout), // Java / Kotlin / httpx TimeoutException
+        ],
+    },
+    ClientTable {
+        client: "Vercel AI SDK error names (`AI_<Name>: message`)",
+        source: "ai-sdk.dev/docs/reference/ai-sdk-errors (the list and each error's page)",
+        rows: &[
+            // AI_APICallError and AI_RetryError carry a status or a last error that decides.
+            // The model's output failed the schema or named a tool that is not there.
+            said("ai_noobjectgeneratederror", Validation),
+            said("ai_typevalidationerror", Validation),
+            said("ai_nosuchtoolerror", Validation),
+            said("ai_invalidtoolinputerror", Validation),
+            said("ai_invalidtoolargumentserror", Validation),
+            // The answer could not be read.
+            said("ai_jsonparseerror", InvalidResponse),
+            said("ai_invalidresponsedataerror", InvalidResponse),
+            said("ai_emptyresponsebodyerror", InvalidResponse),
+            said("ai_nocontentgeneratederror", InvalidResponse),
+            // Set-up: no key, no setting, an unknown model or provider.
+            said("ai_loadapikeyerror", Configuration),
+            said("ai_loadsettingerror", Configuration),
+            said("ai_nosuchprovidererror", Configuration),
+            said("ai_nosuchmodelerror", NotFound),
+            // The request the caller built.
+            said("ai_invalidprompterror", BadRequest),
+            said("ai_unsupportedfunctionalityerror", BadRequest),
+            said("ai_toomanyembeddingvaluesforcallerror", BadRequest),
+            said("ai_invalidargumenterror", Programming),
+            said("ai_invalidmessageroleerror", Programming),
+            said("ai_invaliddatacontenterror", Programming),
+            said("ai_messageconversionerror", Programming),
+            said("ai_nooutputspecifiederror", Programming),
+            said("ai_downloaderror", Connection),
+        ],
+    },
+    ClientTable {
+        client: "Apple URLSession (NSURLErrorDomain), as Swift clients print it",
+        source: "developer.apple.com/documentation/foundation/urlerror/code (URL Loading System error codes)",
+        rows: &[
+            said("code=-1001", Timeout), // timedOut: "The request timed out."
+            said("code=-1003", Configuration), // cannotFindHost
+            said("specified hostname could not be found", Configuration),
+            said("code=-1004", Connection), // cannotConnectToHost
+            said("could not connect to the server", Connection),
+            said("code=-1005", Connection), // networkConnectionLost
+            said("network connection was lost", Connection),
+            said("code=-1009", Connection), // notConnectedToInternet
+            said("appears to be offline", Connection),
+            said("code=-1200", Connection), // secureConnectionFailed (a certificate says so itself)
+            said("code=-1202", Configuration), // serverCertificateUntrusted
+            said("certificate for this server is invalid", Configuration),
+            said("code=-1017", InvalidResponse), // cannotParseResponse
+            said("cannot parse response", InvalidResponse),
+        ],
+    },
+    ClientTable {
+        client: "Dart dart:io / package:http",
+        source: "api.dart.dev (dart:io HttpException, SocketException, HandshakeException); github.com/dart-lang/sdk sdk/lib/_http/http_impl.dart",
+        rows: &[
+            said("connection closed before full header was received", Connection),
+            said("connection closed while receiving data", Connection),
+            said("handshakeexception", Connection), // a certificate's words, read first, say otherwise
+        ],
+    },
+    ClientTable {
+        client: "Erlang/OTP ssl alerts and hackney (Elixir's HTTPoison, Tesla)",
+        source: "www.erlang.org/doc/apps/ssl/ssl.html (error_alert, TLS alert descriptions); github.com/benoitc/hackney (error reasons)",
+        rows: &[
+            said("unknown ca", Configuration),
+            said("bad certificate", Configuration),
+            said("certificate expired", Configuration),
+            said("handshake failure", Configuration),
+            said(":checkout_timeout", Timeout), // hackney's pool had no connection in time
+        ],
+    },
+    ClientTable {
+        client: "HTTP reason phrases, printed without their number",
+        source: "www.rfc-editor.org/rfc/rfc9110 §15 (status codes); developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors",
+        rows: &[
+            said("request timeout", Timeout), // 408
+            // 421: the connection was reused for a host it does not serve; a new one may succeed.
+            said("misdirected request", Connection),
+            said("insufficient storage", ServerError), // 507
+            said("web server returned an unknown error", ServerError), // Cloudflare 520
+            said("a timeout occurred", Timeout),                       // Cloudflare 524
+            said("payment required", PaymentRequired),                 // 402
+            said("payload too large", ContextOverflow),                // 413 (RFC 7231 name)
+            said("content too large", ContextOverflow),                // 413 (RFC 9110 name)
+            said("unprocessable entity", Unprocessable),               // 422
+            said("unprocessable content", Unprocessable),
+            said("unauthorized", Unauthorized),                        // 401
+            said("forbidden", Forbidden),                              // 403
+            said("method not allowed", ClientError),                   // 405: a wrong endpoint
+            said("precondition failed", ClientError),                  // 412
+            said("upgrade required", Configuration),                   // 426
+            said("network authentication required", Configuration),  // 511: a proxy or portal
+        ],
+    },
+    ClientTable {
+        client: "gRPC status codes (Go `code = Name`, Python `StatusCode.NAME`, .NET `StatusCode=\"Name\"`)",
+        source: "grpc.github.io/grpc/core/md_doc_statuscodes.html; googleapis google/rpc/code.proto",
+        rows: &[
+            // The transient ones are the main table's; these are the rest of the list.
+            said("code = invalidargument", BadRequest),
+            said("statuscode.invalid_argument", BadRequest),
+            said("statuscode=invalidargument", BadRequest),
+            said("code = failedprecondition", BadRequest),
+            said("statuscode.failed_precondition", BadRequest),
+            said("statuscode=failedprecondition", BadRequest),
+            said("code = outofrange", BadRequest),
+            said("statuscode.out_of_range", BadRequest),
+            said("statuscode=outofrange", BadRequest),
+            said("code = notfound", NotFound),
+            said("statuscode.not_found", NotFound),
+            said("statuscode=notfound", NotFound),
+            said("code = alreadyexists", ClientError),
+            said("statuscode.already_exists", ClientError),
+            said("statuscode=alreadyexists", ClientError),
+            said("code = permissiondenied", Forbidden),
+            said("statuscode.permission_denied", Forbidden),
+            said("statuscode=permissiondenied", Forbidden),
+            said("code = unauthenticated", Unauthorized),
+            said("statuscode.unauthenticated", Unauthorized),
+            said("statuscode=unauthenticated", Unauthorized),
+            // UNIMPLEMENTED: the server has no such method; the same on every try (as Databricks'
+            // code table reads it).
+            said("code = unimplemented", BadRequest),
+            said("statuscode.unimplemented", BadRequest),
+            said("statuscode=unimplemented", BadRequest),
+            said("code = dataloss", ServerError),
+            said("statuscode.data_loss", ServerError),
+            said("statuscode=dataloss", ServerError),
+            said("statuscode.resource_exhausted", RateLimited),
+            said("statuscode=\"unavailable\"", ServerError),
+            said("statuscode=\"deadlineexceeded\"", Timeout),
+            said("statuscode=\"resourceexhausted\"", RateLimited),
+            said("statuscode=\"internal\"", ServerError),
+            said("statuscode=\"unauthenticated\"", Unauthorized),
+            said("statuscode=\"permissiondenied\"", Forbidden),
+            said("statuscode=\"invalidargument\"", BadRequest),
+            said("statuscode=\"notfound\"", NotFound),
+            said("rst_stream", Connection), // grpc: Received RST_STREAM with code 2
+        ],
+    },
+];
+
+/// Every row of every client table, in table order.
+pub fn rows() -> impl Iterator<Item = &'static Phrase> {
+    TABLES.iter().flat_map(|t| t.rows.iter())
+}
