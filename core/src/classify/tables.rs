@@ -155,6 +155,7 @@ pub struct ProviderTable {
     pub rows: &'static [CodeRow],
 }
 
+pub mod agents;
 pub mod clients;
 mod cn;
 mod hosts;
@@ -831,6 +832,7 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("OpenSSL::SSL::SSLError", NetworkOrConfig),
     ("URI::InvalidURIError", Is(Configuration)),
     ("KeyError", Is(Unknown)),
+    ("IndexError", Is(Programming)),
     ("NoMethodError", Is(Programming)),
     ("ArgumentError", Is(Programming)),
     ("ZeroDivisionError", Is(Programming)),
@@ -1747,6 +1749,8 @@ pub const STATUS_INTRODUCERS: &[&str] = &[
     "失败",
     // Agents' "API Error: 429 status code (no body)" (openai-node's bodiless message, bracketed).
     "api error",
+    // A client's error title before the status it got ("Provider Error · 500", Kilo Code).
+    "provider error",
     // botocore's "An error occurred (404) when calling the ListFoundationModels operation".
     "error occurred",
     // Node's ws: "Unexpected server response: 403" (a refused WebSocket handshake).
