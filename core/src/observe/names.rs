@@ -155,6 +155,7 @@ macro_rules! with_attributes {
             window_s => "retry_core.window_s",
             limited_by => "retry_core.limited_by",
             mode => "retry_core.mode",
+            recheck => "retry_core.recheck",
         }
     };
 }
