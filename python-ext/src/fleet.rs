@@ -9,9 +9,10 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use retry_core::driver::{Clock, ManualClock};
-use retry_core::fleet::{Cost, Fleet, FleetConfig};
+use retry_core::fleet::{Cost, Fleet, FleetConfig, Reservation, Usage};
+use retry_core::Headers;
 
 use crate::error::{guard, OrRaise};
 use crate::events::json_to_py;
@@ -138,6 +139,59 @@ impl PyFleet {
         })
     }
 
+    /// The success path with a cost (core `Fleet::admits_freely_with`): `None` when the call
+    /// must take the whole run; `True` when it may go and holds nothing (admission off); a
+    /// `_Slot` when it may go on the admission slot it now holds, to settle by
+    /// `_succeeded_with` or hand to the run of a failed call. `cost`: `(input_tokens,
+    /// output_tokens)` from `_estimate`, or None for one request.
+    #[pyo3(signature = (key, cost, /))]
+    fn _admits_freely_with<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        cost: Option<(f64, f64)>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if !self.inner.admission_on() {
+            return Ok(self
+                .inner
+                .admits_freely(key)
+                .then(|| PyBool::new(py, true).to_owned().into_any()));
+        }
+        guard(py, || {
+            let cost = cost_of(py, cost)?;
+            match self.inner.admits_freely_with(key, &cost) {
+                None => Ok(None),
+                Some(r) => Ok(Some(Bound::new(py, PySlot { inner: r })?.into_any())),
+            }
+        })
+    }
+
+    /// A call that went on `slot` (`_admits_freely_with`) succeeded at once: the slot settled
+    /// against the answer's `usage` (see `usage_of`) and the limits learned from `headers`,
+    /// then the metrics, budget and breaker told (core `Fleet::succeeded_with`). Events as in
+    /// `_succeeded`.
+    #[pyo3(signature = (key, slot, usage=None, headers=None, /))]
+    fn _succeeded_with<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        slot: &Bound<'py, PySlot>,
+        usage: Option<&Bound<'py, PyAny>>,
+        headers: Option<Vec<(String, String)>>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        guard(py, || {
+            let usage = usage.and_then(usage_of);
+            let headers: Headers = headers.unwrap_or_default().into_iter().collect();
+            let events = self
+                .inner
+                .succeeded_with(key, &slot.get().inner, usage.as_ref(), &headers);
+            if events.is_empty() {
+                return Ok(None);
+            }
+            crate::events::pending(py, &events).map(Some)
+        })
+    }
+
     /// Whether the fleet's admission is on: the front door then reads each answer's usage.
     #[getter]
     fn _admission(&self) -> bool {
@@ -177,6 +231,56 @@ impl PyFleet {
     }
 }
 
+/// An admission slot a call holds (core `Reservation`), from `Fleet._admits_freely_with`.
+#[pyclass(frozen, name = "_Slot", module = "retry_core._native")]
+pub struct PySlot {
+    pub inner: Reservation,
+}
+
+/// An estimate `(input_tokens, output_tokens)` as the core's cost (one request when None).
+pub fn cost_of(py: Python<'_>, cost: Option<(f64, f64)>) -> PyResult<Cost> {
+    match cost {
+        None => Ok(Cost::REQUEST),
+        Some((input, output)) => Cost::new(input, output).map_err(|e| {
+            crate::error::invalid_argument(py, format!("estimate: {}", e.message))
+        }),
+    }
+}
+
+/// The usage an answer reports, read by the core's rule (`Usage::from_fields`) from what the
+/// front door found: a raw response's body text (core `Usage::from_body`), or the answer's
+/// `usage` object or mapping, whose numeric fields named in `Usage::FIELDS` are read as
+/// they are (a pydantic model's through its `__dict__`), without serializing anything.
+pub fn usage_of(obj: &Bound<'_, PyAny>) -> Option<Usage> {
+    if let Ok(text) = obj.downcast::<PyString>() {
+        return Usage::from_body(&text.to_cow().ok()?);
+    }
+    let number = |v: Bound<'_, PyAny>| -> Option<f64> {
+        if v.is_instance_of::<PyBool>() {
+            None
+        } else if v.is_instance_of::<PyInt>() || v.is_instance_of::<PyFloat>() {
+            v.extract::<f64>().ok()
+        } else {
+            None
+        }
+    };
+    let dict = match obj.downcast::<PyDict>() {
+        Ok(d) => Some(d.clone()),
+        Err(_) => obj
+            .getattr("__dict__")
+            .ok()
+            .and_then(|d| d.downcast_into::<PyDict>().ok()),
+    };
+    if let Some(d) = dict {
+        return Usage::from_fields(|k| d.get_item(k).ok().flatten().and_then(number));
+    }
+    if obj.hasattr("keys").unwrap_or(false) {
+        // Another mapping.
+        return Usage::from_fields(|k| obj.get_item(k).ok().and_then(number));
+    }
+    Usage::from_fields(|k| obj.getattr(k).ok().and_then(number))
+}
+
 /// A virtual clock for a test fleet: `_set(t)` moves it.
 #[pyclass(frozen, name = "_ManualClock", module = "retry_core._native")]
 pub struct PyManualClock {
@@ -207,5 +311,6 @@ impl PyManualClock {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFleet>()?;
     m.add_class::<PyManualClock>()?;
+    m.add_class::<PySlot>()?;
     Ok(())
 }
