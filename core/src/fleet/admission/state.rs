@@ -480,7 +480,11 @@ impl AdmissionState {
         if !matches!(cfg.mode, AdmissionMode::Adaptive | AdmissionMode::Headers) {
             return None;
         }
-        let rate = self.cubic.on_answer(now, throttled, sent_at)?;
+        let rate = self.cubic.on_answer(now, throttled, sent_at);
+        // The queue follows the rate from the moment it changed, not from whenever the next
+        // caller happens to look.
+        self.respace(cfg, now);
+        let rate = rate?;
         if cfg.mode == AdmissionMode::Headers && self.any_learned() {
             // The headers pace this key; the controller only keeps learning in case they stop.
             return None;
@@ -536,6 +540,7 @@ impl AdmissionState {
                 lane.full_at = full_at;
             }
         }
+        self.respace(cfg, now);
         learned
     }
 
