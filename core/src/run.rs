@@ -676,9 +676,7 @@ impl Run {
             self.ticket = Some((held, true));
             return None;
         }
-        if self.retrier.attempts() > 0
-            && self.policy.deadline.is_some_and(|d| elapsed + wait > d)
-        {
+        if self.retrier.attempts() > 0 && self.policy.deadline.is_some_and(|d| elapsed + wait > d) {
             // A retry whose slot comes past the deadline is not slept (as a retry's own wait
             // past it is not): its slot goes back, and the last failure surfaces. A first call
             // waits its turn, as at the fleet's gate.

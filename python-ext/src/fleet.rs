@@ -252,7 +252,7 @@ pub fn cost_of(py: Python<'_>, cost: Option<(f64, f64)>) -> PyResult<Cost> {
 /// `usage` object or mapping, whose numeric fields named in `Usage::FIELDS` are read as
 /// they are (a pydantic model's through its `__dict__`), without serializing anything.
 pub fn usage_of(obj: &Bound<'_, PyAny>) -> Option<Usage> {
-    if let Ok(text) = obj.downcast::<PyString>() {
+    if let Ok(text) = obj.cast::<PyString>() {
         return Usage::from_body(&text.to_cow().ok()?);
     }
     let number = |v: Bound<'_, PyAny>| -> Option<f64> {
@@ -264,12 +264,12 @@ pub fn usage_of(obj: &Bound<'_, PyAny>) -> Option<Usage> {
             None
         }
     };
-    let dict = match obj.downcast::<PyDict>() {
+    let dict = match obj.cast::<PyDict>() {
         Ok(d) => Some(d.clone()),
         Err(_) => obj
             .getattr("__dict__")
             .ok()
-            .and_then(|d| d.downcast_into::<PyDict>().ok()),
+            .and_then(|d| d.cast_into::<PyDict>().ok()),
     };
     if let Some(d) = dict {
         return Usage::from_fields(|k| d.get_item(k).ok().flatten().and_then(number));

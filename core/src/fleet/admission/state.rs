@@ -604,9 +604,11 @@ impl AdmissionState {
             && self.probe_until.is_finite()
             && self.probe_until >= 0.0
             && self.lanes.iter().all(|l| {
-                [l.limit, l.window_s, l.pace, l.full_at, l.refill, l.rate, l.booked]
-                    .iter()
-                    .all(|x| x.is_finite() && *x >= 0.0)
+                [
+                    l.limit, l.window_s, l.pace, l.full_at, l.refill, l.rate, l.booked,
+                ]
+                .iter()
+                .all(|x| x.is_finite() && *x >= 0.0)
             })
     }
 }
