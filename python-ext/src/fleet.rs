@@ -182,9 +182,9 @@ impl PyFleet {
         guard(py, || {
             let usage = usage.and_then(usage_of);
             let headers: Headers = headers.unwrap_or_default().into_iter().collect();
-            let events = self
-                .inner
-                .succeeded_with(key, &slot.get().inner, usage.as_ref(), &headers);
+            let events =
+                self.inner
+                    .succeeded_with(key, &slot.get().inner, usage.as_ref(), &headers);
             if events.is_empty() {
                 return Ok(None);
             }
@@ -241,9 +241,8 @@ pub struct PySlot {
 pub fn cost_of(py: Python<'_>, cost: Option<(f64, f64)>) -> PyResult<Cost> {
     match cost {
         None => Ok(Cost::REQUEST),
-        Some((input, output)) => Cost::new(input, output).map_err(|e| {
-            crate::error::invalid_argument(py, format!("estimate: {}", e.message))
-        }),
+        Some((input, output)) => Cost::new(input, output)
+            .map_err(|e| crate::error::invalid_argument(py, format!("estimate: {}", e.message))),
     }
 }
 
@@ -267,12 +266,22 @@ pub fn usage_of(obj: &Bound<'_, PyAny>) -> Option<Usage> {
     let dict = match obj.cast::<PyDict>() {
         Ok(d) => Some(d.clone()),
         Err(_) => obj
-            .getattr("__dict__")
+            .getattr(pyo3::intern!(obj.py(), "__dict__"))
             .ok()
             .and_then(|d| d.cast_into::<PyDict>().ok()),
     };
     if let Some(d) = dict {
-        return Usage::from_fields(|k| d.get_item(k).ok().flatten().and_then(number));
+        // The field names as Python strings, made once: this runs on every admitted success.
+        static NAMES: pyo3::sync::PyOnceLock<[Py<PyString>; 5]> = pyo3::sync::PyOnceLock::new();
+        let py = obj.py();
+        let names = NAMES.get_or_init(py, || {
+            Usage::FIELDS.map(|k| PyString::intern(py, k).unbind())
+        });
+        let at = |k: &str| Usage::FIELDS.iter().position(|f| *f == k);
+        return Usage::from_fields(|k| {
+            let name = names[at(k)?].bind(py);
+            d.get_item(name).ok().flatten().and_then(number)
+        });
     }
     if obj.hasattr("keys").unwrap_or(false) {
         // Another mapping.

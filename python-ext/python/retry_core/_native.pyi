@@ -13,6 +13,7 @@ __all__ = [
     "Fleet",
     "Run",
     "_ManualClock",
+    "_Slot",
     "_prune_orphans",
     "_is_tool_pairing_error",
     "RetryPolicy",

@@ -262,6 +262,9 @@ class _Options:
 
 
 _ESTIMATE_KEYS = frozenset(("messages", "max_tokens"))
+#: Compact UTF-8 JSON, as Ruby's ``JSON.generate`` writes it: the estimate's byte count. Made once
+#: (``json.dumps`` with these options builds a new encoder on every call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]:
@@ -285,7 +288,7 @@ def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
             raise TypeError(f"estimate['messages'] must be a list of messages, not {type(messages).__name__}")
         try:
-            size = len(json.dumps(messages, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace"))
+            size = len(_COMPACT.encode(messages).encode("utf-8", "replace"))
         except (TypeError, ValueError) as err:
             raise TypeError(f"estimate['messages'] must be JSON-serializable: {err}") from None
     max_tokens = estimate.get("max_tokens")
@@ -304,7 +307,7 @@ def _answer(value: Any) -> Tuple[Any, Optional[List[Tuple[str, str]]]]:
     answer's ``usage`` object or mapping (``value.usage``, ``value["usage"]``), whose fields the
     core reads by name (``fleet.rs``: ``usage_of``), and no headers."""
     try:
-        if isinstance(value, Mapping):
+        if type(value) is dict or isinstance(value, Mapping):  # a dict first: isinstance(ABC) costs
             return value.get("usage"), None
         headers = _raw_headers(value)
         if headers is not None:
