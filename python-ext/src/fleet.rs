@@ -220,6 +220,16 @@ impl PyFleet {
         })
     }
 
+    /// The byte count of `messages` as compact UTF-8 JSON (`separators=(",", ":")`,
+    /// `ensure_ascii=False`: what `estimate=` measures), counted without writing it; None when
+    /// `messages` holds anything but dicts with str keys, lists, tuples, str, int, bool and
+    /// None (floats, other types, a str with a lone surrogate, nesting past 64 levels): the
+    /// caller then serializes it.
+    #[pyo3(signature = (messages, /))]
+    fn _json_size(&self, messages: &Bound<'_, PyAny>) -> Option<usize> {
+        json_size(messages, 0)
+    }
+
     /// The retry-budget tokens left for `key` (None without a budget).
     #[pyo3(signature = (key, /))]
     fn _tokens(&self, py: Python<'_>, key: String) -> PyResult<Option<f64>> {
@@ -288,6 +298,61 @@ pub fn usage_of(obj: &Bound<'_, PyAny>) -> Option<Usage> {
         return Usage::from_fields(|k| obj.get_item(k).ok().and_then(number));
     }
     Usage::from_fields(|k| obj.getattr(k).ok().and_then(number))
+}
+
+/// The length of `v` as compact JSON without ASCII escaping, in UTF-8 bytes (see
+/// `PyFleet::_json_size`), or None for what only the serializer knows how to write.
+fn json_size(v: &Bound<'_, PyAny>, depth: usize) -> Option<usize> {
+    use pyo3::types::{PyList as List, PyTuple};
+    if depth > 64 {
+        return None;
+    }
+    if v.is_none() {
+        return Some(4);
+    }
+    if v.is_instance_of::<PyBool>() {
+        return Some(if v.is_truthy().ok()? { 4 } else { 5 });
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return Some(str_size(s.to_str().ok()?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        let i: i128 = v.extract().ok()?;
+        return Some(i.to_string().len());
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut n = 2 + d.len().saturating_sub(1);
+        for (k, x) in d.iter() {
+            n +=
+                str_size(k.cast::<PyString>().ok()?.to_str().ok()?) + 1 + json_size(&x, depth + 1)?;
+        }
+        return Some(n);
+    }
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(l) = v.cast::<List>() {
+        l.iter().collect()
+    } else if let Ok(t) = v.cast::<PyTuple>() {
+        t.iter().collect()
+    } else {
+        return None;
+    };
+    let mut n = 2 + items.len().saturating_sub(1);
+    for x in &items {
+        n += json_size(x, depth + 1)?;
+    }
+    Some(n)
+}
+
+/// A JSON string's length with Python's escapes (`ensure_ascii=False`): quotes, `\"`, `\\`,
+/// the five short control escapes, `\u00XX` for the other control characters.
+fn str_size(s: &str) -> usize {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum::<usize>()
 }
 
 /// A virtual clock for a test fleet: `_set(t)` moves it.

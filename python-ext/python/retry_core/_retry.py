@@ -276,19 +276,21 @@ def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]
         if estimate > 10**15:  # beyond what a float holds exactly; the core's limit is lower
             raise ValueError(f"estimate must be at most 1e12 tokens, got {estimate}")
         return fleet._inner._estimate(float(estimate), 0, 0)
-    if not isinstance(estimate, Mapping):
+    if type(estimate) is not dict and not isinstance(estimate, Mapping):  # a dict first: ABCs cost
         raise TypeError(f"estimate must be an int (tokens) or a mapping with 'messages' and/or 'max_tokens', "
                         f"not {type(estimate).__name__}")
-    unknown = [k for k in estimate if k not in _ESTIMATE_KEYS]
-    if unknown or not estimate:
+    if not estimate or not _ESTIMATE_KEYS.issuperset(estimate):
         raise ValueError(f"estimate takes 'messages' and/or 'max_tokens', got {sorted(map(repr, estimate))}")
     size = 0
     messages = estimate.get("messages")
     if messages is not None:
-        if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        if type(messages) is not list and (isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence)):
             raise TypeError(f"estimate['messages'] must be a list of messages, not {type(messages).__name__}")
         try:
-            size = len(_COMPACT.encode(messages).encode("utf-8", "replace"))
+            # Counted natively for plain messages; the serializer measures anything else.
+            size = fleet._inner._json_size(messages)
+            if size is None:
+                size = len(_COMPACT.encode(messages).encode("utf-8", "replace"))
         except (TypeError, ValueError) as err:
             raise TypeError(f"estimate['messages'] must be JSON-serializable: {err}") from None
     max_tokens = estimate.get("max_tokens")
