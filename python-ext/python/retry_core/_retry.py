@@ -288,9 +288,8 @@ def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]
             raise TypeError(f"estimate['messages'] must be a list of messages, not {type(messages).__name__}")
         try:
             # Counted natively for plain messages; the serializer measures anything else.
-            size = fleet._inner._json_size(messages)
-            if size is None:
-                size = len(_COMPACT.encode(messages).encode("utf-8", "replace"))
+            counted = fleet._inner._json_size(messages)
+            size = len(_COMPACT.encode(messages).encode("utf-8", "replace")) if counted is None else counted
         except (TypeError, ValueError) as err:
             raise TypeError(f"estimate['messages'] must be JSON-serializable: {err}") from None
     max_tokens = estimate.get("max_tokens")
