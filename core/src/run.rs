@@ -303,7 +303,7 @@ pub struct Run {
 }
 
 /// Waits shorter than this go at once (a millisecond: less than any host's sleep).
-const ADMISSION_EPSILON_S: f64 = 0.001;
+const ADMISSION_EPSILON_S: f64 = crate::fleet_engine::admission::GO_NOW_S;
 
 /// The fleet and key of model `model` (one key serves every model when only one is given).
 fn key_of(fleet: &Option<(Arc<Fleet>, Vec<String>)>, model: usize) -> Option<(&Arc<Fleet>, &str)> {
@@ -361,6 +361,17 @@ impl Run {
         }
         run.retrier = run.new_retrier(0);
         run
+    }
+
+    /// The run of a call whose first attempt was made on a slot [`Fleet::admits_freely_with`]
+    /// gave (the success path of the one protocol) and failed: the run settles that slot
+    /// with the failure, as if it had reserved it itself. Call it after [`Run::fleet`]; a
+    /// slot that holds nothing (admission off) changes nothing.
+    pub fn holding(mut self, r: Reservation) -> Self {
+        if r.holds() {
+            self.ticket = Some((r, true));
+        }
+        self
     }
 
     /// Fixes the jitter seed.
@@ -712,6 +723,20 @@ impl Run {
         if wait <= ADMISSION_EPSILON_S {
             self.ticket = Some((held, true));
             return None;
+        }
+        if self.retrier.attempts() > 0 && self.policy.deadline.is_some_and(|d| elapsed + wait > d) {
+            // A retry whose slot comes past the deadline is not slept (as a retry's own wait
+            // past it is not): its slot goes back, and the last failure surfaces. A first call
+            // waits its turn, as at the fleet's gate.
+            if let Some((failure, d)) = self.last.take() {
+                self.events.extend(fleet.cancel(key, &held));
+                let d = self
+                    .retrier
+                    .give_up_past_deadline(&failure, d.classification);
+                self.events.extend(d.events.iter().cloned());
+                self.last = Some((failure, d));
+                return Some(self.next_model(GiveUpReason::Deadline, elapsed));
+            }
         }
         if self.cfg.max_gate_wait.is_some_and(|max| wait > max) {
             self.events.extend(fleet.cancel(key, &held));

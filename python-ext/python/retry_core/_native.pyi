@@ -1,6 +1,6 @@
 """Stubs of the private native module ``retry_core._native`` (python-ext/src)."""
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, final
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union, final
 
 from ._names import CategoryName
 
@@ -15,6 +15,7 @@ __all__ = [
     "Fleet",
     "Run",
     "_ManualClock",
+    "_Slot",
     "_prune_orphans",
     "_is_tool_pairing_error",
     "RetryPolicy",
@@ -178,6 +179,14 @@ class Fleet:
     @property
     def _admission(self) -> bool: ...
     def _estimate(self, tokens: Optional[float], request_bytes: int, max_tokens: int, /) -> Tuple[float, float]: ...
+    def _admits_freely_with(self, key: str, cost: Optional[Tuple[float, float]], /) -> "Union[None, bool, _Slot]": ...
+    def _json_size(self, messages: Any, /) -> Optional[int]: ...
+    def _succeeded_with(self, key: str, slot: "_Slot", usage: Any = None,
+                        headers: Optional[List[Tuple[str, str]]] = None, /) -> Optional[_Pending]: ...
+
+@final
+class _Slot:
+    """An admission slot a call holds (core ``Reservation``)."""
 
 @final
 class _ManualClock:
@@ -203,11 +212,12 @@ class Run:
         fleet: Optional[Fleet] = None,
         keys: Optional[List[str]] = None,
         estimate: Optional[Tuple[float, float]] = None,
+        slot: Optional[_Slot] = None,
         /,
     ) -> "Run": ...
     def _start(self, elapsed: float, /) -> Tuple[_Step, _Pending]: ...
     def _abandon(self) -> None: ...
-    def _succeeded(self, elapsed: float, usage: Optional[str] = None,
+    def _succeeded(self, elapsed: float, usage: Any = None,
                    headers: Optional[List[Tuple[str, str]]] = None, /) -> Tuple[_Step, _Pending]: ...
     def _failed(self, record: FailureRecord, elapsed: float, /) -> Tuple[_Step, _Pending]: ...
     def _resume(self, elapsed: float, /) -> Tuple[_Step, _Pending]: ...
