@@ -380,6 +380,24 @@ impl Watch {
         false
     }
 
+    /// An answer assembled from a stream (anthropic's final `Message`, openai's final
+    /// `ChatCompletion` or Responses `Response`): read like the events, not counted as one.
+    pub fn see_final<E: Event>(&mut self, answer: E) {
+        let text = |e: &E, name: &str| e.field(name).and_then(|v| v.text());
+        if text(&answer, "object").as_deref() == Some("response") {
+            let status = text(&answer, "status");
+            self.saw_known(RESPONSES, 0, status);
+        } else if answer.field("stop_reason").is_some()
+            || text(&answer, "type").as_deref() == Some("message")
+        {
+            let reason = text(&answer, "stop_reason");
+            self.saw_known(ANTHROPIC, 0, reason);
+        } else {
+            self.see(None, answer);
+            self.events = self.events.saturating_sub(1);
+        }
+    }
+
     /// One SSE event's `data` (JSON text; `[DONE]` is the caller's to skip): the error
     /// event's failure, or `None`. Data that is not JSON is an `InvalidJson` error.
     pub fn see_json(&mut self, sse_name: Option<&str>, data: &str) -> Result<Option<Failure>> {
@@ -562,6 +580,25 @@ mod tests {
         assert!(Watch::new(Some("opanai")).is_err());
         let inc = Watch::new(None).unwrap().finish().expect("no API");
         assert!(inc.message.contains("no event named its API in 0"), "{inc:?}");
+    }
+
+    #[test]
+    fn a_final_answer_is_read_like_its_events() {
+        let cases = [
+            (r#"{"type":"message","stop_reason":"end_turn"}"#, None),
+            (r#"{"type":"message","stop_reason":null}"#, Some("anthropic")),
+            (r#"{"object":"response","status":"completed"}"#, None),
+            (r#"{"object":"response","status":"in_progress"}"#, Some("openai_responses")),
+            (r#"{"object":"chat.completion","choices":[{"index":0,"finish_reason":"stop"}]}"#, None),
+            (r#"{"object":"chat.completion","choices":[{"index":0}]}"#, Some("openai")),
+        ];
+        for (json, incomplete) in cases {
+            let v: serde_json::Value = serde_json::from_str(json).unwrap();
+            let mut w = Watch::new(None).unwrap();
+            w.see_final(&v);
+            assert_eq!(w.events(), 0, "{json}");
+            assert_eq!(w.finish().map(|i| i.api.unwrap()), incomplete, "{json}");
+        }
     }
 
     #[test]
