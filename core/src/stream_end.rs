@@ -579,18 +579,33 @@ mod tests {
         assert!(w.saw("opanai", 0, None).is_err());
         assert!(Watch::new(Some("opanai")).is_err());
         let inc = Watch::new(None).unwrap().finish().expect("no API");
-        assert!(inc.message.contains("no event named its API in 0"), "{inc:?}");
+        assert!(
+            inc.message.contains("no event named its API in 0"),
+            "{inc:?}"
+        );
     }
 
     #[test]
     fn a_final_answer_is_read_like_its_events() {
         let cases = [
             (r#"{"type":"message","stop_reason":"end_turn"}"#, None),
-            (r#"{"type":"message","stop_reason":null}"#, Some("anthropic")),
+            (
+                r#"{"type":"message","stop_reason":null}"#,
+                Some("anthropic"),
+            ),
             (r#"{"object":"response","status":"completed"}"#, None),
-            (r#"{"object":"response","status":"in_progress"}"#, Some("openai_responses")),
-            (r#"{"object":"chat.completion","choices":[{"index":0,"finish_reason":"stop"}]}"#, None),
-            (r#"{"object":"chat.completion","choices":[{"index":0}]}"#, Some("openai")),
+            (
+                r#"{"object":"response","status":"in_progress"}"#,
+                Some("openai_responses"),
+            ),
+            (
+                r#"{"object":"chat.completion","choices":[{"index":0,"finish_reason":"stop"}]}"#,
+                None,
+            ),
+            (
+                r#"{"object":"chat.completion","choices":[{"index":0}]}"#,
+                Some("openai"),
+            ),
         ];
         for (json, incomplete) in cases {
             let v: serde_json::Value = serde_json::from_str(json).unwrap();

@@ -69,7 +69,11 @@ impl PyStreamWatch {
     /// `see(item)`: one event (a dict or an SDK object). For an error event, `(message, data)`:
     /// the message of the core's failure for its payload and the payload as JSON text (the
     /// caller raises it with status 200 and that body, for the engine to classify); else None.
-    fn see(&mut self, py: Python<'_>, item: Bound<'_, PyAny>) -> PyResult<Option<(String, String)>> {
+    fn see(
+        &mut self,
+        py: Python<'_>,
+        item: Bound<'_, PyAny>,
+    ) -> PyResult<Option<(String, String)>> {
         let error = guard(py, || Ok(self.inner.see(None, PyEvent(item.clone()))))?;
         if !error {
             return Ok(None);

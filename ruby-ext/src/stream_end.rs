@@ -5,7 +5,9 @@
 
 use std::cell::RefCell;
 
-use magnus::{prelude::*, value::ReprValue, Error, RArray, RHash, RModule, RString, Ruby, Symbol, Value};
+use magnus::{
+    prelude::*, value::ReprValue, Error, RArray, RHash, RModule, RString, Ruby, Symbol, Value,
+};
 use retry_core::stream_end::{self, Watch};
 
 use crate::convert::{hash_get, rstring_lossy, to_s};
@@ -51,16 +53,28 @@ impl RbStreamWatch {
         })
     }
 
-    fn with<T>(ruby: &Ruby, rb_self: &Self, f: impl FnOnce(&mut Watch) -> Result<T, Error>) -> Result<T, Error> {
+    fn with<T>(
+        ruby: &Ruby,
+        rb_self: &Self,
+        f: impl FnOnce(&mut Watch) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         let mut w = rb_self.0.try_borrow_mut().map_err(|_| {
-            to_ruby(ruby, retry_core::Error::invalid_state("the stream watch is in use"))
+            to_ruby(
+                ruby,
+                retry_core::Error::invalid_state("the stream watch is in use"),
+            )
         })?;
         guard(ruby, || f(&mut w))
     }
 
     /// `_see_data(event_name, data)`: one SSE event's data (JSON text): the message of the
     /// error it reports (an error event: the core classifies its payload), else nil.
-    fn see_data(ruby: &Ruby, rb_self: &Self, name: Option<String>, data: RString) -> Result<Option<String>, Error> {
+    fn see_data(
+        ruby: &Ruby,
+        rb_self: &Self,
+        name: Option<String>,
+        data: RString,
+    ) -> Result<Option<String>, Error> {
         let data = rstring_lossy(data);
         Self::with(ruby, rb_self, |w| {
             w.see_json(name.as_deref(), &data)
@@ -82,17 +96,27 @@ impl RbStreamWatch {
     }
 
     /// `_saw(api, index, reason)`: one event whose reason the caller read itself.
-    fn saw(ruby: &Ruby, rb_self: &Self, api: Value, index: i64, reason: Value) -> Result<(), Error> {
+    fn saw(
+        ruby: &Ruby,
+        rb_self: &Self,
+        api: Value,
+        index: i64,
+        reason: Value,
+    ) -> Result<(), Error> {
         let api = to_s(api);
         let reason = (!reason.is_nil()).then(|| to_s(reason));
         Self::with(ruby, rb_self, |w| {
             w.count();
-            w.saw(&api, index, reason.as_deref()).map_err(|e| to_ruby(ruby, e))
+            w.saw(&api, index, reason.as_deref())
+                .map_err(|e| to_ruby(ruby, e))
         })
     }
 
     /// `_finish`: nil when the stream ended properly, else `[message, api, reason]`.
-    fn finish(ruby: &Ruby, rb_self: &Self) -> Result<Option<(String, Option<&'static str>, Option<String>)>, Error> {
+    fn finish(
+        ruby: &Ruby,
+        rb_self: &Self,
+    ) -> Result<Option<(String, Option<&'static str>, Option<String>)>, Error> {
         Self::with(ruby, rb_self, |w| {
             Ok(w.finish().map(|i| (i.message, i.api, i.reason)))
         })
