@@ -40,6 +40,9 @@ impl stream_end::Event for RbEvent<'_> {
     }
 }
 
+/// What `_finish` answers for a stream that did not end properly: `[message, api, reason]`.
+type Unfinished = (String, Option<&'static str>, Option<String>);
+
 /// One stream's watch. Per stream; not meant to be shared between threads.
 #[magnus::wrap(class = "RetryCore::StreamWatch", free_immediately, size)]
 struct RbStreamWatch(RefCell<Watch>);
@@ -113,10 +116,7 @@ impl RbStreamWatch {
     }
 
     /// `_finish`: nil when the stream ended properly, else `[message, api, reason]`.
-    fn finish(
-        ruby: &Ruby,
-        rb_self: &Self,
-    ) -> Result<Option<(String, Option<&'static str>, Option<String>)>, Error> {
+    fn finish(ruby: &Ruby, rb_self: &Self) -> Result<Option<Unfinished>, Error> {
         Self::with(ruby, rb_self, |w| {
             Ok(w.finish().map(|i| (i.message, i.api, i.reason)))
         })
