@@ -333,9 +333,13 @@ impl Watch {
         }
         // openai-python's `client.chat.completions.stream(...)` wraps each chunk.
         let kind = event.field("type").and_then(|t| t.text());
-        let (event, kind) = match (kind.as_deref(), event.field("chunk")) {
-            (Some("chunk"), Some(chunk)) => (chunk, None),
-            _ => (event, kind),
+        let chunk = match kind.as_deref() {
+            Some("chunk") => event.field("chunk"),
+            _ => None,
+        };
+        let (event, kind) = match chunk {
+            Some(chunk) => (chunk, None),
+            None => (event, kind),
         };
         match kind.as_deref() {
             Some("message_start") => {

@@ -21,7 +21,7 @@ impl<'py> stream_end::Event for PyEvent<'py> {
         } else if self.0.is_instance_of::<PyString>() || self.0.is_instance_of::<PyInt>() {
             None
         } else {
-            self.0.getattr(PyString::new(py, name)).ok()
+            attribute(&self.0, &PyString::new(py, name))
         };
         value.filter(|v| !v.is_none()).map(PyEvent)
     }
@@ -46,6 +46,36 @@ impl<'py> stream_end::Event for PyEvent<'py> {
         let t = self.0.cast::<PyTuple>().ok()?;
         Some(t.iter().map(PyEvent).collect())
     }
+}
+
+/// `getattr(obj, name, None)`, cheaper for the SDKs' pydantic models: their fields are in the
+/// instance's `__dict__` and extra wire fields in `__pydantic_extra__`, so a field the event
+/// lacks (most events lack most fields) is answered without raising and catching an
+/// `AttributeError` inside the model's `__getattr__`. Any other object is asked by `getattr`.
+fn attribute<'py>(
+    obj: &Bound<'py, PyAny>,
+    name: &Bound<'py, PyString>,
+) -> Option<Bound<'py, PyAny>> {
+    let py = obj.py();
+    let fields = obj
+        .getattr(intern!(py, "__dict__"))
+        .ok()
+        .and_then(|d| d.cast_into::<PyDict>().ok());
+    if let Some(v) = fields
+        .as_ref()
+        .and_then(|d| d.get_item(name).ok().flatten())
+    {
+        return Some(v);
+    }
+    if fields.is_some() {
+        if let Ok(extra) = obj.getattr(intern!(py, "__pydantic_extra__")) {
+            return match extra.cast::<PyDict>() {
+                Ok(extra) => extra.get_item(name).ok().flatten(),
+                Err(_) => None, // a model without extra fields: it has no such field
+            };
+        }
+    }
+    obj.getattr_opt(name).ok().flatten()
 }
 
 /// `_StreamWatch(api=None)`: one stream's watch (an unknown `api` is a `ValueError`).
