@@ -239,13 +239,13 @@ class StreamsTest < Minitest::Test
 
   def test_a_hash_error_event_raises_the_cores_classification
     w = RetryCore::Streams::Watch.new
-    w.see(chunk(nil))
+    native { w.see(chunk(nil, "stop")) }
     err = assert_raises(RetryCore::StreamError) do
-      w.see({ "type" => "error", "error" => { "type" => "overloaded_error", "message" => "Overloaded" } })
+      native { w.see({ "type" => "error", "error" => { "type" => "overloaded_error", "message" => "Overloaded" } }) }
     end
     assert_equal "Overloaded", err.message
     assert_equal [:stream_interrupted, true], [RetryCore.classify(err).category, RetryCore.classify(err).transient?]
-    err = assert_raises(RetryCore::StreamError) { w.see({ error: { type: "invalid_request_error", message: "bad" } }) }
+    err = assert_raises(RetryCore::StreamError) { native { w.see({ error: { type: "invalid_request_error", message: "bad" } }) } }
     assert_equal :invalid_response, RetryCore.classify(err).category
   end
 
