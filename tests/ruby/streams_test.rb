@@ -209,6 +209,10 @@ class StreamsTest < Minitest::Test
     assert got.all? { |_, d| d.encoding == Encoding::UTF_8 && d.valid_encoding? }
   end
 
+  def test_data_that_is_not_json_is_the_json_gems_error
+    assert_raises(JSON::ParserError) { RetryCore::Streams.each_event(["data: {\"choices\": [\n\n"]) }
+  end
+
   def test_a_last_event_without_its_blank_line_is_still_read
     got = []
     parser = RetryCore::Streams::SSE.new

@@ -98,8 +98,9 @@ module RetryCore
       emit = lambda do |name, data|
         next if data == "[DONE]"
 
+        payload = JSON.parse(data) # bad data: JSON::ParserError, as the caller's own parse would
         watch.see_data(name, data)
-        yield JSON.parse(data), name if block_given?
+        yield payload, name if block_given?
       end
       chunks.each { |chunk| parser.feed(chunk, &emit) }
       parser.finish(&emit)
