@@ -8,8 +8,10 @@ not serve (Responses, Gemini, several choices) as the SDKs' own objects or plain
 from __future__ import annotations
 
 import asyncio
+import json
 import pickle
-from typing import Any, Dict, List
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -330,3 +332,70 @@ def test_checked_reads_the_openai_responses_events():
     assert streams.check_final(response("completed")).status == "completed"
     with pytest.raises(StreamIncomplete):
         streams.check_final(response("failed"))
+
+
+# --- SSE error events: classified by the core from their payload ----------------------------
+
+
+def raw_dicts(lab: Any, provider: str) -> Iterator[Dict[str, Any]]:
+    """A provider's stream read by hand (httpx, no SDK): each SSE event's data, decoded."""
+    import httpx
+
+    if provider == "anthropic":
+        url, headers = lab.url + "/v1/messages", {"x-api-key": AN_KEY, "anthropic-version": "2023-06-01"}
+    else:
+        url, headers = lab.url + "/v1/chat/completions", {"authorization": f"Bearer {OA_KEY}"}
+    body = {"model": "claude-x" if provider == "anthropic" else "gpt-4o", "max_tokens": 64, "stream": True,
+            "messages": MSGS}
+    with httpx.stream("POST", url, json=body, headers=headers, timeout=5.0) as r:
+        r.raise_for_status()
+        for line in r.iter_lines():
+            if line.startswith("data:") and line[5:].strip() != "[DONE]":
+                yield json.loads(line[5:])
+
+
+def raw_text(lab: Any, provider: str) -> str:
+    out = []
+    for d in streams.checked(raw_dicts(lab, provider)):
+        choices = d.get("choices") or [{}]
+        out.append((choices[0].get("delta") or {}).get("content") or (d.get("delta") or {}).get("text") or "")
+    return "".join(out)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_sse_error_event_in_a_dict_stream_is_classified_by_its_type(lab, no_sleep, provider):
+    lab.script({"steps": [{"fault": "sse_error", "after_chunks": 2, "error_type": "overloaded_error"}]})
+    assert call_llm_with_retry(lambda: raw_text(lab, provider), policy="forgeflare") == REPLY.format(2)
+    assert [e["fault"] for e in lab.log()] == ["sse_error", "ok"]
+    for kind in ["invalid_request_error", "authentication_error"]:
+        lab.script({"steps": [{"fault": "sse_error", "after_chunks": 2, "error_type": kind}]})
+        with pytest.raises(streams.StreamError) as info:
+            call_llm_with_retry(lambda: raw_text(lab, provider), policy="forgeflare")
+        assert [e["fault"] for e in lab.log()] == ["sse_error"], f"{kind}: one request, no retry"
+        assert json.loads(info.value.body)["error"]["type"] == kind
+        assert not retry_core.classify(info.value).transient, kind
+
+
+def test_stream_error_survives_pickling():
+    err = streams.StreamError("Overloaded", '{"type":"error","error":{"type":"overloaded_error"}}')
+    back = pickle.loads(pickle.dumps(err))
+    assert (type(back), str(back), back.body, back.status_code) == (streams.StreamError, "Overloaded", err.body, 200)
+    assert retry_core.classify(back).category == "stream_interrupted"
+
+
+def test_the_shared_stream_vectors():
+    """tests/vectors/stream_watch.json: the verdicts the core's unit tests and Ruby's replay give."""
+    path = Path(__file__).resolve().parents[1] / "vectors" / "stream_watch.json"
+    cases = json.loads(path.read_text())["cases"]
+    assert len(cases) >= 15
+    for case in cases:
+        verdict = case["verdict"]
+        try:
+            list(streams.checked([e["data"] for e in case["events"]], api=case.get("api")))
+            assert verdict.get("ends"), case["name"]
+        except StreamIncomplete as e:
+            want = verdict.get("incomplete")
+            assert want is not None, (case["name"], str(e))
+            assert (e.api, e.reason) == (want["api"], want["reason"]), case["name"]
+        except streams.StreamError as e:
+            assert retry_core.classify(e).category == verdict["error"], case["name"]

@@ -209,11 +209,67 @@ class StreamsTest < Minitest::Test
     assert got.all? { |_, d| d.encoding == Encoding::UTF_8 && d.valid_encoding? }
   end
 
+  def test_data_that_is_not_json_is_the_json_gems_error
+    assert_raises(JSON::ParserError) { RetryCore::Streams.each_event(["data: {\"choices\": [\n\n"]) }
+  end
+
   def test_a_last_event_without_its_blank_line_is_still_read
     got = []
     parser = RetryCore::Streams::SSE.new
     parser.feed("data: a\ndata: b") { |_, d| got << d }
     parser.finish { |_, d| got << d }
     assert_equal ["a\nb"], got
+  end
+
+  # An SSE error event is classified by the core from its payload (error.type): a transient one
+  # is asked for again, a permanent one is not (it was retried as StreamIncomplete before).
+  %i[openai anthropic].each do |provider|
+    define_method("test_an_sse_error_event_is_classified_by_its_type_#{provider}") do
+      lab.script(steps: [{ fault: "sse_error", after_chunks: 2, error_type: "overloaded_error" }])
+      assert_equal hello(2), RetryCore.call_llm_with_retry(policy: :forgeflare) { raw_sse(provider) }
+      assert_equal %w[sse_error ok], lab.log.map { |e| e["fault"] }
+
+      %w[invalid_request_error authentication_error].each do |type|
+        lab.script(steps: [{ fault: "sse_error", after_chunks: 2, error_type: type }])
+        err = assert_raises(RetryCore::StreamError, type) do
+          RetryCore.call_llm_with_retry(policy: :forgeflare) { raw_sse(provider) }
+        end
+        assert_equal %w[sse_error], lab.log.map { |e| e["fault"] }, "#{type}: one request, no retry"
+        assert_equal type, JSON.parse(err.data).dig("error", "type")
+        refute RetryCore.classify(err).transient?, type
+      end
+    end
+  end
+
+  def test_a_hash_error_event_raises_the_cores_classification
+    w = RetryCore::Streams::Watch.new
+    native { w.see(chunk(nil, "stop")) }
+    err = assert_raises(RetryCore::StreamError) do
+      native { w.see({ "type" => "error", "error" => { "type" => "overloaded_error", "message" => "Overloaded" } }) }
+    end
+    assert_equal "Overloaded", err.message
+    assert_equal [:stream_interrupted, true], [RetryCore.classify(err).category, RetryCore.classify(err).transient?]
+    err = assert_raises(RetryCore::StreamError) { native { w.see({ error: { type: "invalid_request_error", message: "bad" } }) } }
+    assert_equal :invalid_response, RetryCore.classify(err).category
+  end
+
+  # tests/vectors/stream_watch.json: the verdicts the core's unit tests and Python's replay give.
+  def test_the_shared_stream_vectors
+    doc = JSON.parse(File.read(File.expand_path("../vectors/stream_watch.json", __dir__)))
+    assert_operator doc["cases"].size, :>=, 15
+    doc["cases"].each do |c|
+      sse = c["events"].map { |e| "#{"event: #{e["event"]}\n" if e["event"]}data: #{JSON.generate(e["data"])}\n\n" }.join
+      verdict = c["verdict"]
+      begin
+        RetryCore::Streams.each_event([sse], api: c["api"])
+        assert verdict["ends"], "#{c["name"]}: ended"
+      rescue RetryCore::StreamIncomplete => e
+        want = verdict["incomplete"]
+        refute_nil want, "#{c["name"]}: #{e.message}"
+        assert_equal [want["api"], want["reason"]], [e.api, e.reason], c["name"]
+      rescue RetryCore::StreamError => e
+        assert_equal verdict["error"], RetryCore.classify(e).category.to_s, c["name"]
+      end
+    end
   end
 end

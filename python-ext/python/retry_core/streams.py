@@ -13,7 +13,9 @@ failure). The engine classifies ``StreamIncomplete`` as ``stream_interrupted``, 
     text = retry_core.call_llm_with_retry(ask)
 
 Which reasons end a stream, per API, is the core's table (core/src/stream_end.rs,
-``STREAM_APIS`` here); this module only reads the reasons off the SDKs' objects:
+``STREAM_APIS`` here), and which field of which event carries the reason is the core's
+``stream_end::Watch`` too (``_native._StreamWatch`` reads dicts by key and SDK objects by
+attribute); it knows:
 
 - openai Chat Completions chunks (``choices[].finish_reason``), and the events of
   ``client.chat.completions.stream(...)`` (``type == "chunk"``);
@@ -21,6 +23,11 @@ Which reasons end a stream, per API, is the core's table (core/src/stream_end.rs
 - anthropic raw events and ``MessageStream`` events (``message_delta.delta.stop_reason``);
 - google-genai chunks (``candidates[].finish_reason``);
 - the same shapes as plain dicts (SSE ``data`` decoded from JSON).
+
+A dict that is an SSE ``error`` event (``{"type": "error", "error": {...}}`` or
+``{"error": {...}}``) raises :class:`StreamError`, which the engine classifies by its payload
+(``error.type``) like any error answer: ``overloaded_error`` is retried, ``invalid_request_error``
+is not.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from typing import Any, AsyncIterable, AsyncIterator, Dict, Iterable, Iterator, 
 
 from . import _native
 
-__all__ = ["StreamIncomplete", "STREAM_APIS", "checked", "achecked", "check", "check_final"]
+__all__ = ["StreamIncomplete", "StreamError", "STREAM_APIS", "checked", "achecked", "check", "check_final"]
 
 T = TypeVar("T")
 
@@ -63,6 +70,20 @@ class StreamIncomplete(Exception):
 StreamIncomplete.__module__ = "retry_core"
 
 
+class StreamError(Exception):
+    """A stream carried an SSE ``error`` event. ``status_code`` (200, the stream's) and ``body``
+    (the event's data as JSON) are what the engine reads to classify it, as it reads an
+    SDK's ``APIStatusError``: a transient type is retried, a permanent one is not."""
+
+    def __init__(self, message: str, body: str) -> None:
+        super().__init__(message)
+        self.status_code = 200
+        self.body = body
+
+    def __reduce__(self) -> Any:
+        return (StreamError, (str(self), self.body))
+
+
 def _rebuild(message: str, api: Optional[str], reason: Optional[str], events: int) -> StreamIncomplete:
     return StreamIncomplete(message, api=api, reason=reason, events=events)
 
@@ -79,81 +100,35 @@ def check(api: str, reason: Optional[str], *, events: int = 0) -> None:
         raise StreamIncomplete(message, api=api, reason=reason, events=events)
 
 
-def _get(obj: Any, name: str, alt: Optional[str] = None) -> Any:
-    """An attribute of an SDK object, or a key of a dict (``alt``: its camelCase wire name)."""
-    if isinstance(obj, dict):
-        value = obj.get(name)
-        return obj.get(alt) if value is None and alt is not None else value
-    return getattr(obj, name, None)
-
-
-def _text(reason: Any) -> Optional[str]:
-    """A reason as text: a str, an enum's value (google-genai's ``FinishReason``), or None."""
-    if reason is None or isinstance(reason, str):
-        return reason
-    value = getattr(reason, "value", reason)
-    return value if isinstance(value, str) else str(value)
-
-
 class _Watch:
-    """Reads each item's stop reason; at the end, says whether the stream ended properly. With
-    several choices or candidates, every one must have ended."""
+    """Hands each item to the core's watch (``_native._StreamWatch``); at the end, raises
+    :class:`StreamIncomplete` unless the stream ended properly. An error event raises
+    :class:`StreamError`."""
 
-    __slots__ = ("api", "reasons", "events")
+    __slots__ = ("native",)
 
     def __init__(self, api: Optional[str]) -> None:
-        if api is not None:
-            _native._stream_incomplete(api, "stop")  # an unknown API: the core's ValueError
-        self.api = api
-        #: The last reason per choice or candidate index (one entry for single-answer APIs).
-        self.reasons: Dict[int, Optional[str]] = {}
-        self.events = 0
+        self.native = _native._StreamWatch(api)  # an unknown API: the core's ValueError
 
-    def _saw(self, api: str, index: int, reason: Any) -> None:
-        if self.api is None:
-            self.api = api
-        reason = _text(reason)
-        if reason is not None or index not in self.reasons:
-            self.reasons[index] = reason
+    @property
+    def api(self) -> Optional[str]:
+        return self.native.api
+
+    @property
+    def events(self) -> int:
+        return self.native.events
 
     def see(self, item: Any) -> None:
-        self.events += 1
-        kind = _get(item, "type")
-        if kind == "chunk" and _get(item, "chunk") is not None:  # ChatCompletionStream events
-            item = _get(item, "chunk")
-            kind = None
-        if isinstance(kind, str):
-            if kind == "message_start":
-                self._saw("anthropic", 0, None)
-                return
-            if kind == "message_delta":
-                self._saw("anthropic", 0, _get(_get(item, "delta"), "stop_reason"))
-                return
-            response = _get(item, "response")
-            if kind.startswith("response.") and response is not None:
-                self._saw("openai_responses", 0, _get(response, "status"))
-                return
-        choices = _get(item, "choices")
-        if isinstance(choices, (list, tuple)):
-            for i, choice in enumerate(choices):
-                index = _get(choice, "index")
-                self._saw("openai", index if isinstance(index, int) else i, _get(choice, "finish_reason"))
-            return
-        candidates = _get(item, "candidates")
-        if isinstance(candidates, (list, tuple)):
-            for i, cand in enumerate(candidates):
-                index = _get(cand, "index")
-                self._saw("gemini", index if isinstance(index, int) else i,
-                          _get(cand, "finish_reason", "finishReason"))
+        error = self.native.see(item)
+        if error is not None:
+            raise StreamError(*error)
 
-    def finish(self) -> None:
-        if self.api is None:
-            raise StreamIncomplete(f"stream ended without a stop reason (no event named its API in {self.events})",
-                                   events=self.events)
-        if not self.reasons:
-            check(self.api, None, events=self.events)
-        for reason in self.reasons.values():
-            check(self.api, reason, events=self.events)
+    def finish(self, events: Optional[int] = None) -> None:
+        incomplete = self.native.finish()
+        if incomplete is not None:
+            message, api, reason = incomplete
+            raise StreamIncomplete(message, api=api, reason=reason,
+                                   events=self.native.events if events is None else events)
 
 
 def checked(stream: Iterable[T], *, api: Optional[str] = None) -> Iterator[T]:
@@ -180,14 +155,7 @@ def check_final(answer: Any) -> Any:
     """Check an answer assembled from a stream (anthropic's ``stream.get_final_message()``,
     openai's ``stream.get_final_completion()`` or ``get_final_response()``): raise
     :class:`StreamIncomplete` if it has no proper stop reason; return it otherwise."""
-    if _get(answer, "stop_reason") is not None or _get(answer, "type") == "message":
-        check("anthropic", _text(_get(answer, "stop_reason")))
-        return answer
     watch = _Watch(None)
-    if _get(answer, "object") == "response":
-        watch._saw("openai_responses", 0, _get(answer, "status"))
-    else:
-        watch.see(answer)
-        watch.events = 0
-    watch.finish()
+    watch.native.see_final(answer)
+    watch.finish(events=0)
     return answer

@@ -22,6 +22,24 @@ module RetryCore
     end
   end
 
+  # A stream carried an SSE +error+ event (Anthropic's +event: error+, OpenAI's or Gemini's
+  # +{"error": ...}+ data): the engine classifies it by its payload (+error.type+, CONTRACT §6),
+  # as it classifies any answer's body, so +overloaded_error+ is retried and
+  # +invalid_request_error+ or +authentication_error+ is not. +#response+ is the shape
+  # {Failure.from_exception} reads: the stream's 200 status and the event's data as the body.
+  class StreamError < StandardError
+    # @return [Hash] +{status: 200, headers: {}, body: data}+
+    attr_reader :response
+    # @return [String] the event's data
+    attr_reader :data
+
+    def initialize(message, data)
+      super(message)
+      @data = data
+      @response = { status: 200, headers: {}, body: data }.freeze
+    end
+  end
+
   # Honest streams: helpers that read the stop reasons a stream carries and raise
   # {StreamIncomplete} at its end when none came. Which reasons end a stream is the core's table
   # ({APIS}); these only read them off the payloads.
@@ -70,8 +88,9 @@ module RetryCore
 
     # Yields each SSE event's decoded +data+ (a Hash; +[DONE]+ and comments are skipped) and the
     # event's name, from +chunks+ (anything with +each+ yielding Strings: +response.read_body+,
-    # Faraday's +on_data+ chunks collected, an Array). At the end, raises {StreamIncomplete}
-    # unless a stop reason ended the stream. Breaking out of the block raises nothing.
+    # Faraday's +on_data+ chunks collected, an Array). An +error+ event raises {StreamError},
+    # classified by the engine from its payload. At the end, raises {StreamIncomplete} unless a
+    # stop reason ended the stream. Breaking out of the block raises nothing.
     # @return [Integer] the number of events
     def each_event(chunks, api: nil)
       watch = Watch.new(api)
@@ -79,8 +98,8 @@ module RetryCore
       emit = lambda do |name, data|
         next if data == "[DONE]"
 
-        payload = JSON.parse(data)
-        watch.see(payload)
+        payload = JSON.parse(data) # bad data: JSON::ParserError, as the caller's own parse would
+        watch.see_data(name, data)
         yield payload, name if block_given?
       end
       chunks.each { |chunk| parser.feed(chunk, &emit) }
@@ -89,63 +108,51 @@ module RetryCore
       watch.events
     end
 
-    # Reads the stop reasons off decoded payloads (Hashes with String keys, as JSON.parse
-    # gives them) or chunks that answer +finish_reason+ (RubyLLM's). With several choices or
-    # candidates, every one must have ended.
+    # Reads the stop reasons off decoded payloads (Hashes, as JSON.parse gives them), raw SSE
+    # data, or chunks that answer +finish_reason+ (RubyLLM's). Which field of which event
+    # carries the reason, and how several choices combine, is the core's rule
+    # (core/src/stream_end.rs, +Watch+); this class only hands the events over.
     class Watch
-      attr_reader :api, :events
-
       def initialize(api = nil)
-        RetryCore._stream_incomplete(api.to_s, "stop") unless api.nil? # an unknown API raises
-        @api = api&.to_s
-        @reasons = {}
-        @events = 0
+        @native = RetryCore::StreamWatch._new(api&.to_s) # an unknown API raises
       end
 
+      # @return [String, nil] the stream's API, once an event (or the caller) named it
+      def api
+        @native.api
+      end
+
+      # @return [Integer] the events seen
+      def events
+        @native.events
+      end
+
+      # One decoded event (a Hash), or a chunk that answers +finish_reason+. An error event
+      # raises {StreamError}.
       def see(item)
-        @events += 1
-        return saw("any", 0, item.finish_reason) if !item.is_a?(Hash) && item.respond_to?(:finish_reason)
-        return unless item.is_a?(Hash)
+        return @native._saw("any", 0, item.finish_reason) if !item.is_a?(Hash) && item.respond_to?(:finish_reason)
 
-        type = item["type"]
-        return saw("anthropic", 0, nil) if type == "message_start"
-        return saw("anthropic", 0, item.dig("delta", "stop_reason")) if type == "message_delta" && item["delta"].is_a?(Hash)
-        if type.is_a?(String) && type.start_with?("response.") && item["response"].is_a?(Hash)
-          return saw("openai_responses", 0, item["response"]["status"])
-        end
+        message, data = @native._see(item)
+        raise StreamError.new(message, data) if message
 
-        each_indexed(item["choices"]) { |i, c| saw("openai", i, c["finish_reason"]) }
-        each_indexed(item["candidates"]) { |i, c| saw("gemini", i, c["finishReason"] || c["finish_reason"]) }
+        nil
+      end
+
+      # One SSE event's raw data (JSON text) and its event name: the core parses it. An error
+      # event raises {StreamError}.
+      def see_data(name, data)
+        message = @native._see_data(name, data)
+        raise StreamError.new(message, data) if message
+
+        nil
       end
 
       # Raises {StreamIncomplete} unless the stream ended properly.
       def finish!
-        if @api.nil?
-          raise StreamIncomplete.new("stream ended without a stop reason (no event named its API in #{@events})",
-                                     events: @events)
-        end
-        return Streams.check!(@api, nil, events: @events) if @reasons.empty?
+        message, api, reason = @native._finish
+        raise StreamIncomplete.new(message, api: api, reason: reason, events: events) if message
 
-        @reasons.each_value { |reason| Streams.check!(@api, reason, events: @events) }
         nil
-      end
-
-      private
-
-      def saw(api, index, reason)
-        @api ||= api
-        @reasons[index] = reason unless reason.nil? && @reasons.key?(index)
-        nil
-      end
-
-      def each_indexed(list)
-        return unless list.is_a?(Array)
-
-        list.each_with_index do |entry, i|
-          next unless entry.is_a?(Hash)
-
-          yield(entry["index"].is_a?(Integer) ? entry["index"] : i, entry)
-        end
       end
     end
 
