@@ -57,8 +57,8 @@
 pub mod driver;
 pub mod events;
 pub mod sse;
-pub mod testing;
 pub mod stream_end;
+pub mod testing;
 // Event names for OpenTelemetry and ActiveSupport, Prometheus text, the `tracing` feature.
 pub mod observe;
 

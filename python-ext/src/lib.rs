@@ -18,8 +18,8 @@ mod policy;
 mod retry_after;
 mod run;
 mod scrub;
-mod testing;
 mod stream_end;
+mod testing;
 
 use pyo3::prelude::*;
 

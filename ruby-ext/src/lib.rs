@@ -29,8 +29,8 @@ mod policy;
 mod retry_after;
 mod run;
 mod scrub;
-mod testing;
 mod stream_end;
+mod testing;
 
 use magnus::{prelude::*, Error, Ruby};
 

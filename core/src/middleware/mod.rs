@@ -47,9 +47,12 @@ pub fn first_event_error(buf: &[u8]) -> Option<String> {
         }
     }
     let payload = data.join("\n");
-    let is_error = event == "error"
-        || serde_json::from_str::<serde_json::Value>(&payload)
-            .is_ok_and(|v| v.as_object().is_some_and(|o| o.contains_key("error")));
+    // The same rule as a watched stream's (`stream_end::is_error_event`): a null `error` is none.
+    let name = (!event.is_empty()).then_some(event);
+    let is_error = match serde_json::from_str::<serde_json::Value>(&payload) {
+        Ok(v) => crate::stream_end::is_error_event(name, &&v),
+        Err(_) => name == Some("error"),
+    };
     is_error.then_some(payload)
 }
 
