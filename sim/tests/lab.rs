@@ -59,12 +59,28 @@ fn ten_agents_against_the_lab_agree_with_virtual_time() {
 fn twenty_agents_recover_from_a_short_outage_against_the_lab() {
     let live = LiveRecovery::new(2.0, Start::Steady, 8);
     assert!(live.duration() < 3.0, "{}", live.duration());
-    let started = std::time::Instant::now();
-    let r = live.run(&[no_fleet(), default_fleet()]);
-    assert!(started.elapsed().as_secs_f64() < 30.0, "bounded in time");
+    // The experiment only says something when its 0.2 s outage met agents; on a loaded shared
+    // machine the agents can be late for it (3.9 of 20 once, under two other builds). That is
+    // the machine, not the fleet: the run is repeated, at most three times, until it did.
+    let mut tries = 0;
+    let r = loop {
+        tries += 1;
+        let started = std::time::Instant::now();
+        let r = live.run(&[no_fleet(), default_fleet()]);
+        assert!(started.elapsed().as_secs_f64() < 30.0, "bounded in time");
+        for x in &r {
+            assert_eq!(x.unrecovered, 0, "every agent back");
+        }
+        if r.iter().all(|x| x.held >= 5.0) || tries == 3 {
+            break r;
+        }
+    };
     for x in &r {
-        assert_eq!(x.unrecovered, 0, "every agent back");
-        assert!(x.held >= 5.0, "the outage met agents: {}", x.held);
+        assert!(
+            x.held >= 5.0,
+            "the outage met agents: {} ({tries} tries)",
+            x.held
+        );
     }
     let p = RecoveryParams {
         reps: 200,
