@@ -35,8 +35,6 @@ import argparse
 import json
 import logging
 import random
-import select
-import subprocess
 import sys
 import time
 import urllib.error
@@ -46,6 +44,9 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "lab"))
+from retry_lab import LabProcess  # noqa: E402  (the lab's own driver)
+
 KEY = "sk-ant-demo-side-by-side-0000"
 
 
@@ -85,37 +86,14 @@ FAULTS = [
 
 # --- the lab and one HTTP call -----------------------------------------------------------------
 
-class Lab:
+class Lab(LabProcess):
+    """The lab (lab/retry_lab.py); a missing binary or a failed start ends the demo."""
+
     def __init__(self, binary: Path) -> None:
-        if not binary.exists():
-            sys.exit(f"{binary} is missing: cargo build -p retry-lab")
-        self.proc = subprocess.Popen([str(binary), "--port", "0", "--exit-on-stdin-close", "--quiet"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
-        assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], 10)
-        line = self.proc.stdout.readline() if ready else ""
-        if not line.startswith("LISTENING "):
-            self.stop()
-            sys.exit(f"retry-lab did not start (said {line!r})")
-        self.url = "http://" + line.split()[1]
-        self.http = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-    def reset(self) -> None:
-        req = urllib.request.Request(self.url + "/_lab/script", data=b"{}", method="POST")
-        self.http.open(req, timeout=5).close()
-
-    def calls(self) -> int:
-        with self.http.open(self.url + "/_lab/log", timeout=5) as r:
-            return len(json.loads(r.read()))
-
-    def stop(self) -> None:
         try:
-            if self.proc.stdin:
-                self.proc.stdin.close()
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
+            super().__init__(binary)
+        except RuntimeError as e:
+            sys.exit(str(e))
 
 
 class Response:

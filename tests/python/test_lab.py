@@ -11,11 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import select
 import subprocess
+import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -32,47 +31,24 @@ anthropic = pytest.importorskip("anthropic")
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB_BIN = Path(os.environ.get("RETRY_LAB", ROOT / "target" / "debug" / "retry-lab"))
+sys.path.insert(0, str(ROOT / "lab"))
+from retry_lab import LabProcess  # noqa: E402  (the lab's own driver)
 OA_KEY = "sk-test-lab-openai-0000aaaa"
 AN_KEY = "sk-ant-test-lab-anthropic-0000bbbb"
 REPLY = "Hello from retry-lab! This is reply number {}."
 
 
-class Lab:
-    """The lab process and its control endpoints (no proxy, ever: it is on loopback)."""
+class Lab(LabProcess):
+    """The lab (lab/retry_lab.py) for a test: a missing binary or a failed start fails the test."""
 
     def __init__(self) -> None:
-        if not LAB_BIN.exists():
-            pytest.fail(f"{LAB_BIN} is missing; build it with: cargo build -p retry-lab")
-        self.proc = subprocess.Popen([str(LAB_BIN), "--port", "0", "--exit-on-stdin-close", "--quiet"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        ready, _, _ = select.select([self.proc.stdout], [], [], 10)
-        line = self.proc.stdout.readline() if ready else ""
-        if not line.startswith("LISTENING "):
-            self.stop()
-            pytest.fail(f"retry-lab did not start (said {line!r})")
-        self.url = "http://" + line.split()[1]
-        self._http = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-    def script(self, script: Dict[str, Any]) -> None:
-        req = urllib.request.Request(self.url + "/_lab/script", data=json.dumps(script).encode(), method="POST")
-        with self._http.open(req, timeout=5) as r:
-            assert r.status == 200
-
-    def log(self) -> List[Dict[str, Any]]:
-        with self._http.open(self.url + "/_lab/log", timeout=5) as r:
-            return list(json.loads(r.read()))
+        try:
+            super().__init__(LAB_BIN)
+        except RuntimeError as e:
+            pytest.fail(str(e))
 
     def statuses(self) -> List[Any]:
         return [e["status"] for e in self.log()]
-
-    def stop(self) -> None:
-        try:
-            if self.proc.stdin:
-                self.proc.stdin.close()  # --exit-on-stdin-close: the lab exits by itself
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
 
 
 

@@ -16,10 +16,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional
 
@@ -27,6 +25,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LAB_BIN = Path(os.environ.get("RETRY_LAB", ROOT / "target" / "debug" / "retry-lab"))
+sys.path.insert(0, str(ROOT / "lab"))
+from retry_lab import LabProcess  # noqa: E402  (the lab's own driver)
 TIMEOUT_S = 60
 NO_RUN = re.compile(r"^<!--\s*no-run:\s*(?P<reason>.*?)\s*-->$")
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>```+|~~~+)\s*(?P<info>[^`]*)$")
@@ -83,37 +83,14 @@ DOCS = doc_files("README.md", "python-ext/README.md", "python-ext/docs/*.md")
 BLOCKS = [b for f in DOCS for b in fenced_blocks(f) if b.lang == "python"]
 
 
-class Lab:
-    """The fault lab on a free loopback port; it exits when its stdin closes."""
+class Lab(LabProcess):
+    """The fault lab on a free loopback port (lab/retry_lab.py); a failed start fails the test."""
 
     def __init__(self) -> None:
-        if not LAB_BIN.exists():
-            pytest.fail(f"{LAB_BIN} is missing; build it with: cargo build -p retry-lab")
-        self.proc = subprocess.Popen([str(LAB_BIN), "--port", "0", "--exit-on-stdin-close", "--quiet"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
-        assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], 10)
-        line = self.proc.stdout.readline() if ready else ""
-        if not line.startswith("LISTENING "):
-            self.stop()
-            pytest.fail(f"retry-lab did not start (said {line!r})")
-        self.url = "http://" + line.split()[1]
-        self._http = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-    def script(self, script: Dict[str, Any]) -> None:
-        req = urllib.request.Request(self.url + "/_lab/script", data=json.dumps(script).encode(), method="POST")
-        with self._http.open(req, timeout=5) as r:
-            assert r.status == 200
-
-    def stop(self) -> None:
         try:
-            if self.proc.stdin:
-                self.proc.stdin.close()
-            self.proc.wait(timeout=5)
-        except Exception:
-            self.proc.kill()
-            self.proc.wait(timeout=5)
+            super().__init__(LAB_BIN)
+        except RuntimeError as e:
+            pytest.fail(str(e))
 
 
 @pytest.fixture(scope="module")
