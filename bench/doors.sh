@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 21's success-path target, measured in one run: the overhead of every front door over a
-# plain call (Python: plain, with options, with a fleet; Ruby: the same three) beside backoff's
+# plain call (Python: plain, with options, with a fleet, with a fleet whose admission is on
+# (issue 23: no contention), with and without an estimate; Ruby: the first three) beside backoff's
 # @on_exception, the fastest peer decorator. Release builds of both bindings; asserts nothing,
 # prints the table (and `--quick` runs fewer rounds).
 #
@@ -25,6 +26,9 @@ peer = py["backoff @on_exception (the fastest peer)"]
 rows = [("Python call_llm_with_retry(fn)", py["call_llm_with_retry(fn)"]),
         ("Python call_llm_with_retry(fn, policy=, on_event=)", py["call_llm_with_retry(fn, policy=, on_event=)"]),
         ("Python call_llm_with_retry(fn, fleet=, key=)", py["call_llm_with_retry(fn, fleet=, key=)"]),
+        ("Python (fleet=, key=), admission on", py["call_llm_with_retry(fn, fleet=, key=) admission on"]),
+        ("Python (fleet=, key=, estimate=), admission on",
+         py["call_llm_with_retry(fn, fleet=, key=, estimate=) admission on"]),
         ("Ruby RetryCore.call_llm_with_retry { }", rb["call_llm_with_retry_ns"] - rb["loop_ns"]),
         ("Ruby (policy:, on_event:)", rb["with_options_ns"] - rb["loop_ns"]),
         ("Ruby (fleet:, key:)", rb["with_fleet_ns"] - rb["loop_ns"])]

@@ -51,6 +51,11 @@ deps=(
     "cohere>=5.5,<8"
     "requests>=2.31,<3"
     "aiohttp>=3.9,<4"
+    # Observability (issue 22): span events through the OpenTelemetry API, checked with the
+    # SDK's in-memory exporter; fleet metrics parsed and collected by prometheus_client.
+    "opentelemetry-api>=1.20,<2"
+    "opentelemetry-sdk>=1.20,<2"
+    "prometheus-client>=0.17,<1"
 )
 stamp="$venv/.retry-core-deps"
 want="$(printf '%s\n' "${deps[@]}")"

@@ -7,7 +7,7 @@ set -euo pipefail
 
 # openssl, libssl-dev and pkg-config: the transport tests build reqwest with native-tls and make a
 # self-signed certificate per run (core/tests/transport_faults.rs).
-packages=(ruby ruby-dev libclang-dev rake ruby-minitest ruby-faraday redis-server openssl libssl-dev pkg-config)
+packages=(ruby ruby-dev libclang-dev rake ruby-minitest ruby-faraday redis-server openssl libssl-dev pkg-config ruby-activesupport)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -55,6 +55,24 @@ def success_path(number, repeat):
     fleet = Fleet()
     ours_fleet = best_ns(lambda: call_llm_with_retry(fn, fleet=fleet, key="openai:gpt-4o"), number // 4, repeat)
     rows.append(("call_llm_with_retry(fn, fleet=, key=)", ours_fleet, ours_fleet - lam))
+    # Admission on, no contention (limits no call reaches): the answer reports its usage, which
+    # settles the call's slot; with an estimate, the core computes the cost from the messages.
+    limits = {"requests": 1e12, "tokens": 1e12}
+    admitted = Fleet(admission={"mode": "static", "limits": limits})
+    answer = {"usage": {"prompt_tokens": 120, "completion_tokens": 40}}
+
+    def fn_usage():
+        return answer
+
+    lam_u = best_ns(lambda: fn_usage(), number, repeat)
+    ours_adm = best_ns(lambda: call_llm_with_retry(fn_usage, fleet=admitted, key="openai:gpt-4o"),
+                       number // 4, repeat)
+    rows.append(("call_llm_with_retry(fn, fleet=, key=) admission on", ours_adm, ours_adm - lam_u))
+    estimate = {"messages": [{"role": "system", "content": "You are terse."},
+                             {"role": "user", "content": "Say hello in five words."}], "max_tokens": 64}
+    ours_est = best_ns(lambda: call_llm_with_retry(fn_usage, fleet=admitted, key="openai:gpt-4o",
+                                                   estimate=estimate), number // 4, repeat)
+    rows.append(("call_llm_with_retry(fn, fleet=, key=, estimate=) admission on", ours_est, ours_est - lam_u))
     ten = best_ns(fn_tenacity, number, repeat)
     rows.append(("tenacity @retry", ten, ten - plain))
     try:

@@ -274,6 +274,7 @@ pub async fn send_with_retry(
             Step::PruneOrphans => run.pruned(0, elapsed()),
             Step::CompactContext => run.compacted(false, elapsed()),
             Step::Skip { .. } => run.resume(elapsed()),
+            Step::Stalled { .. } => panic!("the agent's sleeper always sleeps"),
             Step::Return | Step::GiveUp { .. } | Step::Reraise => {
                 let err = last.take().expect("the run ends on a failed call");
                 if let Some(d) = run.decision() {

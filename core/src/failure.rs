@@ -313,11 +313,40 @@ impl Failure {
         self
     }
 
+    /// A stream that ended without its finish or stop reason (or with one that reports a
+    /// failure): classified as [`StreamInterrupted`](crate::Category::StreamInterrupted) and
+    /// so retried. `detail` is the message; [`stream_end::incomplete`](crate::stream_end::incomplete)
+    /// builds it from the reason the stream gave.
+    pub fn stream_incomplete(detail: impl Into<String>) -> Self {
+        Failure {
+            message: detail.into(),
+            transport: Some(Transport::StreamTransient),
+            ..Default::default()
+        }
+    }
+
     /// Parses a failure record from JSON (the shape of the shared vectors).
     pub fn from_json(json: &str) -> crate::error::Result<Failure> {
         Ok(serde_json::from_str(json)?)
     }
 }
+
+/// One line for people and logs: the status if any, then the message (keys and tokens
+/// scrubbed), e.g. `HTTP 429: Rate limit reached`. With it a `Failure` is a
+/// `std::error::Error`, and so is a driver's give-up (`RetryError<Failure>`): `?` works on both.
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let message = crate::scrub::scrub(&self.message);
+        match (self.status, message.is_empty()) {
+            (Some(status), true) => write!(f, "HTTP {status}"),
+            (Some(status), false) => write!(f, "HTTP {status}: {message}"),
+            (None, true) => f.write_str("failed call"),
+            (None, false) => f.write_str(&message),
+        }
+    }
+}
+
+impl std::error::Error for Failure {}
 
 /// Anything the drivers can turn into a failure record.
 pub trait AsFailure {

@@ -536,6 +536,16 @@ impl Retrier {
         self.give_up(GiveUpReason::CircuitOpen, failure, c, None)
     }
 
+    /// An admission slot would come past the deadline: give up with the last failure, reason
+    /// `deadline`, as a retry's own wait past it does.
+    pub(crate) fn give_up_past_deadline(
+        &mut self,
+        failure: &Failure,
+        c: Classification,
+    ) -> Decision {
+        self.give_up(GiveUpReason::Deadline, failure, c, None)
+    }
+
     fn give_up(
         &mut self,
         reason: GiveUpReason,

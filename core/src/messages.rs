@@ -17,6 +17,8 @@ pub enum LogLevel {
     Warning,
     /// Shown when asked for (`logging.INFO`, `Logger::INFO`).
     Info,
+    /// Detail for whoever debugs (`logging.DEBUG`, `Logger::DEBUG`): a wait asked again.
+    Debug,
 }
 
 impl LogLevel {
@@ -25,6 +27,7 @@ impl LogLevel {
         match self {
             LogLevel::Warning => "warning",
             LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
         }
     }
 }
@@ -235,6 +238,8 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
             .and_then(Value::as_str)
             .map(|m| format!(" {m}"))
     };
+    // The gate asked the same wait again: its first line said it; the repeats are detail.
+    let repeat = field(e, "recheck").is_some();
     let (level, text) = match e.kind {
         EventKind::RetryAttempt => {
             let mut t = format!(
@@ -275,7 +280,7 @@ pub fn log_line(e: &Event) -> Option<(LogLevel, String)> {
         EventKind::ContextCompacted => (Info, "compacted the context; retrying at once".to_owned()),
         EventKind::WaitStarted => match field(e, "reason").and_then(Value::as_str) {
             Some(r @ ("fleet_pause" | "circuit_open")) => (
-                Warning,
+                if repeat { LogLevel::Debug } else { Warning },
                 format!(
                     "the fleet holds{} back ({}); waiting {} s",
                     model().unwrap_or_else(|| " this key".to_owned()),
@@ -413,6 +418,8 @@ mod tests {
                 "retry-core: the fleet holds gpt-4o back (circuit open); waiting 4.6 s".to_owned()
             ))
         );
+        let again = open.clone().with("recheck", 3);
+        assert_eq!(log_line(&again).map(|(l, _)| l), Some(LogLevel::Debug));
         assert_eq!(round_seconds(29.7), "30");
         assert_eq!(round_seconds(0.04), "0");
     }

@@ -72,6 +72,15 @@ pub enum Step {
     },
     /// Cancellation: re-raise the original error untouched.
     Reraise,
+    /// The host's sleep does not sleep: the fleet's gate waits ended with its clock where they
+    /// began, [`STALLED_WAITS`](crate::testing::STALLED_WAITS) times in a row (a patched
+    /// `time.sleep` with a fleet on the real clock). Raise the misuse error of
+    /// [`testing::stalled_message`](crate::testing::stalled_message), the last error (if any)
+    /// as its cause. The run is over.
+    Stalled {
+        /// What the run was waiting for.
+        reason: WaitReason,
+    },
 }
 
 impl Step {
@@ -86,12 +95,16 @@ impl Step {
             Step::Return => "return",
             Step::GiveUp { .. } => "give_up",
             Step::Reraise => "reraise",
+            Step::Stalled { .. } => "stalled",
         }
     }
 
-    /// Whether the run is over (return, give up, re-raise).
+    /// Whether the run is over (return, give up, re-raise, stalled).
     pub fn is_final(&self) -> bool {
-        matches!(self, Step::Return | Step::GiveUp { .. } | Step::Reraise)
+        matches!(
+            self,
+            Step::Return | Step::GiveUp { .. } | Step::Reraise | Step::Stalled { .. }
+        )
     }
 }
 
@@ -121,6 +134,15 @@ impl WaitReason {
             WaitReason::CircuitOpen => "circuit_open",
             WaitReason::Admission => "admission",
         }
+    }
+
+    /// Whether the fleet's gate asked for this wait (a pause, an open circuit, admission): a
+    /// wait that may repeat until the fleet's clock reaches its end.
+    pub fn is_gate(self) -> bool {
+        matches!(
+            self,
+            WaitReason::FleetPause | WaitReason::CircuitOpen | WaitReason::Admission
+        )
     }
 }
 
@@ -271,10 +293,17 @@ pub struct Run {
     ticket: Option<(Reservation, bool)>,
     /// The last gate made this attempt the breaker's half-open probe.
     probe: bool,
+    /// The gate wait under way since the last call: its reason and how many times the gate
+    /// was asked again (its repeats log at DEBUG: one line per caller per wait).
+    gate_wait: Option<(WaitReason, u32)>,
+    /// The fleet's clock when the current gate wait began, to see that it moved.
+    gate_clock: Option<f64>,
+    /// Gate waits in a row that ended with the fleet's clock short of half their length.
+    stalled: u32,
 }
 
 /// Waits shorter than this go at once (a millisecond: less than any host's sleep).
-const ADMISSION_EPSILON_S: f64 = 0.001;
+const ADMISSION_EPSILON_S: f64 = crate::fleet_engine::admission::GO_NOW_S;
 
 /// The fleet and key of model `model` (one key serves every model when only one is given).
 fn key_of(fleet: &Option<(Arc<Fleet>, Vec<String>)>, model: usize) -> Option<(&Arc<Fleet>, &str)> {
@@ -323,12 +352,26 @@ impl Run {
             estimate: Cost::REQUEST,
             ticket: None,
             probe: false,
+            gate_wait: None,
+            gate_clock: None,
+            stalled: 0,
         };
         if let Some(cost) = run.cfg.estimate {
             run.estimate = cost.sanitized();
         }
         run.retrier = run.new_retrier(0);
         run
+    }
+
+    /// The run of a call whose first attempt was made on a slot [`Fleet::admits_freely_with`]
+    /// gave (the success path of the one protocol) and failed: the run settles that slot
+    /// with the failure, as if it had reserved it itself. Call it after [`Run::fleet`]; a
+    /// slot that holds nothing (admission off) changes nothing.
+    pub fn holding(mut self, r: Reservation) -> Self {
+        if r.holds() {
+            self.ticket = Some((r, true));
+        }
+        self
     }
 
     /// Fixes the jitter seed.
@@ -364,7 +407,8 @@ impl Run {
         let mut r = Retrier::new(self.policy.clone())
             .with_context_hook(self.cfg.context_hook)
             .with_error_names(self.cfg.error_names);
-        if let Some(seed) = self.cfg.seed {
+        // Under the testing switch, a run given no seed takes the switch's.
+        if let Some(seed) = self.cfg.seed.or_else(crate::testing::seed) {
             // Each model its own jitter stream, reproducible from the one seed.
             r = r.with_seed(seed.wrapping_add(model as u64));
         }
@@ -391,6 +435,11 @@ impl Run {
         self.cfg.models.get(i).map(|m| m.name.as_str())
     }
 
+    /// The fleet key of the model being tried, when the run has a fleet.
+    pub fn key(&self) -> Option<&str> {
+        key_of(&self.fleet, self.model).map(|(_, k)| k)
+    }
+
     /// Failed calls of the current model counted so far (free recoveries do not count).
     pub fn attempts(&self) -> u32 {
         self.retrier.attempts()
@@ -413,7 +462,9 @@ impl Run {
 
     /// The events emitted since the last call of this method, in order.
     pub fn take_events(&mut self) -> Vec<Event> {
-        std::mem::take(&mut self.events)
+        let events = std::mem::take(&mut self.events);
+        crate::testing::record(&events);
+        events
     }
 
     /// Whether events are waiting for [`Run::take_events`].
@@ -459,6 +510,7 @@ impl Run {
             return self.misuse("succeeded");
         }
         self.settle_ticket(usage, headers, false);
+        self.gate_wait = None;
         let events = self.retrier.on_success();
         self.events.extend(events);
         self.finish(Step::Return)
@@ -472,6 +524,7 @@ impl Run {
             return self.misuse("failed");
         }
         let c = classify(failure);
+        self.gate_wait = None;
         let throttled = matches!(c.category, Category::RateLimited | Category::Overloaded);
         self.settle_ticket(None, &failure.headers, throttled);
         self.report_stacked(failure);
@@ -497,6 +550,12 @@ impl Run {
         match self.expect {
             Expect::Resume => {
                 let mut reason = None;
+                if let Some((seconds, r)) = self.waiting {
+                    if self.clock_stalled(seconds, r) {
+                        self.waiting = None;
+                        return self.finish(Step::Stalled { reason: r });
+                    }
+                }
                 if let Some((seconds, r)) = self.waiting.take() {
                     let e = self
                         .model_event(EventKind::WaitFinished)
@@ -665,6 +724,20 @@ impl Run {
             self.ticket = Some((held, true));
             return None;
         }
+        if self.retrier.attempts() > 0 && self.policy.deadline.is_some_and(|d| elapsed + wait > d) {
+            // A retry whose slot comes past the deadline is not slept (as a retry's own wait
+            // past it is not): its slot goes back, and the last failure surfaces. A first call
+            // waits its turn, as at the fleet's gate.
+            if let Some((failure, d)) = self.last.take() {
+                self.events.extend(fleet.cancel(key, &held));
+                let d = self
+                    .retrier
+                    .give_up_past_deadline(&failure, d.classification);
+                self.events.extend(d.events.iter().cloned());
+                self.last = Some((failure, d));
+                return Some(self.next_model(GiveUpReason::Deadline, elapsed));
+            }
+        }
         if self.cfg.max_gate_wait.is_some_and(|max| wait > max) {
             self.events.extend(fleet.cancel(key, &held));
             let e = self
@@ -701,12 +774,48 @@ impl Run {
         self.events.extend(events);
     }
 
+    /// Whether the gate wait that just ended is one more whose fleet clock did not move by half
+    /// its length, and they now make [`STALLED_WAITS`](crate::testing::STALLED_WAITS) in a row.
+    /// Waits under a millisecond prove nothing; waits not asked by the gate do not count.
+    fn clock_stalled(&mut self, seconds: f64, reason: WaitReason) -> bool {
+        let began = self.gate_clock.take();
+        let now = key_of(&self.fleet, self.model).map(|(f, _)| f.now());
+        let (Some(began), Some(now)) = (began, now) else {
+            return false;
+        };
+        if !reason.is_gate() || seconds <= ADMISSION_EPSILON_S {
+            return false;
+        }
+        if now - began < seconds / 2.0 {
+            self.stalled += 1;
+        } else {
+            self.stalled = 0;
+        }
+        self.stalled >= crate::testing::STALLED_WAITS
+    }
+
     fn wait(&mut self, seconds: f64, reason: WaitReason, elapsed: f64) -> Step {
         let mut e = self
             .model_event(EventKind::WaitStarted)
             .with("seconds", seconds)
             .with("reason", reason.as_str())
             .with("attempt", self.retrier.attempts());
+        if reason.is_gate() {
+            // The same wait asked again (the gate rechecks until its end): counted, so that
+            // its line logs at DEBUG after the first (core `messages::log_line`).
+            let checks = match self.gate_wait {
+                Some((r, n)) if r == reason => n + 1,
+                _ => 0,
+            };
+            self.gate_wait = Some((reason, checks));
+            if checks > 0 {
+                e = e.with("recheck", checks);
+            }
+            self.gate_clock = key_of(&self.fleet, self.model).map(|(f, _)| f.now());
+        } else {
+            self.gate_wait = None;
+            self.gate_clock = None;
+        }
         if let Some(t0) = self.cfg.started_at {
             // Milliseconds are enough for a countdown, and keep the vectors exact.
             let ends = ((t0 + elapsed + seconds) * 1000.0).round() / 1000.0;
@@ -747,6 +856,7 @@ impl Run {
         );
         self.events.push(e);
         self.model = next;
+        self.gate_wait = None;
         self.retrier = self.new_retrier(next);
         self.validation_left = self.cfg.max_validation_retries;
         self.gate(elapsed)

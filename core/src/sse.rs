@@ -3,7 +3,7 @@
 
 use crate::category::Category;
 use crate::classify::classify;
-use crate::failure::{Failure, Transport};
+use crate::failure::Failure;
 
 /// A failure record for an SSE `error` event payload received inside a 200 stream.
 pub fn failure_from_payload(payload: &str) -> Failure {
@@ -37,11 +37,7 @@ pub fn classify_payload(payload: &str) -> Category {
 
 /// The failure for a stream that ended without a stop reason (a connection drop mid-stream).
 pub fn ended_without_stop_reason() -> Failure {
-    Failure {
-        message: "stream ended without a stop reason".into(),
-        transport: Some(Transport::StreamTransient),
-        ..Failure::default()
-    }
+    Failure::stream_incomplete("stream ended without a stop reason")
 }
 
 #[cfg(test)]

@@ -1185,10 +1185,12 @@ fn a_run_waiting_on_a_learned_rate_asks_again_and_follows_the_new_rate() {
         } => assert!((seconds - RECHECK_S).abs() < 1e-6, "{seconds}"),
         s => panic!("{s:?}"),
     }
-    // The limit is now 600 a minute: what was 9 s away is 0.9 s away.
+    // Half a second in, the limit is now 600 a minute: what was 9.5 s away is 0.95 s away
+    // from then (the queue follows the rate from the moment it is learned).
+    set(&t, t0 + 0.5);
     fleet.learn(KEY, &openai_rpm("600"), false);
     set(&t, t0 + RECHECK_S);
-    let left: f64 = 0.1 * (10.0 - RECHECK_S);
+    let left: f64 = 0.5 + 0.1 * (10.0 - 0.5) - RECHECK_S;
     match run.resume(RECHECK_S) {
         Step::Wait { seconds, .. } => {
             assert!((seconds - left.min(RECHECK_S)).abs() < 1e-5, "{seconds}")
@@ -1282,4 +1284,147 @@ fn an_error_without_usage_stays_spent_a_throttle_included() {
     fleet.settle(KEY, &r, None, &Headers::new(), true);
     let (next, _) = fleet.reserve(KEY, &cost);
     assert!((next.at - t0 - 10.0).abs() < 1e-6, "{}", next.at - t0);
+}
+
+#[test]
+fn a_cut_in_the_rate_holds_back_a_waiter_whose_old_time_has_come() {
+    use retry_core::fleet::AdmissionState;
+    let cfg = AdmissionConfig::mode(AdmissionMode::Adaptive);
+    let mut s = AdmissionState::default();
+    s.cubic.enabled = true;
+    s.cubic.rate = 100.0;
+    let t0 = 1_000.0;
+    // Ten waiters placed at 100 a second: the last is due 90 ms out.
+    let grants: Vec<_> = (0..10)
+        .map(|_| s.reserve(&cfg, &Cost::REQUEST, t0, 0.0))
+        .collect();
+    assert!((grants[9].at - t0 - 0.09).abs() < 1e-9);
+    // A throttle cuts the rate to 10 a second before any of them asked again. When the last
+    // wakes at its old time, its place is now 0.9 s out from the cut, not now: a slot planned
+    // at the old rate is no licence to go at it.
+    s.cubic.rate = 10.0;
+    // (A newcomer at the cut: the queue is respaced from then.)
+    s.reserve(&cfg, &Cost::REQUEST, t0, 0.0);
+    let woke = grants[9].at;
+    let g = s.replan(&cfg, &grants[9], &Cost::REQUEST, woke, 0.0);
+    assert!(g.at > woke + 0.5, "{} after its old time", g.at - woke);
+    // Every waiter follows the same schedule: woken at their old times, they come out in
+    // order, a tenth of a second apart (the new rate), none before its turn.
+    let mut times: Vec<f64> = grants
+        .iter()
+        .map(|gr| s.replan(&cfg, gr, &Cost::REQUEST, gr.at.max(t0), 0.0).at)
+        .collect();
+    let sorted = {
+        let mut v = times.clone();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    assert_eq!(times, sorted, "in the order they were placed");
+    times.dedup();
+    for w in times.windows(2).skip(1) {
+        assert!((w[1] - w[0] - 0.1).abs() < 1e-6, "{times:?}");
+    }
+}
+
+#[test]
+fn the_success_path_holds_a_slot_now_or_takes_the_run_without_reserving() {
+    // Admission off: a reservation of nothing while the key is free.
+    let (_, off) = fleet(AdmissionConfig::default());
+    let r = off.admits_freely_with(KEY, &Cost::REQUEST).unwrap();
+    assert!(!r.holds());
+    // On, one a second: the first call holds its slot now; the second would wait, so it takes
+    // the run and reserves nothing: the next reservation is the one a second out.
+    let (t, on) = fleet(rpm(60.0));
+    let t0 = now(&t);
+    let first = on.admits_freely_with(KEY, &Cost::REQUEST).unwrap();
+    assert!(first.holds());
+    assert!((first.at - t0).abs() < 1e-9);
+    assert!(on.admits_freely_with(KEY, &Cost::REQUEST).is_none());
+    let (next, _) = on.reserve(KEY, &Cost::REQUEST);
+    assert!((next.at - t0 - 1.0).abs() < 1e-6, "{}", next.at - t0);
+    on.cancel(KEY, &next);
+    // Settled on success with the usage reported: counted as a success, tokens refunded.
+    let ev = on.succeeded_with(KEY, &first, Some(&Usage::new(10.0, 5.0)), &Headers::new());
+    assert!(ev.is_empty(), "{:?}", kinds(&ev));
+    let m = on.metrics().snapshot();
+    assert_eq!(m[KEY]["total"]["successes"], 1, "{m}");
+    // A paused key takes the run.
+    on.record_failure(
+        KEY,
+        &retry_core::classify(&Failure::http(429, "").with_header("retry-after", "5")),
+    );
+    set(&t, t0 + 2.0);
+    assert!(on.admits_freely_with(KEY, &Cost::REQUEST).is_none());
+}
+
+#[test]
+fn a_run_given_the_success_paths_slot_settles_it_with_the_failure() {
+    let (t, fleet) = fleet(AdmissionConfig::mode(AdmissionMode::Adaptive));
+    let slot = fleet.admits_freely_with(KEY, &Cost::REQUEST).unwrap();
+    assert!(slot.holds(), "the probe of a cold key holds its slot");
+    // Its call got a 429: the run takes over holding the slot, and the throttle teaches the
+    // controller, as if the run had reserved the slot itself.
+    set(&t, now(&t) + 0.02);
+    let mut run = Run::new(RetryPolicy::recommended())
+        .fleet(Arc::clone(&fleet), vec![KEY.to_owned()])
+        .holding(slot);
+    let step = run.failed(&Failure::http(429, ""), 0.02);
+    assert!(matches!(step, Step::Wait { .. }), "{step:?}");
+    assert!(fleet.admission_state(KEY).unwrap().cubic.enabled);
+    assert_eq!(fleet.metrics().snapshot()[KEY]["admission"]["throttled"], 1);
+}
+
+#[test]
+fn a_retrys_admission_slot_past_the_deadline_is_not_slept() {
+    let (t, fleet) = fleet(rpm(6.0));
+    let policy = RetryPolicy {
+        deadline: Some(20.0),
+        ..RetryPolicy::recommended()
+    };
+    // The schedule is full for the next minute (six calls at 6 a minute).
+    for _ in 0..6 {
+        fleet.reserve(KEY, &Cost::REQUEST);
+    }
+    let t0 = now(&t);
+    // A first call waits its turn, deadline or not (as at the fleet's gate).
+    let mut first = Run::new(policy.clone()).fleet(Arc::clone(&fleet), vec![KEY.to_owned()]);
+    assert!(matches!(
+        first.start(0.0),
+        Step::Wait {
+            reason: WaitReason::Admission,
+            ..
+        }
+    ));
+    first.abandon();
+    // A retry whose slot comes 60 s out, past the 20 s deadline: it gives up at once with the
+    // last failure, reason deadline, and gives its slot back.
+    let mut run = Run::new(policy).fleet(Arc::clone(&fleet), vec![KEY.to_owned()]);
+    let step = run.failed(&Failure::http(503, ""), 0.0);
+    let mut elapsed = 0.0;
+    let step = match step {
+        Step::Wait {
+            seconds,
+            reason: WaitReason::Backoff,
+        } => {
+            elapsed += seconds;
+            set(&t, t0 + elapsed);
+            run.resume(elapsed)
+        }
+        s => s,
+    };
+    assert_eq!(
+        step,
+        Step::GiveUp {
+            reason: retry_core::GiveUpReason::Deadline
+        }
+    );
+    let ev = kinds(&run.take_events());
+    assert!(ev.contains(&"llm_retry_exhausted"), "{ev:?}");
+    // The slot went back: the next reservation is where the retry's was.
+    let (next, _) = fleet.reserve(KEY, &Cost::REQUEST);
+    assert!(
+        (next.at - t0 - 60.0).abs() < 1e-6,
+        "next at {}",
+        next.at - t0
+    );
 }

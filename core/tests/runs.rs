@@ -27,6 +27,7 @@ fn step_json(s: &Step) -> Value {
         Step::Return => json!(["return"]),
         Step::GiveUp { reason } => json!(["give_up", reason.as_str()]),
         Step::Reraise => json!(["reraise"]),
+        Step::Stalled { reason } => json!(["stalled", reason.as_str()]),
     }
 }
 

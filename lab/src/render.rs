@@ -119,7 +119,11 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
             if ctx.stream {
                 let (prelude, content, _) = stream_parts(ctx);
                 let n = fault.after_chunks.unwrap_or(0).min(content.len());
-                let mut sends = prelude;
+                let mut sends = if fault.prelude == Some(false) {
+                    Vec::new()
+                } else {
+                    prelude
+                };
                 sends.extend_from_slice(&content[..n]);
                 sends.push(match ctx.api {
                     Api::Anthropic => sse_event(
@@ -162,6 +166,9 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
                 let n = fault.after_chunks.unwrap_or(0).min(content.len());
                 let mut sends = prelude;
                 sends.extend_from_slice(&content[..n]);
+                if let Some(reason) = fault.finish_reason.as_deref() {
+                    sends.extend(closing_with(ctx, reason));
+                }
                 let mut ops = paced(sends, ctx.chunk_delay);
                 if !clean {
                     ops.push(Op::Sleep(FLUSH_BEFORE_ABORT));
@@ -207,6 +214,30 @@ pub(crate) fn plan(fault: &Fault, ctx: &Ctx) -> Planned {
         }
     }
     Planned { delay, plan }
+}
+
+/// A successful stream's closing events with `reason` in place of its own stop reason
+/// (`stream_cut` with `finish_reason`): OpenAI's last chunk and `[DONE]`, Anthropic's
+/// `message_delta` and `message_stop`. The other APIs' streams get no closing at all.
+fn closing_with(ctx: &Ctx, reason: &str) -> Vec<Bytes> {
+    let (_, _, tail) = stream_parts(ctx);
+    let reason = Value::String(reason.to_owned()).to_string();
+    // The tail is rendered above by serde_json's compact writer: each reason appears once,
+    // exactly so.
+    let (from, to) = match ctx.api {
+        Api::OpenAi => (
+            "\"finish_reason\":\"stop\"",
+            format!("\"finish_reason\":{reason}"),
+        ),
+        Api::Anthropic => (
+            "\"stop_reason\":\"end_turn\"",
+            format!("\"stop_reason\":{reason}"),
+        ),
+        _ => return Vec::new(),
+    };
+    tail.into_iter()
+        .map(|b| Bytes::from(String::from_utf8_lossy(&b).replace(from, &to)))
+        .collect()
 }
 
 fn sse_error_message(etype: &str) -> &'static str {

@@ -304,9 +304,18 @@ pub struct Fault {
     /// mid-body) instead of a plain close (a FIN: the body just ends short). Default false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rst: Option<bool>,
+    /// `stream_cut` with `clean`: close the stream with this finish reason (OpenAI) or stop
+    /// reason (Anthropic) and its terminator, in place of none: a reason that reports a
+    /// failure, such as OpenRouter's `"error"`. Default: no reason, no terminator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
     /// `html`: `"nginx"` or `"cloudflare"`. Default: Cloudflare for 52x, nginx otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// `sse_error`: `false` sends the error as the stream's first event, before the provider's
+    /// prelude (OpenAI's role chunk, Anthropic's `message_start`...). Default true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prelude: Option<bool>,
 }
 
 impl Fault {
@@ -326,8 +335,10 @@ impl Fault {
             seconds: None,
             graceful: None,
             clean: None,
+            finish_reason: None,
             rst: None,
             server: None,
+            prelude: None,
         }
     }
 
@@ -406,6 +417,9 @@ impl Fault {
             // An RST needs a connection to break: a clean end has none.
             FaultKind::StreamCut if self.clean == Some(true) && self.rst == Some(true) => {
                 return Err("stream_cut: clean and rst exclude each other".into());
+            }
+            FaultKind::StreamCut if self.finish_reason.is_some() && self.clean != Some(true) => {
+                return Err("stream_cut: finish_reason needs clean: true".into());
             }
             _ => {}
         }
@@ -580,5 +594,15 @@ mod tests {
         assert!(Script::parse(r#"{"steps":[{"fault":"status"}]}"#).is_err());
         assert!(Script::parse(r#"{"stepz":[]}"#).is_err());
         assert!(Fault::parse("overloaded").is_ok());
+    }
+
+    #[test]
+    fn a_closing_finish_reason_needs_a_clean_cut() {
+        let cut = |extra: &str| Fault::parse(&format!(r#"{{"fault":"stream_cut"{extra}}}"#));
+        assert!(cut(r#","clean":true,"finish_reason":"error""#).is_ok());
+        assert_eq!(
+            cut(r#","finish_reason":"error""#).unwrap_err(),
+            "stream_cut: finish_reason needs clean: true"
+        );
     }
 }

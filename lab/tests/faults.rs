@@ -348,6 +348,22 @@ async fn sse_error_mid_stream() {
 }
 
 #[tokio::test]
+async fn sse_error_before_the_prelude() {
+    let f = r#"{"fault":"sse_error","prelude":false}"#;
+    let (status, text, _) = stream_with(OPENAI, f).await;
+    assert_eq!(status, 200);
+    let ev = parse_sse(&text);
+    assert_eq!(ev.len(), 1, "{text}");
+    assert_eq!(ev[0].json()["error"]["type"], "overloaded_error");
+
+    let (_, text, _) = stream_with(ANTHROPIC, f).await;
+    let ev = parse_sse(&text);
+    assert_eq!(ev.len(), 1, "{text}");
+    assert_eq!(ev[0].event.as_deref(), Some("error"));
+    assert!(!text.contains("message_start"));
+}
+
+#[tokio::test]
 async fn stream_cut_breaks_the_body() {
     for path in [OPENAI, ANTHROPIC] {
         let (status, text, end) =

@@ -53,11 +53,12 @@ pub fn events_list<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py
     Ok(list)
 }
 
-/// Python's `logging.WARNING` and `logging.INFO`.
+/// Python's `logging.WARNING`, `logging.INFO` and `logging.DEBUG`.
 fn level(l: LogLevel) -> i32 {
     match l {
         LogLevel::Warning => 30,
         LogLevel::Info => 20,
+        LogLevel::Debug => 10,
     }
 }
 

@@ -9,9 +9,10 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use retry_core::driver::{Clock, ManualClock};
-use retry_core::fleet::{Cost, Fleet, FleetConfig};
+use retry_core::fleet::{Cost, Fleet, FleetConfig, Reservation, Usage};
+use retry_core::Headers;
 
 use crate::error::{guard, OrRaise};
 use crate::events::json_to_py;
@@ -138,6 +139,59 @@ impl PyFleet {
         })
     }
 
+    /// The success path with a cost (core `Fleet::admits_freely_with`): `None` when the call
+    /// must take the whole run; `True` when it may go and holds nothing (admission off); a
+    /// `_Slot` when it may go on the admission slot it now holds, to settle by
+    /// `_succeeded_with` or hand to the run of a failed call. `cost`: `(input_tokens,
+    /// output_tokens)` from `_estimate`, or None for one request.
+    #[pyo3(signature = (key, cost, /))]
+    fn _admits_freely_with<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        cost: Option<(f64, f64)>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if !self.inner.admission_on() {
+            return Ok(self
+                .inner
+                .admits_freely(key)
+                .then(|| PyBool::new(py, true).to_owned().into_any()));
+        }
+        guard(py, || {
+            let cost = cost_of(py, cost)?;
+            match self.inner.admits_freely_with(key, &cost) {
+                None => Ok(None),
+                Some(r) => Ok(Some(Bound::new(py, PySlot { inner: r })?.into_any())),
+            }
+        })
+    }
+
+    /// A call that went on `slot` (`_admits_freely_with`) succeeded at once: the slot settled
+    /// against the answer's `usage` (see `usage_of`) and the limits learned from `headers`,
+    /// then the metrics, budget and breaker told (core `Fleet::succeeded_with`). Events as in
+    /// `_succeeded`.
+    #[pyo3(signature = (key, slot, usage=None, headers=None, /))]
+    fn _succeeded_with<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        slot: &Bound<'py, PySlot>,
+        usage: Option<&Bound<'py, PyAny>>,
+        headers: Option<Vec<(String, String)>>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        guard(py, || {
+            let usage = usage.and_then(usage_of);
+            let headers: Headers = headers.unwrap_or_default().into_iter().collect();
+            let events =
+                self.inner
+                    .succeeded_with(key, &slot.get().inner, usage.as_ref(), &headers);
+            if events.is_empty() {
+                return Ok(None);
+            }
+            crate::events::pending(py, &events).map(Some)
+        })
+    }
+
     /// Whether the fleet's admission is on: the front door then reads each answer's usage.
     #[getter]
     fn _admission(&self) -> bool {
@@ -166,6 +220,16 @@ impl PyFleet {
         })
     }
 
+    /// The byte count of `messages` as compact UTF-8 JSON (`separators=(",", ":")`,
+    /// `ensure_ascii=False`: what `estimate=` measures), counted without writing it; None when
+    /// `messages` holds anything but dicts with str keys, lists, tuples, str, int, bool and
+    /// None (floats, other types, a str with a lone surrogate, nesting past 64 levels): the
+    /// caller then serializes it.
+    #[pyo3(signature = (messages, /))]
+    fn _json_size(&self, messages: &Bound<'_, PyAny>) -> Option<usize> {
+        json_size(messages, 0)
+    }
+
     /// The retry-budget tokens left for `key` (None without a budget).
     #[pyo3(signature = (key, /))]
     fn _tokens(&self, py: Python<'_>, key: String) -> PyResult<Option<f64>> {
@@ -175,6 +239,120 @@ impl PyFleet {
     fn __repr__(&self) -> String {
         format!("Fleet(backend={:?})", self.inner.backend_name())
     }
+}
+
+/// An admission slot a call holds (core `Reservation`), from `Fleet._admits_freely_with`.
+#[pyclass(frozen, name = "_Slot", module = "retry_core._native")]
+pub struct PySlot {
+    pub inner: Reservation,
+}
+
+/// An estimate `(input_tokens, output_tokens)` as the core's cost (one request when None).
+pub fn cost_of(py: Python<'_>, cost: Option<(f64, f64)>) -> PyResult<Cost> {
+    match cost {
+        None => Ok(Cost::REQUEST),
+        Some((input, output)) => Cost::new(input, output)
+            .map_err(|e| crate::error::invalid_argument(py, format!("estimate: {}", e.message))),
+    }
+}
+
+/// The usage an answer reports, read by the core's rule (`Usage::from_fields`) from what the
+/// front door found: a raw response's body text (core `Usage::from_body`), or the answer's
+/// `usage` object or mapping, whose numeric fields named in `Usage::FIELDS` are read as
+/// they are (a pydantic model's through its `__dict__`), without serializing anything.
+pub fn usage_of(obj: &Bound<'_, PyAny>) -> Option<Usage> {
+    if let Ok(text) = obj.cast::<PyString>() {
+        return Usage::from_body(&text.to_cow().ok()?);
+    }
+    let number = |v: Bound<'_, PyAny>| -> Option<f64> {
+        if v.is_instance_of::<PyBool>() {
+            None
+        } else if v.is_instance_of::<PyInt>() || v.is_instance_of::<PyFloat>() {
+            v.extract::<f64>().ok()
+        } else {
+            None
+        }
+    };
+    let dict = match obj.cast::<PyDict>() {
+        Ok(d) => Some(d.clone()),
+        Err(_) => obj
+            .getattr(pyo3::intern!(obj.py(), "__dict__"))
+            .ok()
+            .and_then(|d| d.cast_into::<PyDict>().ok()),
+    };
+    if let Some(d) = dict {
+        // The field names as Python strings, made once: this runs on every admitted success.
+        static NAMES: pyo3::sync::PyOnceLock<[Py<PyString>; 5]> = pyo3::sync::PyOnceLock::new();
+        let py = obj.py();
+        let names = NAMES.get_or_init(py, || {
+            Usage::FIELDS.map(|k| PyString::intern(py, k).unbind())
+        });
+        let at = |k: &str| Usage::FIELDS.iter().position(|f| *f == k);
+        return Usage::from_fields(|k| {
+            let name = names[at(k)?].bind(py);
+            d.get_item(name).ok().flatten().and_then(number)
+        });
+    }
+    if obj.hasattr("keys").unwrap_or(false) {
+        // Another mapping.
+        return Usage::from_fields(|k| obj.get_item(k).ok().and_then(number));
+    }
+    Usage::from_fields(|k| obj.getattr(k).ok().and_then(number))
+}
+
+/// The length of `v` as compact JSON without ASCII escaping, in UTF-8 bytes (see
+/// `PyFleet::_json_size`), or None for what only the serializer knows how to write.
+fn json_size(v: &Bound<'_, PyAny>, depth: usize) -> Option<usize> {
+    use pyo3::types::{PyList as List, PyTuple};
+    if depth > 64 {
+        return None;
+    }
+    if v.is_none() {
+        return Some(4);
+    }
+    if v.is_instance_of::<PyBool>() {
+        return Some(if v.is_truthy().ok()? { 4 } else { 5 });
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return Some(str_size(s.to_str().ok()?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        let i: i128 = v.extract().ok()?;
+        return Some(i.to_string().len());
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut n = 2 + d.len().saturating_sub(1);
+        for (k, x) in d.iter() {
+            n +=
+                str_size(k.cast::<PyString>().ok()?.to_str().ok()?) + 1 + json_size(&x, depth + 1)?;
+        }
+        return Some(n);
+    }
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(l) = v.cast::<List>() {
+        l.iter().collect()
+    } else if let Ok(t) = v.cast::<PyTuple>() {
+        t.iter().collect()
+    } else {
+        return None;
+    };
+    let mut n = 2 + items.len().saturating_sub(1);
+    for x in &items {
+        n += json_size(x, depth + 1)?;
+    }
+    Some(n)
+}
+
+/// A JSON string's length with Python's escapes (`ensure_ascii=False`): quotes, `\"`, `\\`,
+/// the five short control escapes, `\u00XX` for the other control characters.
+fn str_size(s: &str) -> usize {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum::<usize>()
 }
 
 /// A virtual clock for a test fleet: `_set(t)` moves it.
@@ -207,5 +385,6 @@ impl PyManualClock {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFleet>()?;
     m.add_class::<PyManualClock>()?;
+    m.add_class::<PySlot>()?;
     Ok(())
 }

@@ -12,11 +12,14 @@ mod events;
 mod failure;
 mod fleet;
 mod messages;
+mod observe;
 mod orphan;
 mod policy;
 mod retry_after;
 mod run;
 mod scrub;
+mod stream_end;
+mod testing;
 
 use pyo3::prelude::*;
 
@@ -33,7 +36,19 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     retry_after::register(m)?;
     run::register(m)?;
     scrub::register(m)?;
+    testing::register(m)?;
+    stream_end::register(m)?;
+    observe::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(_sse_first_event, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// Core `middleware::first_event`: where a stream's first SSE event ends and, when it is an
+/// error event, its data (retry_core.httpx holds a stream back until it knows).
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn _sse_first_event(py: Python<'_>, data: &[u8]) -> PyResult<(Option<usize>, Option<String>)> {
+    error::guard(py, || Ok(retry_core::middleware::first_event(data)))
 }

@@ -5,7 +5,7 @@
 //! One native call per step: each input returns `(step, pending)`, where `step` is a small tuple
 //! (`("call", model)`, `("wait", seconds, reason)`, `("skip", model, seconds)`,
 //! `("prune_orphans",)`, `("compact_context",)`, `("return",)`, `("give_up", reason)`,
-//! `("reraise",)`) and `pending` is `None` or the new events as `(event, level, line)` triples:
+//! `("reraise",)`, `("stalled", reason)`) and `pending` is `None` or the new events as `(event, level, line)` triples:
 //! the event as a dict, and its one log line (core `messages::log_line`) with its `logging`
 //! level, or `(event, 0, None)` for an event that is not logged (`events::pending`).
 //!
@@ -35,6 +35,7 @@ fn step_tuple<'py>(py: Python<'py>, step: Step) -> PyResult<Bound<'py, PyTuple>>
         Step::Wait { seconds, reason } => (name, seconds, reason.as_str()).into_pyobject(py)?,
         Step::Skip { model, seconds } => (name, model, seconds).into_pyobject(py)?,
         Step::GiveUp { reason } => (name, reason.as_str()).into_pyobject(py)?,
+        Step::Stalled { reason } => (name, reason.as_str()).into_pyobject(py)?,
         Step::PruneOrphans | Step::CompactContext | Step::Return | Step::Reraise => {
             PyTuple::new(py, [name])?
         }
@@ -86,7 +87,9 @@ impl PyRun {
     /// `estimate`: each attempt's `(input_tokens, output_tokens)` for the fleet's admission
     /// (`Fleet._estimate`).
     #[new]
-    #[pyo3(signature = (policy, config_json=None, fleet=None, keys=None, estimate=None, /))]
+    /// `slot`: the admission slot the first attempt went on (`Fleet._admits_freely_with`),
+    /// when that attempt failed (core `Run::holding`).
+    #[pyo3(signature = (policy, config_json=None, fleet=None, keys=None, estimate=None, slot=None, /))]
     fn new(
         py: Python<'_>,
         policy: &Bound<'_, PyRetryPolicy>,
@@ -94,6 +97,7 @@ impl PyRun {
         fleet: Option<&Bound<'_, PyFleet>>,
         keys: Option<Vec<String>>,
         estimate: Option<(f64, f64)>,
+        slot: Option<&Bound<'_, crate::fleet::PySlot>>,
     ) -> PyResult<Self> {
         guard(py, || {
             let cfg = match config_json {
@@ -113,6 +117,9 @@ impl PyRun {
                     let fleet = fleet.get();
                     remote = fleet.remote;
                     run = run.fleet(Arc::clone(&fleet.inner), keys);
+                    if let Some(slot) = slot {
+                        run = run.holding(slot.get().inner.clone());
+                    }
                 }
                 (Some(_), Some(_)) => {
                     return Err(invalid_argument(
@@ -148,20 +155,20 @@ impl PyRun {
         let _ = self.inner.take_events();
     }
 
-    /// The call asked for succeeded. `usage`: a body holding the answer's usage (`{"usage":
-    /// {...}}`, OpenAI's or Anthropic's fields, read by core `Usage::from_body`), and `headers`
-    /// the response's, for a fleet's admission to settle the reservation and learn the limits.
+    /// The call asked for succeeded. `usage`: the answer's usage, a raw response's body text
+    /// or the answer's `usage` object or mapping (`fleet::usage_of`), and `headers` the
+    /// response's, for a fleet's admission to settle the reservation and learn the limits.
     #[pyo3(signature = (elapsed, usage=None, headers=None, /))]
     fn _succeeded<'py>(
         &mut self,
         py: Python<'py>,
         elapsed: f64,
-        usage: Option<&str>,
+        usage: Option<&Bound<'py, PyAny>>,
         headers: Option<Vec<(String, String)>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         guard(py, || {
             let elapsed = check_elapsed(py, elapsed)?;
-            let usage = usage.and_then(Usage::from_body);
+            let usage: Option<Usage> = usage.and_then(crate::fleet::usage_of);
             let headers: Headers = headers.unwrap_or_default().into_iter().collect();
             let remote = self.remote;
             self.step(py, remote, move |r| {

@@ -24,7 +24,8 @@ pub fn to_array(ruby: &Ruby, events: &[Event]) -> Result<RArray, Error> {
     Ok(a)
 }
 
-/// Each event's log line, in the same order: `[level, text]` (`:warn` or `:info`), or nil.
+/// Each event's log line, in the same order: `[level, text]` (`:warn`, `:info` or `:debug`),
+/// or nil.
 pub fn log_lines(ruby: &Ruby, evs: &[Event]) -> Result<RArray, Error> {
     let a = ruby.ary_new_capa(evs.len());
     for e in evs {
@@ -34,6 +35,7 @@ pub fn log_lines(ruby: &Ruby, evs: &[Event]) -> Result<RArray, Error> {
                 pair.push(ruby.to_symbol(match level {
                     LogLevel::Warning => "warn",
                     LogLevel::Info => "info",
+                    LogLevel::Debug => "debug",
                 }))?;
                 pair.push(text)?;
                 a.push(pair)?;

@@ -23,11 +23,14 @@ mod failure;
 mod fleet;
 mod messages;
 mod nogvl;
+mod observe;
 mod orphan;
 mod policy;
 mod retry_after;
 mod run;
 mod scrub;
+mod stream_end;
+mod testing;
 
 use magnus::{prelude::*, Error, Ruby};
 
@@ -52,11 +55,15 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     retry_after::init(ruby, module)?;
     scrub::init(ruby, module)?;
     messages::init(ruby, module)?;
+    module.define_singleton_method("_sse_first_event", magnus::function!(sse_first_event, 1))?;
+    testing::init(ruby, module)?;
+    stream_end::init(ruby, module)?;
     resolve_classes(ruby);
     module.const_set("NATIVE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // Hidden entry points for the suite, never for users.
     let native = module.define_module("Native")?;
     native.define_singleton_method("_debug_panic", magnus::function!(error::debug_panic, 1))?;
+    observe::init(ruby, module)?;
     Ok(())
 }
 
@@ -73,4 +80,16 @@ fn resolve_classes(ruby: &Ruby) {
     run::RbDecision::class(ruby);
     run::RbRun::class(ruby);
     policy::RbPolicy::class(ruby);
+}
+
+/// Core `middleware::first_event` (`RetryCore._sse_first_event(bytes)`): where a stream's
+/// first SSE event ends (nil while incomplete) and, when it is an error event, its data; the
+/// Faraday middleware holds a stream back until it knows.
+fn sse_first_event(
+    ruby: &Ruby,
+    data: magnus::RString,
+) -> Result<(Option<usize>, Option<String>), Error> {
+    // SAFETY: the bytes are copied before any Ruby code can run.
+    let bytes = unsafe { data.as_slice() }.to_vec();
+    error::guard(ruby, || Ok(retry_core::middleware::first_event(&bytes)))
 }

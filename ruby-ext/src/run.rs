@@ -64,6 +64,7 @@ fn step_array(ruby: &Ruby, step: Step) -> Result<RArray, Error> {
             a.push(seconds)?;
         }
         Step::GiveUp { reason } => a.push(ruby.to_symbol(reason.as_str()))?,
+        Step::Stalled { reason } => a.push(ruby.to_symbol(reason.as_str()))?,
         Step::PruneOrphans | Step::CompactContext | Step::Return | Step::Reraise => {}
     }
     Ok(a)

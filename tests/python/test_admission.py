@@ -7,13 +7,14 @@ and a bad ``estimate=`` fails before the first call. The lab's limits hold one s
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from retry_core import Fleet, acall_llm_with_retry, call_llm_with_retry
+from retry_core import Fleet, _retry, acall_llm_with_retry, call_llm_with_retry
 from retry_core.integrations import async_openai_client, openai_client
 from test_lab import OA_KEY, Lab
 
@@ -210,3 +211,26 @@ def test_the_headers_mode_learns_the_lab_limits_from_a_raw_response(lab: Lab) ->
     # A parsed answer keeps no headers: nothing to learn from a success.
     parsed = learned(lambda: client.chat.completions.create(model="gpt-4o", messages=MSGS, max_tokens=MAX_TOKENS))
     assert parsed["limits"] == {}
+
+
+@pytest.mark.parametrize("messages", [
+    [],
+    [{}],
+    [{"role": "user", "content": "Say hello in five words."}],
+    [{"role": "user", "content": 'quotes " and \\ back\nslash\t\r\b\f \x00\x1f \x7f'}],
+    [{"role": "user", "content": "héllo 你好 🎉 — ok"}, {"role": "assistant", "content": None}],
+    [{"role": "tool", "content": [{"type": "text", "text": "x", "n": -12345678901234567890, "ok": True, "no": False}]}],
+    ({"role": "user", "content": ("a", "b")},),
+    [{"role": "user", "content": "x", "score": 0.1}],
+    [{"role": "user", "content": "lone \ud800 surrogate"}],
+    [{1: "int key"}],
+])
+def test_the_estimates_byte_count_is_the_compact_jsons(messages: Any) -> None:
+    # The size the core estimates from is the compact UTF-8 JSON's, whether counted natively or
+    # by the serializer (floats, non-str keys and lone surrogates are left to the serializer).
+    fleet = Fleet(admission={"mode": "static", "limits": {"requests": 600}})
+    want = len(json.dumps(messages, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace"))
+    got = fleet._inner._json_size(messages)
+    assert got is None or got == want
+    cost = fleet._inner._estimate(None, want, 0)
+    assert _retry._estimate_cost({"messages": messages}, fleet) == cost

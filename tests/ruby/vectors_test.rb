@@ -7,9 +7,10 @@ require_relative "test_helper"
 class VectorsTest < Minitest::Test
   include TestHelpers
 
-  # runs.json: runs_test.rb; chains.json: chain_vectors_test.rb; hook_answers.json: hook_answers_test.rb
+  # runs.json: runs_test.rb; chains.json: chain_vectors_test.rb; hook_answers.json: hook_answers_test.rb;
+  # stream_watch.json: streams_test.rb
   KNOWN = %w[classify.json should_retry.json retry_after.json policies.json orphans.json runs.json chains.json
-             hook_answers.json].freeze
+             hook_answers.json stream_watch.json].freeze
   FIXED_NOW = Time.httpdate("Sun, 22 Nov 2026 12:00:00 GMT")
 
   def test_every_vector_file_has_a_replay

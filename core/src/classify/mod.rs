@@ -301,11 +301,14 @@ fn decide(
         // quoted without a stream, an error about the request is the request's own fault
         // (`max_tokens: N > M`), read below like a body.
         // Likewise a known transient type quoted alone ("rate_limit_error" in a relay's
-        // body) is the body's own failure, read below; an unknown type stays a stream's.
+        // body) is the body's own failure, read below; an unknown type stays a stream's. So is
+        // one a wrapper quotes in its message with no word of a stream ("litellm.
+        // InternalServerError: AnthropicError - {...overloaded_error...}", "[API Error:
+        // {...api_error...}]": the response's body, an overload or a server error).
         let body_like = |c: &Category| {
             *c == Category::InvalidResponse
                 || (c.is_transient()
-                    && f.body.is_some()
+                    && (f.body.is_some() || !in_stream)
                     && provider.and_then(code_category).is_some())
         };
         if let Some(c) =
@@ -383,7 +386,12 @@ fn decide(
             }
         }
         // A generic client error class ("RubyLLM::BadRequestError" without a status) is
-        // sharpened by the message like a 400 would be.
+        // sharpened by the message like a 400 would be, its server's overload words too.
+        if matches!(c, Category::BadRequest | Category::ClientError) {
+            if let Some(p) = text::overload_under_4xx().first(hay.get()) {
+                return (p.category, Evidence::Message);
+            }
+        }
         return (
             refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)),
             Evidence::ErrorClass,
@@ -596,6 +604,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
             text::upstream_status(hay.get()).filter(|n| *n == 429 || (500..600).contains(n))
         {
             return refine_status(inner, provider, hay);
+        }
+        // A server that answers its own overload with a 400 (FastChat's "NETWORK ERROR DUE TO
+        // HIGH TRAFFIC. PLEASE REGENERATE OR REFRESH THIS PAGE."): those words only.
+        if let Some(p) = text::overload_under_4xx().first(hay.get()) {
+            return p.category;
         }
     }
     // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"

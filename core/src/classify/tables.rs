@@ -155,6 +155,7 @@ pub struct ProviderTable {
     pub rows: &'static [CodeRow],
 }
 
+pub mod agents;
 pub mod clients;
 mod cn;
 mod hosts;
@@ -739,6 +740,11 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
         "litellm.exceptions.MidStreamFallbackError",
         Is(StreamInterrupted),
     ),
+    // retry-core's own: a stream that ended without its stop reason (`stream_end::PYTHON_CLASS`
+    // and `RUBY_CLASS`, whose test classifies them; named here as text so that the tables do not
+    // depend on the module that uses them).
+    ("retry_core.StreamIncomplete", Is(StreamInterrupted)),
+    ("RetryCore::StreamIncomplete", Is(StreamInterrupted)),
     // vLLM in process: the engine core died (vllm/v1/engine/exceptions.py).
     ("vllm.v1.engine.exceptions.EngineDeadError", Is(ServerError)),
     // Output parsers of agent frameworks (issue 20): the model answered, the answer did not
@@ -828,6 +834,7 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("OpenSSL::SSL::SSLError", NetworkOrConfig),
     ("URI::InvalidURIError", Is(Configuration)),
     ("KeyError", Is(Unknown)),
+    ("IndexError", Is(Programming)),
     ("NoMethodError", Is(Programming)),
     ("ArgumentError", Is(Programming)),
     ("ZeroDivisionError", Is(Programming)),
@@ -1744,6 +1751,8 @@ pub const STATUS_INTRODUCERS: &[&str] = &[
     "失败",
     // Agents' "API Error: 429 status code (no body)" (openai-node's bodiless message, bracketed).
     "api error",
+    // A client's error title before the status it got ("Provider Error · 500", Kilo Code).
+    "provider error",
     // botocore's "An error occurred (404) when calling the ListFoundationModels operation".
     "error occurred",
     // Node's ws: "Unexpected server response: 403" (a refused WebSocket handshake).

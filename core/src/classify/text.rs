@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::tables::{clients, said, stated as stated_row, words, Phrase};
+use super::tables::{agents, clients, said, stated as stated_row, words, Phrase};
 use crate::category::Category::*;
 use crate::Category;
 
@@ -56,6 +56,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .iter()
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(words::PERMANENT)
+                .chain(agents::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient())),
         )
     })
@@ -73,6 +74,7 @@ pub fn stated() -> &'static PhraseSet {
                 .iter()
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(words::PERMANENT)
+                .chain(agents::PERMANENT)
                 .filter(|p| p.stated && super::tables::STATED.contains(&p.category)),
         )
     })
@@ -94,6 +96,12 @@ pub fn network() -> &'static PhraseSet {
     })
 }
 
+/// Overload words a server puts under a 400 of its own (`agents::OVERLOAD_UNDER_4XX`).
+pub fn overload_under_4xx() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| PhraseSet::new(agents::OVERLOAD_UNDER_4XX.iter()))
+}
+
 /// The compiled transient phrase table (`tables::TRANSIENT_PHRASES`).
 pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
@@ -103,7 +111,8 @@ pub fn transient() -> &'static PhraseSet {
                 .iter()
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
-                .chain(words::TRANSIENT),
+                .chain(words::TRANSIENT)
+                .chain(agents::TRANSIENT),
         )
     })
 }
@@ -606,11 +615,13 @@ pub fn status_in_text_all(hay: &str, introducers: &[&str]) -> Vec<u16> {
                 continue;
             }
             let mut i = end;
-            while i < h.len()
-                && matches!(h[i], b' ' | b':' | b'=' | b'"' | b'\'' | b'(' | b'`')
-                && i - end < 4
-            {
-                i += 1;
+            while i < h.len() && i - end < 4 {
+                match h[i] {
+                    b' ' | b':' | b'=' | b'"' | b'\'' | b'(' | b'`' => i += 1,
+                    // A middle dot between title and status ("Provider Error · 500").
+                    0xC2 if h.get(i + 1) == Some(&0xB7) => i += 2,
+                    _ => break,
+                }
             }
             if i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)) {
                 if let Some(n) = error_status_at(h, i) {

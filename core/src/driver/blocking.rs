@@ -15,12 +15,15 @@ pub trait Sleeper {
     fn sleep(&self, d: Duration);
 }
 
-/// `std::thread::sleep`.
+/// `std::thread::sleep`; under the testing switch ([`crate::testing`]), a step of its virtual
+/// clock instead.
 pub struct ThreadSleeper;
 
 impl Sleeper for ThreadSleeper {
     fn sleep(&self, d: Duration) {
-        std::thread::sleep(d)
+        if !crate::testing::sleep(d.as_secs_f64()) {
+            std::thread::sleep(d)
+        }
     }
 }
 
@@ -113,6 +116,11 @@ impl<'a> Retry<'a> {
     }
 
     /// Calls `f(attempt)` (1-based) until it succeeds or the policy gives up.
+    ///
+    /// # Panics
+    ///
+    /// When a sleeper that does not sleep meets a fleet on the real clock (the run would spin:
+    /// [`Step::Stalled`](crate::Step::Stalled)); use [`crate::testing::VirtualTime`] instead.
     pub fn run<T, E: AsFailure>(
         self,
         mut f: impl FnMut(u32) -> Result<T, E>,

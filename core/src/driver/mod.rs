@@ -63,20 +63,25 @@ impl Clock for ManualClock {
     }
 }
 
-/// The real monotonic clock.
+/// The real monotonic clock; under the testing switch ([`crate::testing`]), its virtual clock.
 #[derive(Debug, Clone)]
-pub struct SystemClock(std::time::Instant);
+pub struct SystemClock(std::time::Instant, Option<f64>);
 
 impl Default for SystemClock {
     fn default() -> Self {
-        SystemClock(std::time::Instant::now())
+        SystemClock(std::time::Instant::now(), crate::testing::now())
     }
 }
 
 impl Clock for SystemClock {
     fn now(&self) -> f64 {
-        self.0.elapsed().as_secs_f64()
+        virtual_since(self.1).unwrap_or_else(|| self.0.elapsed().as_secs_f64())
     }
+}
+
+/// Virtual seconds since `start` (a virtual reading), while the testing switch is on.
+pub(crate) fn virtual_since(start: Option<f64>) -> Option<f64> {
+    Some((crate::testing::now()? - start?).max(0.0))
 }
 
 /// A call's value with what its response said of the provider's limits: the usage it reports
@@ -144,6 +149,8 @@ pub(crate) fn drain<S: EventSink + ?Sized>(run: &mut Run, sink: &S) {
     if run.has_events() {
         for e in &run.take_events() {
             sink.emit(e);
+            #[cfg(feature = "tracing")]
+            crate::observe::tracing::emit(e);
         }
     }
 }
@@ -165,9 +172,58 @@ pub(crate) fn finish<E>(run: &Run, last: Option<(E, Failure)>) -> RetryError<E> 
 }
 
 /// The one loop both drivers run: `call` makes a call, `sleep` waits, the recoveries go
-/// through `recovery`. The tokio driver awaits its host's futures; the blocking driver's are
+/// through `recovery`. Panics on [`Step::Stalled`] (see [`crate::testing`]). The tokio driver awaits its host's futures; the blocking driver's are
 /// all ready when made (the call and the sleep happen then), so [`run_ready`] finishes it.
 pub(crate) async fn interpret<T, E, R, C, S, CallFut, SleepFut>(
+    run: Run,
+    recovery: &mut R,
+    clock: &C,
+    sink: &S,
+    call: impl FnMut(u32) -> CallFut,
+    sleep: impl FnMut(std::time::Duration) -> SleepFut,
+) -> Result<T, RetryError<E>>
+where
+    E: AsFailure,
+    R: Recovery + ?Sized,
+    C: Clock + ?Sized,
+    S: EventSink + ?Sized,
+    CallFut: Future<Output = Result<Reported<T>, E>>,
+    SleepFut: Future<Output = ()>,
+{
+    // With the `tracing` feature, the whole call runs inside its span (entered on every poll,
+    // never held across an await), and the span records how it ended.
+    #[cfg(feature = "tracing")]
+    {
+        use crate::observe::tracing as t;
+        let span = t::call_span(&run);
+        let calls = std::sync::atomic::AtomicU32::new(0);
+        let mut call = call;
+        let counted = |attempt| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            call(attempt)
+        };
+        let out = tracing::Instrument::instrument(
+            interpret_steps(run, recovery, clock, sink, counted, sleep),
+            span.clone(),
+        )
+        .await;
+        let calls = calls.into_inner();
+        match &out {
+            Ok(_) => t::finish(&span, "success", calls, None),
+            Err(e) => t::finish(
+                &span,
+                e.decision.action.name(),
+                calls,
+                Some(e.decision.classification.category.as_str()),
+            ),
+        }
+        out
+    }
+    #[cfg(not(feature = "tracing"))]
+    interpret_steps(run, recovery, clock, sink, call, sleep).await
+}
+
+async fn interpret_steps<T, E, R, C, S, CallFut, SleepFut>(
     mut run: Run,
     recovery: &mut R,
     clock: &C,
@@ -211,6 +267,12 @@ where
             Step::PruneOrphans => run.pruned(recovery.prune_orphans(), elapsed),
             Step::CompactContext => run.compacted(recovery.compact_context(), elapsed),
             Step::Return | Step::GiveUp { .. } | Step::Reraise => return Err(finish(&run, last)),
+            // A sleeper that does not sleep beside a fleet on the real clock: a test's bug,
+            // and the loop would spin for ever.
+            Step::Stalled { .. } => panic!(
+                "{}",
+                crate::testing::stalled_message(crate::testing::Host::Rust)
+            ),
         };
     }
 }

@@ -20,28 +20,49 @@ pub trait AsyncSleeper: Send + Sync {
     fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
-/// `tokio::time::sleep`.
+/// `tokio::time::sleep`; under the testing switch ([`crate::testing`]), a step of its virtual
+/// clock and a yield to the other tasks instead.
 pub struct TokioSleeper;
 
 impl AsyncSleeper for TokioSleeper {
     fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        if crate::testing::sleep(d.as_secs_f64()) {
+            return Box::pin(YieldOnce(false));
+        }
         Box::pin(tokio::time::sleep(d))
     }
 }
 
-/// The tokio clock: follows `tokio::time::pause` / `advance`.
+/// Pending once (waking itself at once), then ready: the other tasks run between two virtual
+/// waits (tokio's own `yield_now` needs its `rt` feature).
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+    type Output = ();
+}
+
+/// The tokio clock: follows `tokio::time::pause` / `advance`; under the testing switch, its
+/// virtual clock.
 #[derive(Debug, Clone)]
-pub struct TokioClock(tokio::time::Instant);
+pub struct TokioClock(tokio::time::Instant, Option<f64>);
 
 impl Default for TokioClock {
     fn default() -> Self {
-        TokioClock(tokio::time::Instant::now())
+        TokioClock(tokio::time::Instant::now(), crate::testing::now())
     }
 }
 
 impl Clock for TokioClock {
     fn now(&self) -> f64 {
-        self.0.elapsed().as_secs_f64()
+        super::virtual_since(self.1).unwrap_or_else(|| self.0.elapsed().as_secs_f64())
     }
 }
 

@@ -47,6 +47,17 @@ pub struct AdmissionCounters {
     pub throttled: u64,
 }
 
+/// One key's counters as [`Metrics::rows`] copies them out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyCounters {
+    /// The fleet key.
+    pub key: String,
+    /// Its counters by category (`success` holds the successes), categories in order.
+    pub categories: Vec<(String, Counters)>,
+    /// Admission's counters, when admission worked on the key.
+    pub admission: Option<Box<AdmissionCounters>>,
+}
+
 /// One key's counters, by category (a key sees one to three categories: a list beats a map).
 struct Entry {
     cats: Vec<(String, Counters)>,
@@ -210,25 +221,13 @@ impl Metrics {
     /// shard is copied out under its lock, one at a time, and turned into JSON after: a call
     /// updating its counters meanwhile waits at most for one shard's copy.
     pub fn snapshot(&self) -> serde_json::Value {
-        type Copied = (
-            String,
-            Vec<(String, Counters)>,
-            Option<Box<AdmissionCounters>>,
-        );
-        let mut all: Vec<Copied> = Vec::new();
-        for s in self.shards() {
-            let by = lock(s);
-            all.reserve(by.map.len());
-            all.extend(
-                by.map
-                    .iter()
-                    .map(|(k, e)| (k.clone(), e.cats.clone(), e.admission.clone())),
-            );
-        }
-        all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut out = serde_json::Map::new();
-        for (key, mut cats, admission) in all {
-            cats.sort_by(|a, b| a.0.cmp(&b.0));
+        for KeyCounters {
+            key,
+            categories: cats,
+            admission,
+        } in self.rows()
+        {
             let mut total = Counters::default();
             let mut m = serde_json::Map::new();
             for (cat, c) in &cats {
@@ -258,6 +257,27 @@ impl Metrics {
             out.insert(key, serde_json::Value::Object(m));
         }
         serde_json::Value::Object(out)
+    }
+
+    /// Every key's counters, keys in order and categories in order within a key. Each shard is
+    /// copied out under its lock, one at a time: a call updating its counters meanwhile waits
+    /// at most for one shard's copy.
+    pub fn rows(&self) -> Vec<KeyCounters> {
+        let mut all: Vec<KeyCounters> = Vec::new();
+        for s in self.shards() {
+            let by = lock(s);
+            all.reserve(by.map.len());
+            all.extend(by.map.iter().map(|(k, e)| KeyCounters {
+                key: k.clone(),
+                categories: e.cats.clone(),
+                admission: e.admission.clone(),
+            }));
+        }
+        all.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+        for row in &mut all {
+            row.categories.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+        all
     }
 
     /// Forgets every counter.

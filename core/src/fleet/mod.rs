@@ -48,7 +48,7 @@ pub use admission::{
 pub use backend::{BackendError, FleetBackend, InProcess, KeyState, Retention};
 pub use breaker::{Admit, BreakerConfig, BreakerState, Transition};
 pub use budget::BudgetConfig;
-pub use metrics::{AdmissionCounters, Counters, Metrics};
+pub use metrics::{AdmissionCounters, Counters, KeyCounters, Metrics};
 
 /// Fleet settings. `null` / absent sections switch a mechanism off.
 ///
@@ -170,6 +170,10 @@ pub const PAUSE_SKEW_S: f64 = 60.0;
 pub type WallClock = Arc<dyn Fn() -> f64 + Send + Sync>;
 
 pub(crate) fn system_clock() -> f64 {
+    // The testing switch's virtual clock, which every fleet on the system clock shares.
+    if let Some(t) = crate::testing::now() {
+        return t;
+    }
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -193,6 +197,13 @@ pub struct Fleet {
     retention: Arc<Retention>,
     /// The token estimate of [`Fleet::estimate`].
     estimator: Arc<dyn TokenEstimator>,
+}
+
+/// A fleet for one process with [`FleetConfig::default()`]: `Fleet::in_process(FleetConfig::default())`.
+impl Default for Fleet {
+    fn default() -> Self {
+        Fleet::in_process(FleetConfig::default())
+    }
 }
 
 impl Fleet {

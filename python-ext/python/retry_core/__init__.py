@@ -32,6 +32,11 @@ from ._classify import CATEGORIES, classify, format_error_message, is_transient_
 from ._orphan import PruneResult, is_tool_pairing_error, prune_orphan_tool_calls
 from ._config import RetryConfig
 from ._retry import acall_llm_with_retry, call_llm_with_retry
+from ._testing import Recorder, testing
+from ._decorator import retry
+from ._names import CategoryName, PresetName
+from . import streams
+from .streams import StreamIncomplete
 
 __version__: str = _native.__version__
 
@@ -59,4 +64,11 @@ __all__ = [
     "prune_orphan_tool_calls",
     "retry_after",
     "scrub",
+    "Recorder",
+    "testing",
+    "retry",
+    "streams",
+    "StreamIncomplete",
+    "PresetName",
+    "CategoryName",
 ]

@@ -135,6 +135,18 @@ class Fleet:
         process (a Redis fleet shares its state, not its metrics)."""
         return self._inner._metrics()
 
+    def prometheus_text(self, max_keys: int = _native._PROMETHEUS_DEFAULT_MAX_KEYS) -> str:
+        """:meth:`metrics` as Prometheus text (exposition format 0.0.4), for a ``/metrics``
+        page: ``retry_core_calls_total``, ``retry_core_retries_total``,
+        ``retry_core_retry_delay_seconds_total``, ``retry_core_gave_up_total``... labelled by
+        ``key`` and ``category``, with HELP and TYPE lines. At most ``max_keys`` keys (the
+        busiest) are written; ``retry_core_metrics_keys_omitted`` counts the rest. The names
+        and the rendering are the core's (``core/src/observe/prometheus.rs``);
+        :class:`retry_core.prometheus.FleetCollector` serves them through ``prometheus_client``."""
+        if isinstance(max_keys, bool) or not isinstance(max_keys, int) or max_keys < 0:
+            raise ValueError(f"max_keys must be an int >= 0, not {max_keys!r}")
+        return _native._prometheus_text(self._inner, max_keys)
+
     def reset_metrics(self) -> None:
         """Forget every counter."""
         self._inner._reset_metrics()

@@ -1,6 +1,8 @@
 """Stubs of the private native module ``retry_core._native`` (python-ext/src)."""
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, final
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union, final
+
+from ._names import CategoryName
 
 __all__ = [
     "Classification",
@@ -13,6 +15,7 @@ __all__ = [
     "Fleet",
     "Run",
     "_ManualClock",
+    "_Slot",
     "_prune_orphans",
     "_is_tool_pairing_error",
     "RetryPolicy",
@@ -24,6 +27,21 @@ __all__ = [
     "_format_seconds",
     "_debug_panic",
     "__version__",
+    "_sse_first_event",
+    "_testing_on",
+    "_testing_off",
+    "_testing_sleep",
+    "_testing_now",
+    "_testing_elapsed",
+    "_testing_events",
+    "_stalled_message",
+    "STREAM_APIS",
+    "STREAM_INCOMPLETE_CLASS",
+    "_stream_incomplete",
+    "_StreamWatch",
+    "_observe_names",
+    "_prometheus_text",
+    "_PROMETHEUS_DEFAULT_MAX_KEYS",
 ]
 
 __version__: str
@@ -32,6 +50,10 @@ PRESETS: List[str]
 TRANSPORTS: List[str]
 MAX_CHAIN: int
 REDACTED: str
+STREAM_APIS: Dict[str, Tuple[str, List[str], List[str]]]
+STREAM_INCOMPLETE_CLASS: str
+
+def _stream_incomplete(api: str, reason: Optional[str], /) -> Optional[str]: ...
 
 @final
 class FailureRecord:
@@ -73,7 +95,7 @@ class Classification:
     """The result of ``retry_core.classify`` (CONTRACT §2)."""
 
     @property
-    def category(self) -> str: ...
+    def category(self) -> CategoryName: ...
     @property
     def transient(self) -> bool: ...
     @property
@@ -158,6 +180,14 @@ class Fleet:
     @property
     def _admission(self) -> bool: ...
     def _estimate(self, tokens: Optional[float], request_bytes: int, max_tokens: int, /) -> Tuple[float, float]: ...
+    def _admits_freely_with(self, key: str, cost: Optional[Tuple[float, float]], /) -> "Union[None, bool, _Slot]": ...
+    def _json_size(self, messages: Any, /) -> Optional[int]: ...
+    def _succeeded_with(self, key: str, slot: "_Slot", usage: Any = None,
+                        headers: Optional[List[Tuple[str, str]]] = None, /) -> Optional[_Pending]: ...
+
+@final
+class _Slot:
+    """An admission slot a call holds (core ``Reservation``)."""
 
 @final
 class _ManualClock:
@@ -183,11 +213,12 @@ class Run:
         fleet: Optional[Fleet] = None,
         keys: Optional[List[str]] = None,
         estimate: Optional[Tuple[float, float]] = None,
+        slot: Optional[_Slot] = None,
         /,
     ) -> "Run": ...
     def _start(self, elapsed: float, /) -> Tuple[_Step, _Pending]: ...
     def _abandon(self) -> None: ...
-    def _succeeded(self, elapsed: float, usage: Optional[str] = None,
+    def _succeeded(self, elapsed: float, usage: Any = None,
                    headers: Optional[List[Tuple[str, str]]] = None, /) -> Tuple[_Step, _Pending]: ...
     def _failed(self, record: FailureRecord, elapsed: float, /) -> Tuple[_Step, _Pending]: ...
     def _resume(self, elapsed: float, /) -> Tuple[_Step, _Pending]: ...
@@ -211,3 +242,31 @@ def _format_seconds(seconds: float, /) -> str: ...
 def _prune_orphans(messages_json: str, /) -> Tuple[List[Tuple[int, Optional[Tuple[List[int], List[int]]]]], str, int, str]: ...
 def _is_tool_pairing_error(message: str, /) -> bool: ...
 def _debug_panic(message: str, /) -> None: ...
+def _sse_first_event(data: bytes, /) -> Tuple[Optional[int], Optional[str]]: ...
+
+# The testing switch (core `testing`): virtual time the fleets share; `retry_core.testing()`.
+def _testing_on(seed: int, /) -> None: ...
+def _testing_off() -> None: ...
+def _testing_sleep(seconds: float, /) -> bool: ...
+def _testing_now() -> Optional[float]: ...
+def _testing_elapsed() -> Optional[float]: ...
+def _testing_events() -> List[Dict[str, Any]]: ...
+def _stalled_message() -> str: ...
+
+# Observability (python-ext/src/observe.rs): the core's table of names, and Prometheus text.
+_PROMETHEUS_DEFAULT_MAX_KEYS: int
+def _observe_names() -> Dict[str, Any]: ...
+def _prometheus_text(fleet: Fleet, max_keys: int = ...) -> str: ...
+
+# Honest streams (python-ext/src/stream_end.rs): the core's watch of a stream's stop reasons.
+@final
+class _StreamWatch:
+    def __new__(cls, api: Optional[str] = None, /) -> _StreamWatch: ...
+    def see(self, item: Any) -> Optional[Tuple[str, str]]: ...
+    def see_final(self, answer: Any) -> None: ...
+    def saw(self, api: str, index: int, reason: Optional[str], /) -> None: ...
+    def finish(self) -> Optional[Tuple[str, Optional[str], Optional[str]]]: ...
+    @property
+    def api(self) -> Optional[str]: ...
+    @property
+    def events(self) -> int: ...

@@ -10,6 +10,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._errors import InvalidPolicyError
+from ._names import PresetName
 
 __all__ = ["RetryPolicy", "PRESETS", "PolicyLike", "resolve_policy", "policy_for_call"]
 
@@ -36,7 +37,7 @@ class RetryPolicy:
 
     _inner: "_native.RetryPolicy"
 
-    def __init__(self, preset: str = "default", **config: Any) -> None:
+    def __init__(self, preset: PresetName = "default", **config: Any) -> None:
         if not isinstance(preset, str):
             raise TypeError(f"preset must be a str, not {type(preset).__name__}")
         if config:
@@ -51,7 +52,7 @@ class RetryPolicy:
         return obj
 
     @classmethod
-    def preset(cls, name: str) -> "RetryPolicy":
+    def preset(cls, name: PresetName) -> "RetryPolicy":
         """A preset by name: ``default``, ``swarm_sdk``, ``swarm_sdk_legacy``, ``forgeflare``,
         ``llm_executor``."""
         if not isinstance(name, str):
@@ -126,7 +127,8 @@ class RetryPolicy:
         return f"RetryPolicy(name={self.name!r}, max_attempts={self.max_attempts})"
 
 
-PolicyLike = Union[str, Mapping[str, Any], RetryPolicy]
+#: A preset's name (a ``Literal``: a type checker rejects ``"defualt"``), a configuration, a policy.
+PolicyLike = Union[PresetName, Mapping[str, Any], RetryPolicy]
 
 
 def _check_count(name: str, n: Any) -> None:

@@ -4,7 +4,9 @@ machine every front door runs.
 
 Waits go through ``time.sleep`` and ``asyncio.sleep``, looked up on their modules at each wait,
 so Ctrl-C interrupts a sync wait at once (``time.sleep`` releases the GIL and wakes on
-signals), task cancellation interrupts an async one, and tests can patch either.
+signals) and task cancellation interrupts an async one. Under the testing switch
+(``retry_core.testing()``) a wait is a step of the core's virtual clock instead, which the
+fleets read too; a patched sleep beside a fleet on the real clock stalls, and the core says so.
 
 The success path does little but call ``fn()``: the keyword arguments are checked before it (a
 bad option fails before the first call, never in place of the user's error), and the run is
@@ -24,10 +26,11 @@ from collections.abc import Mapping, MutableSequence, Sequence
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, TypedDict, TypeVar, Union
 
 from . import _native
-from ._errors import InternalError
+from ._errors import InternalError, InvalidStateError
 from ._failure import _utf8, record_of
 from ._fleet import Fleet
 from ._orphan import PruneResult, prune_in_place
+from .observability import record as _span_event
 from ._policy import PolicyLike, policy_for_call, resolve_policy
 
 if TYPE_CHECKING:
@@ -45,7 +48,11 @@ ProgressHook = Callable[[Dict[str, Any]], Any]
 #: An attempt's cost for a fleet's admission: its tokens, or ``{"messages": [...], "max_tokens": n}``.
 Estimate = Union[int, Mapping[str, Any]]
 
-_monotonic = time.monotonic
+
+def _monotonic() -> float:
+    """``time.monotonic()``, or the testing switch's virtual clock while it is on."""
+    now = _native._testing_now()
+    return time.monotonic() if now is None else now
 
 
 def _emit(on_event: Optional[EventHook], pending: Any, exc: Optional[BaseException] = None) -> None:
@@ -55,6 +62,10 @@ def _emit(on_event: Optional[EventHook], pending: Any, exc: Optional[BaseExcepti
     failure is logged and noted on the user's exception (if there is one); the call goes on.
     Only Exception is caught: a KeyboardInterrupt in a hook propagates."""
     for event, level, line in pending:
+        try:
+            _span_event(event)
+        except Exception as err:
+            _broken(exc, "OpenTelemetry", err)
         if on_event is not None:
             try:
                 on_event(event)
@@ -245,8 +256,9 @@ class _Options:
         if "policy" in options or "max_retries" in options or "delay" in options:
             self.native = policy_for_call(self.policy, self.max_retries, self.delay)
 
-    def run(self) -> "_native.Run":
-        """The engine's run for this call; its deadline's clock starts now."""
+    def run(self, slot: Any = None) -> "_native.Run":
+        """The engine's run for this call; its deadline's clock starts now. ``slot``: the admission
+        slot the first attempt went on (``Fleet._admits_freely_with``), when it failed."""
         cfg: Dict[str, Any] = {}
         if self.seed is not None:
             cfg["seed"] = self.seed
@@ -255,10 +267,15 @@ class _Options:
         config = json.dumps(cfg) if cfg else None
         if self.fleet is None or self.key is None:
             return _native.Run(self.native, config)
-        return _native.Run(self.native, config, self.fleet._inner, [self.key], self._cost)
+        if slot is None or slot is True:
+            return _native.Run(self.native, config, self.fleet._inner, [self.key], self._cost)
+        return _native.Run(self.native, config, self.fleet._inner, [self.key], self._cost, slot)
 
 
 _ESTIMATE_KEYS = frozenset(("messages", "max_tokens"))
+#: Compact UTF-8 JSON, as Ruby's ``JSON.generate`` writes it: the estimate's byte count. Made once
+#: (``json.dumps`` with these options builds a new encoder on every call).
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]:
@@ -270,19 +287,20 @@ def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]
         if estimate > 10**15:  # beyond what a float holds exactly; the core's limit is lower
             raise ValueError(f"estimate must be at most 1e12 tokens, got {estimate}")
         return fleet._inner._estimate(float(estimate), 0, 0)
-    if not isinstance(estimate, Mapping):
+    if type(estimate) is not dict and not isinstance(estimate, Mapping):  # a dict first: ABCs cost
         raise TypeError(f"estimate must be an int (tokens) or a mapping with 'messages' and/or 'max_tokens', "
                         f"not {type(estimate).__name__}")
-    unknown = [k for k in estimate if k not in _ESTIMATE_KEYS]
-    if unknown or not estimate:
+    if not estimate or not _ESTIMATE_KEYS.issuperset(estimate):
         raise ValueError(f"estimate takes 'messages' and/or 'max_tokens', got {sorted(map(repr, estimate))}")
     size = 0
     messages = estimate.get("messages")
     if messages is not None:
-        if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        if type(messages) is not list and (isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence)):
             raise TypeError(f"estimate['messages'] must be a list of messages, not {type(messages).__name__}")
         try:
-            size = len(json.dumps(messages, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace"))
+            # Counted natively for plain messages; the serializer measures anything else.
+            counted = fleet._inner._json_size(messages)
+            size = len(_COMPACT.encode(messages).encode("utf-8", "replace")) if counted is None else counted
         except (TypeError, ValueError) as err:
             raise TypeError(f"estimate['messages'] must be JSON-serializable: {err}") from None
     max_tokens = estimate.get("max_tokens")
@@ -295,27 +313,21 @@ def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]
     return fleet._inner._estimate(None, size, max_tokens)
 
 
-def _usage_json(value: Any) -> Optional[str]:
-    """The usage an answer reports (``value.usage``, as openai's and anthropic's responses have,
-    or ``value["usage"]``) as ``{"usage": {...}}`` JSON for the core to read, or a raw
-    response's body text (the core reads its usage), or None."""
+def _answer(value: Any) -> Tuple[Any, Optional[List[Tuple[str, str]]]]:
+    """What the core reads an answer's usage and headers from: for a raw response (openai's and
+    anthropic's ``with_raw_response``, an ``httpx.Response``) its body text and headers; else the
+    answer's ``usage`` object or mapping (``value.usage``, ``value["usage"]``), whose fields the
+    core reads by name (``fleet.rs``: ``usage_of``), and no headers."""
     try:
-        if _raw_headers(value) is not None:
+        if type(value) is dict or isinstance(value, Mapping):  # a dict first: isinstance(ABC) costs
+            return value.get("usage"), None
+        headers = _raw_headers(value)
+        if headers is not None:
             text = getattr(value, "text", None)
-            return text if isinstance(text, str) else None
-        usage = value.get("usage") if isinstance(value, Mapping) else getattr(value, "usage", None)
-        if usage is None:
-            return None
-        if not isinstance(usage, Mapping):
-            dump = getattr(usage, "model_dump", None)
-            usage = dump() if callable(dump) else getattr(usage, "__dict__", None)
-            if not isinstance(usage, Mapping):
-                return None
-        fields = {k: v for k, v in usage.items()
-                  if isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)}
-        return json.dumps({"usage": fields}) if fields else None
+            return (text if isinstance(text, str) else None), headers
+        return getattr(value, "usage", None), None
     except Exception:  # an answer we cannot read settles as spent, never costs the caller it
-        return None
+        return None, None
 
 
 def _check_seed(seed: Any) -> None:
@@ -392,7 +404,7 @@ def _succeeded(run: "_native.Run", opts: Any, t0: float, value: Any) -> None:
     fleet = opts.fleet
     usage = headers = None
     if fleet is not None and fleet._inner._admission:
-        usage, headers = _usage_json(value), _raw_headers(value)
+        usage, headers = _answer(value)
     try:
         _, pending = run._succeeded(_elapsed(t0), usage, headers)
     except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
@@ -402,10 +414,15 @@ def _succeeded(run: "_native.Run", opts: Any, t0: float, value: Any) -> None:
         _emit(opts.on_event, pending)
 
 
-def _fleet_succeeded(opts: Any) -> None:
-    """The success path's bookkeeping with a fleet: metrics, budget and breaker told."""
+def _fleet_succeeded(opts: Any, slot: Any, value: Any) -> None:
+    """The success path's bookkeeping with a fleet: metrics, budget and breaker told; with
+    admission on, the call's ``slot`` settled against the usage ``value`` reports."""
     try:
-        pending = opts.fleet._inner._succeeded(opts.key)
+        if slot is True:
+            pending = opts.fleet._inner._succeeded(opts.key)
+        else:
+            usage, headers = _answer(value)
+            pending = opts.fleet._inner._succeeded_with(opts.key, slot, usage, headers)
     except Exception as err:  # the fleet's bookkeeping must not cost the caller a result
         _broken(None, "the fleet", err)
         return
@@ -417,8 +434,19 @@ def _elapsed(t0: float) -> float:
     return max(_monotonic() - t0, 0.0)
 
 
+def _stalled(exc: Optional[BaseException]) -> BaseException:
+    """A patched sleep beside a fleet on the real clock (step ``stalled``): the misuse error
+    naming the testing switch, the user's last error (if a call failed) as its cause."""
+    stalled = InvalidStateError(_native._stalled_message())
+    stalled.__cause__ = exc
+    stalled.__suppress_context__ = True
+    return stalled
+
+
 def _end(exc: Optional[BaseException], run: "_native.Run", kind: str) -> BaseException:
     """The exception to raise when the run ends with ``give_up`` or ``reraise``."""
+    if kind == "stalled":
+        return _stalled(exc)
     if exc is None:
         return InternalError(f"retry-core: the run ended ({kind}) before any call failed")
     return _give_up(exc, run) if kind == "give_up" else exc
@@ -444,7 +472,8 @@ class _SyncHost:
 
     @staticmethod
     async def sleep(seconds: float) -> None:
-        time.sleep(seconds)
+        if not _native._testing_sleep(seconds):
+            time.sleep(seconds)
 
     @staticmethod
     async def settle(ret: Any) -> Any:
@@ -464,7 +493,10 @@ class _AsyncHost:
 
     @staticmethod
     async def sleep(seconds: float) -> None:
-        await asyncio.sleep(seconds)
+        if _native._testing_sleep(seconds):
+            await asyncio.sleep(0)  # virtual time: the other tasks still get their turn
+        else:
+            await asyncio.sleep(seconds)
 
     @staticmethod
     async def settle(ret: Any) -> Any:
@@ -538,12 +570,14 @@ def _wait_sync(seconds: float, reason: str, hook: Optional[ProgressHook], exc: O
     _drive(_wait(_SYNC, seconds, reason, hook, exc, model))
 
 
-async def _run(host: _Host, fn: Callable[[], Any], opts: _Options, exc: Optional[Exception]) -> Tuple[bool, Any]:
+async def _run(host: _Host, fn: Callable[[], Any], opts: _Options, exc: Optional[Exception],
+               slot: Any = None) -> Tuple[bool, Any]:
     """Interprets the engine's run. ``exc``: the first call's error (without a fleet the run is
-    built only then), or None (with a fleet: the run asks the fleet before the first call).
-    Returns ``(True, value)``, or ``(False, the exception to raise)``: the caller raises it,
-    outside any coroutine and any ``except`` block."""
-    run = opts.run()
+    built only then), or None (with a fleet: the run asks the fleet before the first call);
+    ``slot``: the admission slot that first call went on. Returns ``(True, value)``, or
+    ``(False, the exception to raise)``: the caller raises it, outside any coroutine and any
+    ``except`` block."""
+    run = opts.run(slot)
     t0 = _monotonic()
     try:
         if exc is None:
@@ -578,15 +612,16 @@ async def _run(host: _Host, fn: Callable[[], Any], opts: _Options, exc: Optional
         run._abandon()
 
 
-def _run_sync(fn: Callable[[], T], opts: _Options, exc: Optional[Exception]) -> T:
-    ok, out = _drive(_run(_SYNC, fn, opts, exc))
+def _run_sync(fn: Callable[[], T], opts: _Options, exc: Optional[Exception], slot: Any = None) -> T:
+    ok, out = _drive(_run(_SYNC, fn, opts, exc, slot))
     if ok:
         return out  # type: ignore[no-any-return]
     raise out
 
 
-async def _run_async(fn: Callable[[], Awaitable[T]], opts: _Options, exc: Optional[Exception]) -> T:
-    ok, out = await _run(_ASYNC, fn, opts, exc)
+async def _run_async(fn: Callable[[], Awaitable[T]], opts: _Options, exc: Optional[Exception],
+                     slot: Any = None) -> T:
+    ok, out = await _run(_ASYNC, fn, opts, exc, slot)
     if ok:
         return out  # type: ignore[no-any-return]
     raise out
@@ -665,41 +700,48 @@ _DOC_ASYNC = """The asyncio twin of :func:`call_llm_with_retry`: ``fn()`` return
 
 
 # The success path checks the options (a bad keyword or preset raises before the first call),
-# asks a fleet's gate whether the key is free (`Fleet::admits_freely`), calls, and tells the fleet.
+# asks a fleet's gate whether the key is free and, with admission on, for a slot now
+# (`Fleet::admits_freely_with`), calls, and tells the fleet (`Fleet::succeeded_with`).
 # Only a failure, a paused key or a remote fleet builds the engine's run.
 
 
 def call_llm_with_retry(fn: Callable[[], T], **options: Unpack[_CallOptions]) -> T:
     opts = _Options("call_llm_with_retry", options) if options else _DEFAULTS
     fleet = opts.fleet
-    if fleet is not None and not fleet._inner._admits_freely(opts.key):  # type: ignore[arg-type]  # _Options: a fleet has a key
-        return _run_sync(fn, opts, None)
+    slot = None
+    if fleet is not None:
+        slot = fleet._inner._admits_freely_with(opts.key, opts._cost)  # type: ignore[arg-type]  # _Options: a fleet has a key
+        if slot is None:
+            return _run_sync(fn, opts, None)
     try:
         value = fn()
     except Exception as e:
         exc = e
     else:
         if fleet is not None:
-            _fleet_succeeded(opts)
+            _fleet_succeeded(opts, slot, value)
         return value
     # Outside the except block: later attempts' exceptions must not chain to this one.
-    return _run_sync(fn, opts, exc)
+    return _run_sync(fn, opts, exc, slot)
 
 
 async def acall_llm_with_retry(fn: Callable[[], Awaitable[T]], **options: Unpack[_CallOptions]) -> T:
     opts = _Options("acall_llm_with_retry", options) if options else _DEFAULTS
     fleet = opts.fleet
-    if fleet is not None and not fleet._inner._admits_freely(opts.key):  # type: ignore[arg-type]  # _Options: a fleet has a key
-        return await _run_async(fn, opts, None)
+    slot = None
+    if fleet is not None:
+        slot = fleet._inner._admits_freely_with(opts.key, opts._cost)  # type: ignore[arg-type]  # _Options: a fleet has a key
+        if slot is None:
+            return await _run_async(fn, opts, None)
     try:
         value = await fn()
     except Exception as e:
         exc = e
     else:
         if fleet is not None:
-            _fleet_succeeded(opts)
+            _fleet_succeeded(opts, slot, value)
         return value
-    return await _run_async(fn, opts, exc)
+    return await _run_async(fn, opts, exc, slot)
 
 
 def _signature(async_: bool) -> inspect.Signature:

@@ -44,7 +44,7 @@ from ._classify import is_transient_error
 from ._config import RetryConfig
 from ._failure import _utf8
 from ._fleet import Fleet
-from ._retry import _class_name, _emit, _record, _wait_sync
+from ._retry import _class_name, _emit, _monotonic, _record, _stalled, _wait_sync
 
 __all__ = [
     "LLMExecutor",
@@ -445,7 +445,7 @@ class LLMExecutor:
 
     def _interpret(self, run: "_native.Run", execute_function: Callable[[Any], Any],
                    overall_start_time: float, keys: Optional[List[str]]) -> Any:
-        t0 = time.monotonic()
+        t0 = _monotonic()
         custom_delay = type(self.retry_config).delay_for_retry is not RetryConfig.delay_for_retry
         exc: Optional[BaseException] = None
         current = -1
@@ -460,23 +460,25 @@ class LLMExecutor:
                 self.attempts.append(attempt)
                 self._check_stop_callback(attempt, overall_start_time, index)
                 if attempt.success:
-                    self._step(None, run._succeeded, time.monotonic() - t0)
+                    self._step(None, run._succeeded, _monotonic() - t0)
                     return attempt.result
                 exc = attempt.exception
                 assert exc is not None
-                step, events = self._step(exc, run._failed, _record(exc), time.monotonic() - t0)
+                step, events = self._step(exc, run._failed, _record(exc), _monotonic() - t0)
                 self._after_failure(attempt, events, step[0] == "give_up" or run.model != index)
             elif kind == "wait":
                 seconds = step[1]
                 if custom_delay and step[2] == "backoff":
                     seconds = self.retry_config.delay_for_retry(run.attempts - 1)
                 _wait_sync(seconds, step[2], None, exc)
-                step, _ = self._step(exc, run._resume, time.monotonic() - t0)
+                step, _ = self._step(exc, run._resume, _monotonic() - t0)
             elif kind == "skip":
                 attempt = _skipped(llm_model, keys[index] if keys else repr(llm_model), step[2])
                 self.attempts.append(attempt)
                 self._check_stop_callback(attempt, overall_start_time, index)
-                step, _ = self._step(exc, run._resume, time.monotonic() - t0)
+                step, _ = self._step(exc, run._resume, _monotonic() - t0)
+            elif kind == "stalled":
+                raise _stalled(exc)
             elif kind == "reraise" and exc is not None:
                 # A stop request of another module's class (or any other cancellation that is an
                 # Exception): never retried, never turned into "exhausted".

@@ -150,6 +150,9 @@ pub fn simulate(mode: Mode, w: &Workload) -> Vec<CallRecord> {
                     }
                     Err(r) => {
                         ag.throttled += 1;
+                        if trace {
+                            eprintln!("t={t:.3} a={a} throttled (attempt {})", ag.attempts);
+                        }
                         let mut f = Failure::http(429, "");
                         if shape == retry_lab::LimitShape::Gemini {
                             f = f.with_body(quota_wire::gemini_body("gpt-4o", &r).to_string());

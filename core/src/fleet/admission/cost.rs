@@ -160,7 +160,23 @@ impl Usage {
     /// `None` when the body holds no usage (or is over 1 MiB).
     pub fn from_json(body: &serde_json::Value) -> Option<Usage> {
         let u = body.get("usage")?;
-        let num = |k: &str| u.get(k).and_then(serde_json::Value::as_f64).map(sane);
+        Usage::from_fields(|k| u.get(k).and_then(serde_json::Value::as_f64))
+    }
+
+    /// The fields of a `usage` object [`Usage::from_fields`] reads: a binding reads these
+    /// from the host's own object (an attribute, a key) and hands over their numbers.
+    pub const FIELDS: [&'static str; 5] = [
+        "prompt_tokens",
+        "completion_tokens",
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+    ];
+
+    /// [`Usage::from_json`]'s rule over a `usage` object's numeric fields, read by `field`
+    /// (one of [`Usage::FIELDS`]; `None`: absent or not a number).
+    pub fn from_fields(field: impl Fn(&str) -> Option<f64>) -> Option<Usage> {
+        let num = |k: &str| field(k).map(sane);
         let input = num("prompt_tokens").or_else(|| {
             num("input_tokens").map(|i| i + num("cache_creation_input_tokens").unwrap_or(0.0))
         });

@@ -120,6 +120,8 @@ impl Reservation {
                 limited_by: None,
                 rates: [0.0; 4],
                 held: false,
+                pos: [0.0; 4],
+                floor: now,
             },
             state: None,
         }
@@ -143,6 +145,9 @@ impl Reservation {
             || self.charged.output_tokens > 0.0
     }
 }
+
+/// A slot this close ahead goes at once, seconds (a millisecond: less than any host's sleep).
+pub const GO_NOW_S: f64 = 0.001;
 
 /// The longest a waiter of a learned schedule (adaptive or headers) sleeps before asking
 /// again whether its slot moved, seconds.
@@ -234,6 +239,66 @@ impl Fleet {
                 .with_admission(key, f)
                 .expect("the in-process backend cannot fail");
         }
+    }
+
+    /// The success path of the one protocol: whether a call of `key` costing `cost` may go at
+    /// once with nothing to report, and if so what it holds. `None`: it may not (a pause, a
+    /// circuit not closed, a remote or degraded backend, an admission slot later than now):
+    /// the call takes the whole run, which asks again. `Some`: with admission off, a
+    /// reservation of nothing (as [`Fleet::admits_freely`]); with it on, a slot now in the
+    /// key's schedule, to settle by [`Fleet::succeeded_with`] or hand to the run of a failed
+    /// call ([`crate::Run::holding`]). A slot that would make the call wait reserves nothing.
+    pub fn admits_freely_with(&self, key: &str, cost: &Cost) -> Option<Reservation> {
+        let cfg = &self.cfg.admission;
+        if !cfg.is_on() {
+            return self
+                .admits_freely(key)
+                .then(|| Reservation::free(0.0, *cost));
+        }
+        if self.backend.is_remote()
+            || self.degraded.load(std::sync::atomic::Ordering::Relaxed)
+            || !self.free_on(self.backend.as_ref(), key)
+        {
+            return None;
+        }
+        let now = self.now();
+        let estimated = cost.sanitized();
+        let state = self.local.key(key);
+        let mut out = None;
+        state
+            .with_admission(key, &mut |s| {
+                let charged = s.corrected(cfg, estimated);
+                out = s
+                    .reserve_by(cfg, &charged, now, now + GO_NOW_S)
+                    .map(|g| (charged, g));
+            })
+            .ok()?;
+        let (charged, g) = out?;
+        Some(Reservation {
+            at: g.at,
+            wait_s: 0.0,
+            charged,
+            estimated,
+            limited_by: None,
+            recheck_at: g.at,
+            grant: g,
+            state: Some(state),
+        })
+    }
+
+    /// A call admitted by [`Fleet::admits_freely_with`] succeeded at once: its reservation
+    /// settled against `usage` and the limits learned from `headers`
+    /// ([`Fleet::settle`]), then the metrics, budget and breaker told ([`Fleet::succeeded`]).
+    pub fn succeeded_with(
+        &self,
+        key: &str,
+        r: &Reservation,
+        usage: Option<&Usage>,
+        headers: &Headers,
+    ) -> Vec<Event> {
+        let mut events = self.settle(key, r, usage, headers, false);
+        events.extend(self.succeeded(key, false));
+        events
     }
 
     /// Reserves `cost` for a call of `key` now: when it may go, and what it holds (to

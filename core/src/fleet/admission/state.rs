@@ -43,6 +43,11 @@ pub struct Lane {
     /// The rate `pace` was planned at, units per second (0: not paced yet).
     #[serde(default)]
     pub rate: f64,
+    /// Units booked in this lane's schedule so far, `pace` being when the last of them is
+    /// done: a waiter's place is its count here ([`Grant::pos`]), so its time follows the
+    /// schedule as it is now (`pace - (booked - pos) / rate`), whatever moved since.
+    #[serde(default)]
+    pub booked: f64,
     /// Seconds this process moved `pace` on by its own admissions and settlements, not yet
     /// merged into a shared copy (the async Redis backend's mirror); never stored.
     #[serde(skip)]
@@ -50,6 +55,17 @@ pub struct Lane {
     /// The same for `full_at`.
     #[serde(skip)]
     pub owed_full: f64,
+    /// The same for `booked`.
+    #[serde(skip)]
+    pub owed_booked: f64,
+}
+
+impl Lane {
+    /// When the waiter whose place is `pos` may go, on this lane's schedule as it is now
+    /// (paced at `rate`).
+    fn slot(&self, pos: f64, rate: f64) -> f64 {
+        self.pace - (self.booked - pos).max(0.0) / rate
+    }
 }
 
 /// One key's admission state. Plain data: Redis stores it as JSON.
@@ -86,6 +102,11 @@ pub struct Grant {
     pub rates: [f64; 4],
     /// Held behind a cold key's probe: it holds no place in any schedule yet.
     pub held: bool,
+    /// Its place in each paced dimension's schedule ([`Lane::booked`] before it).
+    pub pos: [f64; 4],
+    /// The earliest it may go whatever the schedules say: a shared pause's end, the
+    /// provider's bucket as the headers said.
+    pub floor: f64,
 }
 
 /// A limit the state learned (for `limits_learned`).
@@ -203,7 +224,34 @@ impl AdmissionState {
         now: f64,
         not_before: f64,
     ) -> Grant {
+        self.place(cfg, cost, now, not_before, f64::INFINITY)
+            .expect("a place with no latest time is always found")
+    }
+
+    /// [`AdmissionState::reserve`] only if the place found is no later than `go_by`: `None`
+    /// (nothing reserved) otherwise. The success path of a call that may go now.
+    pub fn reserve_by(
+        &mut self,
+        cfg: &AdmissionConfig,
+        cost: &Cost,
+        now: f64,
+        go_by: f64,
+    ) -> Option<Grant> {
+        self.place(cfg, cost, now, 0.0, go_by)
+    }
+
+    fn place(
+        &mut self,
+        cfg: &AdmissionConfig,
+        cost: &Cost,
+        now: f64,
+        not_before: f64,
+        go_by: f64,
+    ) -> Option<Grant> {
         let mut at = now.max(sane(not_before));
+        if at > go_by {
+            return None;
+        }
         if self.probe_until > now + PROBE_HOLD_S {
             // Nothing this code writes is that far ahead: a clock far off, or garbage.
             self.probe_until = 0.0;
@@ -212,23 +260,29 @@ impl AdmissionState {
             if self.probe_until == 0.0 {
                 // The probe: it goes, the others wait for its answer.
                 self.probe_until = now + PROBE_HOLD_S;
-                return Grant {
+                return Some(Grant {
                     at,
                     limited_by: None,
                     rates: [0.0; 4],
                     held: false,
-                };
+                    pos: [0.0; 4],
+                    floor: at,
+                });
             }
-            return Grant {
-                at: at.max(self.probe_until),
+            let at = at.max(self.probe_until);
+            return (at <= go_by).then_some(Grant {
+                at,
                 limited_by: Some(Dimension::Requests),
                 rates: [0.0; 4],
                 held: true,
-            };
+                pos: [0.0; 4],
+                floor: at,
+            });
         }
         self.respace(cfg, now);
         let mut limited_by = None;
         let mut paced = [None; 4];
+        let mut floor = at;
         for d in Dimension::ALL {
             let Some((r, cap)) = self.rate(cfg, d) else {
                 continue;
@@ -246,16 +300,25 @@ impl AdmissionState {
             }
             let mut earliest = lane.pace;
             if lane.refill > 0.0 {
-                earliest = earliest.max(lane.full_at - (cap - c) / lane.refill);
+                let bucket = lane.full_at - (cap - c) / lane.refill;
+                floor = floor.max(bucket);
+                earliest = earliest.max(bucket);
             }
             if earliest > at {
                 at = earliest;
                 limited_by = Some(d);
             }
         }
+        if at > go_by {
+            return None;
+        }
+        let mut pos = [0.0; 4];
         for d in Dimension::ALL {
             if let Some((r, c)) = paced[d.index()] {
                 let lane = &mut self.lanes[d.index()];
+                pos[d.index()] = lane.booked;
+                lane.booked += c;
+                lane.owed_booked += c;
                 lane.pace = lane.pace.max(at) + c / r;
                 lane.owed_pace += c / r;
                 if lane.refill > 0.0 {
@@ -270,12 +333,14 @@ impl AdmissionState {
                 rates[d.index()] = r;
             }
         }
-        Grant {
+        Some(Grant {
             at,
             limited_by,
             rates,
             held: false,
-        }
+            pos,
+            floor,
+        })
     }
 
     /// A waiter asks again at `now` about its place `g` (for `cost`): a place held behind a
@@ -290,12 +355,6 @@ impl AdmissionState {
         now: f64,
         not_before: f64,
     ) -> Grant {
-        if !g.held && g.at + STALE_S < now {
-            // Its time passed while its caller waited for something else (an open circuit, a
-            // pause): the slot went by unused, and callers held elsewhere must not come back
-            // all at once on slots long gone. A place at the end of the queue as it is now.
-            return self.reserve(cfg, cost, now, not_before);
-        }
         if g.held {
             if self.holding(cfg, now) && self.probe_until > 0.0 {
                 return *g;
@@ -304,18 +363,31 @@ impl AdmissionState {
             return self.reserve(cfg, cost, now, not_before);
         }
         self.respace(cfg, now);
-        let Some(d) = g.limited_by else {
-            return *g;
-        };
-        let (planned, Some((r, _))) = (g.rates[d.index()], self.rate(cfg, d)) else {
-            return *g;
-        };
-        if planned <= 0.0 || planned == r || g.at <= now {
-            return *g;
-        }
+        // Its time on each schedule as it is now, from its place there: a cut in the rate
+        // since it was placed holds it back even when its old time has come.
         let mut out = *g;
-        out.at = now + (g.at - now) * planned / r;
-        out.rates[d.index()] = r;
+        out.at = g.floor.max(sane(not_before));
+        out.limited_by = None;
+        for d in Dimension::ALL {
+            if g.rates[d.index()] <= 0.0 {
+                continue;
+            }
+            let Some((r, _)) = self.rate(cfg, d) else {
+                continue;
+            };
+            let t = self.lanes[d.index()].slot(g.pos[d.index()], r);
+            out.rates[d.index()] = r;
+            if t > out.at {
+                out.at = t;
+                out.limited_by = Some(d);
+            }
+        }
+        if out.at + STALE_S < now {
+            // Its time passed while its caller waited for something else (an open circuit, a
+            // pause): the slot went by unused, and callers held elsewhere must not come back
+            // all at once on slots long gone. A place at the end of the queue as it is now.
+            return self.reserve(cfg, cost, now, not_before);
+        }
         out
     }
 
@@ -408,7 +480,11 @@ impl AdmissionState {
         if !matches!(cfg.mode, AdmissionMode::Adaptive | AdmissionMode::Headers) {
             return None;
         }
-        let rate = self.cubic.on_answer(now, throttled, sent_at)?;
+        let rate = self.cubic.on_answer(now, throttled, sent_at);
+        // The queue follows the rate from the moment it changed, not from whenever the next
+        // caller happens to look.
+        self.respace(cfg, now);
+        let rate = rate?;
         if cfg.mode == AdmissionMode::Headers && self.any_learned() {
             // The headers pace this key; the controller only keeps learning in case they stop.
             return None;
@@ -464,6 +540,7 @@ impl AdmissionState {
                 lane.full_at = full_at;
             }
         }
+        self.respace(cfg, now);
         learned
     }
 
@@ -479,6 +556,7 @@ impl AdmissionState {
             let o = &mut out.lanes[i];
             let owed_pace = l.owed_pace - b.owed_pace;
             let owed_full = l.owed_full - b.owed_full;
+            let owed_booked = l.owed_booked - b.owed_booked;
             let observed = l.limit != b.limit || l.window_s != b.window_s || l.refill != b.refill;
             if observed {
                 o.limit = l.limit;
@@ -491,6 +569,8 @@ impl AdmissionState {
             o.pace = (r.pace + owed_pace).max(l.pace).max(0.0);
             o.owed_pace = owed_pace;
             o.owed_full = owed_full;
+            o.booked = (r.booked + owed_booked).max(l.booked);
+            o.owed_booked = owed_booked;
         }
         if local.cubic != base.cubic {
             out.cubic = local.cubic.clone();
@@ -507,6 +587,7 @@ impl AdmissionState {
         for l in &mut self.lanes {
             l.owed_pace = 0.0;
             l.owed_full = 0.0;
+            l.owed_booked = 0.0;
         }
     }
 
@@ -523,9 +604,11 @@ impl AdmissionState {
             && self.probe_until.is_finite()
             && self.probe_until >= 0.0
             && self.lanes.iter().all(|l| {
-                [l.limit, l.window_s, l.pace, l.full_at, l.refill, l.rate]
-                    .iter()
-                    .all(|x| x.is_finite() && *x >= 0.0)
+                [
+                    l.limit, l.window_s, l.pace, l.full_at, l.refill, l.rate, l.booked,
+                ]
+                .iter()
+                .all(|x| x.is_finite() && *x >= 0.0)
             })
     }
 }

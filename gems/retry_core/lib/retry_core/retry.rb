@@ -236,6 +236,9 @@ module RetryCore
         when :compact_context then step = door.answer(run._compacted(false, door.elapsed), error)
         when :return then return door.returned(value)
         when :give_up then return door.give_up(error, run, step[1])
+        # A stubbed sleep beside a fleet on the real clock: the misuse error naming the
+        # testing switch, the user's last error (if a call failed) as its cause.
+        when :stalled then raise InvalidStateError.new(Testing._stalled_message), cause: error
         else raise door.attach(error)
         end
       end
@@ -365,7 +368,7 @@ module RetryCore
     # How the plain front door ({RetryCore.call_llm_with_retry}) does each step.
     class Door
       def initialize(policy, sleeper, on_event, logger, fleet, key, messages, on_orphans, on_progress, cost = nil)
-        @started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        @started = Testing.monotonic
         @policy = policy
         @sleeper = sleeper
         @on_event = on_event
@@ -381,7 +384,7 @@ module RetryCore
 
       # Seconds since the first call began.
       def elapsed
-        Process.clock_gettime(Process::CLOCK_MONOTONIC) - @started
+        Testing.monotonic - @started
       end
 
       def run
@@ -394,7 +397,7 @@ module RetryCore
 
       # The run's configuration (nil: the defaults).
       def config
-        config = { started_at: Process.clock_gettime(Process::CLOCK_REALTIME) - elapsed }
+        config = { started_at: Testing.wall_clock - elapsed }
         client = Retry.ruby_llm_retries
         config[:client_max_retries] = [client, 1000].min if client.positive?
         estimated(config)
@@ -441,6 +444,7 @@ module RetryCore
 
       def emit(event, line, _error)
         log(line) if line
+        guarded { Notifications.instrument(event) }
         guarded { @on_event.call(event) } if @on_event
         @wait_model = event[:model] if event[:type] == "retry_wait_started"
       end
@@ -464,16 +468,22 @@ module RetryCore
       # Sleeps +seconds+ through the caller's +sleep+: at once, or in slices of 1 s with
       # +on_progress+ told after each (the last with +remaining: 0.0+), as in Python.
       def wait(seconds, reason)
-        return @sleeper.__send__(:sleep, seconds) unless @on_progress && seconds > 1.0
+        return nap(seconds) unless @on_progress && seconds > 1.0
 
         remaining = seconds
         while remaining.positive?
           slice = [remaining, 1.0].min
-          @sleeper.__send__(:sleep, slice)
+          nap(slice)
           remaining = [remaining - slice, 0.0].max
           progress = { remaining: remaining, seconds: seconds, reason: reason, model: @wait_model }
           guarded { @on_progress.call(progress) }
         end
+      end
+
+      # One sleep through the caller's +sleep+, or a step of the virtual clock under the
+      # testing switch ({RetryCore.testing!}).
+      def nap(seconds)
+        Testing.sleep(seconds) || @sleeper.__send__(:sleep, seconds)
       end
 
       # Prunes +messages+ in place; returns how many calls (and dangling results) went.

@@ -354,11 +354,12 @@ module RetryCore
 
       # SwarmSDK says how its layers stack at install! (retry_layers_configured).
       def config
-        estimated({ started_at: Process.clock_gettime(Process::CLOCK_REALTIME) - elapsed })
+        estimated({ started_at: ::RetryCore::Testing.wall_clock - elapsed })
       end
 
       def emit(event, line, error)
         log(line) if line
+        guarded { Notifications.instrument(event) }
         return if RUN_ONLY_EVENTS.include?(event[:type]) || !defined?(::SwarmSDK::LogStream)
 
         guarded { ::SwarmSDK::LogStream.emit(**@chat.__send__(:retry_core_event, event, error, @delay)) }
