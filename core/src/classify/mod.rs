@@ -305,11 +305,18 @@ fn decide(
         // one a wrapper quotes in its message with no word of a stream ("litellm.
         // InternalServerError: AnthropicError - {...overloaded_error...}", "[API Error:
         // {...api_error...}]": the response's body, an overload or a server error).
+        // (batch 17) An event of no known type quoted with no word of a stream, whose own words
+        // name a transient nature (GraphRAG's "{'type': 'error', 'data': 'Error Invoking LLM',
+        // 'cause': 'Connection error.'}"), is read by those words below, not as a stream cut.
         let body_like = |c: &Category| {
             *c == Category::InvalidResponse
                 || (c.is_transient()
                     && (f.body.is_some() || !in_stream)
                     && provider.and_then(code_category).is_some())
+                || (c.is_transient()
+                    && !in_stream
+                    && provider.and_then(code_category).is_none()
+                    && text::transient().first(hay.get()).is_some())
         };
         if let Some(c) =
             sse_category(provider, hay).filter(|c| in_stream || says_stream(hay) || !body_like(c))
@@ -389,6 +396,16 @@ fn decide(
         // sharpened by the message like a 400 would be, its server's overload words too.
         if matches!(c, Category::BadRequest | Category::ClientError) {
             if let Some(p) = text::overload_under_4xx().first(hay.get()) {
+                return (p.category, Evidence::Message);
+            }
+            // (batch 17) A transport failure the wrapper's generic class only names (Dify's
+            // `InvokeBadRequestError` "[models] Bad Request Error, The read operation timed
+            // out"): the inner timeout or connection failure is the failure; the class carries
+            // no status of its own.
+            if let Some(p) = text::network()
+                .first(hay.get())
+                .filter(|p| matches!(p.category, Category::Timeout | Category::Connection))
+            {
                 return (p.category, Evidence::Message);
             }
         }
@@ -613,12 +630,13 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     }
     // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"
     // around a 400, a gateway's 500 quoting the upstream's "status code 400"): the inner status
-    // is the failure's nature. 408 and 429 stay transient either way; 499 is a client's own
-    // cancel.
+    // is the failure's nature. 408 and 429 stay transient, and are named as what they are (a
+    // Lambda's 500 around axios' "Request failed with status code 429" is the rate limit);
+    // 499 is a client's own cancel.
     if status >= 500 {
         let inner = text::status_in_text_all(hay.get(), tables::INNER_STATUS_INTRODUCERS)
             .into_iter()
-            .find(|n| (400..500).contains(n) && !matches!(n, 408 | 429 | 499));
+            .find(|n| (400..500).contains(n) && *n != 499);
         if let Some(inner) = inner {
             return refine_status(inner, provider, hay);
         }
@@ -695,11 +713,11 @@ fn says_stream(hay: &Hay) -> bool {
         .any(|w| text::contains_phrase(hay.get(), w))
 }
 
-/// The text's first transient phrase names an overload ("The model is overloaded", "server busy").
+/// The text names an overload ("The model is overloaded", "server busy") anywhere: a generic
+/// server-error word beside it (.NET's "ServiceUnavailable", LiteLLM's "InternalServerError"
+/// around "AnthropicException - Overloaded") is only the wrapper's name for it (batch 17).
 fn says_overloaded(hay: &Hay) -> bool {
-    text::transient()
-        .first(hay.get())
-        .is_some_and(|p| p.category == Category::Overloaded)
+    text::overload().first(hay.get()).is_some()
 }
 
 fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
@@ -914,6 +932,17 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             && short_quota(f, hay)
         {
             return Some(Category::RateLimited);
+        }
+        // (batch 17) A wrapper's generic "Bad Request Error" around a transport failure it
+        // names (Dify's "[models] Bad Request Error, The read operation timed out"): with no
+        // status stated, the inner timeout or connection failure is the failure.
+        if matches!(p.category, Category::BadRequest | Category::ClientError) && !p.stated {
+            if let Some(n) = text::network()
+                .first(hay.get())
+                .filter(|n| matches!(n.category, Category::Timeout | Category::Connection))
+            {
+                return Some(n.category);
+            }
         }
         return Some(p.category);
     }

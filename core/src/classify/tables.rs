@@ -1650,6 +1650,11 @@ pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
 pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("per day", PaymentRequired), // OpenAI "requests per day (RPD)", Gemini "per day per user per tier"
     said("per 1 day", PaymentRequired), // flask-limiter "1000 per 1 day"
+    // (batch 17) Quota ids in kebab case: OpenRouter's "Rate limit exceeded:
+    // free-models-per-day" and "free-models-per-day-high-balance" (its daily cap on free models).
+    said("per-day", PaymentRequired),
+    said("per-week", PaymentRequired),
+    said("per-month", PaymentRequired),
     said("daily", PaymentRequired), // "exhausted your daily quota", Baidu "Open api daily request limit reached"
     said("rpd", PaymentRequired),
     said("tpd", PaymentRequired), // Groq, Moonshot: tokens per day

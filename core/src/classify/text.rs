@@ -52,8 +52,9 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            super::tables::PERMANENT_PHRASES
+            agents::BEFORE_ANY_CALL
                 .iter()
+                .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
@@ -113,6 +114,20 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
                 .chain(agents::TRANSIENT),
+        )
+    })
+}
+
+/// The transient rows that name an overload, wherever they stand in the table.
+pub fn overload() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| {
+        PhraseSet::new(
+            transient()
+                .rows
+                .iter()
+                .copied()
+                .filter(|p| p.category == Overloaded),
         )
     })
 }
@@ -216,6 +231,12 @@ const RATE_WINDOW: &[Phrase] = &[
     said("per minute limit exceeded", RateLimited),
     said("per second limit exceeded", RateLimited),
     said("per hour limit exceeded", RateLimited),
+    // (batch 17) A throttle named by its own code or by its ask to wait, whatever size words
+    // come with it: Bedrock's "ThrottlingException: Too many tokens, please wait before trying
+    // again" is its token-rate throttle, not an over-long input (a context overflow never asks
+    // to wait). A daily window in the same words still turns payment (`long_window`).
+    said("throttlingexception:", RateLimited),
+    said("please wait before trying again", RateLimited),
 ];
 
 /// A status reqwest's `Display` states: "HTTP status client error (451 Unavailable For Legal
