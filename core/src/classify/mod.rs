@@ -216,10 +216,17 @@ const LONG_WAIT_SECS: f64 = 12.0 * 3600.0;
 /// window of a minute or a second (a quota id `...PerMinute-FreeTier`, "per minute"), or
 /// states a wait of under an hour ("Please retry in 14.1s"). Gemini words every 429 "You
 /// exceeded your current quota, please check your plan and billing details".
+///
+/// (batch 17) Or it asks to try again later ("翻译次数已达上限，请稍后再试", a count limit that
+/// the app words as a wait): an allowance gone until a new period says tomorrow or names its
+/// day, which `long_window` still turns to payment.
 fn short_quota(f: &Failure, hay: &Hay) -> bool {
     text::short_window(f.body.as_deref().unwrap_or(""), hay.get())
         || text::short_window(&f.message, "")
         || stated_wait(f, hay).is_some_and(|(secs, _)| secs < 3600.0)
+        || tables::TRY_LATER
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 fn decide(
@@ -655,7 +662,10 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // Some APIs answer a rate limit with 403 (Alibaba's coding plan: 403 AccessDenied
         // "Rate limit exceeded. Please wait and try again"; GitHub's "API rate limit
         // exceeded"): the words name the nature, the status only refuses.
-        if status == 403 && says_rate_limited(hay) {
+        // (batch 17) A free relay's 402 whose only words are a rate limit ("Response 402: Rate
+        // limit reached", gpt4free's Liaobots, a token window that refreshes) is read the same
+        // way; billing words or a daily window keep it payment.
+        if (status == 403 || (status == 402 && phrase().is_none())) && says_rate_limited(hay) {
             return Category::RateLimited;
         }
         return refine_by_phrase(specific.unwrap_or(base), phrase());

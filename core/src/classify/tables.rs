@@ -1643,6 +1643,17 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
 pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
     &[("fetch failed", Connection), ("terminated", Connection)];
 
+/// Words that ask to try again later without naming when (`short_quota`): a limit worded so
+/// refills within a retry budget unless a day or more is named with it.
+pub const TRY_LATER: &[&str] = &[
+    "try again later",
+    "请稍后再试",
+    "请稍候再试",
+    "请稍后重试",
+    "稍后再试",
+    "稍后重试",
+];
+
 /// Words that name a quota window of a day or more (CONTRACT §2: such a quota is
 /// `payment_required`, no retry budget outlasts it). Read only where the failure is a rate
 /// limit. Quota ids (Gemini `GenerateRequestsPerDayPerProjectPerModel-FreeTier`) are read by
