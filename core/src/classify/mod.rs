@@ -943,6 +943,11 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         {
             return Some(Category::RateLimited);
         }
+        // (batch 17) A JSON parse failure a server says of the request it received is the
+        // request's (LM Studio's "Received request for ... with invalid JSON").
+        if p.category == Category::InvalidResponse && text::request_json_fault(hay.get()) {
+            return Some(Category::BadRequest);
+        }
         // (batch 17) A wrapper's generic "Bad Request Error" around a transport failure it
         // names (Dify's "[models] Bad Request Error, The read operation timed out"): with no
         // status stated, the inner timeout or connection failure is the failure.
@@ -970,7 +975,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }) {
         return Some(c);
     }
-    text::transient().first(hay.get()).map(|p| p.category)
+    text::transient()
+        .first(hay.get())
+        .map(|p| match p.category {
+            // A JSON parse failure said of the request the server received (above).
+            Category::InvalidResponse if text::request_json_fault(hay.get()) => {
+                Category::BadRequest
+            }
+            c => c,
+        })
 }
 
 fn short_class_name(name: Option<&str>) -> Option<String> {
