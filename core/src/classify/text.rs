@@ -918,7 +918,9 @@ mod stated_status_tests {
             "[lm studio server] received request for /api/v1/chat with invalid json: expected ','"
         ));
         assert!(request_json_fault("request body is not valid json"));
-        assert!(!request_json_fault("failed to parse response: invalid json"));
+        assert!(!request_json_fault(
+            "failed to parse response: invalid json"
+        ));
         assert!(!request_json_fault(
             "received request. the reply was invalid json"
         ));
