@@ -409,11 +409,8 @@ fn decide(
             // `InvokeBadRequestError` "[models] Bad Request Error, The read operation timed
             // out"): the inner timeout or connection failure is the failure; the class carries
             // no status of its own.
-            if let Some(p) = text::network()
-                .first(hay.get())
-                .filter(|p| matches!(p.category, Category::Timeout | Category::Connection))
-            {
-                return (p.category, Evidence::Message);
+            if let Some(c) = transport_words(hay) {
+                return (c, Evidence::Message);
             }
         }
         return (
@@ -664,8 +661,14 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // exceeded"): the words name the nature, the status only refuses.
         // (batch 17) A free relay's 402 whose only words are a rate limit ("Response 402: Rate
         // limit reached", gpt4free's Liaobots, a token window that refreshes) is read the same
-        // way; billing words or a daily window keep it payment.
-        if (status == 403 || (status == 402 && phrase().is_none())) && says_rate_limited(hay) {
+        // way; any billing word (`tables::BILLING_HINTS`) or a daily window keeps it payment.
+        let rate_only_402 = || {
+            phrase().is_none()
+                && !tables::BILLING_HINTS
+                    .iter()
+                    .any(|w| text::contains_phrase(hay.get(), w))
+        };
+        if (status == 403 || (status == 402 && rate_only_402())) && says_rate_limited(hay) {
             return Category::RateLimited;
         }
         return refine_by_phrase(specific.unwrap_or(base), phrase());
@@ -714,6 +717,16 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         }
         c => c,
     }
+}
+
+/// A timeout or a connection failure the text names (the network phrases, then the transient
+/// ones), read under a wrapper's generic bad request (batch 17).
+fn transport_words(hay: &Hay) -> Option<Category> {
+    [text::network(), text::transient()].iter().find_map(|set| {
+        set.first(hay.get())
+            .map(|p| p.category)
+            .filter(|c| matches!(c, Category::Timeout | Category::Connection))
+    })
 }
 
 /// The text places the failure in a stream ("stream error", "event: error", SSE).
@@ -952,11 +965,8 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         // names (Dify's "[models] Bad Request Error, The read operation timed out"): with no
         // status stated, the inner timeout or connection failure is the failure.
         if matches!(p.category, Category::BadRequest | Category::ClientError) && !p.stated {
-            if let Some(n) = text::network()
-                .first(hay.get())
-                .filter(|n| matches!(n.category, Category::Timeout | Category::Connection))
-            {
-                return Some(n.category);
+            if let Some(c) = transport_words(hay) {
+                return Some(c);
             }
         }
         return Some(p.category);
@@ -1078,6 +1088,134 @@ mod issue20 {
     fn cat(f: &Failure) -> (Category, bool) {
         let r = c(f);
         (r.category, r.transient)
+    }
+
+    /// Batch 17's families: each rule on a text of its own, not the corpus case it came from.
+    #[test]
+    fn batch17_families() {
+        use Category::*;
+        // Quota windows in kebab-case ids; a throttle's own code or ask to wait.
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "Rate limit exceeded: requests-per-month"
+            )),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "Rate limit exceeded: tokens-per-minute"
+            )),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "ThrottlingException: Too many tokens in this minute"
+            )),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "Too many tokens, please wait before trying again."
+            )),
+            (RateLimited, true)
+        );
+        // A count limit: later is a rate, today's is an allowance.
+        assert_eq!(
+            cat(&Failure::new("调用次数已达上限，请稍后重试")),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("今日调用次数已达上限，请稍后再试")),
+            (PaymentRequired, false)
+        );
+        // A 402 of rate words only, and one with billing words.
+        assert_eq!(
+            cat(&Failure::http(402, "Rate limit reached")),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                402,
+                "Rate limit reached. Add credits to continue"
+            )),
+            (PaymentRequired, false)
+        );
+        // A local server's words that repeat for the same request overrule its 500.
+        assert_eq!(
+            cat(&Failure::http(500, "unable to load model: /m/blobs/x")),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(500, "template error: Value is not callable")),
+            (BadRequest, false)
+        );
+        // Transient words of servers and clients.
+        for (text, want) in [
+            ("Engine loop is not running", ServerError),
+            ("AsyncLLM failed: MQEngineDeadError", ServerError),
+            ("runner terminated unexpectedly", ServerError),
+            ("chat stream failed", StreamInterrupted),
+            ("SSE stream ended early", StreamInterrupted),
+            ("TypeError: Network request failed", Connection),
+            ("Your request failed. Please retry.", ServerError),
+            ("抱歉，您的请求失败", ServerError),
+        ] {
+            assert_eq!(cat(&Failure::new(text)), (want, true), "{text}");
+        }
+        // Codes run together and bills in words.
+        for (text, want) in [
+            ("InvalidApiKey: check your key", Unauthorized),
+            ("Invalid API-key", Unauthorized),
+            ("Your account has unpaid invoices", PaymentRequired),
+            ("HTTP error: {\"detail\":\"Not Found\"}", NotFound),
+            ("Error creating: claude-x|anthropic", Configuration),
+            (
+                "Error building Component Agent: 2 validation errors for Agent",
+                Programming,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::new(text)), (want, false), "{text}");
+        }
+        // Reading order: an overload beside a generic server-error name; an inner 408 under a
+        // 500; a quoted event read by its words; a generic bad request around a transport
+        // failure; a JSON fault said of the request.
+        assert_eq!(
+            cat(&Failure::http(
+                503,
+                "InternalServerError: Upstream - Overloaded"
+            )),
+            (Overloaded, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "Error: Request failed with status code 408"
+            )),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "{'type': 'error', 'data': 'x', 'cause': 'Request timed out.'}"
+            )),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("Bad Request Error, Connection reset by peer")),
+            (Connection, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("Bad Request Error, read timed out")
+                .with_class(["app.errors.InvokeBadRequestError"])),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "Received request for /v1/completions with malformed JSON body"
+            )),
+            (BadRequest, false)
+        );
     }
 
     /// Batch 14's families: each rule on a text of its own, not the corpus case it came from.

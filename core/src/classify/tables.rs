@@ -1643,6 +1643,28 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
 pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
     &[("fetch failed", Connection), ("terminated", Connection)];
 
+/// Words that mention money or a plan at all: a 402 that says any of them stays payment, even
+/// where no billing phrase of the main tables matches ("Rate limit reached. Add credits").
+pub const BILLING_HINTS: &[&str] = &[
+    "credit",
+    "credits",
+    "balance",
+    "billing",
+    "payment",
+    "pay",
+    "paid",
+    "plan",
+    "subscription",
+    "upgrade",
+    "top up",
+    "recharge",
+    "invoice",
+    "余额",
+    "充值",
+    "欠费",
+    "套餐",
+];
+
 /// Words that ask to try again later without naming when (`short_quota`): a limit worded so
 /// refills within a retry budget unless a day or more is named with it.
 pub const TRY_LATER: &[&str] = &[
