@@ -216,10 +216,17 @@ const LONG_WAIT_SECS: f64 = 12.0 * 3600.0;
 /// window of a minute or a second (a quota id `...PerMinute-FreeTier`, "per minute"), or
 /// states a wait of under an hour ("Please retry in 14.1s"). Gemini words every 429 "You
 /// exceeded your current quota, please check your plan and billing details".
+///
+/// (batch 17) Or it asks to try again later ("翻译次数已达上限，请稍后再试", a count limit that
+/// the app words as a wait): an allowance gone until a new period says tomorrow or names its
+/// day, which `long_window` still turns to payment.
 fn short_quota(f: &Failure, hay: &Hay) -> bool {
     text::short_window(f.body.as_deref().unwrap_or(""), hay.get())
         || text::short_window(&f.message, "")
         || stated_wait(f, hay).is_some_and(|(secs, _)| secs < 3600.0)
+        || tables::TRY_LATER
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 fn decide(
@@ -305,11 +312,18 @@ fn decide(
         // one a wrapper quotes in its message with no word of a stream ("litellm.
         // InternalServerError: AnthropicError - {...overloaded_error...}", "[API Error:
         // {...api_error...}]": the response's body, an overload or a server error).
+        // (batch 17) An event of no known type quoted with no word of a stream, whose own words
+        // name a transient nature (GraphRAG's "{'type': 'error', 'data': 'Error Invoking LLM',
+        // 'cause': 'Connection error.'}"), is read by those words below, not as a stream cut.
         let body_like = |c: &Category| {
             *c == Category::InvalidResponse
                 || (c.is_transient()
                     && (f.body.is_some() || !in_stream)
                     && provider.and_then(code_category).is_some())
+                || (c.is_transient()
+                    && !in_stream
+                    && provider.and_then(code_category).is_none()
+                    && text::transient().first(hay.get()).is_some())
         };
         if let Some(c) =
             sse_category(provider, hay).filter(|c| in_stream || says_stream(hay) || !body_like(c))
@@ -390,6 +404,13 @@ fn decide(
         if matches!(c, Category::BadRequest | Category::ClientError) {
             if let Some(p) = text::overload_under_4xx().first(hay.get()) {
                 return (p.category, Evidence::Message);
+            }
+            // (batch 17) A transport failure the wrapper's generic class only names (Dify's
+            // `InvokeBadRequestError` "[models] Bad Request Error, The read operation timed
+            // out"): the inner timeout or connection failure is the failure; the class carries
+            // no status of its own.
+            if let Some(c) = transport_words(hay) {
+                return (c, Evidence::Message);
             }
         }
         return (
@@ -613,12 +634,13 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     }
     // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"
     // around a 400, a gateway's 500 quoting the upstream's "status code 400"): the inner status
-    // is the failure's nature. 408 and 429 stay transient either way; 499 is a client's own
-    // cancel.
+    // is the failure's nature. 408 and 429 stay transient, and are named as what they are (a
+    // Lambda's 500 around axios' "Request failed with status code 429" is the rate limit);
+    // 499 is a client's own cancel.
     if status >= 500 {
         let inner = text::status_in_text_all(hay.get(), tables::INNER_STATUS_INTRODUCERS)
             .into_iter()
-            .find(|n| (400..500).contains(n) && !matches!(n, 408 | 429 | 499));
+            .find(|n| (400..500).contains(n) && *n != 499);
         if let Some(inner) = inner {
             return refine_status(inner, provider, hay);
         }
@@ -637,7 +659,16 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // Some APIs answer a rate limit with 403 (Alibaba's coding plan: 403 AccessDenied
         // "Rate limit exceeded. Please wait and try again"; GitHub's "API rate limit
         // exceeded"): the words name the nature, the status only refuses.
-        if status == 403 && says_rate_limited(hay) {
+        // (batch 17) A free relay's 402 whose only words are a rate limit ("Response 402: Rate
+        // limit reached", gpt4free's Liaobots, a token window that refreshes) is read the same
+        // way; any billing word (`tables::BILLING_HINTS`) or a daily window keeps it payment.
+        let rate_only_402 = || {
+            phrase().is_none()
+                && !tables::BILLING_HINTS
+                    .iter()
+                    .any(|w| text::contains_phrase(hay.get(), w))
+        };
+        if (status == 403 || (status == 402 && rate_only_402())) && says_rate_limited(hay) {
             return Category::RateLimited;
         }
         return refine_by_phrase(specific.unwrap_or(base), phrase());
@@ -688,6 +719,16 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     }
 }
 
+/// A timeout or a connection failure the text names (the network phrases, then the transient
+/// ones), read under a wrapper's generic bad request (batch 17).
+fn transport_words(hay: &Hay) -> Option<Category> {
+    [text::network(), text::transient()].iter().find_map(|set| {
+        set.first(hay.get())
+            .map(|p| p.category)
+            .filter(|c| matches!(c, Category::Timeout | Category::Connection))
+    })
+}
+
 /// The text places the failure in a stream ("stream error", "event: error", SSE).
 fn says_stream(hay: &Hay) -> bool {
     ["stream", "streaming", "event", "sse"]
@@ -695,11 +736,11 @@ fn says_stream(hay: &Hay) -> bool {
         .any(|w| text::contains_phrase(hay.get(), w))
 }
 
-/// The text's first transient phrase names an overload ("The model is overloaded", "server busy").
+/// The text names an overload ("The model is overloaded", "server busy") anywhere: a generic
+/// server-error word beside it (.NET's "ServiceUnavailable", LiteLLM's "InternalServerError"
+/// around "AnthropicException - Overloaded") is only the wrapper's name for it (batch 17).
 fn says_overloaded(hay: &Hay) -> bool {
-    text::transient()
-        .first(hay.get())
-        .is_some_and(|p| p.category == Category::Overloaded)
+    text::overload().first(hay.get()).is_some()
 }
 
 fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
@@ -915,6 +956,19 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         {
             return Some(Category::RateLimited);
         }
+        // (batch 17) A JSON parse failure a server says of the request it received is the
+        // request's (LM Studio's "Received request for ... with invalid JSON").
+        if p.category == Category::InvalidResponse && text::request_json_fault(hay.get()) {
+            return Some(Category::BadRequest);
+        }
+        // (batch 17) A wrapper's generic "Bad Request Error" around a transport failure it
+        // names (Dify's "[models] Bad Request Error, The read operation timed out"): with no
+        // status stated, the inner timeout or connection failure is the failure.
+        if matches!(p.category, Category::BadRequest | Category::ClientError) && !p.stated {
+            if let Some(c) = transport_words(hay) {
+                return Some(c);
+            }
+        }
         return Some(p.category);
     }
     if text::invalid_named_key(hay.get()) {
@@ -931,7 +985,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }) {
         return Some(c);
     }
-    text::transient().first(hay.get()).map(|p| p.category)
+    text::transient()
+        .first(hay.get())
+        .map(|p| match p.category {
+            // A JSON parse failure said of the request the server received (above).
+            Category::InvalidResponse if text::request_json_fault(hay.get()) => {
+                Category::BadRequest
+            }
+            c => c,
+        })
 }
 
 fn short_class_name(name: Option<&str>) -> Option<String> {
@@ -1026,6 +1088,134 @@ mod issue20 {
     fn cat(f: &Failure) -> (Category, bool) {
         let r = c(f);
         (r.category, r.transient)
+    }
+
+    /// Batch 17's families: each rule on a text of its own, not the corpus case it came from.
+    #[test]
+    fn batch17_families() {
+        use Category::*;
+        // Quota windows in kebab-case ids; a throttle's own code or ask to wait.
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "Rate limit exceeded: requests-per-month"
+            )),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "Rate limit exceeded: tokens-per-minute"
+            )),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "ThrottlingException: Too many tokens in this minute"
+            )),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "Too many tokens, please wait before trying again."
+            )),
+            (RateLimited, true)
+        );
+        // A count limit: later is a rate, today's is an allowance.
+        assert_eq!(
+            cat(&Failure::new("调用次数已达上限，请稍后重试")),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("今日调用次数已达上限，请稍后再试")),
+            (PaymentRequired, false)
+        );
+        // A 402 of rate words only, and one with billing words.
+        assert_eq!(
+            cat(&Failure::http(402, "Rate limit reached")),
+            (RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                402,
+                "Rate limit reached. Add credits to continue"
+            )),
+            (PaymentRequired, false)
+        );
+        // A local server's words that repeat for the same request overrule its 500.
+        assert_eq!(
+            cat(&Failure::http(500, "unable to load model: /m/blobs/x")),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(500, "template error: Value is not callable")),
+            (BadRequest, false)
+        );
+        // Transient words of servers and clients.
+        for (text, want) in [
+            ("Engine loop is not running", ServerError),
+            ("AsyncLLM failed: MQEngineDeadError", ServerError),
+            ("runner terminated unexpectedly", ServerError),
+            ("chat stream failed", StreamInterrupted),
+            ("SSE stream ended early", StreamInterrupted),
+            ("TypeError: Network request failed", Connection),
+            ("Your request failed. Please retry.", ServerError),
+            ("抱歉，您的请求失败", ServerError),
+        ] {
+            assert_eq!(cat(&Failure::new(text)), (want, true), "{text}");
+        }
+        // Codes run together and bills in words.
+        for (text, want) in [
+            ("InvalidApiKey: check your key", Unauthorized),
+            ("Invalid API-key", Unauthorized),
+            ("Your account has unpaid invoices", PaymentRequired),
+            ("HTTP error: {\"detail\":\"Not Found\"}", NotFound),
+            ("Error creating: claude-x|anthropic", Configuration),
+            (
+                "Error building Component Agent: 2 validation errors for Agent",
+                Programming,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::new(text)), (want, false), "{text}");
+        }
+        // Reading order: an overload beside a generic server-error name; an inner 408 under a
+        // 500; a quoted event read by its words; a generic bad request around a transport
+        // failure; a JSON fault said of the request.
+        assert_eq!(
+            cat(&Failure::http(
+                503,
+                "InternalServerError: Upstream - Overloaded"
+            )),
+            (Overloaded, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "Error: Request failed with status code 408"
+            )),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "{'type': 'error', 'data': 'x', 'cause': 'Request timed out.'}"
+            )),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("Bad Request Error, Connection reset by peer")),
+            (Connection, true)
+        );
+        assert_eq!(
+            cat(&Failure::new("Bad Request Error, read timed out")
+                .with_class(["app.errors.InvokeBadRequestError"])),
+            (Timeout, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "Received request for /v1/completions with malformed JSON body"
+            )),
+            (BadRequest, false)
+        );
     }
 
     /// Batch 14's families: each rule on a text of its own, not the corpus case it came from.

@@ -1643,6 +1643,39 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
 pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
     &[("fetch failed", Connection), ("terminated", Connection)];
 
+/// Words that mention money or a plan at all: a 402 that says any of them stays payment, even
+/// where no billing phrase of the main tables matches ("Rate limit reached. Add credits").
+pub const BILLING_HINTS: &[&str] = &[
+    "credit",
+    "credits",
+    "balance",
+    "billing",
+    "payment",
+    "pay",
+    "paid",
+    "plan",
+    "subscription",
+    "upgrade",
+    "top up",
+    "recharge",
+    "invoice",
+    "余额",
+    "充值",
+    "欠费",
+    "套餐",
+];
+
+/// Words that ask to try again later without naming when (`short_quota`): a limit worded so
+/// refills within a retry budget unless a day or more is named with it.
+pub const TRY_LATER: &[&str] = &[
+    "try again later",
+    "请稍后再试",
+    "请稍候再试",
+    "请稍后重试",
+    "稍后再试",
+    "稍后重试",
+];
+
 /// Words that name a quota window of a day or more (CONTRACT §2: such a quota is
 /// `payment_required`, no retry budget outlasts it). Read only where the failure is a rate
 /// limit. Quota ids (Gemini `GenerateRequestsPerDayPerProjectPerModel-FreeTier`) are read by
@@ -1650,6 +1683,11 @@ pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
 pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("per day", PaymentRequired), // OpenAI "requests per day (RPD)", Gemini "per day per user per tier"
     said("per 1 day", PaymentRequired), // flask-limiter "1000 per 1 day"
+    // (batch 17) Quota ids in kebab case: OpenRouter's "Rate limit exceeded:
+    // free-models-per-day" and "free-models-per-day-high-balance" (its daily cap on free models).
+    said("per-day", PaymentRequired),
+    said("per-week", PaymentRequired),
+    said("per-month", PaymentRequired),
     said("daily", PaymentRequired), // "exhausted your daily quota", Baidu "Open api daily request limit reached"
     said("rpd", PaymentRequired),
     said("tpd", PaymentRequired), // Groq, Moonshot: tokens per day

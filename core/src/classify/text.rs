@@ -52,8 +52,9 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            super::tables::PERMANENT_PHRASES
+            agents::BEFORE_ANY_CALL
                 .iter()
+                .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
@@ -113,6 +114,20 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
                 .chain(agents::TRANSIENT),
+        )
+    })
+}
+
+/// The transient rows that name an overload, wherever they stand in the table.
+pub fn overload() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| {
+        PhraseSet::new(
+            transient()
+                .rows
+                .iter()
+                .copied()
+                .filter(|p| p.category == Overloaded),
         )
     })
 }
@@ -216,6 +231,12 @@ const RATE_WINDOW: &[Phrase] = &[
     said("per minute limit exceeded", RateLimited),
     said("per second limit exceeded", RateLimited),
     said("per hour limit exceeded", RateLimited),
+    // (batch 17) A throttle named by its own code or by its ask to wait, whatever size words
+    // come with it: Bedrock's "ThrottlingException: Too many tokens, please wait before trying
+    // again" is its token-rate throttle, not an over-long input (a context overflow never asks
+    // to wait). A daily window in the same words still turns payment (`long_window`).
+    said("throttlingexception:", RateLimited),
+    said("please wait before trying again", RateLimited),
 ];
 
 /// A status reqwest's `Display` states: "HTTP status client error (451 Unavailable For Legal
@@ -248,6 +269,35 @@ pub fn error_space_status(hay: &str) -> Option<u16> {
         }
     }
     None
+}
+
+/// (batch 17) Words that open a server's account of a request it received ("[LM STUDIO SERVER]
+/// Received request for /api/v1/chat with invalid JSON: ...", "Request body is not valid JSON").
+const REQUEST_SUBJECTS: &[&str] = &["received request", "request body"];
+
+/// Parse failures that are the response's when a client says them, and the request's when the
+/// server says them of a request it received.
+const JSON_FAULTS: &[&str] = &["invalid json", "malformed json", "not valid json"];
+
+/// Whether a JSON parse failure is said of the request ([`REQUEST_SUBJECTS`] then one of
+/// [`JSON_FAULTS`] in the same clause, within 80 bytes): the request's fault, not the reply's.
+pub fn request_json_fault(hay: &str) -> bool {
+    REQUEST_SUBJECTS.iter().any(|subject| {
+        let mut from = 0;
+        while let Some(at) = find_at(hay, subject, from) {
+            from = at + subject.len();
+            let mut end = hay.len().min(from + 80);
+            while !hay.is_char_boundary(end) {
+                end -= 1;
+            }
+            let clause = &hay[from..end];
+            let clause = clause.split(['.', ';', '\n']).next().unwrap_or("");
+            if JSON_FAULTS.iter().any(|f| clause.contains(f)) {
+                return true;
+            }
+        }
+        false
+    })
 }
 
 /// "Invalid <name> API key" with one word naming whose key ("Invalid xAI API Key. Try
@@ -860,6 +910,20 @@ mod stated_status_tests {
             upstream_status("the upstream is fine; it returned 429 rows later on and on"),
             None
         );
+    }
+
+    #[test]
+    fn a_json_fault_said_of_the_request() {
+        assert!(request_json_fault(
+            "[lm studio server] received request for /api/v1/chat with invalid json: expected ','"
+        ));
+        assert!(request_json_fault("request body is not valid json"));
+        assert!(!request_json_fault(
+            "failed to parse response: invalid json"
+        ));
+        assert!(!request_json_fault(
+            "received request. the reply was invalid json"
+        ));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! `text::permanent` and `text::transient` compile these rows after the main tables, so they
 //! only decide where those said nothing.
 
-use super::{said, Phrase};
+use super::{said, stated, Phrase};
 use crate::category::Category::*;
 
 /// Permanent natures: an unusable reply, a refused model, a server's missing flag, a block page.
@@ -39,7 +39,40 @@ pub const PERMANENT: &[Phrase] = &[
     said("--enable-auto-tool-choice", BadRequest),
     // LM Studio's "No models loaded" (as "No model is loaded": the server's set-up).
     said("no models loaded", Configuration),
+    // (batch 17) A local server that cannot load the model file (Ollama's 500 "unable to load
+    // model", a newer architecture than the server knows): the server's set-up, the same on
+    // every retry, so it overrules the 500.
+    stated("unable to load model", Configuration),
+    // A chat template that fails on this request (minijinja's "Value is not callable" under a
+    // llama.cpp-style server's 500; the same request fails the same way each time).
+    stated("value is not callable", BadRequest),
+    // DashScope's code for a bad key run together ("InvalidApiKey. Error message: Invalid
+    // API-key provided."), and the hyphenated "API-key" other servers print.
+    said("invalidapikey", Unauthorized),
+    said("invalid api-key", Unauthorized),
+    // An unpaid bill (Zed: "Outstanding invoices. Please update your payment information").
+    said("outstanding invoice", PaymentRequired),
+    said("outstanding invoices", PaymentRequired),
+    said("unpaid invoice", PaymentRequired),
+    said("unpaid invoices", PaymentRequired),
+    said("update your payment information", PaymentRequired),
+    // FastAPI/Starlette's 404 body printed by a client ({"detail":"Not Found"}, LangChain4j's
+    // OpenAiHttpException): the route or model does not exist.
+    said("{\"detail\":\"not found\"}", NotFound),
+    said("{\"detail\": \"not found\"}", NotFound),
+    // Bedrock's output-length check ("The maximum tokens you requested exceed the model limit
+    // of 4096"): the request's max tokens, not its input.
+    said("maximum tokens you requested", BadRequest),
+    // A client that could not build its model or client object before any call ("Error
+    // creating: gpt-4.1|openai", Obsidian Copilot): its set-up.
+    said("error creating:", Configuration),
 ];
+
+/// (batch 17) Frames that say the failure happened before any request: a flow builder's
+/// component that failed to build (Langflow's "Error building Component Run Flow: 'message'",
+/// "Error building Component OpenAI: 1 validation error for ChatOpenAI"). Nothing inside it is a
+/// model's output, so these are read before the main tables' "validation error for".
+pub const BEFORE_ANY_CALL: &[Phrase] = &[said("error building component", Programming)];
 
 /// Transient natures said in words only.
 pub const TRANSIENT: &[Phrase] = &[
@@ -72,6 +105,25 @@ pub const TRANSIENT: &[Phrase] = &[
     // A client not connected to its service ("Error interacting with language model not
     // connected", Zed).
     said("not connected", Connection),
+    // (batch 17) A dead engine of any vLLM front ("MQEngineDeadError: Engine loop is not
+    // running", V0's AsyncEngineDeadError, V1's EngineDeadError above).
+    said("mqenginedeaderror", ServerError),
+    said("engine loop is not running", ServerError),
+    said("engine loop has died", ServerError),
+    // Ollama's runner crashed ("llama runner terminated" error="exit status 2"); the next load
+    // starts a new one.
+    said("runner terminated", ServerError),
+    // A stream cut in a client's words (async-openai's "Stream failed: stream ended").
+    said("stream failed", StreamInterrupted),
+    said("stream ended", StreamInterrupted),
+    // A fetch that never reached the server (React Native / whatwg-fetch's "Network request
+    // failed", Safari's "Load failed" is too short to read).
+    said("network request failed", Connection),
+    // A client's generic failure that asks to try again (Copilot's "Sorry, your request
+    // failed. Please try again. Request id: ...", and in Chinese 很抱歉，你的请求失败 ... 然后重试).
+    said("your request failed", ServerError),
+    said("你的请求失败", ServerError),
+    said("您的请求失败", ServerError),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
