@@ -198,6 +198,31 @@ def retry_core_errors() -> Any:
     return retry_core.RetryCoreError
 
 
+@pytest.mark.parametrize("admission", [None, {"mode": "static", "limits": {"requests": 1000}, "window_s": 60}],
+                         ids=["plain", "admission"])
+def test_a_fleet_counts_a_first_time_success(lab, admission):
+    """The success path through a fleet (the door's own, `_door`): the fleet hears of the call,
+    with admission on too, sync and async (a transport that kept its own copy of the door once
+    called the fleet's bookkeeping with the wrong arguments)."""
+    import asyncio
+
+    import retry_core
+
+    fleet = retry_core.Fleet(admission=admission) if admission else retry_core.Fleet()
+    lab.script({})
+    key = "openai:gpt-4o"
+    with httpx.Client(transport=rh.RetryTransport(fleet=fleet, key=key)) as http:
+        assert http.post(lab.url + "/v1/chat/completions", json={"model": "gpt-4o"}).status_code == 200
+
+    async def once() -> int:
+        async with httpx.AsyncClient(transport=rh.AsyncRetryTransport(fleet=fleet, key=key)) as http:
+            return (await http.post(lab.url + "/v1/chat/completions", json={"model": "gpt-4o"})).status_code
+
+    assert asyncio.run(once()) == 200
+    counters = fleet.metrics()[key]["total"]
+    assert counters["calls"] == 2 and counters["successes"] == 2, counters
+
+
 def test_a_fleet_pauses_the_key(lab):
     """A 429 with a retry-after pauses the fleet's key (its shared pause), waited out for real:
     the fleet reads the real clock."""

@@ -706,7 +706,11 @@ _DOC_ASYNC = """The asyncio twin of :func:`call_llm_with_retry`: ``fn()`` return
 
 
 def call_llm_with_retry(fn: Callable[[], T], **options: Unpack[_CallOptions]) -> T:
-    opts = _Options("call_llm_with_retry", options) if options else _DEFAULTS
+    return _door(fn, _Options("call_llm_with_retry", options) if options else _DEFAULTS)
+
+
+def _door(fn: Callable[[], T], opts: _Options) -> T:
+    """The sync door after its options: also the httpx transport's, so the two cannot drift."""
     fleet = opts.fleet
     slot = None
     if fleet is not None:
@@ -726,7 +730,11 @@ def call_llm_with_retry(fn: Callable[[], T], **options: Unpack[_CallOptions]) ->
 
 
 async def acall_llm_with_retry(fn: Callable[[], Awaitable[T]], **options: Unpack[_CallOptions]) -> T:
-    opts = _Options("acall_llm_with_retry", options) if options else _DEFAULTS
+    return await _adoor(fn, _Options("acall_llm_with_retry", options) if options else _DEFAULTS)
+
+
+async def _adoor(fn: Callable[[], Awaitable[T]], opts: _Options) -> T:
+    """The async door after its options (the async httpx transport's too)."""
     fleet = opts.fleet
     slot = None
     if fleet is not None:

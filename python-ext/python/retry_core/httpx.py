@@ -40,7 +40,7 @@ except ImportError:  # only httpx2 installed
     import httpx2 as httpx  # type: ignore[no-redef]
 
 from . import _native
-from ._retry import _CallOptions, _fleet_succeeded, _Options, _run_async, _run_sync
+from ._retry import _adoor, _CallOptions, _door, _Options
 
 __all__ = ["RetryTransport", "AsyncRetryTransport", "ResponseFailure"]
 
@@ -322,21 +322,10 @@ class RetryTransport(httpx.BaseTransport):
         if not _replayable(request):
             return inner.handle_request(request)  # type: ignore[no-any-return]
         attempts = _Attempts(inner, request, self._limit)
-        opts = self._opts
-        fleet = opts.fleet
         try:
-            # As call_llm_with_retry: a free key is called at once; a failure builds the run.
-            if fleet is not None and not fleet._inner._admits_freely(opts.key):  # type: ignore[arg-type]
-                return _run_sync(attempts, opts, None)
-            try:
-                answer = attempts()
-            except Exception as e:
-                exc = e
-            else:
-                if fleet is not None:
-                    _fleet_succeeded(opts)
-                return answer
-            return _run_sync(attempts, opts, exc)
+            # Through call_llm_with_retry's own door: a free key is called at once; a failure
+            # builds the run.
+            return _door(attempts, self._opts)
         except ResponseFailure as failure:
             # Given up, or not to be retried: the caller gets the answer itself.
             attempts.failed = None
@@ -375,20 +364,8 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             return await inner.handle_async_request(request)  # type: ignore[no-any-return]
         attempts = _Attempts(inner, request, self._limit)
         call = functools.partial(_Attempts.acall, attempts)
-        opts = self._opts
-        fleet = opts.fleet
         try:
-            if fleet is not None and not fleet._inner._admits_freely(opts.key):  # type: ignore[arg-type]
-                return await _run_async(call, opts, None)
-            try:
-                answer = await call()
-            except Exception as e:
-                exc = e
-            else:
-                if fleet is not None:
-                    _fleet_succeeded(opts)
-                return answer
-            return await _run_async(call, opts, exc)
+            return await _adoor(call, self._opts)
         except ResponseFailure as failure:
             attempts.failed = None
             return failure._answer
