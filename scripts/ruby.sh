@@ -17,7 +17,7 @@ run_tests=1
 # Ruby 3.1+, its headers, libclang (rb-sys runs bindgen), rake and minitest, ruby-faraday (the
 # suite tests against the real Faraday 1.x) and redis-server for the fleet's Redis tests:
 # Debian's packages.
-packages=(ruby ruby-dev libclang-dev rake ruby-minitest ruby-faraday redis-server)
+packages=(ruby ruby-dev libclang-dev rake ruby-minitest ruby-faraday ruby-activesupport redis-server)
 install_cmd="apt-get install -y ${packages[*]}"
 missing=()
 for p in "${packages[@]}"; do
