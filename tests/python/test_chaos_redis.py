@@ -373,8 +373,12 @@ def test_redis_killed_mid_run_loses_no_admitted_call_and_pacing_goes_on_locally(
     calls a second, eight threads calling through the front door; redis-server is killed while
     they call. Every call returns its answer, each fleet warns once that it fell back, and each
     goes on pacing on its own local admission: its calls after the fall-back are still a tenth of
-    a second apart (a sleep never ends early, so the span of n calls is at least (n - 2) tenths
-    whatever the load)."""
+    a second apart.
+
+    The pacing bound holds whatever the load: local admission has no burst (GCRA), so its k-th
+    grant is due no sooner than fall-back + k tenths, fall-back comes after the kill, and a call
+    never starts before its grant is due. A call that starts late is not a bound on the next one
+    (the schedule keeps its phase), so the bound is anchored on the kill, not on a first start."""
     admission = {"mode": "static", "limits": {"requests": 600}}
     fleets = [Fleet(redis_url=redis_server.url, namespace="chaos-adm", admission=admission) for _ in range(2)]
     assert all(f.backend == "redis" for f in fleets)
@@ -421,7 +425,9 @@ def test_redis_killed_mid_run_loses_no_admitted_call_and_pacing_goes_on_locally(
     # Slots held on Redis at the kill are all due within a second; after that each fleet paces
     # on local state.
     for f in (0, 1):
-        after = sorted(t for t in starts[f] if t > killed + 1.0)
-        assert len(after) >= 4, (f, len(after))
-        span = after[-1] - after[0]
-        assert span >= (len(after) - 2) / 10, (f, len(after), span)
+        assert len([t for t in starts[f] if t > killed + 1.0]) >= 4, f
+        after_kill = sorted(t for t in starts[f] if t > killed)
+        # At most one call per thread (four a fleet) was admitted by Redis before the kill and
+        # starts after it; every other call after the kill is a local grant.
+        local = len(after_kill) - 4
+        assert after_kill[-1] - killed >= (local - 1) / 10, (f, len(after_kill), after_kill[-1] - killed)
