@@ -3,6 +3,7 @@
 //! the transport hint, and last the message text.
 
 pub mod body;
+pub mod names;
 pub mod tables;
 pub mod text;
 
@@ -455,6 +456,10 @@ fn decide(
     // 6. The message text, last.
     if let Some(c) = message_category(f, provider, hay) {
         return (c, Evidence::Message);
+    }
+    // 7. Class names no table lists, by their words (`names`): the raising layer's verdict.
+    if let Some((c, evidence)) = class_words(f, hay) {
+        return (c, evidence);
     }
     (Category::Unknown, Evidence::Nothing)
 }
@@ -994,6 +999,27 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             }
             c => c,
         })
+}
+
+/// The verdict of class names no table lists (`names::category`), a connection's read through
+/// the network table as a known connection class's is (a certificate or a bad host is set-up).
+fn class_words(f: &Failure, hay: &Hay) -> Option<(Category, Evidence)> {
+    let known = |name: &str| match class_rule(name) {
+        Some(ClassRule::Is(c)) => Some(Some(c)),
+        Some(ClassRule::NetworkOrConfig) => Some(Some(Category::Connection)),
+        Some(ClassRule::ApiError) => Some(None),
+        None => None,
+    };
+    let texts =
+        std::iter::once(f.message.as_str()).chain(f.inner_messages.iter().map(String::as_str));
+    let c = names::category(f.error_class.iter().map(String::as_str), texts, known)?;
+    let c = match c {
+        Category::Connection => network_or_configuration(hay.get()),
+        // A cancellation is never read from words: only the class chain says it.
+        Category::Cancelled => return None,
+        c => c,
+    };
+    Some((c, Evidence::ErrorClass))
 }
 
 fn short_class_name(name: Option<&str>) -> Option<String> {

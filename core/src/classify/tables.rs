@@ -160,6 +160,7 @@ pub mod clients;
 mod cn;
 mod hosts;
 mod intl;
+pub mod names;
 pub mod words;
 
 /// Every provider table, in lookup order: a code's first row wins.
