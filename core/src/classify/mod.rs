@@ -4,6 +4,7 @@
 
 pub mod body;
 pub mod names;
+pub mod nearby;
 pub mod tables;
 pub mod text;
 
@@ -41,6 +42,10 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         {
             Some(secs) if secs >= LONG_WAIT_SECS => (Category::PaymentRequired, Evidence::Message),
             Some(_) => (Category::RateLimited, Evidence::Message),
+            // Nothing decided at all: the last readings (`last_words`).
+            None if evidence == Evidence::Nothing => {
+                last_words(failure, provider.as_ref(), &hay).unwrap_or((category, evidence))
+            }
             None => (category, evidence),
         },
         _ => (category, evidence),
@@ -456,10 +461,6 @@ fn decide(
     // 6. The message text, last.
     if let Some(c) = message_category(f, provider, hay) {
         return (c, Evidence::Message);
-    }
-    // 7. Class names no table lists, by their words (`names`): the raising layer's verdict.
-    if let Some((c, evidence)) = class_words(f, hay) {
-        return (c, evidence);
     }
     (Category::Unknown, Evidence::Nothing)
 }
@@ -999,6 +1000,28 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             }
             c => c,
         })
+}
+
+/// Read where no evidence decided and no wait was asked: class names no table lists, by their
+/// words (`names`: the raising layer's own verdict), then a reason phrase said whole
+/// ({"detail":"Not Found"}), then a nature said in parts (`nearby`: a subject and what
+/// happened to it, "please try again").
+fn last_words(
+    f: &Failure,
+    provider: Option<&ProviderError>,
+    hay: &Hay,
+) -> Option<(Category, Evidence)> {
+    if let Some(found) = class_words(f, hay) {
+        return Some(found);
+    }
+    if let Some(n) = nearby::reason_status(&f.message) {
+        return Some((refine_status(n, provider, hay), Evidence::Message));
+    }
+    let c = match nearby::category(hay.get())? {
+        Category::Connection => network_or_configuration(hay.get()),
+        c => c,
+    };
+    Some((c, Evidence::Message))
 }
 
 /// The verdict of class names no table lists (`names::category`), a connection's read through

@@ -161,6 +161,7 @@ mod cn;
 mod hosts;
 mod intl;
 pub mod names;
+pub mod nearby;
 pub mod words;
 
 /// Every provider table, in lookup order: a code's first row wins.

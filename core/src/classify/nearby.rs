@@ -1,0 +1,162 @@
+//! A nature said in parts: a subject and what happened to it in the same clause
+//! (`tables::nearby::FAMILIES`), and an HTTP reason phrase said as a whole message or a whole
+//! quoted value (`tables::nearby::REASON_PHRASES`). Read last, on the lower-cased text, where
+//! nothing more specific decided.
+
+use super::tables::nearby::{Family, FAMILIES, REASON_PHRASES};
+use crate::category::Category;
+
+/// Whether `b` continues a word (ASCII letters and digits, `_`); other bytes end one, so a CJK
+/// phrase needs no boundary.
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Every start of `needle` in `hay` on word boundaries (at the edges that are ASCII words).
+fn starts<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    hay.match_indices(needle).map(|(i, _)| i).filter(move |&i| {
+        let end = i + n.len();
+        let left = !is_word(n[0]) || i == 0 || !is_word(h[i - 1]);
+        let right = !is_word(n[n.len() - 1]) || end == h.len() || !is_word(h[end]);
+        left && right
+    })
+}
+
+/// Whether the text between two places ends a clause (a sentence's stop, a line).
+fn breaks_clause(between: &str) -> bool {
+    between.contains(". ") || between.contains('\n') || between.contains('。')
+}
+
+/// Whether `family` is said in `hay`.
+fn says(hay: &str, family: &Family) -> bool {
+    family.subjects.iter().any(|s| {
+        starts(hay, s).any(|at| {
+            if family.outcomes.is_empty() {
+                return true;
+            }
+            let after = at + s.len();
+            family.outcomes.iter().any(|o| {
+                starts(hay, o).any(|oat| {
+                    if oat >= after {
+                        oat - after <= family.span && !breaks_clause(&hay[after..oat])
+                    } else {
+                        family.either_order
+                            && oat + o.len() <= at
+                            && at - (oat + o.len()) <= family.span
+                            && !breaks_clause(&hay[oat + o.len()..at])
+                    }
+                })
+            })
+        })
+    })
+}
+
+/// The first family the text says, by the tables' order.
+pub fn category(hay: &str) -> Option<Category> {
+    FAMILIES.iter().find(|f| says(hay, f)).map(|f| f.category)
+}
+
+/// The status a whole message, or a whole quoted value in it, names by its reason phrase
+/// ("Not Found", `{"detail":"Not Found"}`, `'message': 'Service Unavailable'`).
+pub fn reason_status(message: &str) -> Option<u16> {
+    let whole = message.trim().trim_end_matches(['.', '!']);
+    REASON_PHRASES.iter().find_map(|(phrase, status)| {
+        let quoted = [b'"', b'\''].into_iter().any(|q| {
+            let q = q as char;
+            let lower = whole.to_ascii_lowercase();
+            lower.contains(&format!("{q}{phrase}{q}"))
+        });
+        (whole.eq_ignore_ascii_case(phrase) || quoted).then_some(*status)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Category::*;
+
+    /// Wordings written for this test in the families' shapes, each with its parts apart or
+    /// turned around; none from the corpus.
+    #[test]
+    fn families_read_their_parts() {
+        let cases: &[(&str, Option<Category>)] = &[
+            (
+                "the sse stream was unexpectedly closed by the peer",
+                Some(StreamInterrupted),
+            ),
+            (
+                "unexpected end of stream on connection",
+                Some(StreamInterrupted),
+            ),
+            (
+                "okhttp: stream was reset: internal_error",
+                Some(StreamInterrupted),
+            ),
+            ("lost connection to the model host", Some(Connection)),
+            ("failed to connect to 127.0.0.1 port 8080", Some(Connection)),
+            (
+                "the inference server is unreachable right now",
+                Some(Connection),
+            ),
+            ("网络连接失败", Some(Connection)),
+            (
+                "request rate too high for this deployment",
+                Some(RateLimited),
+            ),
+            (
+                "too many concurrent requests for this key",
+                Some(RateLimited),
+            ),
+            ("请求过多", Some(RateLimited)),
+            ("the server is busy, come back soon", Some(Overloaded)),
+            ("系统繁忙", Some(Overloaded)),
+            (
+                "llama runner process has terminated: signal: killed",
+                Some(ServerError),
+            ),
+            ("backend worker crashed while generating", Some(ServerError)),
+            (
+                "something odd happened. please try again.",
+                Some(ServerError),
+            ),
+            ("出了点问题，请稍后", Some(ServerError)),
+            ("algo salió mal, inténtelo de nuevo", Some(ServerError)),
+            ("the api key you provided has expired", Some(Unauthorized)),
+            ("api key 无效", Some(Unauthorized)),
+            ("openai_api_key is not set", None), // the variable name is one word: no key words
+            (
+                "no api key was configured for this profile",
+                Some(Configuration),
+            ),
+            (
+                "your invoice is overdue; please try again",
+                Some(PaymentRequired),
+            ),
+            ("余额不足，请稍后", Some(PaymentRequired)),
+            // Parts in different clauses, or too far apart, say nothing together.
+            ("the stream. we closed the ticket", None),
+            ("connection\nfailed tests: 3", None),
+            ("model loaded in 3s, all good", None),
+            ("检查后重试", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(category(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn reason_phrases_whole_or_quoted() {
+        assert_eq!(reason_status("Not Found"), Some(404));
+        assert_eq!(
+            reason_status("failed: {\"detail\":\"Not Found\"}"),
+            Some(404)
+        );
+        assert_eq!(
+            reason_status("{'message': 'Service Unavailable'}"),
+            Some(503)
+        );
+        assert_eq!(reason_status("the page was not found anywhere"), None);
+        assert_eq!(reason_status("Gone fishing"), None);
+    }
+}

@@ -1,0 +1,343 @@
+//! Natures said in a client's or app's own words, as a subject and what happened to it within
+//! one clause ("the stream unexpectedly ended", "connection to the server was lost", "request
+//! rate too high", "llama runner process has terminated", "API key is invalid"), read where no
+//! status, code, class or phrase of the other tables decided (`classify::nearby`).
+//!
+//! The phrase tables list whole wordings as each source prints them; these rows list the
+//! parts, so a wording nobody here has read ("SSE stream was closed before completion", "the
+//! backend worker crashed") is read as its parts say. Each family names its sources: the
+//! transport libraries' and servers' own messages (RFC 9110 for the reason phrases; aiohttp,
+//! httpx, undici, OkHttp, .NET, Go net/http and Ollama for the transport and process words;
+//! the Chinese, Japanese, Korean, Spanish, Portuguese, French, German and Russian words of
+//! "try again" as the main tables' `words` rows give them). Families are tried in order, the
+//! permanent ones first: a text that names money and asks to try again is a bill.
+
+use crate::category::Category::{self, *};
+
+/// One family: a subject, then (unless `outcomes` is empty) one of its outcomes in the same
+/// clause, within `span` bytes, after it (or before it when `either_order`).
+pub struct Family {
+    /// What the clause is about ("stream", "connection", "api key").
+    pub subjects: &'static [&'static str],
+    /// What happened to it ("ended", "lost", "invalid"); empty: the subject alone says it.
+    pub outcomes: &'static [&'static str],
+    /// The nature the two say together.
+    pub category: Category,
+    /// How many bytes may lie between subject and outcome.
+    pub span: usize,
+    /// Whether the outcome may come first ("lost connection", "invalid api key").
+    pub either_order: bool,
+}
+
+const fn alone(subjects: &'static [&'static str], category: Category) -> Family {
+    Family {
+        subjects,
+        outcomes: &[],
+        category,
+        span: 0,
+        either_order: false,
+    }
+}
+
+const fn near(
+    subjects: &'static [&'static str],
+    outcomes: &'static [&'static str],
+    category: Category,
+    either_order: bool,
+) -> Family {
+    Family {
+        subjects,
+        outcomes,
+        category,
+        span: 48,
+        either_order,
+    }
+}
+
+/// Words of a key or credential, for the two key families.
+const KEY: &[&str] = &[
+    "api key",
+    "api-key",
+    "apikey",
+    "api_key",
+    "access key",
+    "secret key",
+    "access token",
+    "credential",
+    "credentials",
+    "密钥",
+    "令牌",
+    "凭证",
+    "凭据",
+];
+
+/// The families, in priority order.
+pub const FAMILIES: &[Family] = &[
+    // Money: a bill, a balance, credits (the words of `tables::BILLING_HINTS` that name money
+    // and nothing else; "plan" and "upgrade" also name rate tiers, so they are not here).
+    alone(
+        &[
+            "invoice",
+            "invoices",
+            "billing",
+            "payment",
+            "credit balance",
+            "insufficient credits",
+            "out of credits",
+            "no credits",
+            "top up",
+            "recharge",
+            "余额",
+            "充值",
+            "欠费",
+        ],
+        PaymentRequired,
+    ),
+    // A key refused (openai-python "Incorrect API key provided", DashScope "Invalid API-key
+    // provided", "The API key you provided is invalid", "credentials have expired").
+    near(
+        KEY,
+        &[
+            "invalid",
+            "incorrect",
+            "expired",
+            "revoked",
+            "wrong",
+            "not valid",
+            "rejected",
+            "无效",
+            "错误",
+            "不正确",
+            "过期",
+        ],
+        Unauthorized,
+        true,
+    ),
+    // A key never given ("OPENAI_API_KEY is not set", the AI SDK's "API key is missing",
+    // "No API key provided").
+    near(
+        KEY,
+        &[
+            "missing",
+            "not set",
+            "not provided",
+            "not configured",
+            "no ",
+            "required",
+            "未设置",
+            "未配置",
+        ],
+        Configuration,
+        true,
+    ),
+    // A rate in words ("request rate too high", "too many concurrent requests", "concurrency
+    // limit reached", "QPS exceeded"). Token counts are no subject: "tokens exceeded" is as
+    // often a context as a rate.
+    near(
+        &[
+            "requests",
+            "request rate",
+            "request limit",
+            "rate",
+            "concurrency",
+            "concurrent",
+            "qps",
+            "rpm",
+            "frequency",
+            "请求",
+            "并发",
+            "频率",
+        ],
+        &[
+            "too many",
+            "too high",
+            "too frequent",
+            "too fast",
+            "high",
+            "exceeded",
+            "limit reached",
+            "reached",
+            "over limit",
+            "over the limit",
+            "过多",
+            "过高",
+            "过快",
+            "超限",
+        ],
+        RateLimited,
+        true,
+    ),
+    // A busy server in words ("the server is under heavy load", "service busy", 系统繁忙).
+    alone(
+        &[
+            "busy",
+            "heavy load",
+            "high load",
+            "under load",
+            "high traffic",
+            "at capacity",
+            "繁忙",
+            "过载",
+            "拥挤",
+        ],
+        Overloaded,
+    ),
+    // A stream cut ("stream ended unexpectedly", "SSE connection closed before completion",
+    // "unexpected end of stream", node-fetch's "Premature close", OkHttp's "stream was reset").
+    near(
+        &[
+            "stream",
+            "streaming",
+            "sse",
+            "event stream",
+            "event-stream",
+            "response body",
+            "chunked",
+        ],
+        &[
+            "ended",
+            "failed",
+            "closed",
+            "terminated",
+            "interrupted",
+            "aborted",
+            "broken",
+            "broke",
+            "cut",
+            "reset",
+            "dropped",
+            "disconnected",
+            "unexpected end",
+            "premature",
+            "prematurely",
+            "incomplete",
+            "中断",
+            "断开",
+        ],
+        StreamInterrupted,
+        true,
+    ),
+    // A connection failed, lost or never made ("connection to the server was lost", "lost
+    // connection", "failed to connect", "network connection failed", Go's "connection reset by
+    // peer"; 连接失败).
+    near(
+        &["connection", "connect", "network", "socket", "连接", "网络"],
+        &[
+            "lost", "dropped", "refused", "reset", "failed", "失败", "断开", "中断",
+        ],
+        Connection,
+        true,
+    ),
+    // A server not reached ("could not reach the server", "host unreachable", "the provider is
+    // offline", "endpoint is down"): said of the far end, not of its answer.
+    near(
+        &[
+            "server",
+            "host",
+            "endpoint",
+            "provider",
+            "service",
+            "服务器",
+        ],
+        &[
+            "unreachable",
+            "not reachable",
+            "cannot reach",
+            "can't reach",
+            "could not reach",
+            "unable to reach",
+            "failed to reach",
+            "could not be reached",
+            "cannot be reached",
+            "can't be reached",
+            "not connected",
+            "is down",
+            "offline",
+            "不可达",
+            "无法访问",
+        ],
+        Connection,
+        true,
+    ),
+    // A server process that died under the request ("llama runner process has terminated",
+    // "worker crashed", "backend exited unexpectedly", "engine died"): the next request gets a
+    // new one.
+    near(
+        &[
+            "runner",
+            "worker",
+            "engine",
+            "backend",
+            "process",
+            "subprocess",
+            "server",
+        ],
+        &[
+            "terminated",
+            "crashed",
+            "died",
+            "is dead",
+            "exited unexpectedly",
+            "killed",
+            "segmentation fault",
+            "崩溃",
+        ],
+        ServerError,
+        false,
+    ),
+    // The author says it passes: "please try again" and "retry later" in the languages the
+    // main tables read (`tables::words`, `tables::TRY_LATER`).
+    alone(
+        &[
+            "please try again",
+            "please retry",
+            "try again later",
+            "retry later",
+            "try later",
+            "请重试",
+            "请稍后",
+            "もう一度お試し",
+            "再度お試し",
+            "다시 시도",
+            "tente novamente",
+            "intente de nuevo",
+            "inténtelo de nuevo",
+            "vuelva a intentarlo",
+            "réessayez",
+            "réessayer",
+            "erneut versuchen",
+            "versuchen sie es erneut",
+            "попробуйте еще раз",
+            "попробуйте ещё раз",
+            "повторите попытку",
+        ],
+        ServerError,
+    ),
+];
+
+/// HTTP reason phrases (RFC 9110 §15, with the older wordings servers still send): a whole
+/// message, or a whole quoted value (`{"detail":"Not Found"}`, Starlette's HTTPException
+/// default detail is its status's phrase), is that status.
+pub const REASON_PHRASES: &[(&str, u16)] = &[
+    ("bad request", 400),
+    ("unauthorized", 401),
+    ("payment required", 402),
+    ("forbidden", 403),
+    ("not found", 404),
+    ("method not allowed", 405),
+    ("request timeout", 408),
+    ("conflict", 409),
+    ("gone", 410),
+    ("content too large", 413),
+    ("payload too large", 413),
+    ("request entity too large", 413),
+    ("unsupported media type", 415),
+    ("unprocessable entity", 422),
+    ("unprocessable content", 422),
+    ("too many requests", 429),
+    ("internal server error", 500),
+    ("not implemented", 501),
+    ("bad gateway", 502),
+    ("service unavailable", 503),
+    ("gateway timeout", 504),
+];
