@@ -11,14 +11,16 @@ use super::tables::names::{NameWord, CLASS_SUFFIXES, SILENT, WORDS};
 use crate::category::Category;
 
 /// The short name of a class (after its last `.`, `::`, `$` or `/`), if `word` reads as one:
-/// a capitalised name ending in a class suffix, longer than the suffix.
+/// a capitalised name ending in a class suffix (longer than the suffix), or a CamelCase one.
 fn short_class(word: &str) -> Option<&str> {
     let short = word.rsplit(['.', ':', '$', '/']).next().unwrap_or(word);
     let first = short.bytes().next()?;
     let suffixed = CLASS_SUFFIXES
         .iter()
         .any(|s| short.len() > s.len() && short.ends_with(s));
-    (first.is_ascii_uppercase() && suffixed && !SILENT.contains(&short)).then_some(short)
+    let camel = short.bytes().all(|b| b.is_ascii_alphanumeric())
+        && short.bytes().filter(u8::is_ascii_uppercase).count() >= 2;
+    (first.is_ascii_uppercase() && (suffixed || camel) && !SILENT.contains(&short)).then_some(short)
 }
 
 /// The nature the words of one class name state, if any (`tables::names::WORDS`, first row
@@ -194,6 +196,7 @@ mod tests {
             "an error happened: timeout error while connecting",
             "the connectionError was raised", // not capitalised: not a class
             "Error: bare",
+            "OpenAI said Hello", // one capital: no CamelCase name
             "InvokeError: Response output is missing",
         ] {
             assert_eq!(read(&[silent]), None, "{silent}");

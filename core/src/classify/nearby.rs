@@ -139,6 +139,12 @@ mod tests {
             ("connection\nfailed tests: 3", None),
             ("model loaded in 3s, all good", None),
             ("检查后重试", None),
+            // A missing part beside a wrapper's stream words is the part's.
+            (
+                "stream ended with error: backend not found: llama-cpp",
+                Some(Configuration),
+            ),
+            ("the model `gpt-9` does not exist", Some(NotFound)),
         ];
         for (text, want) in cases {
             assert_eq!(category(text), *want, "{text}");

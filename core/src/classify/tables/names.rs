@@ -72,6 +72,11 @@ pub const WORDS: &[NameWord] = &[
     ("forbidden", Forbidden),
     // Vercel AI SDK `NoSuchModelError` (packages/provider/src/errors/no-such-model-error.ts),
     // openai-python / LiteLLM `NotFoundError`, Ollama clients' `ModelNotFoundError`.
+    // A missing module or file is the installation's (Python `ModuleNotFoundError`,
+    // `ImportError`, `FileNotFoundError`): read before the generic "not found".
+    ("modulenotfound", Configuration),
+    ("importerror", Configuration),
+    ("filenotfound", Configuration),
     ("nosuchmodel", NotFound),
     ("notfound", NotFound),
     // An unusable answer: Vercel AI SDK `JSONParseError`, `EmptyResponseBodyError`,
@@ -93,6 +98,11 @@ pub const WORDS: &[NameWord] = &[
     ("invalidrequest", BadRequest),
     ("invalidparam", BadRequest),
     ("badrequest", BadRequest),
+    // Rust's `io::ErrorKind::InvalidData` (a reader got bytes it cannot decode: the answer's).
+    ("invaliddata", InvalidResponse),
+    // Any other "Invalid..." names the request's or the set-up's fault, never a passing one
+    // (Azure's `InvalidCapacity`, AWS `InvalidParameterException`, `InvalidModelError`).
+    ("invalid", BadRequest),
     // Throttles: Dify `InvokeRateLimitError`, openai-python / LiteLLM `RateLimitError`, AWS
     // `ThrottlingException` / `TooManyRequestsException`, Google `ResourceExhausted`,
     // `RateLimitExceededException` (.NET and Java clients), Azure `RequestRateTooLarge`.
@@ -136,7 +146,6 @@ pub const WORDS: &[NameWord] = &[
     ("transferencoding", StreamInterrupted),
     ("contentlength", StreamInterrupted),
     ("clientpayload", StreamInterrupted),
-    ("prematureclose", StreamInterrupted),
     ("prematureend", StreamInterrupted),
     ("responseended", StreamInterrupted),
     ("unexpectedeof", StreamInterrupted),
@@ -155,6 +164,11 @@ pub const WORDS: &[NameWord] = &[
     ("noroutetohost", Connection),
     ("unreachable", Connection),
     ("remoteprotocol", Connection),
+    // Rust's `io::ErrorKind::BrokenPipe`, Python's `BrokenPipeError`.
+    ("brokenpipe", Connection),
+    // reactor-netty `PrematureCloseException` ("Connection prematurely closed BEFORE
+    // response"), node-fetch's premature close: the connection closed under the exchange.
+    ("prematureclose", Connection),
     // A host that does not resolve is a set-up mistake (CONTRACT §6, as Go's "no such host" and
     // Node's ENOTFOUND rows): Java `UnknownHostException`, `NameResolutionError` (urllib3).
     ("unknownhost", Configuration),
@@ -173,8 +187,10 @@ pub const WORDS: &[NameWord] = &[
     ("temporar", ServerError),
 ];
 
-/// Suffixes that mark a word as a class name (`...Error`, `...Exception`): only such a word,
-/// or one the exact table knows, is read as a class. Longest first.
+/// Suffixes that mark a word as a class name (`...Error`, `...Exception`). A name without one
+/// is read too when it is CamelCase (two capitals or more, letters and digits only): Google's
+/// `api_core.exceptions` (`PermissionDenied`, `ServiceUnavailable`, `DeadlineExceeded`),
+/// httpx's `ReadTimeout`, http.client's `RemoteDisconnected` and `IncompleteRead`.
 pub const CLASS_SUFFIXES: &[&str] = &["Exception", "Error", "Fault", "Failure"];
 
 /// Class names that say nothing of the failure's nature: a base class or a wrapper's own, whose

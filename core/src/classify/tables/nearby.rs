@@ -130,6 +130,37 @@ pub const FAMILIES: &[Family] = &[
         Configuration,
         true,
     ),
+    // A server's missing part ("backend not found: llama-cpp", "failed to load model weights",
+    // "library not found"), then a model or route that does not exist ("the model `x` does not
+    // exist", "deployment not found"): the same on every retry, read before any transient
+    // family a wrapper's words bring ("Stream ended with error ... backend not found").
+    near(
+        &["backend", "module", "library", "weights", "loader", "file"],
+        &[
+            "not found",
+            "failed to load",
+            "could not load",
+            "unable to load",
+            "cannot load",
+            "can't load",
+            "no such",
+            "missing",
+        ],
+        Configuration,
+        true,
+    ),
+    near(
+        &["model", "deployment", "endpoint", "route", "模型"],
+        &[
+            "not found",
+            "does not exist",
+            "no such",
+            "not exist",
+            "不存在",
+        ],
+        NotFound,
+        true,
+    ),
     // A rate in words ("request rate too high", "too many concurrent requests", "concurrency
     // limit reached", "QPS exceeded"). Token counts are no subject: "tokens exceeded" is as
     // often a context as a rate.
