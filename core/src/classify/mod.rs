@@ -50,6 +50,13 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         },
         _ => (category, evidence),
     };
+    // A generic server failure whose text names an overload anywhere is one, whichever layer
+    // (a status, a wrapper's class, a stream's words) said "server error" first.
+    let category = if category == Category::ServerError && says_overloaded(&hay) {
+        Category::Overloaded
+    } else {
+        category
+    };
     // A rate limit whose window is a day or more is a quota no retry budget outlasts
     // (CONTRACT §2): read from quota ids and the text.
     let category = if category == Category::RateLimited && long_window(failure, &hay) {

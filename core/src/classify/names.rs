@@ -173,6 +173,44 @@ mod tests {
         );
     }
 
+    /// Names without a suffix (Google's api_core exceptions, httpx, http.client), set-up
+    /// names, transports, and an "Invalid..." that no capacity word makes transient.
+    #[test]
+    fn more_names_from_sources() {
+        let cases: &[(&str, Category)] = &[
+            (
+                "ServerError (403 PermissionDenied: aiplatform.models.predict)",
+                Forbidden,
+            ),
+            (
+                "google.api_core.exceptions.DeadlineExceeded: 504 Deadline",
+                Timeout,
+            ),
+            ("httpx.ReadTimeout: timed out", Timeout),
+            (
+                "RemoteDisconnected('Remote end closed connection')",
+                Connection,
+            ),
+            ("ModuleNotFoundError: No module named 'vllm'", Configuration),
+            ("%Mint.TransportError{reason: :closed}", Connection),
+            (
+                "InvalidCapacity: the deployment's capacity is invalid",
+                BadRequest,
+            ),
+            (
+                "Custom { kind: InvalidData, error: \"stream did not contain valid UTF-8\" }",
+                InvalidResponse,
+            ),
+            (
+                "reactor.netty.http.client.PrematureCloseException: closed",
+                Connection,
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(read(&[text]), Some(*want), "{text}");
+        }
+    }
+
     /// Several names: a specific permanent one wins, a generic request fault yields to a
     /// transient one; silent wrappers and lower-case words are no verdict.
     #[test]
@@ -196,6 +234,7 @@ mod tests {
             "an error happened: timeout error while connecting",
             "the connectionError was raised", // not capitalised: not a class
             "Error: bare",
+            "OpenAI said Hello", // one capital each: no CamelCase name
             "OpenAI said Hello", // one capital: no CamelCase name
             "InvokeError: Response output is missing",
         ] {

@@ -52,9 +52,17 @@ fn says(hay: &str, family: &Family) -> bool {
     })
 }
 
-/// The first family the text says, by the tables' order.
+/// The first family the text says, by the tables' order. Codes written with underscores or
+/// hyphens (`REQUEST_LIMIT_EXCEEDED`, `invalid-api-key`) are read as the words they join.
 pub fn category(hay: &str) -> Option<Category> {
-    FAMILIES.iter().find(|f| says(hay, f)).map(|f| f.category)
+    let spaced: String = hay
+        .chars()
+        .map(|c| if c == '_' || c == '-' { ' ' } else { c })
+        .collect();
+    FAMILIES
+        .iter()
+        .find(|f| says(&spaced, f))
+        .map(|f| f.category)
 }
 
 /// The status a whole message, or a whole quoted value in it, names by its reason phrase
@@ -124,7 +132,18 @@ mod tests {
             ("algo salió mal, inténtelo de nuevo", Some(ServerError)),
             ("the api key you provided has expired", Some(Unauthorized)),
             ("api key 无效", Some(Unauthorized)),
-            ("openai_api_key is not set", None), // the variable name is one word: no key words
+            ("openai_api_key is not set", Some(Configuration)), // its words: api key, not set
+            (
+                "error: rate_limit_exceeded: token bucket empty",
+                Some(RateLimited),
+            ),
+            ("failed to fetch", Some(Connection)),
+            ("the prefill instance might be dead", Some(ServerError)),
+            (
+                "internal failure. try your request again.",
+                Some(ServerError),
+            ),
+            ("unmarshal response body failed", Some(InvalidResponse)),
             (
                 "no api key was configured for this profile",
                 Some(Configuration),

@@ -164,6 +164,9 @@ pub const WORDS: &[NameWord] = &[
     ("noroutetohost", Connection),
     ("unreachable", Connection),
     ("remoteprotocol", Connection),
+    // A transport's own failure: Elixir Mint `TransportError` ("%Mint.TransportError{reason:
+    // :closed}"), gRPC-dotnet and Google clients' `TransportError`.
+    ("transport", Connection),
     // Rust's `io::ErrorKind::BrokenPipe`, Python's `BrokenPipeError`.
     ("brokenpipe", Connection),
     // reactor-netty `PrematureCloseException` ("Connection prematurely closed BEFORE

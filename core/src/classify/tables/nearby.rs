@@ -161,6 +161,23 @@ pub const FAMILIES: &[Family] = &[
         NotFound,
         true,
     ),
+    // An answer that came but could not be read ("json: cannot unmarshal", "failed to parse
+    // response", "could not deserialize", "malformed response"): the same answer again, read
+    // before the stream family's "response body ... failed".
+    alone(
+        &[
+            "unmarshal",
+            "deserialize",
+            "deserialization",
+            "failed to parse",
+            "could not parse",
+            "unable to parse",
+            "cannot parse",
+            "parse error",
+            "malformed",
+        ],
+        InvalidResponse,
+    ),
     // A rate in words ("request rate too high", "too many concurrent requests", "concurrency
     // limit reached", "QPS exceeded"). Token counts are no subject: "tokens exceeded" is as
     // often a context as a rate.
@@ -239,6 +256,7 @@ pub const FAMILIES: &[Family] = &[
             "dropped",
             "disconnected",
             "unexpected end",
+            "error decoding",
             "premature",
             "prematurely",
             "incomplete",
@@ -250,9 +268,17 @@ pub const FAMILIES: &[Family] = &[
     ),
     // A connection failed, lost or never made ("connection to the server was lost", "lost
     // connection", "failed to connect", "network connection failed", Go's "connection reset by
-    // peer"; 连接失败).
+    // peer", a browser's "Failed to fetch", undici's "fetch failed"; 连接失败).
     near(
-        &["connection", "connect", "network", "socket", "连接", "网络"],
+        &[
+            "connection",
+            "connect",
+            "network",
+            "socket",
+            "fetch",
+            "连接",
+            "网络",
+        ],
         &[
             "lost", "dropped", "refused", "reset", "failed", "失败", "断开", "中断",
         ],
@@ -302,12 +328,14 @@ pub const FAMILIES: &[Family] = &[
             "process",
             "subprocess",
             "server",
+            "instance",
+            "replica",
         ],
         &[
             "terminated",
             "crashed",
             "died",
-            "is dead",
+            "dead",
             "exited unexpectedly",
             "killed",
             "segmentation fault",
@@ -322,6 +350,14 @@ pub const FAMILIES: &[Family] = &[
         &[
             "please try again",
             "please retry",
+            "try your request again",
+            "retry your request",
+            "try the request again",
+            "retry the request",
+            "come back later",
+            "check back later",
+            "try again in a few",
+            "try again shortly",
             "try again later",
             "retry later",
             "try later",
