@@ -144,6 +144,16 @@ mod tests {
                 Some(ServerError),
             ),
             ("unmarshal response body failed", Some(InvalidResponse)),
+            ("the response ended prematurely", Some(StreamInterrupted)),
+            (
+                "completion finished without a finish reason",
+                Some(StreamInterrupted),
+            ),
+            ("post \"http://x/v1/chat\": eof", Some(Connection)),
+            ("eof while parsing a value at line 1", Some(InvalidResponse)),
+            ("language model not connected", Some(Connection)),
+            ("network is unreachable", Some(Connection)),
+            ("the response was truncated at max tokens", None),
             (
                 "no api key was configured for this profile",
                 Some(Configuration),

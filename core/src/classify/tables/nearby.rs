@@ -174,6 +174,7 @@ pub const FAMILIES: &[Family] = &[
             "unable to parse",
             "cannot parse",
             "parse error",
+            "while parsing",
             "malformed",
         ],
         InvalidResponse,
@@ -266,6 +267,42 @@ pub const FAMILIES: &[Family] = &[
         StreamInterrupted,
         true,
     ),
+    // A reply that stopped before its end, in a client's words ("the response ended
+    // prematurely", .NET's "The response ended prematurely", "completion finished without a
+    // finish reason", "output interrupted"). Not "truncated" or "cut off": a length limit says
+    // those of a complete reply.
+    near(
+        &["response", "reply", "completion", "output", "message"],
+        &[
+            "ended early",
+            "ended before",
+            "ended prematurely",
+            "ended unexpectedly",
+            "interrupted",
+            "completed without",
+            "finished without",
+            "before completion",
+            "closed before",
+        ],
+        StreamInterrupted,
+        false,
+    ),
+    // A far end not reached, whoever it is ("Ollama at ... could not be reached", "network is
+    // unreachable", ENETUNREACH / EHOSTUNREACH as Node and Go word them).
+    alone(
+        &[
+            "unreachable",
+            "could not be reached",
+            "cannot be reached",
+            "can't be reached",
+            "not reachable",
+        ],
+        Connection,
+    ),
+    // Go's `io.EOF` and `io.ErrUnexpectedEOF` as clients print them ("Post ...: EOF",
+    // "unexpected EOF"): the peer closed the connection under the exchange. (A parser's "EOF
+    // while parsing" is read above, as an answer that could not be read.)
+    alone(&["eof"], Connection),
     // A connection failed, lost or never made ("connection to the server was lost", "lost
     // connection", "failed to connect", "network connection failed", Go's "connection reset by
     // peer", a browser's "Failed to fetch", undici's "fetch failed"; 连接失败).
@@ -294,6 +331,7 @@ pub const FAMILIES: &[Family] = &[
             "endpoint",
             "provider",
             "service",
+            "model",
             "服务器",
         ],
         &[
