@@ -1021,7 +1021,9 @@ fn last_words(
     if let Some(found) = class_words(f, hay) {
         return Some(found);
     }
-    if let Some(n) = nearby::reason_status(&f.message) {
+    if let Some(n) =
+        nearby::reason_status(&f.message).or_else(|| nearby::answered_status(hay.get()))
+    {
         return Some((refine_status(n, provider, hay), Evidence::Message));
     }
     let c = match nearby::category(hay.get())? {

@@ -3,7 +3,7 @@
 //! quoted value (`tables::nearby::REASON_PHRASES`). Read last, on the lower-cased text, where
 //! nothing more specific decided.
 
-use super::tables::nearby::{Family, FAMILIES, REASON_PHRASES};
+use super::tables::nearby::{Family, ANSWER_WORDS, FAMILIES, NOT_STATUS_UNITS, REASON_PHRASES};
 use crate::category::Category;
 
 /// Whether `b` continues a word (ASCII letters and digits, `_`); other bytes end one, so a CJK
@@ -76,6 +76,51 @@ pub fn reason_status(message: &str) -> Option<u16> {
             lower.contains(&format!("{q}{phrase}{q}"))
         });
         (whole.eq_ignore_ascii_case(phrase) || quoted).then_some(*status)
+    })
+}
+
+/// A status (400-599) the text gives as the answer's ("The server responded with 503",
+/// "Request failed (503)", "[429]" after "upstream error", 服务器返回 502): three digits standing
+/// alone, an answering word (`ANSWER_WORDS`) ending within the few bytes before them, and no
+/// unit after them. `hay` is lower-case.
+pub fn answered_status(hay: &str) -> Option<u16> {
+    let b = hay.as_bytes();
+    (0..b.len().saturating_sub(2)).find_map(|i| {
+        let digits = &b[i..i + 3];
+        let alone = digits.iter().all(u8::is_ascii_digit)
+            && (i == 0 || !(is_word(b[i - 1]) || b[i - 1] == b'.'))
+            && b.get(i + 3).is_none_or(|c| {
+                !(is_word(*c) || *c == b'.' && b.get(i + 4).is_some_and(u8::is_ascii_digit))
+            });
+        if !alone {
+            return None;
+        }
+        let n = digits
+            .iter()
+            .fold(0u16, |n, c| n * 10 + u16::from(c - b'0'));
+        if !(400..=599).contains(&n) {
+            return None;
+        }
+        let next = hay[i + 3..]
+            .trim_start_matches([' ', ')', ']'])
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '.')
+            .next()
+            .unwrap_or("");
+        if NOT_STATUS_UNITS.contains(&next) {
+            return None;
+        }
+        // The answering word ends in the bytes before the number, only spaces, colons,
+        // brackets or "with" between.
+        let before = hay[..i].trim_end_matches([' ', ':', '(', '[', '=', '：', '#']);
+        let before = before.strip_suffix(" with").unwrap_or(before);
+        let said = ANSWER_WORDS.iter().any(|w| {
+            before.ends_with(w)
+                && before[..before.len() - w.len()]
+                    .bytes()
+                    .next_back()
+                    .is_none_or(|c| !is_word(c) || !w.as_bytes()[0].is_ascii_alphabetic())
+        });
+        said.then_some(n)
     })
 }
 
@@ -154,6 +199,13 @@ mod tests {
             ("language model not connected", Some(Connection)),
             ("network is unreachable", Some(Connection)),
             ("the response was truncated at max tokens", None),
+            ("you are sending requests too quickly", Some(RateLimited)),
+            ("slow down!", Some(RateLimited)),
+            ("net::err_connection_closed", Some(Connection)),
+            (
+                "the service is temporarily unable to serve you",
+                Some(ServerError),
+            ),
             (
                 "no api key was configured for this profile",
                 Some(Configuration),
@@ -177,6 +229,28 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(category(text), *want, "{text}");
+        }
+    }
+
+    #[test]
+    fn statuses_given_as_the_answer() {
+        let cases: &[(&str, Option<u16>)] = &[
+            ("the server responded with 503", Some(503)),
+            ("request failed (503)", Some(503)),
+            ("upstream error: [429] slow down", Some(429)),
+            ("server returned 529", Some(529)),
+            ("erreur 503 : service indisponible", Some(503)),
+            ("服务器返回 502", Some(502)),
+            ("状态码：429", Some(429)),
+            ("ошибка 503", Some(503)),
+            ("the model returned 500 tokens", None),
+            ("failed after 450 ms", None),
+            ("error 4000: custom", None),
+            ("version 1.503 failed", None),
+            ("we have 503 users", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(answered_status(text), *want, "{text}");
         }
     }
 
