@@ -200,6 +200,20 @@ mod tests {
             ("network is unreachable", Some(Connection)),
             ("the response was truncated at max tokens", None),
             ("you are sending requests too quickly", Some(RateLimited)),
+            (
+                "the prompt is too long, please try again",
+                Some(ContextOverflow),
+            ),
+            (
+                "daily limit reached, please try again",
+                Some(PaymentRequired),
+            ),
+            ("今日额度已用完，请稍后", Some(PaymentRequired)),
+            ("access denied. please try again", Some(Forbidden)),
+            (
+                "your prompt was flagged; please try again",
+                Some(ContentFiltered),
+            ),
             ("slow down!", Some(RateLimited)),
             ("net::err_connection_closed", Some(Connection)),
             (

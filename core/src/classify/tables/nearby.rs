@@ -130,6 +130,101 @@ pub const FAMILIES: &[Family] = &[
         Configuration,
         true,
     ),
+    // Input over the model's length ("the prompt is too long", "input exceeds the maximum
+    // length", "conversation too large", 输入过长): permanent, and read before any "please try
+    // again" that comes with it.
+    near(
+        &[
+            "context",
+            "prompt",
+            "input",
+            "conversation",
+            "message",
+            "messages",
+            "输入",
+            "上下文",
+        ],
+        &[
+            "too long",
+            "too large",
+            "exceeds",
+            "maximum length",
+            "max length",
+            "过长",
+            "超长",
+            "超出",
+        ],
+        ContextOverflow,
+        false,
+    ),
+    // An allowance of a day or more, used up ("daily limit reached", "monthly quota
+    // exhausted", 今日额度已用完): no retry budget outlasts it (CONTRACT §2).
+    near(
+        &[
+            "daily",
+            "monthly",
+            "today's",
+            "per day",
+            "per month",
+            "今日",
+            "每日",
+            "本月",
+        ],
+        &[
+            "limit",
+            "quota",
+            "exceeded",
+            "reached",
+            "exhausted",
+            "used up",
+            "上限",
+            "用完",
+            "额度",
+        ],
+        PaymentRequired,
+        true,
+    ),
+    // Access refused ("access denied", "permission denied", "not allowed in your region"):
+    // the same key gets the same answer.
+    near(
+        &[
+            "access",
+            "permission",
+            "region",
+            "country",
+            "location",
+            "权限",
+        ],
+        &[
+            "denied",
+            "forbidden",
+            "not allowed",
+            "restricted",
+            "not supported",
+            "拒绝",
+        ],
+        Forbidden,
+        true,
+    ),
+    // Content refused ("your prompt was flagged", "output blocked as unsafe", "request
+    // violates our policy", 内容违规 / 敏感).
+    near(
+        &[
+            "content", "prompt", "request", "image", "input", "output", "response", "内容",
+        ],
+        &[
+            "flagged",
+            "blocked",
+            "violates",
+            "violation",
+            "unsafe",
+            "inappropriate",
+            "违规",
+            "敏感",
+        ],
+        ContentFiltered,
+        true,
+    ),
     // A server's missing part ("backend not found: llama-cpp", "failed to load model weights",
     // "library not found"), then a model or route that does not exist ("the model `x` does not
     // exist", "deployment not found"): the same on every retry, read before any transient
