@@ -17,7 +17,7 @@ use body::ProviderError;
 use tables::ClassRule;
 
 /// Only the head of a huge message or body is scanned for phrases.
-const MAX_SCAN: usize = 64 * 1024;
+pub(crate) const MAX_SCAN: usize = 64 * 1024;
 
 /// Classifies one failure. Total and deterministic (the wall clock only enters through HTTP-date
 /// and timestamp headers; use [`classify_at`] to pin it).

@@ -7,12 +7,13 @@
 //! Read last, where no status, code, known class or phrase decided: a name is the raising
 //! layer's own verdict, weaker than anything the server said, stronger than nothing.
 
-use super::tables::names::{NameWord, CLASS_SUFFIXES, SILENT, WORDS};
+use super::tables::names::{NameWord, CLASS_SUFFIXES, NEED_SUFFIX, SILENT, WORDS};
 use crate::category::Category;
 
-/// The short name of a class (after its last `.`, `::`, `$` or `/`), if `word` reads as one:
-/// a capitalised name ending in a class suffix (longer than the suffix), or a CamelCase one.
-fn short_class(word: &str) -> Option<&str> {
+/// The short name of a class (after its last `.`, `::`, `$` or `/`) and whether it carries a
+/// class suffix, if `word` reads as a class: a capitalised name ending in a class suffix
+/// (longer than the suffix), or a CamelCase one.
+fn short_class(word: &str) -> Option<(&str, bool)> {
     let short = word.rsplit(['.', ':', '$', '/']).next().unwrap_or(word);
     let first = short.bytes().next()?;
     let suffixed = CLASS_SUFFIXES
@@ -20,17 +21,16 @@ fn short_class(word: &str) -> Option<&str> {
         .any(|s| short.len() > s.len() && short.ends_with(s));
     let camel = short.bytes().all(|b| b.is_ascii_alphanumeric())
         && short.bytes().filter(u8::is_ascii_uppercase).count() >= 2;
-    (first.is_ascii_uppercase() && (suffixed || camel) && !SILENT.contains(&short)).then_some(short)
+    (first.is_ascii_uppercase() && (suffixed || camel) && !SILENT.contains(&short))
+        .then_some((short, suffixed))
 }
 
-/// The nature the words of one class name state, if any (`tables::names::WORDS`, first row
-/// found in the lower-cased short name wins).
-pub fn word_category(short: &str) -> Option<Category> {
+/// The verdict of one name read as a class: its words, where a word that names only a thing
+/// counts in a suffixed name alone.
+fn name_category(short: &str, suffixed: bool) -> Option<Category> {
     let lower = short.to_ascii_lowercase();
-    WORDS
-        .iter()
-        .find(|(w, _): &&NameWord| lower.contains(w))
-        .map(|(_, c)| *c)
+    let (word, c) = WORDS.iter().find(|(w, _): &&NameWord| lower.contains(w))?;
+    (suffixed || !NEED_SUFFIX.contains(word)).then_some(*c)
 }
 
 /// Candidate class names in a text: runs of name characters (letters, digits, `_`, and the
@@ -73,7 +73,8 @@ pub fn category<'a>(
         Some(Some(c)) if from_text => offer(c),
         Some(_) => {}
         None => {
-            if let Some(c) = short_class(name).and_then(word_category) {
+            if let Some(c) = short_class(name).and_then(|(s, suffixed)| name_category(s, suffixed))
+            {
                 offer(c);
             }
         }
@@ -235,6 +236,8 @@ mod tests {
             "the connectionError was raised", // not capitalised: not a class
             "Error: bare",
             "OpenAI said Hello", // one capital each: no CamelCase name
+            "WebSocket closed with code 1000", // a thing, not a failure
+            "ConnectionString is set",
             "OpenAI said Hello", // one capital: no CamelCase name
             "InvokeError: Response output is missing",
         ] {

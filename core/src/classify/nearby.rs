@@ -28,27 +28,48 @@ fn breaks_clause(between: &str) -> bool {
     between.contains(". ") || between.contains('\n') || between.contains('。')
 }
 
-/// Whether `family` is said in `hay`.
+/// At most this many places of one subject are looked at (a huge body is read by its head).
+const MAX_PLACES: usize = 256;
+
+/// Whether `family` is said in `hay`. The outcomes' places are found once per family, so a
+/// subject met many times costs a search of them, not of the text.
 fn says(hay: &str, family: &Family) -> bool {
-    family.subjects.iter().any(|s| {
-        starts(hay, s).any(|at| {
-            if family.outcomes.is_empty() {
-                return true;
-            }
-            let after = at + s.len();
-            family.outcomes.iter().any(|o| {
-                starts(hay, o).any(|oat| {
-                    if oat >= after {
-                        oat - after <= family.span && !breaks_clause(&hay[after..oat])
-                    } else {
-                        family.either_order
-                            && oat + o.len() <= at
-                            && at - (oat + o.len()) <= family.span
-                            && !breaks_clause(&hay[oat + o.len()..at])
-                    }
-                })
-            })
+    let mut subjects = family
+        .subjects
+        .iter()
+        .flat_map(|s| {
+            starts(hay, s)
+                .take(MAX_PLACES)
+                .map(move |at| (at, at + s.len()))
         })
+        .peekable();
+    if family.outcomes.is_empty() || subjects.peek().is_none() {
+        return subjects.peek().is_some();
+    }
+    let mut outcomes: Vec<(usize, usize)> = family
+        .outcomes
+        .iter()
+        .flat_map(|o| {
+            starts(hay, o)
+                .take(MAX_PLACES)
+                .map(move |at| (at, at + o.len()))
+        })
+        .collect();
+    outcomes.sort_unstable();
+    subjects.any(|(at, after)| {
+        let first = outcomes.partition_point(|(o, _)| *o < after);
+        let following = outcomes[first..]
+            .iter()
+            .take_while(|(o, _)| o - after <= family.span)
+            .any(|(o, _)| !breaks_clause(&hay[after..*o]));
+        let before = family.either_order
+            && outcomes[..outcomes.partition_point(|(o, _)| *o < at)]
+                .iter()
+                .rev()
+                .filter(|(_, end)| *end <= at)
+                .take_while(|(_, end)| at - end <= family.span)
+                .any(|(_, end)| !breaks_clause(&hay[*end..at]));
+        following || before
     })
 }
 
@@ -68,14 +89,15 @@ pub fn category(hay: &str) -> Option<Category> {
 /// The status a whole message, or a whole quoted value in it, names by its reason phrase
 /// ("Not Found", `{"detail":"Not Found"}`, `'message': 'Service Unavailable'`).
 pub fn reason_status(message: &str) -> Option<u16> {
-    let whole = message.trim().trim_end_matches(['.', '!']);
+    let lower = super::text::lower_bounded(message, super::MAX_SCAN);
+    let whole = lower.trim().trim_end_matches(['.', '!']);
     REASON_PHRASES.iter().find_map(|(phrase, status)| {
-        let quoted = [b'"', b'\''].into_iter().any(|q| {
-            let q = q as char;
-            let lower = whole.to_ascii_lowercase();
-            lower.contains(&format!("{q}{phrase}{q}"))
+        let quoted = ['"', '\''].into_iter().any(|q| {
+            whole
+                .match_indices(phrase)
+                .any(|(i, _)| whole[..i].ends_with(q) && whole[i + phrase.len()..].starts_with(q))
         });
-        (whole.eq_ignore_ascii_case(phrase) || quoted).then_some(*status)
+        (whole == *phrase || quoted).then_some(*status)
     })
 }
 

@@ -156,9 +156,9 @@ pub const WORDS: &[NameWord] = &[
     // `RemoteProtocolError`, .NET `HttpRequestException` is no word of this (read by its text).
     // Read through the network table, which tells a TLS or DNS set-up mistake from a passing
     // failure (CONTRACT §6).
+    ("disconnect", Connection),
     ("connection", Connection),
     ("connect", Connection),
-    ("disconnect", Connection),
     ("network", Connection),
     ("socket", Connection),
     ("noroutetohost", Connection),
@@ -195,6 +195,18 @@ pub const WORDS: &[NameWord] = &[
 /// `api_core.exceptions` (`PermissionDenied`, `ServiceUnavailable`, `DeadlineExceeded`),
 /// httpx's `ReadTimeout`, http.client's `RemoteDisconnected` and `IncompleteRead`.
 pub const CLASS_SUFFIXES: &[&str] = &["Exception", "Error", "Fault", "Failure"];
+
+/// Words that name only what failed, not how: a name without a class suffix built on them is
+/// a thing, not a failure (`WebSocket`, `ConnectionString`, `NetworkPolicy`), so they are read
+/// only in a name with a suffix (`ConnectionError`, `SocketException`).
+pub const NEED_SUFFIX: &[&str] = &[
+    "connection",
+    "connect",
+    "network",
+    "socket",
+    "transport",
+    "upstream",
+];
 
 /// Class names that say nothing of the failure's nature: a base class or a wrapper's own, whose
 /// words ("Invoke", "Plugin", "Http", "Api") are no verdict. Listed so a reader sees why they
