@@ -64,7 +64,7 @@ pub fn category<'a>(
 ) -> Option<Category> {
     let mut best: Option<Category> = None;
     let mut offer = |c: Category| {
-        if best.is_none_or(|b| rank(c) < rank(b)) {
+        if best.map_or(true, |b| rank(c) < rank(b)) {
             best = Some(c);
         }
     };

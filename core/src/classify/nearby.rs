@@ -111,7 +111,7 @@ pub fn answered_status(hay: &str) -> Option<u16> {
         let digits = &b[i..i + 3];
         let alone = digits.iter().all(u8::is_ascii_digit)
             && (i == 0 || !(is_word(b[i - 1]) || b[i - 1] == b'.'))
-            && b.get(i + 3).is_none_or(|c| {
+            && b.get(i + 3).map_or(true, |c| {
                 !(is_word(*c) || *c == b'.' && b.get(i + 4).is_some_and(u8::is_ascii_digit))
             });
         if !alone {
@@ -140,7 +140,9 @@ pub fn answered_status(hay: &str) -> Option<u16> {
                 && before[..before.len() - w.len()]
                     .bytes()
                     .next_back()
-                    .is_none_or(|c| !is_word(c) || !w.as_bytes()[0].is_ascii_alphabetic())
+                    .map_or(true, |c| {
+                        !is_word(c) || !w.as_bytes()[0].is_ascii_alphabetic()
+                    })
         });
         said.then_some(n)
     })
