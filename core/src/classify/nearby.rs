@@ -239,6 +239,13 @@ mod tests {
                 Some(ContentFiltered),
             ),
             ("slow down!", Some(RateLimited)),
+            ("language model unavailable", Some(ServerError)),
+            ("the model is warming up", Some(ServerError)),
+            (
+                "the model is not available for your account",
+                Some(Forbidden),
+            ),
+            ("network error", Some(Connection)),
             ("net::err_connection_closed", Some(Connection)),
             (
                 "the service is temporarily unable to serve you",

@@ -193,6 +193,8 @@ pub const FAMILIES: &[Family] = &[
             "region",
             "country",
             "location",
+            "account",
+            "organization",
             "权限",
         ],
         &[
@@ -201,6 +203,8 @@ pub const FAMILIES: &[Family] = &[
             "not allowed",
             "restricted",
             "not supported",
+            "not available",
+            "unavailable",
             "拒绝",
         ],
         Forbidden,
@@ -403,6 +407,9 @@ pub const FAMILIES: &[Family] = &[
     // "unexpected EOF"): the peer closed the connection under the exchange. (A parser's "EOF
     // while parsing" is read above, as an answer that could not be read.)
     alone(&["eof"], Connection),
+    // axios's "Network Error" (lib/core/AxiosError.js ERR_NETWORK) and okio's EOF on a closed
+    // connection as OkHttp reports it ("\n not found: limit=0 content=…").
+    alone(&["network error", "not found: limit="], Connection),
     // A connection failed, lost or never made ("connection to the server was lost", "lost
     // connection", "failed to connect", "network connection failed", Go's "connection reset by
     // peer", a browser's "Failed to fetch", undici's "fetch failed"; 连接失败).
@@ -463,6 +470,27 @@ pub const FAMILIES: &[Family] = &[
         ],
         Connection,
         true,
+    ),
+    // A service not there for now ("language model unavailable", "the model is warming up",
+    // "worker is not ready", "service under maintenance"): an account, region or plan that
+    // refuses it is read above, as access refused.
+    near(
+        &[
+            "model", "service", "server", "provider", "api", "endpoint", "engine", "backend",
+            "worker",
+        ],
+        &[
+            "unavailable",
+            "not available right now",
+            "currently not available",
+            "under maintenance",
+            "warming up",
+            "not ready",
+            "starting up",
+            "is loading",
+        ],
+        ServerError,
+        false,
     ),
     // A server process that died under the request ("llama runner process has terminated",
     // "worker crashed", "backend exited unexpectedly", "engine died"): the next request gets a
