@@ -3,7 +3,9 @@
 //! quoted value (`tables::nearby::REASON_PHRASES`). Read last, on the lower-cased text, where
 //! nothing more specific decided.
 
-use super::tables::nearby::{Family, ANSWER_WORDS, FAMILIES, NOT_STATUS_UNITS, REASON_PHRASES};
+use super::tables::nearby::{
+    Family, ANSWER_WORDS, CALLER_FAULT, FAMILIES, NOT_STATUS_UNITS, REASON_PHRASES,
+};
 use crate::category::Category;
 
 /// Whether `b` continues a word (ASCII letters and digits, `_`); other bytes end one, so a CJK
@@ -61,14 +63,14 @@ fn says(hay: &str, family: &Family) -> bool {
         let following = outcomes[first..]
             .iter()
             .take_while(|(o, _)| o - after <= family.span)
-            .any(|(o, _)| !breaks_clause(&hay[after..*o]));
+            .any(|(o, _)| !family.one_clause || !breaks_clause(&hay[after..*o]));
         let before = family.either_order
             && outcomes[..outcomes.partition_point(|(o, _)| *o < at)]
                 .iter()
                 .rev()
                 .filter(|(_, end)| *end <= at)
                 .take_while(|(_, end)| at - end <= family.span)
-                .any(|(_, end)| !breaks_clause(&hay[*end..at]));
+                .any(|(_, end)| !family.one_clause || !breaks_clause(&hay[*end..at]));
         following || before
     })
 }
@@ -80,10 +82,13 @@ pub fn category(hay: &str) -> Option<Category> {
         .chars()
         .map(|c| if c == '_' || c == '-' { ' ' } else { c })
         .collect();
-    FAMILIES
-        .iter()
-        .find(|f| says(&spaced, f))
-        .map(|f| f.category)
+    let c = FAMILIES.iter().find(|f| says(&spaced, f))?.category;
+    // Vague words of passing never outweigh a fault the text names (`CALLER_FAULT`).
+    let vetoed = c.is_transient()
+        && CALLER_FAULT
+            .iter()
+            .any(|w| starts(&spaced, w).next().is_some());
+    (!vetoed).then_some(c)
 }
 
 /// The status a whole message, or a whole quoted value in it, names by its reason phrase
@@ -193,12 +198,17 @@ mod tests {
                 Some(ServerError),
             ),
             ("backend worker crashed while generating", Some(ServerError)),
-            (
-                "something odd happened. please try again.",
-                Some(ServerError),
-            ),
+            ("something went wrong. please try again.", Some(ServerError)),
+            ("something odd happened. please try again.", None),
+            ("your session has expired. please try again.", None),
+            ("your account has been suspended, retry later", None),
+            ("unsupported file type. please retry with a pdf.", None),
             ("出了点问题，请稍后", Some(ServerError)),
             ("algo salió mal, inténtelo de nuevo", Some(ServerError)),
+            (
+                "quota exhausted for today, please try again tomorrow",
+                Some(PaymentRequired),
+            ),
             ("the api key you provided has expired", Some(Unauthorized)),
             ("api key 无效", Some(Unauthorized)),
             ("openai_api_key is not set", Some(Configuration)), // its words: api key, not set
@@ -274,6 +284,35 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(category(text), *want, "{text}");
+        }
+    }
+
+    /// Through the whole classifier: a text that names the caller's fault and asks to try
+    /// again is never retried on the strength of the ask (it was unknown before these
+    /// families; it stays not retried).
+    #[test]
+    fn caller_faults_with_a_retry_ask_are_not_retried() {
+        for text in [
+            "Invalid request. Please try again.",
+            "Your session has expired. Please try again.",
+            "Authentication failed, please try again",
+            "Login required. Please try again after signing in.",
+            "The selected model does not support images. Please try again with another model.",
+            "Your message contains disallowed content, please try again",
+            "Unsupported file type. Please retry with a PDF.",
+            "Your subscription has ended. Please try again after renewing.",
+            "You have reached your usage cap. Please try again next month.",
+            "Missing required parameter: messages. Please retry.",
+            "Token expired, please retry",
+            "Quota exhausted for today, please try again tomorrow",
+            "The provided image could not be processed. Please try again.",
+            "Not allowed. Please try again.",
+            "You do not have access to this model. Please try again.",
+            "Organization has been disabled. Please try again.",
+            "Something went wrong: invalid api key. Please try again.",
+        ] {
+            let c = crate::classify::classify(&crate::Failure::new(text));
+            assert!(!c.transient, "{text}: {:?}", c.category);
         }
     }
 

@@ -27,6 +27,8 @@ pub struct Family {
     pub span: usize,
     /// Whether the outcome may come first ("lost connection", "invalid api key").
     pub either_order: bool,
+    /// Whether subject and outcome must stand in one clause (no sentence's stop between).
+    pub one_clause: bool,
 }
 
 const fn alone(subjects: &'static [&'static str], category: Category) -> Family {
@@ -36,6 +38,7 @@ const fn alone(subjects: &'static [&'static str], category: Category) -> Family 
         category,
         span: 0,
         either_order: false,
+        one_clause: true,
     }
 }
 
@@ -51,6 +54,24 @@ const fn near(
         category,
         span: 48,
         either_order,
+        one_clause: true,
+    }
+}
+
+/// A failure named in one sentence and the ask to retry in the next ("Something went wrong.
+/// Please try again."): subject first, within two short sentences.
+const fn then(
+    subjects: &'static [&'static str],
+    outcomes: &'static [&'static str],
+    category: Category,
+) -> Family {
+    Family {
+        subjects,
+        outcomes,
+        category,
+        span: 64,
+        either_order: false,
+        one_clause: false,
     }
 }
 
@@ -164,6 +185,9 @@ pub const FAMILIES: &[Family] = &[
             "daily",
             "monthly",
             "today's",
+            "today",
+            "tomorrow",
+            "next month",
             "per day",
             "per month",
             "今日",
@@ -520,29 +544,73 @@ pub const FAMILIES: &[Family] = &[
         ServerError,
         false,
     ),
-    // The author says it passes: "please try again" and "retry later" in the languages the
-    // main tables read (`tables::words`, `tables::TRY_LATER`).
+    // The author says it passes, by time: "try again later", "come back later", "temporarily
+    // unable", in the languages the main tables read (`tables::words`, `tables::TRY_LATER`).
     alone(
         &[
+            "try again later",
+            "retry later",
+            "try later",
+            "come back later",
+            "check back later",
+            "try again shortly",
+            "try again in a few",
+            "please wait",
+            "temporarily unable",
+            "temporary failure",
+            "temporary error",
+            "请稍后",
+            "しばらくしてから",
+            "잠시 후",
+        ],
+        ServerError,
+    ),
+    // A bare "please try again" says it passes only beside a failure that names nothing
+    // ("Something went wrong. Please try again", "Sorry, your request failed. Please try
+    // again", "An unexpected error occurred; retry your request"): after "Invalid request" or
+    // "Your session has expired" it asks the caller to change something first.
+    then(
+        &[
+            "something went wrong",
+            "went wrong",
+            "error occurred",
+            "an error has occurred",
+            "unexpected error",
+            "unknown error",
+            "internal error",
+            "internal failure",
+            "unknown failure",
+            "request failed",
+            "sorry",
+            "oops",
+            "出了点问题",
+            "出错了",
+            "发生错误",
+            "未知错误",
+            "请求失败",
+            "algo salió mal",
+            "ocurrió un error",
+            "ocorreu um erro",
+            "une erreur",
+            "ein fehler ist aufgetreten",
+            "etwas ist schiefgelaufen",
+            "что-то пошло не так",
+            "произошла ошибка",
+            "エラーが発生",
+            "問題が発生",
+            "오류가 발생",
+        ],
+        &[
             "please try again",
+            "try again",
             "please retry",
             "try your request again",
             "retry your request",
             "try the request again",
             "retry the request",
-            "come back later",
-            "check back later",
-            "try again in a few",
-            "try again shortly",
-            "please wait",
-            "temporarily unable",
-            "temporary failure",
-            "temporary error",
-            "try again later",
-            "retry later",
-            "try later",
             "请重试",
-            "请稍后",
+            "重试",
+            "再试",
             "もう一度お試し",
             "再度お試し",
             "다시 시도",
@@ -648,4 +716,62 @@ pub const NOT_STATUS_UNITS: &[&str] = &[
     "个",
     "条",
     "次",
+];
+
+/// Words that name the caller's own fault or a standing refusal: where any of them is said, no
+/// transient family of [`FAMILIES`] decides, and the text stays unknown (not retried: the
+/// cheaper mistake). "Your account has been suspended. Please try again later", "Token
+/// expired, please retry", "Unsupported file type. Please retry with a PDF".
+pub const CALLER_FAULT: &[&str] = &[
+    "invalid",
+    "expired",
+    "authentication",
+    "unauthorized",
+    "unauthenticated",
+    "login",
+    "log in",
+    "sign in",
+    "signing in",
+    "not support",
+    "not supported",
+    "does not support",
+    "unsupported",
+    "disallowed",
+    "not allowed",
+    "missing",
+    "required",
+    "unknown parameter",
+    "subscription",
+    "renew",
+    "renewing",
+    "suspended",
+    "disabled",
+    "banned",
+    "blocked",
+    "deactivated",
+    "permission",
+    "no access",
+    "do not have access",
+    "does not have access",
+    "quota",
+    "balance",
+    "credits",
+    "billing",
+    "payment",
+    "tomorrow",
+    "next month",
+    "usage cap",
+    "could not be processed",
+    "too large",
+    "too long",
+    "maximum length",
+    "api key",
+    "无效",
+    "过期",
+    "未授权",
+    "不支持",
+    "余额",
+    "额度",
+    "欠费",
+    "封禁",
 ];
