@@ -1018,7 +1018,11 @@ fn last_words(
     provider: Option<&ProviderError>,
     hay: &Hay,
 ) -> Option<(Category, Evidence)> {
-    if let Some(found) = class_words(f, hay) {
+    // A class's word of passing yields, as the families' words do, to a fault the text names
+    // ("ServiceUnavailableError: your subscription has ended").
+    if let Some(found) = class_words(f, hay)
+        .filter(|(c, _)| !c.is_transient() || !nearby::names_caller_fault(hay.get()))
+    {
         return Some(found);
     }
     if let Some(n) =

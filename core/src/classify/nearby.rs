@@ -78,17 +78,29 @@ fn says(hay: &str, family: &Family) -> bool {
 /// The first family the text says, by the tables' order. Codes written with underscores or
 /// hyphens (`REQUEST_LIMIT_EXCEEDED`, `invalid-api-key`) are read as the words they join.
 pub fn category(hay: &str) -> Option<Category> {
-    let spaced: String = hay
-        .chars()
-        .map(|c| if c == '_' || c == '-' { ' ' } else { c })
-        .collect();
+    let spaced = spaced(hay);
     let c = FAMILIES.iter().find(|f| says(&spaced, f))?.category;
     // Vague words of passing never outweigh a fault the text names (`CALLER_FAULT`).
-    let vetoed = c.is_transient()
-        && CALLER_FAULT
-            .iter()
-            .any(|w| starts(&spaced, w).next().is_some());
-    (!vetoed).then_some(c)
+    (!c.is_transient() || !names_fault(&spaced)).then_some(c)
+}
+
+/// The text with `_` and `-` read as spaces.
+fn spaced(hay: &str) -> String {
+    hay.chars()
+        .map(|c| if c == '_' || c == '-' { ' ' } else { c })
+        .collect()
+}
+
+/// Whether the text names the caller's fault or a standing refusal (`CALLER_FAULT`): then no
+/// reading of last resort may call it transient.
+pub fn names_caller_fault(hay: &str) -> bool {
+    names_fault(&spaced(hay))
+}
+
+fn names_fault(spaced: &str) -> bool {
+    CALLER_FAULT
+        .iter()
+        .any(|w| starts(spaced, w).next().is_some())
 }
 
 /// The status a whole message, or a whole quoted value in it, names by its reason phrase
@@ -310,6 +322,9 @@ mod tests {
             "You do not have access to this model. Please try again.",
             "Organization has been disabled. Please try again.",
             "Something went wrong: invalid api key. Please try again.",
+            // A class's word of passing yields to the fault the text names.
+            "InvokeServerUnavailableError: your subscription has ended",
+            "TransientAiException: the API key has expired",
         ] {
             let c = crate::classify::classify(&crate::Failure::new(text));
             assert!(!c.transient, "{text}: {:?}", c.category);
