@@ -322,6 +322,10 @@ mod tests {
             "You do not have access to this model. Please try again.",
             "Organization has been disabled. Please try again.",
             "Something went wrong: invalid api key. Please try again.",
+            "Connection to database failed: wrong password",
+            "Model gpt-5 unavailable for your plan",
+            "Worker crashed: CUDA out of memory",
+            "Engine is dead: model file is corrupt",
             // A class's word of passing yields to the fault the text names.
             "InvokeServerUnavailableError: your subscription has ended",
             "TransientAiException: the API key has expired",
