@@ -47,7 +47,13 @@ fn words_of(text: &str) -> impl Iterator<Item = &str> {
 /// a timeout it names).
 fn rank(c: Category) -> u8 {
     match c {
-        Category::BadRequest | Category::ClientError | Category::Unprocessable => 2,
+        // A language's own error (JavaScript's TypeError, which undici and the browsers raise
+        // for a failed fetch: "TypeError: NetworkError when attempting to fetch resource.") is
+        // as generic as a request fault: a transport name beside it says more.
+        Category::BadRequest
+        | Category::ClientError
+        | Category::Unprocessable
+        | Category::Programming => 2,
         c if c.is_transient() => 1,
         _ => 0,
     }
@@ -243,6 +249,24 @@ mod tests {
         ] {
             assert_eq!(read(&[silent]), None, "{silent}");
         }
+    }
+
+    /// A language's generic error beside a transport name is that transport's failure.
+    #[test]
+    fn generic_language_errors_yield() {
+        let known = |n: &str| (n == "TypeError").then_some(Some(Programming));
+        assert_eq!(
+            category(
+                [],
+                ["TypeError: NetworkError when attempting to fetch resource."],
+                known
+            ),
+            Some(Connection)
+        );
+        assert_eq!(
+            category([], ["TypeError: x is not a function"], known),
+            Some(Programming)
+        );
     }
 
     /// A name the exact table lists decides by its row from a text, and is not re-read by its
