@@ -20,6 +20,7 @@ mod run;
 mod scrub;
 mod stream_end;
 mod testing;
+mod estimate;
 
 use pyo3::prelude::*;
 
