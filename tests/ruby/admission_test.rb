@@ -159,6 +159,39 @@ class AdmissionTest < Minitest::Test
     assert_operator waits[0][:seconds], :>, 0.5
   end
 
+  # A first attempt admitted at once (the success path's slot, no run) that fails: the run
+  # built then takes over its slot and settles it as spent, so the retry waits for the tokens
+  # that attempt held.
+  def test_a_first_attempt_that_fails_on_its_slot_is_settled_by_the_run
+    fleet = RetryCore::Fleet.new(admission: { mode: :static, limits: { tokens: 1000 }, window_s: 1 })
+    events = []
+    calls = 0
+    value = RetryCore.call_llm_with_retry(fleet: fleet, key: KEY, estimate: { max_tokens: 900 }, max_retries: 3,
+                                          delay: 0.01, on_event: events.method(:<<)) do
+      calls += 1
+      raise Errno::ECONNRESET if calls == 1
+
+      { usage: { prompt_tokens: 5, completion_tokens: 5 } }
+    end
+    assert_equal [2, 5], [calls, value[:usage][:prompt_tokens]]
+    waits = events.select { |e| e[:type] == "admission_wait" }
+    assert_equal 1, waits.size
+    assert_operator waits[0][:seconds], :>, 0.5
+    assert_equal 1, fleet.metrics[KEY]["total"][:successes]
+  end
+
+  # With admission on and nothing to wait for, a success goes without a run: its slot is
+  # settled by the fleet, and nothing is emitted.
+  def test_an_admitted_success_emits_nothing_and_is_counted
+    fleet = RetryCore::Fleet.new(admission: { mode: :static, limits: { requests: 1e9, tokens: 1e12 } })
+    events = []
+    3.times do
+      assert_equal :ok, RetryCore.call_llm_with_retry(fleet: fleet, key: KEY, on_event: events.method(:<<)) { :ok }
+    end
+    assert_empty events
+    assert_equal 3, fleet.metrics[KEY]["total"][:successes]
+  end
+
   # --- a bad estimate fails before the first call -------------------------------------------
 
   def test_a_bad_estimate_fails_before_the_call
