@@ -24,9 +24,8 @@ pub fn cost(py: Python<'_>, fleet: &Fleet, estimate: &Bound<'_, PyAny>) -> PyRes
         }
         // As `float(estimate)`: a negative beyond a float's range is Python's OverflowError.
         let tokens: f64 = estimate.extract()?;
-        let cost = Cost::new(tokens, 0.0).map_err(|e| {
-            crate::error::invalid_argument(py, format!("estimate: {}", e.message))
-        })?;
+        let cost = Cost::new(tokens, 0.0)
+            .map_err(|e| crate::error::invalid_argument(py, format!("estimate: {}", e.message)))?;
         return Ok((cost.input_tokens, cost.output_tokens));
     }
     let (messages, max_tokens) = parts(py, estimate)?;
@@ -75,10 +74,11 @@ fn parts<'py>(
     }
     for key in estimate.try_iter()? {
         let key = key?;
-        let known = key
-            .cast::<PyString>()
-            .ok()
-            .and_then(|k| k.to_str().ok().map(|k| k == "messages" || k == "max_tokens"));
+        let known = key.cast::<PyString>().ok().and_then(|k| {
+            k.to_str()
+                .ok()
+                .map(|k| k == "messages" || k == "max_tokens")
+        });
         if known != Some(true) {
             return Err(bad_keys(estimate));
         }
@@ -129,9 +129,11 @@ fn request_bytes(py: Python<'_>, messages: &Bound<'_, PyAny>) -> PyResult<usize>
         let kwargs = PyDict::new(py);
         kwargs.set_item("separators", PyTuple::new(py, [",", ":"])?)?;
         kwargs.set_item("ensure_ascii", false)?;
-        let text = py
-            .import(pyo3::intern!(py, "json"))?
-            .call_method("dumps", (messages,), Some(&kwargs))?;
+        let text = py.import(pyo3::intern!(py, "json"))?.call_method(
+            "dumps",
+            (messages,),
+            Some(&kwargs),
+        )?;
         text.call_method1("encode", ("utf-8", "replace"))?.len()
     })();
     serialized.or_else(|err| {

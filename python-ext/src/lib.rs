@@ -8,6 +8,7 @@
 mod category;
 mod classify;
 mod error;
+mod estimate;
 mod events;
 mod failure;
 mod fleet;
@@ -20,7 +21,6 @@ mod run;
 mod scrub;
 mod stream_end;
 mod testing;
-mod estimate;
 
 use pyo3::prelude::*;
 

@@ -348,10 +348,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.const_set("EVENTS", run_events)?;
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
-    class.define_singleton_method(
-        "_new_holding",
-        magnus::function!(RbRun::new_holding, 6),
-    )?;
+    class.define_singleton_method("_new_holding", magnus::function!(RbRun::new_holding, 6))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;
     class.define_method("_abandon", magnus::method!(RbRun::abandon, 0))?;
     class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 3))?;
