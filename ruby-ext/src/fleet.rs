@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use magnus::{prelude::*, Error, IntoValue, RArray, RHash, RModule, RString, Ruby, Value};
 use retry_core::driver::ManualClock;
-use retry_core::fleet::{Cost, Fleet, FleetConfig, Reservation, Usage};
+use retry_core::fleet::{Cost, Fleet, FleetConfig, Reservation};
 use serde_json::Value as Json;
 
 use crate::convert::{from_json, rstring_lossy};
@@ -169,8 +169,8 @@ impl RbFleet {
     }
 
     /// A call that went on `slot` (`_admits_freely_with`) succeeded at once: the slot settled
-    /// against `usage` (a body holding the answer's usage, read by core `Usage::from_body`, or
-    /// nil) and the limits learned from `headers` (the response's header object or nil), then
+    /// against the usage `usage` reports (`usage.rs`: the answer's usage, a body, or nil) and
+    /// the limits learned from `headers` (the response's header object or nil), then
     /// the metrics, budget and breaker told (core `Fleet::succeeded_with`). Answers as
     /// `_succeeded`.
     fn succeeded_with(
@@ -178,11 +178,11 @@ impl RbFleet {
         rb_self: &Self,
         key: RString,
         slot: &RbSlot,
-        usage: Option<RString>,
+        usage: Value,
         headers: Value,
     ) -> Result<Option<RArray>, Error> {
         let key = rstring_lossy(key);
-        let usage = usage.and_then(|u| Usage::from_body(&rstring_lossy(u)));
+        let usage = crate::usage::usage_of(ruby, usage);
         guard(ruby, || {
             let headers = crate::failure::response_headers(ruby, headers)?;
             let evs = rb_self

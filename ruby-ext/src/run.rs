@@ -15,7 +15,6 @@ use magnus::{
     prelude::*, rb_sys::AsRawValue, Error, Integer, RArray, RModule, RString, Ruby, Symbol, Value,
 };
 use retry_core::__private::run::HookAnswer;
-use retry_core::fleet::Usage;
 use retry_core::{Action, Decision, ErrorNames, EventKind, Run, RunConfig, Step};
 
 use crate::category::RbClassification;
@@ -187,17 +186,17 @@ impl RbRun {
         })
     }
 
-    /// `usage`: a body holding the answer's usage (`{"usage": {...}}`, OpenAI's or Anthropic's
-    /// fields, read by core `Usage::from_body`) or nil; `headers`: the response's header object
-    /// or nil. For a fleet's admission to settle the reservation and learn the limits.
+    /// `usage`: what the answer reports its usage in (`usage.rs`: the answer's usage Hash or
+    /// object, a body holding it, or nil); `headers`: the response's header object or nil. For a
+    /// fleet's admission to settle the reservation and learn the limits.
     fn succeeded(
         ruby: &Ruby,
         rb_self: &Self,
         elapsed: f64,
-        usage: Option<RString>,
+        usage: Value,
         headers: Value,
     ) -> Result<RArray, Error> {
-        let usage = usage.and_then(|u| Usage::from_body(&rstring_lossy(u)));
+        let usage = crate::usage::usage_of(ruby, usage);
         guard(ruby, || {
             let headers = crate::failure::response_headers(ruby, headers)?;
             let t = elapsed_ok(ruby, elapsed)?;

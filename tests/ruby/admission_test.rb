@@ -148,9 +148,26 @@ class AdmissionTest < Minitest::Test
 
   def test_ruby_llm_cache_writes_count_as_input
     # RubyLLM's input_tokens leave out Anthropic's cache writes, which count toward its ITPM.
-    assert_equal({ "usage" => { "input_tokens" => 5, "output_tokens" => 2, "cache_creation_input_tokens" => 800 } },
-                 JSON.parse(RetryCore::Retry.usage_json(TokenMessage.new("hi", 5, 2, 800))))
+    assert_equal [805.0, 2.0], RetryCore._usage(RetryCore::Retry.usage_of(TokenMessage.new("hi", 5, 2, 800)))
     assert_operator admission_waits(TokenMessage.new("hi", 5, 5, 800)).first[:seconds], :>, 0.5
+  end
+
+  # The usage is read where the answer keeps it: String or Symbol keys, reader methods; a
+  # returned response's body after the value's own usage; nothing from what cannot be read.
+  def test_the_usage_is_read_from_hashes_objects_and_bodies
+    read = ->(value) { RetryCore._usage(RetryCore::Retry.settlement(value)[0]) }
+    assert_equal [5.0, 7.0], read.call({ "usage" => { "prompt_tokens" => 5, "completion_tokens" => 7 } })
+    assert_equal [5.0, 7.0], read.call({ usage: { input_tokens: 5, output_tokens: 7 } })
+    assert_equal [5.0, nil], read.call(Reply.new(Usage.new(5, nil)))
+    assert_nil read.call({ usage: { input_tokens: Float::NAN, output_tokens: 7 } })
+    assert_nil read.call({ usage: { prompt_tokens: "5" } })
+    assert_nil read.call("no usage here")
+    body = JSON.generate(usage: { prompt_tokens: 3, completion_tokens: 4 })
+    response = Struct.new(:headers, :body).new({ "x-ratelimit-limit-requests" => "5" }, body)
+    assert_equal [3.0, 4.0], read.call(response)
+    raising = Object.new
+    def raising.usage = raise("no usage today")
+    assert_nil read.call(raising)
   end
 
   def test_an_answer_without_usage_counts_as_spent

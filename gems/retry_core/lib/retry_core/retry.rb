@@ -311,46 +311,26 @@ module RetryCore
       value
     end
 
-    # What the core settles a success with when the fleet's admission is on: the usage
-    # +value+ reports (as JSON, or a response's body) and a response's headers. Never raises.
-    # @return [Array(String, Object)] usage (or nil) and headers (or nil)
+    # What the core settles a success with when the fleet's admission is on: where the value
+    # reports its usage (read natively, by the core's rule: +usage.rs+), and a response's
+    # headers. A returned response's body is tried after the value's own usage. Never raises.
+    # @return [Array] usage (an object, a body, an Array of both to try in order, or nil) and
+    #   headers (or nil)
     def self.settlement(value)
       response = response_of(value)
-      [usage_json(value) || body_of(response), headers_of(response)]
+      return [usage_of(value), nil] if response.nil?
+
+      [[usage_of(value), body_of(response)], headers_of(response)]
     end
 
-    # The usage fields the core reads (core +Usage::from_json+), each with the names it goes by
-    # (RubyLLM's Message says +cache_creation_tokens+ for Anthropic's cache writes).
-    USAGE_FIELDS = {
-      "prompt_tokens" => %w[prompt_tokens], "completion_tokens" => %w[completion_tokens],
-      "input_tokens" => %w[input_tokens], "output_tokens" => %w[output_tokens],
-      "cache_creation_input_tokens" => %w[cache_creation_input_tokens cache_creation_tokens]
-    }.freeze
-    # The same names each with its Symbol, made once.
-    USAGE_KEYS = USAGE_FIELDS.to_h { |name, aliases| [name, aliases.map { |a| [a, a.to_sym].freeze }.freeze] }.freeze
-
-    # The usage an answer reports, as +{"usage": {...}}+ JSON for the core to read, or nil:
-    # +value.usage+ / +value[:usage]+ (an OpenAI or Anthropic body or object), or RubyLLM's
-    # +input_tokens+ / +output_tokens+ on its Message. Never raises.
-    def self.usage_json(value)
-      usage = if value.is_a?(Hash) then value[:usage] || value["usage"]
-              elsif value.respond_to?(:usage) then value.usage
-              elsif value.respond_to?(:input_tokens) || value.respond_to?(:output_tokens) then value
-              end
-      return nil if usage.nil?
-
-      # Plain loops: this runs after every admitted success (a lazy enumerator here cost 25 µs).
-      fields = {}
-      USAGE_KEYS.each do |name, aliases|
-        aliases.each do |a, sym|
-          n = usage_field(usage, a, sym)
-          next unless n.is_a?(Numeric) && n.real?
-
-          fields[name] = n
-          break
-        end
+    # Where an answer reports its usage: +value.usage+ / +value[:usage]+ (an OpenAI or
+    # Anthropic body or object), or RubyLLM's Message itself (+input_tokens+ / +output_tokens+,
+    # +cache_creation_tokens+), or nil. Never raises.
+    def self.usage_of(value)
+      if value.is_a?(Hash) then value[:usage] || value["usage"]
+      elsif value.respond_to?(:usage) then value.usage
+      elsif value.respond_to?(:input_tokens) || value.respond_to?(:output_tokens) then value
       end
-      fields.empty? ? nil : JSON.generate(usage: fields)
     rescue StandardError # an answer we cannot read settles as spent, never costs the caller it
       nil
     end
@@ -382,12 +362,6 @@ module RetryCore
       body.is_a?(String) ? body : nil
     rescue StandardError
       nil
-    end
-
-    def self.usage_field(usage, name, sym = name.to_sym)
-      if usage.is_a?(Hash) then usage.key?(name) ? usage[name] : usage[sym]
-      elsif usage.respond_to?(sym) then usage.public_send(sym)
-      end
     end
 
     # +$stderr+ as it is when a line is written (tests and daemons reassign it).
