@@ -99,6 +99,17 @@ hook = ->(_event) {}
 with_options = per_call_ns(n) { RetryCore.call_llm_with_retry(policy: "default", on_event: hook) { response } }
 fleet = RetryCore::Fleet.new
 with_fleet = per_call_ns(n) { RetryCore.call_llm_with_retry(fleet: fleet, key: "openai:gpt-4o") { response } }
+# Admission on, no contention (limits no call reaches): the answer reports its usage, which
+# settles the call's slot; with an estimate, the core computes the cost from the messages.
+admitted = RetryCore::Fleet.new(admission: { mode: :static, limits: { requests: 1e12, tokens: 1e12 } })
+answer = { usage: { prompt_tokens: 120, completion_tokens: 40 } }
+bare_answer = per_call_ns(n) { answer }
+with_admission = per_call_ns(n / 4) { RetryCore.call_llm_with_retry(fleet: admitted, key: "openai:gpt-4o") { answer } }
+estimate = { messages: [{ role: "system", content: "You are terse." },
+                        { role: "user", content: "Say hello in five words." }], max_tokens: 64 }
+with_estimate = per_call_ns(n / 4) do
+  RetryCore.call_llm_with_retry(fleet: admitted, key: "openai:gpt-4o", estimate: estimate) { answer }
+end
 
 results[:success_path] = {
   iterations: n,
@@ -109,6 +120,9 @@ results[:success_path] = {
   call_llm_with_retry_ns: generic.round(1),
   with_options_ns: with_options.round(1),
   with_fleet_ns: with_fleet.round(1),
+  answer_loop_ns: bare_answer.round(1),
+  with_admission_ns: with_admission.round(1),
+  with_estimate_ns: with_estimate.round(1),
   block_call_ns: plain_yield.round(1)
 }
 
@@ -118,6 +132,8 @@ puts format("  RetryCore::SwarmSDK::ChatRetry             %8.1f   extra: %+.1f n
 puts format("  RetryCore.call_llm_with_retry              %8.1f", generic)
 puts format("    (policy:, on_event:)                     %8.1f", with_options)
 puts format("    (fleet:, key:)                           %8.1f", with_fleet)
+puts format("    (fleet:, key:), admission on             %8.1f", with_admission)
+puts format("    (fleet:, key:, estimate:), admission on  %8.1f", with_estimate)
 
 if DOORS
   File.write(JSON_PATH, JSON.pretty_generate(results)) if JSON_PATH

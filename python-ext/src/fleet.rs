@@ -227,7 +227,15 @@ impl PyFleet {
     /// caller then serializes it.
     #[pyo3(signature = (messages, /))]
     fn _json_size(&self, messages: &Bound<'_, PyAny>) -> Option<usize> {
-        json_size(messages, 0)
+        crate::estimate::json_size(messages, 0)
+    }
+
+    /// `estimate=` checked and made the attempt's cost `(input_tokens, output_tokens)`: an int
+    /// of tokens, or a mapping with `messages` and/or `max_tokens` (`estimate.rs`). Raises
+    /// `TypeError` or `ValueError` (or the core's `InvalidArgumentError`) for a bad one.
+    #[pyo3(signature = (estimate, /))]
+    fn _cost(&self, py: Python<'_>, estimate: &Bound<'_, PyAny>) -> PyResult<(f64, f64)> {
+        guard(py, || crate::estimate::cost(py, &self.inner, estimate))
     }
 
     /// The retry-budget tokens left for `key` (None without a budget).
@@ -298,61 +306,6 @@ pub fn usage_of(obj: &Bound<'_, PyAny>) -> Option<Usage> {
         return Usage::from_fields(|k| obj.get_item(k).ok().and_then(number));
     }
     Usage::from_fields(|k| obj.getattr(k).ok().and_then(number))
-}
-
-/// The length of `v` as compact JSON without ASCII escaping, in UTF-8 bytes (see
-/// `PyFleet::_json_size`), or None for what only the serializer knows how to write.
-fn json_size(v: &Bound<'_, PyAny>, depth: usize) -> Option<usize> {
-    use pyo3::types::{PyList as List, PyTuple};
-    if depth > 64 {
-        return None;
-    }
-    if v.is_none() {
-        return Some(4);
-    }
-    if v.is_instance_of::<PyBool>() {
-        return Some(if v.is_truthy().ok()? { 4 } else { 5 });
-    }
-    if let Ok(s) = v.cast::<PyString>() {
-        return Some(str_size(s.to_str().ok()?));
-    }
-    if v.is_instance_of::<PyInt>() {
-        let i: i128 = v.extract().ok()?;
-        return Some(i.to_string().len());
-    }
-    if let Ok(d) = v.cast::<PyDict>() {
-        let mut n = 2 + d.len().saturating_sub(1);
-        for (k, x) in d.iter() {
-            n +=
-                str_size(k.cast::<PyString>().ok()?.to_str().ok()?) + 1 + json_size(&x, depth + 1)?;
-        }
-        return Some(n);
-    }
-    let items: Vec<Bound<'_, PyAny>> = if let Ok(l) = v.cast::<List>() {
-        l.iter().collect()
-    } else if let Ok(t) = v.cast::<PyTuple>() {
-        t.iter().collect()
-    } else {
-        return None;
-    };
-    let mut n = 2 + items.len().saturating_sub(1);
-    for x in &items {
-        n += json_size(x, depth + 1)?;
-    }
-    Some(n)
-}
-
-/// A JSON string's length with Python's escapes (`ensure_ascii=False`): quotes, `\"`, `\\`,
-/// the five short control escapes, `\u00XX` for the other control characters.
-fn str_size(s: &str) -> usize {
-    2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf8(),
-        })
-        .sum::<usize>()
 }
 
 /// A virtual clock for a test fleet: `_set(t)` moves it.

@@ -8,6 +8,7 @@
 mod category;
 mod classify;
 mod error;
+mod estimate;
 mod events;
 mod failure;
 mod fleet;

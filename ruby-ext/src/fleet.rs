@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use magnus::{prelude::*, Error, RArray, RHash, RModule, RString, Ruby};
+use magnus::{prelude::*, Error, IntoValue, RArray, RHash, RModule, RString, Ruby, Value};
 use retry_core::driver::ManualClock;
-use retry_core::fleet::{Cost, Fleet, FleetConfig};
+use retry_core::fleet::{Cost, Fleet, FleetConfig, Reservation};
 use serde_json::Value as Json;
 
 use crate::convert::{from_json, rstring_lossy};
@@ -139,6 +139,65 @@ impl RbFleet {
         })
     }
 
+    /// The success path with a cost (core `Fleet::admits_freely_with`): nil when the call must
+    /// take the whole run; true when it may go and holds nothing (admission off); a
+    /// `Fleet::Slot` when it may go on the admission slot it now holds, to settle by
+    /// `_succeeded_with` or hand to the run of a failed call (`Run._new_holding`). `cost`:
+    /// `[input_tokens, output_tokens]` from `_estimate`, or nil for one request.
+    fn admits_freely_with(
+        ruby: &Ruby,
+        rb_self: &Self,
+        key: RString,
+        cost: Option<(f64, f64)>,
+    ) -> Result<Value, Error> {
+        // SAFETY: the bytes are only read, before any Ruby code runs again.
+        let Ok(key) = std::str::from_utf8(unsafe { key.as_slice() }) else {
+            return Ok(ruby.qnil().as_value());
+        };
+        if !rb_self.0.admission_on() {
+            return Ok(match rb_self.0.admits_freely(key) {
+                true => ruby.qtrue().as_value(),
+                false => ruby.qnil().as_value(),
+            });
+        }
+        let cost = cost_of(ruby, cost)?;
+        let slot = guard(ruby, || Ok(rb_self.0.admits_freely_with(key, &cost)))?;
+        Ok(match slot {
+            None => ruby.qnil().as_value(),
+            Some(r) => RbSlot(r).into_value_with(ruby),
+        })
+    }
+
+    /// A call that went on `slot` (`_admits_freely_with`) succeeded at once: the slot settled
+    /// against the usage `usage` reports (`usage.rs`: the answer's usage, a body, or nil) and
+    /// the limits learned from `headers` (the response's header object or nil), then
+    /// the metrics, budget and breaker told (core `Fleet::succeeded_with`). Answers as
+    /// `_succeeded`.
+    fn succeeded_with(
+        ruby: &Ruby,
+        rb_self: &Self,
+        key: RString,
+        slot: &RbSlot,
+        usage: Value,
+        headers: Value,
+    ) -> Result<Option<RArray>, Error> {
+        let key = rstring_lossy(key);
+        let usage = crate::usage::usage_of(ruby, usage);
+        guard(ruby, || {
+            let headers = crate::failure::response_headers(ruby, headers)?;
+            let evs = rb_self
+                .0
+                .succeeded_with(&key, &slot.0, usage.as_ref(), &headers);
+            if evs.is_empty() {
+                return Ok(None);
+            }
+            let out = ruby.ary_new_capa(2);
+            out.push(crate::events::to_array(ruby, &evs)?)?;
+            out.push(crate::events::log_lines(ruby, &evs)?)?;
+            Ok(Some(out))
+        })
+    }
+
     /// Whether the fleet's admission is on: the front door then reads each answer's usage.
     fn admission(&self) -> bool {
         self.0.admission_on()
@@ -182,6 +241,23 @@ impl RbFleet {
     }
 }
 
+/// An admission slot a call holds (core `Reservation`), from `Fleet#_admits_freely_with`.
+#[magnus::wrap(class = "RetryCore::Fleet::Slot", free_immediately, size)]
+pub struct RbSlot(pub Reservation);
+
+/// An estimate `[input_tokens, output_tokens]` as the core's cost (one request when nil).
+pub(crate) fn cost_of(ruby: &Ruby, cost: Option<(f64, f64)>) -> Result<Cost, Error> {
+    match cost {
+        None => Ok(Cost::REQUEST),
+        Some((input, output)) => Cost::new(input, output).map_err(|e| {
+            to_ruby(
+                ruby,
+                retry_core::Error::invalid_argument(format!("estimate: {}", e.message)),
+            )
+        }),
+    }
+}
+
 /// Called by `Process._fork` before forking: waits until no fleet call is talking to Redis on
 /// another thread (each is bounded by the backend's timeouts; 5 s at most), so that the child
 /// inherits no lock held by a thread it does not have. Returns whether the wait succeeded.
@@ -208,5 +284,15 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_method("_succeeded", magnus::method!(RbFleet::succeeded, 1))?;
     class.define_method("_admission", magnus::method!(RbFleet::admission, 0))?;
     class.define_method("_estimate", magnus::method!(RbFleet::estimate, 3))?;
+    class.define_method(
+        "_admits_freely_with",
+        magnus::method!(RbFleet::admits_freely_with, 2),
+    )?;
+    class.define_method(
+        "_succeeded_with",
+        magnus::method!(RbFleet::succeeded_with, 4),
+    )?;
+    let slot = class.define_class("Slot", ruby.class_object())?;
+    slot.undef_default_alloc_func();
     Ok(())
 }

@@ -31,6 +31,7 @@ mod run;
 mod scrub;
 mod stream_end;
 mod testing;
+mod usage;
 
 use magnus::{prelude::*, Error, Ruby};
 
@@ -58,6 +59,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     module.define_singleton_method("_sse_first_event", magnus::function!(sse_first_event, 1))?;
     testing::init(ruby, module)?;
     stream_end::init(ruby, module)?;
+    usage::init(ruby, module)?;
     resolve_classes(ruby);
     module.const_set("NATIVE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // Hidden entry points for the suite, never for users.
@@ -77,6 +79,7 @@ fn resolve_classes(ruby: &Ruby) {
     category::RbClassification::class(ruby);
     failure::RbFailure::class(ruby);
     fleet::RbFleet::class(ruby);
+    fleet::RbSlot::class(ruby);
     run::RbDecision::class(ruby);
     run::RbRun::class(ruby);
     policy::RbPolicy::class(ruby);

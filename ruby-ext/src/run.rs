@@ -15,7 +15,6 @@ use magnus::{
     prelude::*, rb_sys::AsRawValue, Error, Integer, RArray, RModule, RString, Ruby, Symbol, Value,
 };
 use retry_core::__private::run::HookAnswer;
-use retry_core::fleet::Usage;
 use retry_core::{Action, Decision, ErrorNames, EventKind, Run, RunConfig, Step};
 
 use crate::category::RbClassification;
@@ -23,7 +22,7 @@ use crate::convert::rstring_lossy;
 use crate::error::{guard, invalid_argument, to_ruby};
 use crate::events;
 use crate::failure::RbFailure;
-use crate::fleet::RbFleet;
+use crate::fleet::{RbFleet, RbSlot};
 use crate::nogvl::without_gvl;
 use crate::policy::RbPolicy;
 
@@ -79,6 +78,21 @@ impl RbRun {
         keys: Option<RArray>,
         swarm_names: bool,
     ) -> Result<Self, Error> {
+        Self::new_holding(ruby, policy, config, fleet, keys, swarm_names, None)
+    }
+
+    /// `_new` for a call whose first attempt went on `slot` (`Fleet#_admits_freely_with`) and
+    /// failed: the run settles that slot with the failure (core `Run::holding`).
+    fn new_holding(
+        ruby: &Ruby,
+        policy: &RbPolicy,
+        config: Option<RString>,
+        fleet: Option<&RbFleet>,
+        keys: Option<RArray>,
+        swarm_names: bool,
+        slot: Option<&RbSlot>,
+    ) -> Result<Self, Error> {
+        let slot = slot.map(|s| s.0.clone());
         let config = config.map(rstring_lossy);
         let mut owned_keys = Vec::new();
         if let Some(keys) = keys {
@@ -107,6 +121,9 @@ impl RbRun {
                 }
                 remote = fleet.remote();
                 run = run.fleet(Arc::clone(&fleet.0), keys);
+                if let Some(slot) = slot {
+                    run = run.holding(slot);
+                }
             }
             Ok(RbRun {
                 inner: RefCell::new(run),
@@ -169,17 +186,17 @@ impl RbRun {
         })
     }
 
-    /// `usage`: a body holding the answer's usage (`{"usage": {...}}`, OpenAI's or Anthropic's
-    /// fields, read by core `Usage::from_body`) or nil; `headers`: the response's header object
-    /// or nil. For a fleet's admission to settle the reservation and learn the limits.
+    /// `usage`: what the answer reports its usage in (`usage.rs`: the answer's usage Hash or
+    /// object, a body holding it, or nil); `headers`: the response's header object or nil. For a
+    /// fleet's admission to settle the reservation and learn the limits.
     fn succeeded(
         ruby: &Ruby,
         rb_self: &Self,
         elapsed: f64,
-        usage: Option<RString>,
+        usage: Value,
         headers: Value,
     ) -> Result<RArray, Error> {
-        let usage = usage.and_then(|u| Usage::from_body(&rstring_lossy(u)));
+        let usage = crate::usage::usage_of(ruby, usage);
         guard(ruby, || {
             let headers = crate::failure::response_headers(ruby, headers)?;
             let t = elapsed_ok(ruby, elapsed)?;
@@ -330,6 +347,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.const_set("EVENTS", run_events)?;
     class.undef_default_alloc_func();
     class.define_singleton_method("_new", magnus::function!(RbRun::new, 5))?;
+    class.define_singleton_method("_new_holding", magnus::function!(RbRun::new_holding, 6))?;
     class.define_method("_start", magnus::method!(RbRun::start, 1))?;
     class.define_method("_abandon", magnus::method!(RbRun::abandon, 0))?;
     class.define_method("_succeeded", magnus::method!(RbRun::succeeded, 3))?;

@@ -148,15 +148,65 @@ class AdmissionTest < Minitest::Test
 
   def test_ruby_llm_cache_writes_count_as_input
     # RubyLLM's input_tokens leave out Anthropic's cache writes, which count toward its ITPM.
-    assert_equal({ "usage" => { "input_tokens" => 5, "output_tokens" => 2, "cache_creation_input_tokens" => 800 } },
-                 JSON.parse(RetryCore::Retry.usage_json(TokenMessage.new("hi", 5, 2, 800))))
+    assert_equal [805.0, 2.0], RetryCore._usage(RetryCore::Retry.usage_of(TokenMessage.new("hi", 5, 2, 800)))
     assert_operator admission_waits(TokenMessage.new("hi", 5, 5, 800)).first[:seconds], :>, 0.5
+  end
+
+  # The usage is read where the answer keeps it: String or Symbol keys, reader methods; a
+  # returned response's body after the value's own usage; nothing from what cannot be read.
+  def test_the_usage_is_read_from_hashes_objects_and_bodies
+    read = ->(value) { RetryCore._usage(RetryCore::Retry.settlement(value)[0]) }
+    assert_equal [5.0, 7.0], read.call({ "usage" => { "prompt_tokens" => 5, "completion_tokens" => 7 } })
+    assert_equal [5.0, 7.0], read.call({ usage: { input_tokens: 5, output_tokens: 7 } })
+    assert_equal [5.0, nil], read.call(Reply.new(Usage.new(5, nil)))
+    assert_nil read.call({ usage: { input_tokens: Float::NAN, output_tokens: 7 } })
+    assert_nil read.call({ usage: { prompt_tokens: "5" } })
+    assert_nil read.call("no usage here")
+    body = JSON.generate(usage: { prompt_tokens: 3, completion_tokens: 4 })
+    response = Struct.new(:headers, :body).new({ "x-ratelimit-limit-requests" => "5" }, body)
+    assert_equal [3.0, 4.0], read.call(response)
+    raising = Object.new
+    def raising.usage = raise("no usage today")
+    assert_nil read.call(raising)
   end
 
   def test_an_answer_without_usage_counts_as_spent
     waits = admission_waits("no usage here")
     assert_equal 1, waits.size
     assert_operator waits[0][:seconds], :>, 0.5
+  end
+
+  # A first attempt admitted at once (the success path's slot, no run) that fails: the run
+  # built then takes over its slot and settles it as spent, so the retry waits for the tokens
+  # that attempt held.
+  def test_a_first_attempt_that_fails_on_its_slot_is_settled_by_the_run
+    fleet = RetryCore::Fleet.new(admission: { mode: :static, limits: { tokens: 1000 }, window_s: 1 })
+    events = []
+    calls = 0
+    value = RetryCore.call_llm_with_retry(fleet: fleet, key: KEY, estimate: { max_tokens: 900 }, max_retries: 3,
+                                          delay: 0.01, on_event: events.method(:<<)) do
+      calls += 1
+      raise Errno::ECONNRESET if calls == 1
+
+      { usage: { prompt_tokens: 5, completion_tokens: 5 } }
+    end
+    assert_equal [2, 5], [calls, value[:usage][:prompt_tokens]]
+    waits = events.select { |e| e[:type] == "admission_wait" }
+    assert_equal 1, waits.size
+    assert_operator waits[0][:seconds], :>, 0.5
+    assert_equal 1, fleet.metrics[KEY]["total"][:successes]
+  end
+
+  # With admission on and nothing to wait for, a success goes without a run: its slot is
+  # settled by the fleet, and nothing is emitted.
+  def test_an_admitted_success_emits_nothing_and_is_counted
+    fleet = RetryCore::Fleet.new(admission: { mode: :static, limits: { requests: 1e9, tokens: 1e12 } })
+    events = []
+    3.times do
+      assert_equal :ok, RetryCore.call_llm_with_retry(fleet: fleet, key: KEY, on_event: events.method(:<<)) { :ok }
+    end
+    assert_empty events
+    assert_equal 3, fleet.metrics[KEY]["total"][:successes]
   end
 
   # --- a bad estimate fails before the first call -------------------------------------------

@@ -22,7 +22,7 @@ import inspect
 import json
 import logging
 import time
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Mapping, MutableSequence
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, TypedDict, TypeVar, Union
 
 from . import _native
@@ -272,45 +272,13 @@ class _Options:
         return _native.Run(self.native, config, self.fleet._inner, [self.key], self._cost, slot)
 
 
-_ESTIMATE_KEYS = frozenset(("messages", "max_tokens"))
-#: Compact UTF-8 JSON, as Ruby's ``JSON.generate`` writes it: the estimate's byte count. Made once
-#: (``json.dumps`` with these options builds a new encoder on every call).
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
 def _estimate_cost(estimate: Any, fleet: Optional[Fleet]) -> Tuple[float, float]:
     """``estimate=`` checked and handed to the core, which computes the attempt's cost (core
-    ``Fleet::estimate``: the request's bytes and its ``max_tokens``). Raises before the first call."""
+    ``Fleet::estimate``: the request's bytes and its ``max_tokens``), in one native call
+    (``python-ext/src/estimate.rs``). Raises before the first call."""
     if fleet is None:
         raise TypeError("estimate= needs fleet= (a retry_core.Fleet with admission on)")
-    if isinstance(estimate, int) and not isinstance(estimate, bool):
-        if estimate > 10**15:  # beyond what a float holds exactly; the core's limit is lower
-            raise ValueError(f"estimate must be at most 1e12 tokens, got {estimate}")
-        return fleet._inner._estimate(float(estimate), 0, 0)
-    if type(estimate) is not dict and not isinstance(estimate, Mapping):  # a dict first: ABCs cost
-        raise TypeError(f"estimate must be an int (tokens) or a mapping with 'messages' and/or 'max_tokens', "
-                        f"not {type(estimate).__name__}")
-    if not estimate or not _ESTIMATE_KEYS.issuperset(estimate):
-        raise ValueError(f"estimate takes 'messages' and/or 'max_tokens', got {sorted(map(repr, estimate))}")
-    size = 0
-    messages = estimate.get("messages")
-    if messages is not None:
-        if type(messages) is not list and (isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence)):
-            raise TypeError(f"estimate['messages'] must be a list of messages, not {type(messages).__name__}")
-        try:
-            # Counted natively for plain messages; the serializer measures anything else.
-            counted = fleet._inner._json_size(messages)
-            size = len(_COMPACT.encode(messages).encode("utf-8", "replace")) if counted is None else counted
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"estimate['messages'] must be JSON-serializable: {err}") from None
-    max_tokens = estimate.get("max_tokens")
-    if max_tokens is None:
-        max_tokens = 0
-    elif not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
-        raise TypeError(f"estimate['max_tokens'] must be an int, not {type(max_tokens).__name__}")
-    elif not 0 <= max_tokens < 2**64:
-        raise ValueError(f"estimate['max_tokens'] must be in [0, 2**64), got {max_tokens}")
-    return fleet._inner._estimate(None, size, max_tokens)
+    return fleet._inner._cost(estimate)
 
 
 def _answer(value: Any) -> Tuple[Any, Optional[List[Tuple[str, str]]]]:

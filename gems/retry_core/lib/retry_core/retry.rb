@@ -113,15 +113,21 @@ module RetryCore
         key = Fleet.key!(key)
       end
       cost = Retry.cost(estimate, fleet) unless estimate.nil?
-      # A paused key, an open circuit or a remote fleet: the whole run, whose first step asks
-      # the fleet's gate.
-      if fleet && !fleet._admits_freely(key)
-        return Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress,
-                                          cost), &block)
+      if fleet
+        # The fleet's gate (core Fleet::admits_freely_with): true, the key is free; a slot,
+        # admission placed this call now and it holds that slot; nil, a paused key, an open
+        # circuit, a remote fleet or a slot later than now: the whole run, whose first step
+        # asks the gate.
+        slot = fleet._admits_freely_with(key, cost)
+        if slot.nil?
+          return Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans,
+                                            on_progress, cost), &block)
+        end
       end
 
       # Otherwise the first call needs no run and no door: the success path allocates nothing
-      # (the policy is a cached preset or the caller's); a fleet is told of the success.
+      # (the policy is a cached preset or the caller's); a fleet is told of the success, and
+      # with admission on the slot is settled against the usage the value reports.
       failed = false
       begin
         value = yield
@@ -130,14 +136,25 @@ module RetryCore
         failed = true
       end
       unless failed
-        pending = fleet&._succeeded(key)
-        Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress).emitted(pending) if pending
+        if fleet
+          pending = if true == slot # rubocop:disable Style/YodaCondition -- TrueClass#== is the cheap one
+                      fleet._succeeded(key)
+                    else
+                      usage, headers = Retry.settlement(value)
+                      fleet._succeeded_with(key, slot, usage, headers)
+                    end
+          if pending
+            Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress)
+                       .emitted(pending)
+          end
+        end
         return value
       end
       # Retried outside the rescue: an attempt's error must not gain the first one as its
-      # #cause (Ruby links an error raised inside a rescue clause to the one rescued).
-      Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress), error,
-                 &block)
+      # #cause (Ruby links an error raised inside a rescue clause to the one rescued). The run
+      # settles the first attempt's slot with its failure.
+      Retry.call(Retry::Door.new(policy, self, on_event, logger, fleet, key, messages, on_orphans, on_progress, cost,
+                                 true == slot ? nil : slot), error, &block)
     end
 
     def check_hook(name, hook)
@@ -294,29 +311,26 @@ module RetryCore
       value
     end
 
-    # The usage fields the core reads (core +Usage::from_json+), each with the names it goes by
-    # (RubyLLM's Message says +cache_creation_tokens+ for Anthropic's cache writes).
-    USAGE_FIELDS = {
-      "prompt_tokens" => %w[prompt_tokens], "completion_tokens" => %w[completion_tokens],
-      "input_tokens" => %w[input_tokens], "output_tokens" => %w[output_tokens],
-      "cache_creation_input_tokens" => %w[cache_creation_input_tokens cache_creation_tokens]
-    }.freeze
+    # What the core settles a success with when the fleet's admission is on: where the value
+    # reports its usage (read natively, by the core's rule: +usage.rs+), and a response's
+    # headers. A returned response's body is tried after the value's own usage. Never raises.
+    # @return [Array] usage (an object, a body, an Array of both to try in order, or nil) and
+    #   headers (or nil)
+    def self.settlement(value)
+      response = response_of(value)
+      return [usage_of(value), nil] if response.nil?
 
-    # The usage an answer reports, as +{"usage": {...}}+ JSON for the core to read, or nil:
-    # +value.usage+ / +value[:usage]+ (an OpenAI or Anthropic body or object), or RubyLLM's
-    # +input_tokens+ / +output_tokens+ on its Message. Never raises.
-    def self.usage_json(value)
-      usage = if value.is_a?(Hash) then value[:usage] || value["usage"]
-              elsif value.respond_to?(:usage) then value.usage
-              elsif value.respond_to?(:input_tokens) || value.respond_to?(:output_tokens) then value
-              end
-      return nil if usage.nil?
+      [[usage_of(value), body_of(response)], headers_of(response)]
+    end
 
-      fields = USAGE_FIELDS.each_with_object({}) do |(name, aliases), out|
-        n = aliases.lazy.map { |a| usage_field(usage, a) }.find { |v| v.is_a?(Numeric) && v.real? }
-        out[name] = n if n
+    # Where an answer reports its usage: +value.usage+ / +value[:usage]+ (an OpenAI or
+    # Anthropic body or object), or RubyLLM's Message itself (+input_tokens+ / +output_tokens+,
+    # +cache_creation_tokens+), or nil. Never raises.
+    def self.usage_of(value)
+      if value.is_a?(Hash) then value[:usage] || value["usage"]
+      elsif value.respond_to?(:usage) then value.usage
+      elsif value.respond_to?(:input_tokens) || value.respond_to?(:output_tokens) then value
       end
-      fields.empty? ? nil : JSON.generate(usage: fields)
     rescue StandardError # an answer we cannot read settles as spent, never costs the caller it
       nil
     end
@@ -350,12 +364,6 @@ module RetryCore
       nil
     end
 
-    def self.usage_field(usage, name)
-      if usage.is_a?(Hash) then usage.key?(name) ? usage[name] : usage[name.to_sym]
-      elsif usage.respond_to?(name) then usage.public_send(name)
-      end
-    end
-
     # +$stderr+ as it is when a line is written (tests and daemons reassign it).
     class Stderr
       def write(*args)
@@ -367,7 +375,10 @@ module RetryCore
 
     # How the plain front door ({RetryCore.call_llm_with_retry}) does each step.
     class Door
-      def initialize(policy, sleeper, on_event, logger, fleet, key, messages, on_orphans, on_progress, cost = nil)
+      # +slot+: the admission slot the first attempt went on (Fleet#_admits_freely_with), when
+      # that attempt failed: the run settles it.
+      def initialize(policy, sleeper, on_event, logger, fleet, key, messages, on_orphans, on_progress, cost = nil,
+                     slot = nil)
         @started = Testing.monotonic
         @policy = policy
         @sleeper = sleeper
@@ -379,6 +390,7 @@ module RetryCore
         @on_orphans = on_orphans
         @on_progress = on_progress
         @cost = cost
+        @slot = slot
         @errors = nil
       end
 
@@ -388,7 +400,11 @@ module RetryCore
       end
 
       def run
-        @run ||= Run._new(@policy, JSON.generate(config), @fleet, @keys, swarm_names?)
+        @run ||= if @slot
+                   Run._new_holding(@policy, JSON.generate(config), @fleet, @keys, swarm_names?, @slot)
+                 else
+                   Run._new(@policy, JSON.generate(config), @fleet, @keys, swarm_names?)
+                 end
       end
 
       def swarm_names?
@@ -414,8 +430,7 @@ module RetryCore
       def settlement(value)
         return NO_SETTLEMENT unless @fleet&._admission
 
-        response = Retry.response_of(value)
-        [Retry.usage_json(value) || Retry.body_of(response), Retry.headers_of(response)]
+        Retry.settlement(value)
       end
       NO_SETTLEMENT = [nil, nil].freeze
 
