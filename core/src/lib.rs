@@ -108,6 +108,18 @@ mod guides {
     pub struct Middleware;
 }
 
+/// Builds now every table the engine otherwise builds on first use (the classifier's phrase sets,
+/// code indexes and patterns, the scrubber's patterns): a few milliseconds, once per process.
+///
+/// Call it before `fork()` in a program whose threads may classify while it forks: a table that
+/// another thread was building at the fork stays half-built in the child, and the child's first
+/// classification would wait for it forever. The Python and Ruby bindings call it when they load.
+pub fn warm() {
+    classify::warm();
+    retry_after::warm();
+    scrub::warm();
+}
+
 pub use category::{Category, Classification, ErrorClass, Evidence, RetryAfterSource};
 pub use chain::Link;
 pub use classify::classify;

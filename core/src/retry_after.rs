@@ -31,6 +31,12 @@ pub fn from_headers(headers: &Headers, now: SystemTime) -> Option<(f64, RetryAft
 /// How many bytes of a body or message are searched for a stated wait.
 const MAX_WAIT_SCAN: usize = 64 * 1024;
 
+/// Builds this module's patterns now (see `crate::warm`).
+pub(crate) fn warm() {
+    from_body("retryDelay");
+    from_text("");
+}
+
 /// The wait an error body gives as data: `google.rpc.RetryInfo.retryDelay` ("36s", "0.5s"),
 /// as JSON or as the Python repr an exception prints (`'retryDelay': '36s'`).
 pub fn from_body(text: &str) -> Option<f64> {

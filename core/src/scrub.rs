@@ -1054,6 +1054,11 @@ struct Compiled {
     prefix_row: Vec<usize>,
 }
 
+/// Builds the scrubber's patterns now (see `crate::warm`).
+pub(crate) fn warm() {
+    compiled();
+}
+
 fn compiled() -> &'static Compiled {
     static C: OnceLock<Compiled> = OnceLock::new();
     C.get_or_init(|| {

@@ -26,6 +26,9 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Every lazy table built at import, before the program can fork while threads classify
+    // (a table half-built at a fork never finishes in the child; `retry_core::warm`).
+    retry_core::warm();
     error::load(m.py())?;
     category::register(m)?;
     classify::register(m)?;

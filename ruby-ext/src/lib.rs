@@ -43,6 +43,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[magnus::init(name = "retry_core")]
 fn init(ruby: &Ruby) -> Result<(), Error> {
+    // Every lazy table built at require, before the program can fork while threads classify
+    // (a table half-built at a fork never finishes in the child; `retry_core::warm`).
+    retry_core::warm();
     let module = ruby.define_module("RetryCore")?;
     error::init(ruby)?;
     error::install_panic_hook();

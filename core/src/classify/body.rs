@@ -372,6 +372,14 @@ fn repr_to_json(text: &str) -> Option<String> {
     None
 }
 
+/// Builds this module's patterns now (see `crate::warm`).
+pub(crate) fn warm() {
+    quoted_fields();
+    inspected_fields();
+    sdk_code_message();
+    aws_error_code();
+}
+
 /// `'code': 'x'`, `"type": "x"`, `'status': 429`: the fields of an envelope, however quoted.
 fn quoted_fields() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();

@@ -827,6 +827,15 @@ struct ClassIndex {
     suffixes: Vec<(&'static str, ClassRule)>,
 }
 
+/// Builds every table the classifier builds on first use (see `crate::warm`).
+pub(crate) fn warm() {
+    class_index();
+    body::warm();
+    text::warm();
+    let _ = tables::code_row("");
+    let _ = tables::CODES.len();
+}
+
 fn class_index() -> &'static ClassIndex {
     static I: std::sync::OnceLock<ClassIndex> = std::sync::OnceLock::new();
     I.get_or_init(|| {

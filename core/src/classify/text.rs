@@ -47,6 +47,25 @@ impl PhraseSet {
     }
 }
 
+/// Builds this module's phrase sets and patterns now (see `crate::warm`). Each is built on first
+/// use otherwise.
+pub(crate) fn warm() {
+    for set in [
+        permanent,
+        stated,
+        network,
+        overload_under_4xx,
+        transient,
+        overload,
+        rate_window,
+        long_window,
+    ] {
+        set();
+    }
+    curl_code("");
+    websocket_close_code("");
+}
+
 /// The compiled permanent and transient phrase tables.
 pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
