@@ -203,7 +203,10 @@ fn bare_code(message: &str) -> Option<ProviderError> {
 /// try again in 6.5s"), with where it came from.
 fn stated_wait(f: &Failure, hay: &Hay) -> Option<(f64, RetryAfterSource)> {
     let body = f.body.as_deref().unwrap_or("");
-    if let Some(s) = retry_after::from_body(body).or_else(|| retry_after::from_body(&f.message)) {
+    if let Some(s) = retry_after::from_body(body)
+        .or_else(|| retry_after::from_body(&f.message))
+        .or_else(|| text::proto_retry_delay(&f.message))
+    {
         return Some((s, RetryAfterSource::Body));
     }
     retry_after::from_text(&f.message)
@@ -400,6 +403,11 @@ fn decide(
             // HeadersTimeoutError", "SocketError: other side closed") says which failure.
             let whole = f.message.trim();
             let first = whole.lines().next().unwrap_or("").trim();
+            // (batch 18) Node's inspect form puts the error in brackets before its fields:
+            // "[TypeError: fetch failed] {\ncause: [Error: connect ECONNREFUSED ...]".
+            let first = first.strip_prefix('[').map_or(first, |rest| {
+                rest.split_once(']').map_or(rest, |(inside, _)| inside)
+            });
             let first = first.strip_prefix("TypeError: ").unwrap_or(first);
             if let Some((_, c)) = tables::UNDICI_TYPE_ERRORS
                 .iter()
@@ -1004,6 +1012,12 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
                 Category::BadRequest
+            }
+            // (batch 18) A stream cut that states its cause ("stream disconnected before
+            // completion: Rate limit reached for ..."): the stated rate limit is the failure, and
+            // its wait, not a reconnect, is what the retry needs.
+            Category::StreamInterrupted if text::rate_limit().first(hay.get()).is_some() => {
+                Category::RateLimited
             }
             c => c,
         })

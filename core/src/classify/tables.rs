@@ -1382,6 +1382,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("访问频率", RateLimited),
     said("请求过于频繁", RateLimited),
     said("过于频繁", RateLimited),
+    said("太频繁", RateLimited), // (batch 18) 你问的太频繁了 (asked too often)
     said("频率过高", RateLimited), // Zhipu 1303
     said("频率超限", RateLimited),
     said("请求频率", RateLimited),
@@ -1457,6 +1458,10 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("abnormal closure", Connection),
     said("keepalive ping timeout", Connection),
     // gRPC status names that pass (grpc.github.io/grpc/core/md_doc_statuscodes.html):
+    // (batch 18) grpc-go's transport failure under UNAVAILABLE ("code = Unavailable desc =
+    // connection error: desc = \"transport: Error while dialing ... connection refused\""):
+    // the dial failed, a connection.
+    said("connection error: desc", Connection),
     said("code = unavailable", ServerError),
     said("statuscode.unavailable", ServerError),
     said("statuscode=unavailable", ServerError), // Grpc.Core: Status(StatusCode=Unavailable, ...)

@@ -132,6 +132,34 @@ pub fn overload() -> &'static PhraseSet {
     })
 }
 
+/// (batch 18) The transient rows that name a rate limit, wherever they stand in the table.
+pub fn rate_limit() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| {
+        PhraseSet::new(
+            transient()
+                .rows
+                .iter()
+                .copied()
+                .filter(|p| p.category == RateLimited),
+        )
+    })
+}
+
+/// (batch 18) Gemini's `google.rpc.RetryInfo` as the legacy Python SDK prints it, protobuf text
+/// format ("retry_delay {\n  seconds: 19\n}", with `nanos` for a fraction): the wait in seconds.
+pub fn proto_retry_delay(text: &str) -> Option<f64> {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(r"retry_delay\s*\{\s*seconds:\s*([0-9]{1,9})(?:\s+nanos:\s*([0-9]{1,9}))?\s*\}")
+            .expect("valid regex")
+    });
+    let c = r.captures(head(text, super::MAX_SCAN))?;
+    let secs: f64 = c[1].parse().ok()?;
+    let nanos: f64 = c.get(2).map_or(Some(0.0), |n| n.as_str().parse().ok())?;
+    Some(secs + nanos / 1e9)
+}
+
 /// Permanent phrase families of servers, gateways and their set-up (after the main table, so
 /// they only decide where it said nothing). `stated` rows overrule a transient status: a
 /// self-hosted server's 500 that names a missing backend or an over-long input.
