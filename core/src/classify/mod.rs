@@ -941,6 +941,10 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));
     }
+    // (batch 18) A quoted error the sentence ends on (a KeyError's key, undici's "terminated").
+    if let Some(c) = text::last_clause(&f.message) {
+        return Some(c);
+    }
     if let Some(c) = text::grpc_status_prefix(&f.message) {
         return Some(c);
     }

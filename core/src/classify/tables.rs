@@ -885,6 +885,12 @@ pub const STATED: &[Category] = &[
     ContentFiltered,
 ];
 
+/// (batch 18) Natures only a phrase may state over a transient status or class, never a code:
+/// credentials a person must renew ("Reauthentication is needed. Please run `gcloud auth
+/// application-default login`", google-auth's RefreshError under LiteLLM's
+/// InternalServerError). (A provider's code mapped to auth under a 500 stays the 500's.)
+pub const STATED_IN_WORDS: &[Category] = &[Unauthorized];
+
 /// Phrases in a message or body. Order is priority: specific permanent meanings first, so
 /// "Invalid API key for connection" is unauthorized.
 pub const PERMANENT_PHRASES: &[Phrase] = &[

@@ -94,7 +94,7 @@ pub const PERMANENT: &[Phrase] = &[
     // Cloud credentials that are gone (google-auth's RefreshError "Reauthentication is needed.
     // Please run `gcloud auth application-default login`"; Baidu Qianfan code 14 "IAM
     // Certification failed", cloud.baidu.com Qianfan error codes).
-    said("reauthentication is needed", Unauthorized),
+    stated("reauthentication is needed", Unauthorized),
     said("iam certification failed", Unauthorized),
     // A refusal of the client itself ("You have been blocked", a risk-control block: "Abnormal
     // access behavior detected by risk control", 风控).
@@ -222,3 +222,34 @@ pub const TRANSIENT: &[Phrase] = &[
 /// REFRESH THIS PAGE." with a 400 (`SERVER_ERROR_MSG`). Only words that say the server is
 /// busy, never a request's fault.
 pub const OVERLOAD_UNDER_4XX: &[Phrase] = &[said("due to high traffic", Overloaded)];
+
+/// (batch 18) Pydantic locations into a reply's list of answers ("3 validation errors for
+/// typed-dict\ncandidates.0.content.role\n  Field required"; Gemini's GenerateContentResponse
+/// `candidates`, OpenAI's ChatCompletion `choices`): the provider's reply failed the client's
+/// schema, an invalid response, not the model's structured output. Read before the main
+/// tables' "validation error for".
+pub const REPLY_FIELD_PATHS: &[Phrase] = &[
+    said("candidates.0.", InvalidResponse),
+    said("choices.0.", InvalidResponse),
+];
+
+/// (batch 18) The last clause of an app's sentence when it is a client's whole error text:
+/// undici's fetch rejects with `TypeError("terminated")` when the socket under a response it had
+/// begun to read closes (nodejs/undici lib/web/fetch/index.js), quoted by apps as "An error
+/// occurred while processing the request: terminated". The answer was cut.
+pub const LAST_CLAUSE: &[(&str, crate::Category)] = &[("terminated", StreamInterrupted)];
+
+/// (batch 18) Keys of a provider's reply: a Python `KeyError` on one of them (str() of a KeyError
+/// is the quoted key: "Node LLM run failed: [openrouter] Error: 'choices'") says the reply came
+/// without it, an invalid response. A KeyError on any other key ("litellm.APIConnectionError:
+/// 'name'", LiteLLM wrapping whatever it caught) says nothing of the network or the provider:
+/// unknown, whatever class is named before it.
+pub const REPLY_KEYS: &[&str] = &[
+    "choices",
+    "candidates",
+    "content",
+    "message",
+    "delta",
+    "output",
+    "usage",
+];
