@@ -726,6 +726,12 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Then by the wording, where the code said nothing sharper.
     match sharper {
         Category::ServerError if says_overloaded(hay) => Category::Overloaded,
+        // (batch 18) A 503 that names a rate limit is a throttle answered as unavailable (a
+        // router's "Request dropped after exceeding the local rate-limit queue budget"; S3's
+        // 503 SlowDown is the same shape): its rate, and its wait, are what the retry needs.
+        Category::ServerError if status == 503 && text::rate_limit().first(hay.get()).is_some() => {
+            Category::RateLimited
+        }
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
         Category::RateLimited

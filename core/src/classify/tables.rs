@@ -1500,6 +1500,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("rate limit", RateLimited),
     said("rate limited", RateLimited),
     said("rate-limited", RateLimited),
+    said("rate-limit", RateLimited), // (batch 18) "the local rate-limit queue budget"
     said("ratelimit", RateLimited),
     said("ratelimited", RateLimited),
     said("rate_limit_error", RateLimited),

@@ -129,6 +129,11 @@ pub const PERMANENT: &[Phrase] = &[
     said("aborterror", Cancelled),
     said("operation was aborted", Cancelled),
     said("disconnected from the client side", Cancelled),
+    // An app's catch-all that sends the reader to a person ("An error occurred while processing
+    // your request. Please contact the Admin."): the remedy is someone's action, not time, and
+    // the text hides the cause. Unknown, never retried on these words alone.
+    said("contact the admin", Unknown),
+    said("contact your admin", Unknown),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
