@@ -134,6 +134,12 @@ pub const PERMANENT: &[Phrase] = &[
     // the text hides the cause. Unknown, never retried on these words alone.
     said("contact the admin", Unknown),
     said("contact your admin", Unknown),
+    // A local system call's failure printed by Python ("[Errno 22] Invalid argument", EINVAL;
+    // "[Errno 28] No space left on device", ENOSPC): the app's own machine, which a retry meets
+    // again, whatever network words the app adds after it ("Flow build failed - Failed to
+    // fetch"). (A network errno names itself: "[Errno 111] Connection refused".)
+    said("[errno 22]", Unknown),
+    said("[errno 28]", Unknown),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -141,6 +147,12 @@ pub const PERMANENT: &[Phrase] = &[
 /// "Error building Component OpenAI: 1 validation error for ChatOpenAI"). Nothing inside it is a
 /// model's output, so these are read before the main tables' "validation error for".
 pub const BEFORE_ANY_CALL: &[Phrase] = &[
+    // (batch 18) A hedged list of possible causes ("This might be due to: * Moderation ... *
+    // Excessively large context ... * High demands"): the causes are guesses, permanent and
+    // transient side by side, so none of them decides.
+    said("might be due to:", Unknown),
+    said("may be due to:", Unknown),
+    said("possible causes:", Unknown),
     said("error building component", Programming),
     // (batch 18) A browser's CORS preflight refused: the request itself was never sent, and the
     // same origin is refused again (Chromium: "has been blocked by CORS policy"). Read before the
@@ -220,6 +232,9 @@ pub const TRANSIENT: &[Phrase] = &[
     // A service client's failure toward its backend (Bing/Copilot clients' "InternalError:
     // ServiceClient failure for ChatGpt").
     said("serviceclient failure", ServerError),
+    // A stream that was never opened ("Failed to create stream request", the AI SDK's
+    // AI_APICallError in Cherry Studio): the provider refused to start, no answer was cut.
+    said("failed to create stream", ServerError),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
