@@ -1304,6 +1304,243 @@ mod issue20 {
         );
     }
 
+    /// Batch 18's families: each rule on a text of its own, not the corpus case it came from.
+    #[test]
+    fn batch18_families() {
+        use Category::*;
+        // Permanent natures in words.
+        for (text, want) in [
+            (
+                "Agent failed: the model gave a None or empty answer",
+                InvalidResponse,
+            ),
+            (
+                "relay: error unmarshalling upstream body: unexpected end of JSON",
+                InvalidResponse,
+            ),
+            (
+                "upstream reply is not 'text/event-stream' but text/html",
+                InvalidResponse,
+            ),
+            ("解析失败：响应格式不正确", InvalidResponse),
+            (
+                "AttributeError: 'dict' object has no attribute 'usage'",
+                Programming,
+            ),
+            (
+                "RuntimeError: No LM is loaded. Configure one first.",
+                Configuration,
+            ),
+            (
+                "400 from proxy: x-route-key header is required",
+                Configuration,
+            ),
+            ("Error in code parsing: no code block found", Validation),
+            (
+                "google.auth.exceptions.RefreshError: Reauthentication is needed.",
+                Unauthorized,
+            ),
+            (
+                "error code 14: IAM Certification failed for this AK",
+                Unauthorized,
+            ),
+            (
+                "Request refused: you have been blocked by the site owner",
+                Forbidden,
+            ),
+            (
+                "Request denied by risk control, please contact support",
+                Forbidden,
+            ),
+            ("当前账号暂未开放该模型", Forbidden),
+            ("您无权限调用此接口", Forbidden),
+            ("指定的模型不存在", NotFound),
+            ("lookup failed: resource not found", NotFound),
+            (
+                "parameter check failed, temperature range is (0, 1]",
+                BadRequest,
+            ),
+            (
+                "The encrypted content for item rs_abc could not be verified.",
+                BadRequest,
+            ),
+            (
+                "prompt rejected: context size exceeded (n_ctx 2048)",
+                ContextOverflow,
+            ),
+            (
+                "Monthly quota reached. Ask an admin to enable overages.",
+                PaymentRequired,
+            ),
+            ("Error: AbortError: The user aborted a request.", Cancelled),
+            ("DOMException: This operation was aborted", Cancelled),
+            (
+                "warn: request disconnected from the client side, aborting",
+                Cancelled,
+            ),
+            (
+                "Access to fetch at 'https://x.test/v1' has been blocked by CORS policy",
+                Configuration,
+            ),
+            (
+                "Gateway said: [invalid_request_error] unknown field 'foo'",
+                BadRequest,
+            ),
+            (
+                "Invalid or missing API key for this workspace",
+                Unauthorized,
+            ),
+            ("Oops. Please contact the admin to fix this.", Unknown),
+            (
+                "Save failed\n[Errno 28] No space left on device - Failed to fetch",
+                Unknown,
+            ),
+            (
+                "Sorry. This may be due to: a filter; a long context; load",
+                Unknown,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::new(text)), (want, false), "{text}");
+        }
+        // A timeout from an abort signal stays a timeout.
+        assert_eq!(
+            cat(&Failure::new(
+                "TimeoutError: The operation was aborted due to timeout"
+            )),
+            (Timeout, true)
+        );
+        // Transient natures in words.
+        for (text, want) in [
+            ("Could not establish a connection to the server", Connection),
+            ("Sorry, we had trouble connecting to Anthropic", Connection),
+            ("An error occurred while streaming response from the model", StreamInterrupted),
+            ("agent: streaming error, retrying", StreamInterrupted),
+            ("transient API error (will retry)", ServerError),
+            ("InternalError: ServiceClient failure for Search", ServerError),
+            ("Failed to create stream for chat", ServerError),
+            ("您问得太频繁了", RateLimited),
+            (
+                "rpc error: code = Unavailable desc = connection error: desc = \"transport: dial tcp [::1]:50051: connect: connection refused\"",
+                Connection,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::new(text)), (want, true), "{text}");
+        }
+        // A stream cut whose stated cause is a rate limit is the rate limit.
+        assert_eq!(
+            cat(&Failure::new(
+                "stream disconnected before completion: Rate limit exceeded, try again in 4s"
+            )),
+            (RateLimited, true)
+        );
+        // Gemini's RetryInfo in protobuf text form: a wait, so a per-minute quota; a day's
+        // quota id still makes it payment.
+        let r = c(&Failure::http(
+            429,
+            "429 You exceeded your current quota, please check your plan and billing details. [retry_delay {\n  seconds: 7\n  nanos: 500000000\n}\n]",
+        ));
+        assert_eq!((r.category, r.retry_after), (RateLimited, Some(7.5)));
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "429 You exceeded your current quota, please check your plan and billing details. [violations {\n  quota_id: \"GenerateRequestsPerDayPerProjectPerModel-FreeTier\"\n}\n, retry_delay {\n  seconds: 7\n}\n]"
+            )),
+            (PaymentRequired, false)
+        );
+        // Node's inspected TypeError with a refused connection under it.
+        assert_eq!(
+            cat(&Failure::new(
+                "[TypeError: fetch failed] {\n  cause: [Error: connect ECONNREFUSED ::1:8080] { code: 'ECONNREFUSED' }\n}"
+            )
+            .with_class(["TypeError"])),
+            (Connection, true)
+        );
+        // A KeyError's quoted key after an error's name: a reply's key is an invalid response,
+        // another key says nothing; a printed object's field is no KeyError.
+        assert_eq!(
+            cat(&Failure::new("Chain failed: KeyError: 'candidates'")),
+            (InvalidResponse, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("openai.APIConnectionError: 'model_id'")),
+            (Unknown, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("Bot error: the call ended: terminated")),
+            (StreamInterrupted, true)
+        );
+        // Stated caller faults under a server's 500, and re-authentication under a transient
+        // class.
+        for (status, text, want) in [
+            (500, "Request method 'POST' is not supported", Configuration),
+            (
+                500,
+                "token: invalid_request: The request is missing a required parameter",
+                BadRequest,
+            ),
+            (
+                500,
+                "Plugin x not found. Please install it first",
+                Configuration,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::http(status, text)), (want, false), "{text}");
+        }
+        assert_eq!(
+            cat(
+                &Failure::new("Reauthentication is needed. Run the login command.")
+                    .with_class(["litellm.InternalServerError"])
+            ),
+            (Unauthorized, false)
+        );
+        // A 503 that names a rate limit is a throttle.
+        assert_eq!(
+            cat(&Failure::http(503, "Too many queued: rate-limit reached")),
+            (RateLimited, true)
+        );
+        // Mistral's 3230 is the order type: an order text is a bad request, the count text a
+        // pairing.
+        let order = r#"{"object":"error","message":"Unexpected role 'assistant' after role 'user'","type":"invalid_request_message_order","param":null,"code":"3230"}"#;
+        assert_eq!(
+            cat(&Failure::http(400, order).with_body(order)),
+            (BadRequest, false)
+        );
+        let count = r#"{"object":"error","message":"Not the same number of function calls and responses","type":"invalid_request_message_order","param":null,"code":"3230"}"#;
+        assert_eq!(
+            cat(&Failure::http(400, count).with_body(count)),
+            (OrphanToolCalls, false)
+        );
+        // A pydantic error located in a reply's answers is the reply's fault.
+        assert_eq!(
+            cat(&Failure::new(
+                "1 validation error for ChatCompletion\nchoices.0.message\n  Field required"
+            )),
+            (InvalidResponse, false)
+        );
+    }
+
+    /// Batch 18's new transient words never carry a permanent fault into a retry: each family
+    /// beside a billing, auth, context, day-quota or caller fault is not retried.
+    #[test]
+    fn batch18_transient_words_yield_to_permanent_faults() {
+        for f in [
+            Failure::new("stream disconnected before completion: Your credit balance is too low"),
+            Failure::new("couldn't establish a connection: invalid api key"),
+            Failure::new("We're having trouble connecting to the model provider: insufficient balance"),
+            Failure::new("transient API error: maximum context length exceeded"),
+            Failure::new("Streaming error: billing hard limit reached"),
+            Failure::new("Failed to create stream: the model `x` does not exist"),
+            Failure::new("ServiceClient failure: Unauthorized, invalid token"),
+            Failure::new("抱歉，你问的太频繁了，今日次数已用完，请明天再试"),
+            Failure::http(503, "rate-limit: daily quota exceeded (requests per day)"),
+            Failure::new("An error occurred while processing the request: 401 Unauthorized"),
+            Failure::new("rpc error: code = Unavailable desc = connection error: desc = \"transport: authentication handshake failed: x509: certificate signed by unknown authority\""),
+        ] {
+            let r = classify_at(&f, SystemTime::UNIX_EPOCH);
+            assert!(!r.transient, "{}: {:?}", f.message, r.category);
+        }
+    }
+
     /// Batch 14's families: each rule on a text of its own, not the corpus case it came from.
     #[test]
     fn batch15_families() {

@@ -185,8 +185,10 @@ pub fn rate_limit() -> &'static PhraseSet {
 pub fn proto_retry_delay(text: &str) -> Option<f64> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     let r = R.get_or_init(|| {
-        regex::Regex::new(r"retry_delay\s*\{\s*seconds:\s*([0-9]{1,9})(?:\s+nanos:\s*([0-9]{1,9}))?\s*\}")
-            .expect("valid regex")
+        regex::Regex::new(
+            r"retry_delay\s*\{\s*seconds:\s*([0-9]{1,9})(?:\s+nanos:\s*([0-9]{1,9}))?\s*\}",
+        )
+        .expect("valid regex")
     });
     let c = r.captures(head(text, super::MAX_SCAN))?;
     let secs: f64 = c[1].parse().ok()?;
