@@ -1493,6 +1493,17 @@ mod issue20 {
             ),
             (Unauthorized, false)
         );
+        // A client's context line alone says nothing; with its cause it is that cause.
+        assert_eq!(
+            cat(&Failure::new("Failed to stream completion")),
+            (Unknown, false)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "failed to stream completion: connection reset by peer"
+            )),
+            (Connection, true)
+        );
         // A 503 that names a rate limit is a throttle.
         assert_eq!(
             cat(&Failure::http(503, "Too many queued: rate-limit reached")),

@@ -1650,6 +1650,10 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
     ("eof", Connection),
     // A 404's reason phrase alone, as a client that dropped the status prints it.
     ("not found", NotFound),
+    // (batch 18) A client's context line printed without the cause it wrapped (Zed's "failed
+    // to stream completion", the context of any failed completion: a 500 after retries as well
+    // as a bad key, as zed's own longer texts show). Alone it says nothing: unknown, not a cut.
+    ("failed to stream completion", Unknown),
 ];
 
 /// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport

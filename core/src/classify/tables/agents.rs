@@ -85,6 +85,9 @@ pub const PERMANENT: &[Phrase] = &[
     said("object has no attribute", Programming),
     // A client with no model configured (DSPy's `assert lm is not None`, "No LM is loaded.").
     said("no lm is loaded", Configuration),
+    // An assistant given nothing to call ("No APIs provided", Home Assistant's llm helper when
+    // the conversation agent has no LLM API selected): the set-up, the same every time.
+    said("no apis provided", Configuration),
     // A gateway's required routing header absent (Portkey: "Either x-portkey-config or
     // x-portkey-provider header is required"): set-up, nothing reached a model.
     said("header is required", Configuration),
