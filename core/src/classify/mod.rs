@@ -1337,6 +1337,10 @@ mod issue20 {
             ),
             ("Error in code parsing: no code block found", Validation),
             (
+                "Failed to receive tool input: invalid type: string, expected u32",
+                Validation,
+            ),
+            (
                 "google.auth.exceptions.RefreshError: Reauthentication is needed.",
                 Unauthorized,
             ),

@@ -94,6 +94,10 @@ pub const PERMANENT: &[Phrase] = &[
     // An agent could not parse the model's code or tool call (smolagents' AgentParsingError
     // "Error in code parsing"): the output's shape, retried only when configured.
     said("error in code parsing", Validation),
+    // A coding agent whose model sent tool arguments that do not fit the tool's schema (Zed's
+    // "Failed to receive tool input: missing field `path`", a serde error on the model's JSON):
+    // the model's output, retried only when configured.
+    said("failed to receive tool input", Validation),
     // Cloud credentials that are gone (google-auth's RefreshError "Reauthentication is needed.
     // Please run `gcloud auth application-default login`"; Baidu Qianfan code 14 "IAM
     // Certification failed", cloud.baidu.com Qianfan error codes).
