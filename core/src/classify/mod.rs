@@ -1335,6 +1335,8 @@ mod issue20 {
                 "400 from proxy: x-route-key header is required",
                 Configuration,
             ),
+            ("proxy: Authorization header is required", Unauthorized),
+            ("错误：令牌不存在", Unauthorized),
             ("Error in code parsing: no code block found", Validation),
             (
                 "Failed to receive tool input: invalid type: string, expected u32",

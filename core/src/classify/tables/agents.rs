@@ -90,6 +90,9 @@ pub const PERMANENT: &[Phrase] = &[
     said("no apis provided", Configuration),
     // A gateway's required routing header absent (Portkey: "Either x-portkey-config or
     // x-portkey-provider header is required"): set-up, nothing reached a model.
+    // (A credential's header missing is the key's: "Authorization header is required".)
+    said("authorization header is required", Unauthorized),
+    said("api-key header is required", Unauthorized),
     said("header is required", Configuration),
     // An agent could not parse the model's code or tool call (smolagents' AgentParsingError
     // "Error in code parsing"): the output's shape, retried only when configured.
@@ -115,6 +118,11 @@ pub const PERMANENT: &[Phrase] = &[
     said("没有权限", Forbidden),
     // Something named does not exist (Zhipu 1211/1214 模型不存在, "modelCode 不存在"; Qianfan's
     // "resource not found").
+    // (A key or token that does not exist is the credential's: one-api's 令牌不存在, 密钥不存在.)
+    said("令牌不存在", Unauthorized),
+    said("密钥不存在", Unauthorized),
+    said("key 不存在", Unauthorized),
+    said("key不存在", Unauthorized),
     said("不存在", NotFound),
     said("resource not found", NotFound),
     // A parameter out of range said by a provider's check (ERNIE/Qianfan "parameter check
