@@ -203,7 +203,10 @@ fn bare_code(message: &str) -> Option<ProviderError> {
 /// try again in 6.5s"), with where it came from.
 fn stated_wait(f: &Failure, hay: &Hay) -> Option<(f64, RetryAfterSource)> {
     let body = f.body.as_deref().unwrap_or("");
-    if let Some(s) = retry_after::from_body(body).or_else(|| retry_after::from_body(&f.message)) {
+    if let Some(s) = retry_after::from_body(body)
+        .or_else(|| retry_after::from_body(&f.message))
+        .or_else(|| text::proto_retry_delay(&f.message))
+    {
         return Some((s, RetryAfterSource::Body));
     }
     retry_after::from_text(&f.message)
@@ -400,6 +403,11 @@ fn decide(
             // HeadersTimeoutError", "SocketError: other side closed") says which failure.
             let whole = f.message.trim();
             let first = whole.lines().next().unwrap_or("").trim();
+            // (batch 18) Node's inspect form puts the error in brackets before its fields:
+            // "[TypeError: fetch failed] {\ncause: [Error: connect ECONNREFUSED ...]".
+            let first = first.strip_prefix('[').map_or(first, |rest| {
+                rest.split_once(']').map_or(rest, |(inside, _)| inside)
+            });
             let first = first.strip_prefix("TypeError: ").unwrap_or(first);
             if let Some((_, c)) = tables::UNDICI_TYPE_ERRORS
                 .iter()
@@ -718,6 +726,12 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Then by the wording, where the code said nothing sharper.
     match sharper {
         Category::ServerError if says_overloaded(hay) => Category::Overloaded,
+        // (batch 18) A 503 that names a rate limit is a throttle answered as unavailable (a
+        // router's "Request dropped after exceeding the local rate-limit queue budget"; S3's
+        // 503 SlowDown is the same shape): its rate, and its wait, are what the retry needs.
+        Category::ServerError if status == 503 && text::rate_limit().first(hay.get()).is_some() => {
+            Category::RateLimited
+        }
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
         Category::RateLimited
@@ -942,6 +956,10 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));
     }
+    // (batch 18) A quoted error the sentence ends on (a KeyError's key, undici's "terminated").
+    if let Some(c) = text::last_clause(&f.message) {
+        return Some(c);
+    }
     if let Some(c) = text::grpc_status_prefix(&f.message) {
         return Some(c);
     }
@@ -1013,6 +1031,12 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
                 Category::BadRequest
+            }
+            // (batch 18) A stream cut that states its cause ("stream disconnected before
+            // completion: Rate limit reached for ..."): the stated rate limit is the failure, and
+            // its wait, not a reconnect, is what the retry needs.
+            Category::StreamInterrupted if text::rate_limit().first(hay.get()).is_some() => {
+                Category::RateLimited
             }
             c => c,
         })
@@ -1287,6 +1311,260 @@ mod issue20 {
             )),
             (BadRequest, false)
         );
+    }
+
+    /// Batch 18's families: each rule on a text of its own, not the corpus case it came from.
+    #[test]
+    fn batch18_families() {
+        use Category::*;
+        // Permanent natures in words.
+        for (text, want) in [
+            (
+                "Agent failed: the model gave a None or empty answer",
+                InvalidResponse,
+            ),
+            (
+                "relay: error unmarshalling upstream body: unexpected end of JSON",
+                InvalidResponse,
+            ),
+            (
+                "upstream reply is not 'text/event-stream' but text/html",
+                InvalidResponse,
+            ),
+            ("解析失败：响应格式不正确", InvalidResponse),
+            (
+                "AttributeError: 'dict' object has no attribute 'usage'",
+                Programming,
+            ),
+            (
+                "RuntimeError: No LM is loaded. Configure one first.",
+                Configuration,
+            ),
+            (
+                "400 from proxy: x-route-key header is required",
+                Configuration,
+            ),
+            ("proxy: Authorization header is required", Unauthorized),
+            ("错误：令牌不存在", Unauthorized),
+            ("Error in code parsing: no code block found", Validation),
+            (
+                "Failed to receive tool input: invalid type: string, expected u32",
+                Validation,
+            ),
+            (
+                "google.auth.exceptions.RefreshError: Reauthentication is needed.",
+                Unauthorized,
+            ),
+            (
+                "error code 14: IAM Certification failed for this AK",
+                Unauthorized,
+            ),
+            (
+                "Request refused: you have been blocked by the site owner",
+                Forbidden,
+            ),
+            (
+                "Request denied by risk control, please contact support",
+                Forbidden,
+            ),
+            ("当前账号暂未开放该模型", Forbidden),
+            ("您无权限调用此接口", Forbidden),
+            ("指定的模型不存在", NotFound),
+            ("lookup failed: resource not found", NotFound),
+            (
+                "parameter check failed, temperature range is (0, 1]",
+                BadRequest,
+            ),
+            (
+                "The encrypted content for item rs_abc could not be verified.",
+                BadRequest,
+            ),
+            (
+                "prompt rejected: context size exceeded (n_ctx 2048)",
+                ContextOverflow,
+            ),
+            (
+                "Monthly quota reached. Ask an admin to enable overages.",
+                PaymentRequired,
+            ),
+            ("Error: AbortError: The user aborted a request.", Cancelled),
+            ("DOMException: This operation was aborted", Cancelled),
+            (
+                "warn: request disconnected from the client side, aborting",
+                Cancelled,
+            ),
+            (
+                "Access to fetch at 'https://x.test/v1' has been blocked by CORS policy",
+                Configuration,
+            ),
+            (
+                "Gateway said: [invalid_request_error] unknown field 'foo'",
+                BadRequest,
+            ),
+            (
+                "Invalid or missing API key for this workspace",
+                Unauthorized,
+            ),
+            ("Oops. Please contact the admin to fix this.", Unknown),
+            (
+                "Save failed\n[Errno 28] No space left on device - Failed to fetch",
+                Unknown,
+            ),
+            (
+                "Sorry. This may be due to: a filter; a long context; load",
+                Unknown,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::new(text)), (want, false), "{text}");
+        }
+        // A timeout from an abort signal stays a timeout.
+        assert_eq!(
+            cat(&Failure::new(
+                "TimeoutError: The operation was aborted due to timeout"
+            )),
+            (Timeout, true)
+        );
+        // Transient natures in words.
+        for (text, want) in [
+            ("Could not establish a connection to the server", Connection),
+            ("Sorry, we had trouble connecting to Anthropic", Connection),
+            ("An error occurred while streaming response from the model", StreamInterrupted),
+            ("agent: streaming error, retrying", StreamInterrupted),
+            ("transient API error (will retry)", ServerError),
+            ("InternalError: ServiceClient failure for Search", ServerError),
+            ("Failed to create stream for chat", ServerError),
+            ("您问得太频繁了", RateLimited),
+            (
+                "rpc error: code = Unavailable desc = connection error: desc = \"transport: dial tcp [::1]:50051: connect: connection refused\"",
+                Connection,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::new(text)), (want, true), "{text}");
+        }
+        // A stream cut whose stated cause is a rate limit is the rate limit.
+        assert_eq!(
+            cat(&Failure::new(
+                "stream disconnected before completion: Rate limit exceeded, try again in 4s"
+            )),
+            (RateLimited, true)
+        );
+        // Gemini's RetryInfo in protobuf text form: a wait, so a per-minute quota; a day's
+        // quota id still makes it payment.
+        let r = c(&Failure::http(
+            429,
+            "429 You exceeded your current quota, please check your plan and billing details. [retry_delay {\n  seconds: 7\n  nanos: 500000000\n}\n]",
+        ));
+        assert_eq!((r.category, r.retry_after), (RateLimited, Some(7.5)));
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "429 You exceeded your current quota, please check your plan and billing details. [violations {\n  quota_id: \"GenerateRequestsPerDayPerProjectPerModel-FreeTier\"\n}\n, retry_delay {\n  seconds: 7\n}\n]"
+            )),
+            (PaymentRequired, false)
+        );
+        // Node's inspected TypeError with a refused connection under it.
+        assert_eq!(
+            cat(&Failure::new(
+                "[TypeError: fetch failed] {\n  cause: [Error: connect ECONNREFUSED ::1:8080] { code: 'ECONNREFUSED' }\n}"
+            )
+            .with_class(["TypeError"])),
+            (Connection, true)
+        );
+        // A KeyError's quoted key after an error's name: a reply's key is an invalid response,
+        // another key says nothing; a printed object's field is no KeyError.
+        assert_eq!(
+            cat(&Failure::new("Chain failed: KeyError: 'candidates'")),
+            (InvalidResponse, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("openai.APIConnectionError: 'model_id'")),
+            (Unknown, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("Bot error: the call ended: terminated")),
+            (StreamInterrupted, true)
+        );
+        // Stated caller faults under a server's 500, and re-authentication under a transient
+        // class.
+        for (status, text, want) in [
+            (500, "Request method 'POST' is not supported", Configuration),
+            (
+                500,
+                "token: invalid_request: The request is missing a required parameter",
+                BadRequest,
+            ),
+            (
+                500,
+                "Plugin x not found. Please install it first",
+                Configuration,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::http(status, text)), (want, false), "{text}");
+        }
+        assert_eq!(
+            cat(
+                &Failure::new("Reauthentication is needed. Run the login command.")
+                    .with_class(["litellm.InternalServerError"])
+            ),
+            (Unauthorized, false)
+        );
+        // A client's context line alone says nothing; with its cause it is that cause.
+        assert_eq!(
+            cat(&Failure::new("Failed to stream completion")),
+            (Unknown, false)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "failed to stream completion: connection reset by peer"
+            )),
+            (Connection, true)
+        );
+        // A 503 that names a rate limit is a throttle.
+        assert_eq!(
+            cat(&Failure::http(503, "Too many queued: rate-limit reached")),
+            (RateLimited, true)
+        );
+        // Mistral's 3230 is the order type: an order text is a bad request, the count text a
+        // pairing.
+        let order = r#"{"object":"error","message":"Unexpected role 'assistant' after role 'user'","type":"invalid_request_message_order","param":null,"code":"3230"}"#;
+        assert_eq!(
+            cat(&Failure::http(400, order).with_body(order)),
+            (BadRequest, false)
+        );
+        let count = r#"{"object":"error","message":"Not the same number of function calls and responses","type":"invalid_request_message_order","param":null,"code":"3230"}"#;
+        assert_eq!(
+            cat(&Failure::http(400, count).with_body(count)),
+            (OrphanToolCalls, false)
+        );
+        // A pydantic error located in a reply's answers is the reply's fault.
+        assert_eq!(
+            cat(&Failure::new(
+                "1 validation error for ChatCompletion\nchoices.0.message\n  Field required"
+            )),
+            (InvalidResponse, false)
+        );
+    }
+
+    /// Batch 18's new transient words never carry a permanent fault into a retry: each family
+    /// beside a billing, auth, context, day-quota or caller fault is not retried.
+    #[test]
+    fn batch18_transient_words_yield_to_permanent_faults() {
+        for f in [
+            Failure::new("stream disconnected before completion: Your credit balance is too low"),
+            Failure::new("couldn't establish a connection: invalid api key"),
+            Failure::new("We're having trouble connecting to the model provider: insufficient balance"),
+            Failure::new("transient API error: maximum context length exceeded"),
+            Failure::new("Streaming error: billing hard limit reached"),
+            Failure::new("Failed to create stream: the model `x` does not exist"),
+            Failure::new("ServiceClient failure: Unauthorized, invalid token"),
+            Failure::new("抱歉，你问的太频繁了，今日次数已用完，请明天再试"),
+            Failure::http(503, "rate-limit: daily quota exceeded (requests per day)"),
+            Failure::new("An error occurred while processing the request: 401 Unauthorized"),
+            Failure::new("rpc error: code = Unavailable desc = connection error: desc = \"transport: authentication handshake failed: x509: certificate signed by unknown authority\""),
+        ] {
+            let r = classify_at(&f, SystemTime::UNIX_EPOCH);
+            assert!(!r.transient, "{}: {:?}", f.message, r.category);
+        }
     }
 
     /// Batch 14's families: each rule on a text of its own, not the corpus case it came from.

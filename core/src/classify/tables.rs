@@ -885,6 +885,12 @@ pub const STATED: &[Category] = &[
     ContentFiltered,
 ];
 
+/// (batch 18) Natures only a phrase may state over a transient status or class, never a code:
+/// credentials a person must renew ("Reauthentication is needed. Please run `gcloud auth
+/// application-default login`", google-auth's RefreshError under LiteLLM's
+/// InternalServerError). (A provider's code mapped to auth under a 500 stays the 500's.)
+pub const STATED_IN_WORDS: &[Category] = &[Unauthorized];
+
 /// Phrases in a message or body. Order is priority: specific permanent meanings first, so
 /// "Invalid API key for connection" is unauthorized.
 pub const PERMANENT_PHRASES: &[Phrase] = &[
@@ -1382,6 +1388,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("访问频率", RateLimited),
     said("请求过于频繁", RateLimited),
     said("过于频繁", RateLimited),
+    said("太频繁", RateLimited), // (batch 18) 你问的太频繁了 (asked too often)
     said("频率过高", RateLimited), // Zhipu 1303
     said("频率超限", RateLimited),
     said("请求频率", RateLimited),
@@ -1457,6 +1464,10 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("abnormal closure", Connection),
     said("keepalive ping timeout", Connection),
     // gRPC status names that pass (grpc.github.io/grpc/core/md_doc_statuscodes.html):
+    // (batch 18) grpc-go's transport failure under UNAVAILABLE ("code = Unavailable desc =
+    // connection error: desc = \"transport: Error while dialing ... connection refused\""):
+    // the dial failed, a connection.
+    said("connection error: desc", Connection),
     said("code = unavailable", ServerError),
     said("statuscode.unavailable", ServerError),
     said("statuscode=unavailable", ServerError), // Grpc.Core: Status(StatusCode=Unavailable, ...)
@@ -1489,6 +1500,7 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("rate limit", RateLimited),
     said("rate limited", RateLimited),
     said("rate-limited", RateLimited),
+    said("rate-limit", RateLimited), // (batch 18) "the local rate-limit queue budget"
     said("ratelimit", RateLimited),
     said("ratelimited", RateLimited),
     said("rate_limit_error", RateLimited),
@@ -1638,6 +1650,10 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
     ("eof", Connection),
     // A 404's reason phrase alone, as a client that dropped the status prints it.
     ("not found", NotFound),
+    // (batch 18) A client's context line printed without the cause it wrapped (Zed's "failed
+    // to stream completion", the context of any failed completion: a 500 after retries as well
+    // as a bad key, as zed's own longer texts show). Alone it says nothing: unknown, not a cut.
+    ("failed to stream completion", Unknown),
 ];
 
 /// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport

@@ -73,6 +73,7 @@ pub fn permanent() -> &'static PhraseSet {
         PhraseSet::new(
             agents::BEFORE_ANY_CALL
                 .iter()
+                .chain(agents::REPLY_FIELD_PATHS)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(words::PERMANENT)
@@ -95,7 +96,11 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
-                .filter(|p| p.stated && super::tables::STATED.contains(&p.category)),
+                .filter(|p| {
+                    p.stated
+                        && (super::tables::STATED.contains(&p.category)
+                            || super::tables::STATED_IN_WORDS.contains(&p.category))
+                }),
         )
     })
 }
@@ -151,10 +156,78 @@ pub fn overload() -> &'static PhraseSet {
     })
 }
 
+/// (batch 18) What the last clause of a message says when it is a quoted error on its own (after
+/// the last ": "): a Python KeyError's quoted key (`agents::REPLY_KEYS`), or a client's whole
+/// error word (`agents::LAST_CLAUSE`).
+pub fn last_clause(message: &str) -> Option<Category> {
+    let m = message.trim();
+    let (before, last) = m.rsplit_once(": ")?;
+    let last = last.trim();
+    // A KeyError's key stands right after an error's name ("Error: 'choices'",
+    // "litellm.APIConnectionError: 'name'"), not after a field of a printed object
+    // ("code: 'ECONNRESET'") or a frame's own words ("Error building Component X: 'message'").
+    let before = before.to_ascii_lowercase();
+    let after_error = ["error", "exception"].iter().any(|w| before.ends_with(w));
+    if let Some(key) = Some(last)
+        .filter(|_| after_error)
+        .and_then(|k| k.strip_prefix('\''))
+        .and_then(|k| k.strip_suffix('\''))
+        .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    {
+        return Some(match agents::REPLY_KEYS.contains(&key) {
+            true => InvalidResponse,
+            false => Unknown,
+        });
+    }
+    agents::LAST_CLAUSE
+        .iter()
+        .find(|(w, _)| last.eq_ignore_ascii_case(w))
+        .map(|(_, c)| *c)
+}
+
+/// (batch 18) The transient rows that name a rate limit, wherever they stand in the table.
+pub fn rate_limit() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| {
+        PhraseSet::new(
+            transient()
+                .rows
+                .iter()
+                .copied()
+                .filter(|p| p.category == RateLimited),
+        )
+    })
+}
+
+/// (batch 18) Gemini's `google.rpc.RetryInfo` as the legacy Python SDK prints it, protobuf text
+/// format ("retry_delay {\n  seconds: 19\n}", with `nanos` for a fraction): the wait in seconds.
+pub fn proto_retry_delay(text: &str) -> Option<f64> {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(
+            r"retry_delay\s*\{\s*seconds:\s*([0-9]{1,9})(?:\s+nanos:\s*([0-9]{1,9}))?\s*\}",
+        )
+        .expect("valid regex")
+    });
+    let c = r.captures(head(text, super::MAX_SCAN))?;
+    let secs: f64 = c[1].parse().ok()?;
+    let nanos: f64 = c.get(2).map_or(Some(0.0), |n| n.as_str().parse().ok())?;
+    Some(secs + nanos / 1e9)
+}
+
 /// Permanent phrase families of servers, gateways and their set-up (after the main table, so
 /// they only decide where it said nothing). `stated` rows overrule a transient status: a
 /// self-hosted server's 500 that names a missing backend or an over-long input.
 const SERVER_AND_SETUP_PERMANENT: &[Phrase] = &[
+    // (batch 18) Caller faults a server states under its own 500: Spring's
+    // HttpRequestMethodNotSupportedException ("Request method 'POST' not supported", Spring 6:
+    // "is not supported"), a relay at the wrong path; OAuth 2.0's `invalid_request` ("The
+    // request is missing a required parameter", RFC 6749 §5.2) relayed by one-api; an app that
+    // asks for a module to be installed ("Module x not found. Please install it").
+    stated_row("request method 'post' not supported", Configuration),
+    stated_row("request method 'post' is not supported", Configuration),
+    stated_row("missing a required parameter", BadRequest),
+    stated_row("please install it", Configuration),
     // Input-length limits as self-hosted servers word them (SGLang's admission check "Input
     // length (N tokens) exceeds the maximum allowed length (M tokens)", DeepInfra's "Requested
     // input length N exceeds maximum input length M").

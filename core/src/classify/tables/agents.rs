@@ -66,13 +66,120 @@ pub const PERMANENT: &[Phrase] = &[
     // A client that could not build its model or client object before any call ("Error
     // creating: gpt-4.1|openai", Obsidian Copilot): its set-up.
     said("error creating:", Configuration),
+    // (batch 18) An answer with nothing in it, in a framework's words (CrewAI's "Invalid
+    // response from LLM call - None or empty.", crewAI src/crewai/utilities/agent_utils.py).
+    said("none or empty", InvalidResponse),
+    said("invalid response from llm", InvalidResponse),
+    // A relay that could not decode the upstream's reply: one-api's "error unmarshalling stream
+    // response" and `unmarshal_response_body_failed` (songquanpeng/one-api relay/adaptor), a
+    // Go adapter's "response is not 'text/event-stream'", SiliconFlow clients' 响应格式不正确
+    // (the response's format is not right).
+    said("error unmarshalling", InvalidResponse),
+    said("unmarshal_response_body_failed", InvalidResponse),
+    said("not 'text/event-stream'", InvalidResponse),
+    said("not text/event-stream", InvalidResponse),
+    said("响应格式不正确", InvalidResponse),
+    said("响应格式错误", InvalidResponse),
+    // Python's AttributeError ("'NoneType' object has no attribute 'x'", docs.python.org
+    // exceptions): the caller's code met a value of the wrong shape; a retry repeats it.
+    said("object has no attribute", Programming),
+    // A client with no model configured (DSPy's `assert lm is not None`, "No LM is loaded.").
+    said("no lm is loaded", Configuration),
+    // An assistant given nothing to call ("No APIs provided", Home Assistant's llm helper when
+    // the conversation agent has no LLM API selected): the set-up, the same every time.
+    said("no apis provided", Configuration),
+    // A gateway's required routing header absent (Portkey: "Either x-portkey-config or
+    // x-portkey-provider header is required"): set-up, nothing reached a model.
+    // (A credential's header missing is the key's: "Authorization header is required".)
+    said("authorization header is required", Unauthorized),
+    said("api-key header is required", Unauthorized),
+    said("header is required", Configuration),
+    // An agent could not parse the model's code or tool call (smolagents' AgentParsingError
+    // "Error in code parsing"): the output's shape, retried only when configured.
+    said("error in code parsing", Validation),
+    // A coding agent whose model sent tool arguments that do not fit the tool's schema (Zed's
+    // "Failed to receive tool input: missing field `path`", a serde error on the model's JSON):
+    // the model's output, retried only when configured.
+    said("failed to receive tool input", Validation),
+    // Cloud credentials that are gone (google-auth's RefreshError "Reauthentication is needed.
+    // Please run `gcloud auth application-default login`"; Baidu Qianfan code 14 "IAM
+    // Certification failed", cloud.baidu.com Qianfan error codes).
+    stated("reauthentication is needed", Unauthorized),
+    said("iam certification failed", Unauthorized),
+    // A refusal of the client itself ("You have been blocked", a risk-control block: "Abnormal
+    // access behavior detected by risk control", 风控).
+    said("you have been blocked", Forbidden),
+    said("risk control", Forbidden),
+    said("风控", Forbidden),
+    // A plan that does not include the model (Zhipu 1311 当前订阅套餐暂未开放{model}权限,
+    // docs.bigmodel.cn error codes; 无权限 / 没有权限, no permission).
+    said("暂未开放", Forbidden),
+    said("无权限", Forbidden),
+    said("没有权限", Forbidden),
+    // Something named does not exist (Zhipu 1211/1214 模型不存在, "modelCode 不存在"; Qianfan's
+    // "resource not found").
+    // (A key or token that does not exist is the credential's: one-api's 令牌不存在, 密钥不存在.)
+    said("令牌不存在", Unauthorized),
+    said("密钥不存在", Unauthorized),
+    said("key 不存在", Unauthorized),
+    said("key不存在", Unauthorized),
+    said("不存在", NotFound),
+    said("resource not found", NotFound),
+    // A parameter out of range said by a provider's check (ERNIE/Qianfan "parameter check
+    // failed, max_output_tokens range is [2, 2048]").
+    said("parameter check failed", BadRequest),
+    // OpenAI Responses' reasoning items replayed to another caller or org ("The encrypted content
+    // for item rs_... could not be verified").
+    said("encrypted content for item", BadRequest),
+    // llama.cpp's simple chat ("context size exceeded").
+    said("context size exceeded", ContextOverflow),
+    // A plan's quota that only an administrator's overage setting lifts (Gemini Code Assist:
+    // "Individual quota reached. Contact your administrator to enable overages").
+    said("enable overages", PaymentRequired),
+    // The caller went away: a JS AbortController's abort (DOMException AbortError, "This
+    // operation was aborted"), a server that saw its client disconnect (SGLang: "Request is
+    // disconnected from the client side"). Not a cut to retry: nobody waits for the answer.
+    // (AbortSignal.timeout's "The operation was aborted due to timeout" is a timeout.)
+    said("aborted due to timeout", Timeout),
+    said("aborterror", Cancelled),
+    said("operation was aborted", Cancelled),
+    said("disconnected from the client side", Cancelled),
+    // An app's catch-all that sends the reader to a person ("An error occurred while processing
+    // your request. Please contact the Admin."): the remedy is someone's action, not time, and
+    // the text hides the cause. Unknown, never retried on these words alone.
+    said("contact the admin", Unknown),
+    said("contact your admin", Unknown),
+    // A local system call's failure printed by Python ("[Errno 22] Invalid argument", EINVAL;
+    // "[Errno 28] No space left on device", ENOSPC): the app's own machine, which a retry meets
+    // again, whatever network words the app adds after it ("Flow build failed - Failed to
+    // fetch"). (A network errno names itself: "[Errno 111] Connection refused".)
+    said("[errno 22]", Unknown),
+    said("[errno 28]", Unknown),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
 /// component that failed to build (Langflow's "Error building Component Run Flow: 'message'",
 /// "Error building Component OpenAI: 1 validation error for ChatOpenAI"). Nothing inside it is a
 /// model's output, so these are read before the main tables' "validation error for".
-pub const BEFORE_ANY_CALL: &[Phrase] = &[said("error building component", Programming)];
+pub const BEFORE_ANY_CALL: &[Phrase] = &[
+    // (batch 18) A hedged list of possible causes ("This might be due to: * Moderation ... *
+    // Excessively large context ... * High demands"): the causes are guesses, permanent and
+    // transient side by side, so none of them decides.
+    said("might be due to:", Unknown),
+    said("may be due to:", Unknown),
+    said("possible causes:", Unknown),
+    said("error building component", Programming),
+    // (batch 18) A browser's CORS preflight refused: the request itself was never sent, and the
+    // same origin is refused again (Chromium: "has been blocked by CORS policy"). Read before the
+    // main tables' "blocked" of a moderation.
+    said("blocked by cors policy", Configuration),
+    // A bracketed error type a wrapper prints before the provider's message
+    // ("Upstream request failed: [invalid_request_error] The request contains invalid
+    // parameters"): the provider's own type, the caller's request, whatever frame is around it.
+    said("[invalid_request_error]", BadRequest),
+    // "Invalid or missing API key": the key, before the main tables' "missing api key" set-up.
+    said("invalid or missing api key", Unauthorized),
+];
 
 /// Transient natures said in words only.
 pub const TRANSIENT: &[Phrase] = &[
@@ -124,6 +231,25 @@ pub const TRANSIENT: &[Phrase] = &[
     said("your request failed", ServerError),
     said("你的请求失败", ServerError),
     said("您的请求失败", ServerError),
+    // (batch 18) A connection not made, in apps' words ("couldn't establish a connection",
+    // "We're having trouble connecting to the model provider").
+    said("couldn't establish a connection", Connection),
+    said("could not establish a connection", Connection),
+    said("unable to establish a connection", Connection),
+    said("trouble connecting to", Connection),
+    // A stream cut in a client's words ("Error occurred while streaming response. Streaming
+    // error").
+    said("while streaming response", StreamInterrupted),
+    said("streaming error", StreamInterrupted),
+    // A client's own word for a failure it retries (Copilot CLI: "Request failed due to a
+    // transient API error. Retrying...").
+    said("transient api error", ServerError),
+    // A service client's failure toward its backend (Bing/Copilot clients' "InternalError:
+    // ServiceClient failure for ChatGpt").
+    said("serviceclient failure", ServerError),
+    // A stream that was never opened ("Failed to create stream request", the AI SDK's
+    // AI_APICallError in Cherry Studio): the provider refused to start, no answer was cut.
+    said("failed to create stream", ServerError),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -131,3 +257,34 @@ pub const TRANSIENT: &[Phrase] = &[
 /// REFRESH THIS PAGE." with a 400 (`SERVER_ERROR_MSG`). Only words that say the server is
 /// busy, never a request's fault.
 pub const OVERLOAD_UNDER_4XX: &[Phrase] = &[said("due to high traffic", Overloaded)];
+
+/// (batch 18) Pydantic locations into a reply's list of answers ("3 validation errors for
+/// typed-dict\ncandidates.0.content.role\n  Field required"; Gemini's GenerateContentResponse
+/// `candidates`, OpenAI's ChatCompletion `choices`): the provider's reply failed the client's
+/// schema, an invalid response, not the model's structured output. Read before the main
+/// tables' "validation error for".
+pub const REPLY_FIELD_PATHS: &[Phrase] = &[
+    said("candidates.0.", InvalidResponse),
+    said("choices.0.", InvalidResponse),
+];
+
+/// (batch 18) The last clause of an app's sentence when it is a client's whole error text:
+/// undici's fetch rejects with `TypeError("terminated")` when the socket under a response it had
+/// begun to read closes (nodejs/undici lib/web/fetch/index.js), quoted by apps as "An error
+/// occurred while processing the request: terminated". The answer was cut.
+pub const LAST_CLAUSE: &[(&str, crate::Category)] = &[("terminated", StreamInterrupted)];
+
+/// (batch 18) Keys of a provider's reply: a Python `KeyError` on one of them (str() of a KeyError
+/// is the quoted key: "Node LLM run failed: [openrouter] Error: 'choices'") says the reply came
+/// without it, an invalid response. A KeyError on any other key ("litellm.APIConnectionError:
+/// 'name'", LiteLLM wrapping whatever it caught) says nothing of the network or the provider:
+/// unknown, whatever class is named before it.
+pub const REPLY_KEYS: &[&str] = &[
+    "choices",
+    "candidates",
+    "content",
+    "message",
+    "delta",
+    "output",
+    "usage",
+];

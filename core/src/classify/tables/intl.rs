@@ -161,8 +161,10 @@ pub const TABLES: &[ProviderTable] = &[
             fact(502, "Bad gateway", ServerError),
             fact(503, "Service unavailable", ServerError),
             fact(504, "Gateway timeout", ServerError),
-            // Mistral (docs.mistral.ai), code 3230: not the same number of function calls and responses
-            row("3230", OrphanToolCalls),
+            // Mistral's code 3230 is its type `invalid_request_message_order` (batch 18): "Not the
+            // same number of function calls and responses" (a pairing, read by the main tables'
+            // stated row) and "Unexpected role 'user' after role 'tool'" (an order) share it, so
+            // the code decides nothing beyond the 400's bad request.
         ],
     },
     ProviderTable {
