@@ -26,9 +26,6 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // Every lazy table built at import, before the program can fork while threads classify
-    // (a table half-built at a fork never finishes in the child; `retry_core::warm`).
-    retry_core::warm();
     error::load(m.py())?;
     category::register(m)?;
     classify::register(m)?;
@@ -45,8 +42,17 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     observe::register(m)?;
     m.add_function(wrap_pyfunction!(error::_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_sse_first_event, m)?)?;
+    m.add_function(wrap_pyfunction!(_warm, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// Core `warm`: every lazy table built now. `os.register_at_fork(before=...)` calls it, so no
+/// table is half-built by another thread when the process forks (it would never finish in the
+/// child). Waits for a table another thread is building; the GIL is released meanwhile.
+#[pyfunction]
+fn _warm(py: Python<'_>) {
+    py.detach(retry_core::warm);
 }
 
 /// Core `middleware::first_event`: where a stream's first SSE event ends and, when it is an

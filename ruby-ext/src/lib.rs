@@ -43,9 +43,6 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[magnus::init(name = "retry_core")]
 fn init(ruby: &Ruby) -> Result<(), Error> {
-    // Every lazy table built at require, before the program can fork while threads classify
-    // (a table half-built at a fork never finishes in the child; `retry_core::warm`).
-    retry_core::warm();
     let module = ruby.define_module("RetryCore")?;
     error::init(ruby)?;
     error::install_panic_hook();
@@ -60,6 +57,8 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     scrub::init(ruby, module)?;
     messages::init(ruby, module)?;
     module.define_singleton_method("_sse_first_event", magnus::function!(sse_first_event, 1))?;
+    // Core `warm`: every lazy table built now (`Process._fork` calls it, see fork.rb).
+    module.define_singleton_method("_warm", magnus::function!(retry_core::warm, 0))?;
     testing::init(ruby, module)?;
     stream_end::init(ruby, module)?;
     usage::init(ruby, module)?;

@@ -14,6 +14,8 @@ wait, with ``time.sleep`` / ``asyncio.sleep``.
 
 from __future__ import annotations
 
+import os
+
 # The exception classes first: the native module looks them up when it initialises.
 from ._errors import (
     InternalError,
@@ -39,6 +41,12 @@ from . import streams
 from .streams import StreamIncomplete
 
 __version__: str = _native.__version__
+
+# The core builds its tables on first use. A table another thread is building when the process
+# forks would never finish in the child, so every fork first lets the core finish them all
+# (milliseconds once; nothing on later forks).
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_native._warm)
 
 __all__ = [
     "CATEGORIES",

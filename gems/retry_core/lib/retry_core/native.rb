@@ -20,3 +20,18 @@ rescue LoadError => e
     require "retry_core.so"
   end
 end
+
+module RetryCore
+  # The core builds its tables on first use. A table another thread is building when the
+  # process forks would never finish in the child, so every fork first lets the core finish them
+  # all (milliseconds once; nothing on later forks). +Process._fork+ (Ruby 3.1+) is the hook
+  # every fork goes through.
+  module ForkWarm
+    def _fork
+      RetryCore._warm
+      super
+    end
+  end
+
+  Process.singleton_class.prepend(ForkWarm)
+end
