@@ -34,7 +34,7 @@ const MAX_WAIT_SCAN: usize = 64 * 1024;
 /// Builds this module's patterns now (see `crate::warm`).
 pub(crate) fn warm() {
     from_body("retryDelay");
-    from_text("");
+    wait_in_text("");
 }
 
 /// The wait an error body gives as data: `google.rpc.RetryInfo.retryDelay` ("36s", "0.5s"),

@@ -59,11 +59,13 @@ pub(crate) fn warm() {
         overload,
         rate_window,
         long_window,
+        rate_limit,
     ] {
         set();
     }
     curl_code("");
     websocket_close_code("");
+    proto_retry_delay("");
 }
 
 /// The compiled permanent and transient phrase tables.
@@ -145,15 +147,18 @@ pub fn transient() -> &'static PhraseSet {
 /// The transient rows that name an overload, wherever they stand in the table.
 pub fn overload() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| {
-        PhraseSet::new(
-            transient()
-                .rows
-                .iter()
-                .copied()
-                .filter(|p| p.category == Overloaded),
-        )
-    })
+    S.get_or_init(|| transient_of(Overloaded))
+}
+
+/// The transient rows of one category, wherever they stand in the table.
+fn transient_of(category: Category) -> PhraseSet {
+    PhraseSet::new(
+        transient()
+            .rows
+            .iter()
+            .copied()
+            .filter(|p| p.category == category),
+    )
 }
 
 /// (batch 18) What the last clause of a message says when it is a quoted error on its own (after
@@ -188,15 +193,7 @@ pub fn last_clause(message: &str) -> Option<Category> {
 /// (batch 18) The transient rows that name a rate limit, wherever they stand in the table.
 pub fn rate_limit() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| {
-        PhraseSet::new(
-            transient()
-                .rows
-                .iter()
-                .copied()
-                .filter(|p| p.category == RateLimited),
-        )
-    })
+    S.get_or_init(|| transient_of(RateLimited))
 }
 
 /// (batch 18) Gemini's `google.rpc.RetryInfo` as the legacy Python SDK prints it, protobuf text
