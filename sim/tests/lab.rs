@@ -59,9 +59,16 @@ fn ten_agents_against_the_lab_agree_with_virtual_time() {
 fn twenty_agents_recover_from_a_short_outage_against_the_lab() {
     let live = LiveRecovery::new(2.0, Start::Steady, 8);
     assert!(live.duration() < 3.0, "{}", live.duration());
-    // The experiment only says something when its 0.2 s outage met agents; on a loaded shared
-    // machine the agents can be late for it (3.9 of 20 once, under two other builds). That is
-    // the machine, not the fleet: the run is repeated, at most three times, until it did.
+    let p = RecoveryParams {
+        reps: 200,
+        ..live.recovery
+    };
+    let virt = recovery(&no_fleet(), &p).recovery.mean;
+    // The experiment only says something when its 0.2 s outage met agents, and its clock is the
+    // machine's: on a loaded shared machine the agents can be late for the outage (3.9 of 20
+    // once, under two other builds) or late out of every sleep (live 2.07 s against virtual
+    // 1.57 s once, under a benchmark and a CI run). That is the machine, not the fleet: the run
+    // is repeated, at most three times, until it met agents and kept time.
     let mut tries = 0;
     let r = loop {
         tries += 1;
@@ -71,7 +78,8 @@ fn twenty_agents_recover_from_a_short_outage_against_the_lab() {
         for x in &r {
             assert_eq!(x.unrecovered, 0, "every agent back");
         }
-        if r.iter().all(|x| x.held >= 5.0) || tries == 3 {
+        let kept_time = (r[0].recovery.mean - virt).abs() / virt < 0.25;
+        if (r.iter().all(|x| x.held >= 5.0) && kept_time) || tries == 3 {
             break r;
         }
     };
@@ -82,11 +90,6 @@ fn twenty_agents_recover_from_a_short_outage_against_the_lab() {
             x.held
         );
     }
-    let p = RecoveryParams {
-        reps: 200,
-        ..live.recovery
-    };
-    let virt = recovery(&no_fleet(), &p).recovery.mean;
     let none = r[0].recovery.mean;
     assert!(
         (none - virt).abs() / virt < 0.25,
