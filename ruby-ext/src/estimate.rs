@@ -9,8 +9,8 @@
 
 use magnus::r_hash::ForEach;
 use magnus::{
-    prelude::*, Error, Float, Integer, RArray, RHash, RModule, RString, Ruby, Symbol,
-    Value,
+    prelude::*, value::ReprValue, Error, Float, Integer, RArray, RHash, RModule, RString, Ruby,
+    Symbol, Value,
 };
 use retry_core::fleet::{Cost, Fleet};
 
@@ -80,12 +80,12 @@ fn check_keys(ruby: &Ruby, hash: RHash) -> Result<(), Error> {
     let (mut messages, mut max_tokens, mut other) = (0, 0, false);
     let mut failed = None;
     hash.foreach(|k: Value, _: Value| {
-        let counted = |name: &[u8]| match name {
+        let mut counted = |name: &[u8]| match name {
             b"messages" => messages += 1,
             b"max_tokens" => max_tokens += 1,
             _ => other = true,
         };
-        if let Some(s) = RString::from_value(k).filter(|s| s.class().is(ruby.class_string())) {
+        if let Some(s) = RString::from_value(k).filter(|s| same(s.class(), ruby.class_string())) {
             // SAFETY: the bytes are compared before any Ruby code runs again.
             counted(unsafe { s.as_slice() });
         } else if let Some(name) = Symbol::from_value(k).and_then(|s| s.name().ok()) {
@@ -177,13 +177,14 @@ fn max_tokens_of(ruby: &Ruby, value: Value) -> Result<u64, Error> {
             ),
         ));
     };
-    n.to_u64().map_err(|_| match n.funcall::<_, _, RString>("to_s", ()) {
-        Ok(text) => Error::new(
-            ruby.exception_arg_error(),
-            format!("estimate: max_tokens: must be in 0...2**64, got {text}"),
-        ),
-        Err(e) => e,
-    })
+    n.to_u64()
+        .map_err(|_| match n.funcall::<_, _, RString>("to_s", ()) {
+            Ok(text) => Error::new(
+                ruby.exception_arg_error(),
+                format!("estimate: max_tokens: must be in 0...2**64, got {text}"),
+            ),
+            Err(e) => e,
+        })
 }
 
 /// `value.class.to_s`.
@@ -207,7 +208,9 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
     }
     if let Some(i) = Integer::from_value(v) {
         let i = i.to_i64().ok()?;
-        return Some(i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 1 + usize::from(i < 0));
+        return Some(
+            i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 1 + usize::from(i < 0),
+        );
     }
     if let Some(f) = Float::from_value(v) {
         return float_size(f.to_f64());
@@ -217,20 +220,20 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
     }
     let class = v.class();
     if let Some(s) = RString::from_value(v) {
-        return if class.is(ruby.class_string()) {
+        return if same(class, ruby.class_string()) {
             string_size(ruby, s)
         } else {
             None
         };
     }
     if let Some(h) = RHash::from_value(v) {
-        if !class.is(ruby.class_hash()) {
+        if !same(class, ruby.class_hash()) {
             return None;
         }
         let mut n = Some(2 + h.len().saturating_sub(1));
         let _ = h.foreach(|k: Value, x: Value| {
             let key = if let Some(s) = RString::from_value(k) {
-                if k.class().is(ruby.class_string()) {
+                if same(k.class(), ruby.class_string()) {
                     string_size(ruby, s)
                 } else {
                     None
@@ -253,7 +256,7 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
         return n;
     }
     if let Some(a) = RArray::from_value(v) {
-        if !class.is(ruby.class_array()) {
+        if !same(class, ruby.class_array()) {
             return None;
         }
         let mut n = 2 + a.len().saturating_sub(1);
@@ -265,10 +268,15 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
     None
 }
 
+/// Whether `a` and `b` are the same object (`equal?`).
+fn same(a: impl ReprValue, b: impl ReprValue) -> bool {
+    a.as_rb_value() == b.as_rb_value()
+}
+
 fn bool_of(ruby: &Ruby, v: Value) -> Option<bool> {
-    if v.is(ruby.qtrue()) {
+    if same(v, ruby.qtrue()) {
         Some(true)
-    } else if v.is(ruby.qfalse()) {
+    } else if same(v, ruby.qfalse()) {
         Some(false)
     } else {
         None
