@@ -14,6 +14,8 @@ use magnus::{
 };
 use retry_core::fleet::{Cost, Fleet};
 
+use magnus::rb_sys::{AsRawValue, FromRawValue};
+
 use crate::error::{guard, to_ruby};
 
 /// Nesting deeper than this is left to the JSON generator (whose own limit then answers).
@@ -216,7 +218,7 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
         return float_size(f.to_f64());
     }
     if let Some(s) = Symbol::from_value(v) {
-        return Some(str_size(s.name().ok()?.as_bytes()));
+        return symbol_size(ruby, s);
     }
     let class = v.class();
     if let Some(s) = RString::from_value(v) {
@@ -239,7 +241,7 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
                     None
                 }
             } else if let Some(sym) = Symbol::from_value(k) {
-                sym.name().ok().map(|name| str_size(name.as_bytes()))
+                symbol_size(ruby, sym)
             } else {
                 None
             };
@@ -283,23 +285,41 @@ fn bool_of(ruby: &Ruby, v: Value) -> Option<bool> {
     }
 }
 
-/// A String's JSON length, when it is UTF-8 (or ASCII-only US-ASCII) and valid.
+/// A Symbol's JSON length: its name's, as a String.
+fn symbol_size(ruby: &Ruby, sym: Symbol) -> Option<usize> {
+    // SAFETY: `rb_sym2str` takes any Symbol and gives its (frozen, shared) name.
+    let name = unsafe { rb_sys::rb_sym2str(sym.as_raw()) };
+    string_size(ruby, RString::from_value(unsafe { Value::from_raw(name) })?)
+}
+
+/// A String's JSON length, when it is valid UTF-8 (or ASCII-only US-ASCII): Ruby's code range,
+/// cached on the String, says so without scanning it again.
 fn string_size(ruby: &Ruby, s: RString) -> Option<usize> {
+    use rb_sys::ruby_coderange_type::{RUBY_ENC_CODERANGE_7BIT, RUBY_ENC_CODERANGE_VALID};
     let index = s.enc_get();
-    // SAFETY: the bytes are read before any Ruby code runs again.
-    let bytes = unsafe { s.as_slice() };
+    // SAFETY: `rb_enc_str_coderange` takes any String; it scans it at most once.
+    let range = unsafe { rb_sys::rb_enc_str_coderange(s.as_raw()) } as u32;
     let readable = if index == ruby.utf8_encindex() {
-        std::str::from_utf8(bytes).is_ok()
+        range == RUBY_ENC_CODERANGE_7BIT as u32 || range == RUBY_ENC_CODERANGE_VALID as u32
     } else {
-        index == ruby.usascii_encindex() && bytes.is_ascii()
+        index == ruby.usascii_encindex() && range == RUBY_ENC_CODERANGE_7BIT as u32
     };
-    readable.then(|| str_size(bytes))
+    // SAFETY: the bytes are read before any Ruby code runs again.
+    readable.then(|| str_size(unsafe { s.as_slice() }))
 }
 
 /// A JSON string's length with the generator's escapes: quotes, `\"`, `\\`, the five short
 /// control escapes, `\u00XX` for the other control characters; the rest as it is (UTF-8 bytes
 /// above 0x7F counted one each, as written).
 fn str_size(bytes: &[u8]) -> usize {
+    // Most text escapes nothing: one vectorisable pass finds that.
+    let escaped = bytes
+        .iter()
+        .filter(|&&b| b < 0x20 || b == b'"' || b == b'\\')
+        .count();
+    if escaped == 0 {
+        return 2 + bytes.len();
+    }
     2 + bytes
         .iter()
         .map(|&b| match b {
