@@ -46,9 +46,21 @@ pub(crate) fn cost(ruby: &Ruby, fleet: &Fleet, estimate: Value) -> Result<(f64, 
             ),
         ));
     };
-    check_keys(ruby, hash)?;
-    let size = request_bytes(ruby, part(ruby, hash, "messages")?)?;
-    let max_tokens = max_tokens_of(ruby, part(ruby, hash, "max_tokens")?)?;
+    // Symbol keys (the usual `{messages: ..., max_tokens: ...}`): when every key is one of the
+    // two, the keys are right without a pass over them.
+    let by_symbol = [
+        hash.get(ruby.to_symbol("messages")),
+        hash.get(ruby.to_symbol("max_tokens")),
+    ];
+    let found = by_symbol.iter().flatten().count();
+    if found == 0 || found != hash.len() {
+        check_keys(ruby, hash)?;
+    }
+    let [messages, max_tokens] = by_symbol;
+    let messages = messages.map_or_else(|| hash.aref("messages"), Ok)?;
+    let size = request_bytes(ruby, messages)?;
+    let max_tokens = max_tokens.map_or_else(|| hash.aref("max_tokens"), Ok)?;
+    let max_tokens = max_tokens_of(ruby, max_tokens)?;
     guard(ruby, || {
         let cost = fleet.estimate(size, max_tokens);
         Ok((cost.input_tokens, cost.output_tokens))
@@ -118,14 +130,6 @@ fn check_keys(ruby: &Ruby, hash: RHash) -> Result<(), Error> {
         ));
     }
     Ok(())
-}
-
-/// `estimate[:name]` when that key is there, else `estimate["name"]`.
-fn part(ruby: &Ruby, hash: RHash, name: &str) -> Result<Value, Error> {
-    match hash.get(ruby.to_symbol(name)) {
-        Some(v) => Ok(v),
-        None => hash.aref(name),
-    }
 }
 
 /// The byte count of `messages` as JSON, 0 without: counted here when every message is a Hash
