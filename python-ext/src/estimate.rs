@@ -173,56 +173,105 @@ fn type_name(value: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// The length of `v` as compact JSON without ASCII escaping, in UTF-8 bytes (see
-/// `PyFleet::_json_size`), or None for what only the serializer knows how to write.
+/// `PyFleet::_json_size`), or None for what only the serializer knows how to write. This runs
+/// before every call given messages: the shapes of a message (a dict of strs, a list) are
+/// tried first by their exact type, and nothing is allocated.
 pub fn json_size(v: &Bound<'_, PyAny>, depth: usize) -> Option<usize> {
-    use pyo3::types::PyList as List;
     if depth > 64 {
         return None;
+    }
+    // Exact types by their type pointer first (a failed `cast` builds an error to drop).
+    if v.is_exact_instance_of::<PyString>() {
+        // SAFETY: checked just above.
+        return string_size(unsafe { v.cast_unchecked::<PyString>() });
+    }
+    if v.is_exact_instance_of::<PyDict>() {
+        // SAFETY: checked just above.
+        return dict_size(unsafe { v.cast_unchecked::<PyDict>() }, depth);
+    }
+    if v.is_exact_instance_of::<PyList>() {
+        // SAFETY: checked just above.
+        return list_size(unsafe { v.cast_unchecked::<PyList>() }, depth);
     }
     if v.is_none() {
         return Some(4);
     }
-    if v.is_instance_of::<PyBool>() {
+    if v.is_exact_instance_of::<PyBool>() {
         return Some(if v.is_truthy().ok()? { 4 } else { 5 });
     }
+    if v.is_exact_instance_of::<PyInt>() {
+        return int_size(v);
+    }
+    // Subclasses, as the serializer writes them.
     if let Ok(s) = v.cast::<PyString>() {
-        return Some(str_size(s.to_str().ok()?));
+        return string_size(s);
     }
     if v.is_instance_of::<PyInt>() {
-        let i: i128 = v.extract().ok()?;
-        return Some(i.to_string().len());
+        return int_size(v);
     }
     if let Ok(d) = v.cast::<PyDict>() {
-        let mut n = 2 + d.len().saturating_sub(1);
-        for (k, x) in d.iter() {
-            n +=
-                str_size(k.cast::<PyString>().ok()?.to_str().ok()?) + 1 + json_size(&x, depth + 1)?;
+        return dict_size(d, depth);
+    }
+    if let Ok(l) = v.cast::<PyList>() {
+        return list_size(l, depth);
+    }
+    if let Ok(t) = v.cast::<PyTuple>() {
+        let mut n = 2 + t.len().saturating_sub(1);
+        for x in t.iter() {
+            n += json_size(&x, depth + 1)?;
         }
         return Some(n);
     }
-    let items: Vec<Bound<'_, PyAny>> = if let Ok(l) = v.cast::<List>() {
-        l.iter().collect()
-    } else if let Ok(t) = v.cast::<PyTuple>() {
-        t.iter().collect()
-    } else {
-        return None;
-    };
-    let mut n = 2 + items.len().saturating_sub(1);
-    for x in &items {
-        n += json_size(x, depth + 1)?;
+    None
+}
+
+fn string_size(s: &Bound<'_, PyString>) -> Option<usize> {
+    Some(str_size(s.to_str().ok()?))
+}
+
+/// An int's digits (a bool is not one: checked before).
+fn int_size(v: &Bound<'_, PyAny>) -> Option<usize> {
+    if let Ok(i) = v.extract::<i64>() {
+        return Some(
+            i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 1 + usize::from(i < 0),
+        );
+    }
+    let i: i128 = v.extract().ok()?;
+    Some(i.to_string().len())
+}
+
+fn dict_size(d: &Bound<'_, PyDict>, depth: usize) -> Option<usize> {
+    let mut n = 2 + d.len().saturating_sub(1);
+    for (k, x) in d.iter() {
+        let key = if k.is_exact_instance_of::<PyString>() {
+            // SAFETY: checked just above.
+            string_size(unsafe { k.cast_unchecked::<PyString>() })?
+        } else {
+            string_size(k.cast::<PyString>().ok()?)?
+        };
+        n += key + 1 + json_size(&x, depth + 1)?;
+    }
+    Some(n)
+}
+
+fn list_size(l: &Bound<'_, PyList>, depth: usize) -> Option<usize> {
+    let mut n = 2 + l.len().saturating_sub(1);
+    for x in l.iter() {
+        n += json_size(&x, depth + 1)?;
     }
     Some(n)
 }
 
 /// A JSON string's length with Python's escapes (`ensure_ascii=False`): quotes, `\"`, `\\`,
-/// the five short control escapes, `\u00XX` for the other control characters.
+/// the five short control escapes, `\u00XX` for the other control characters; the rest as
+/// its UTF-8 bytes (counted byte by byte: no byte of a multi-byte character is below 0x80).
 fn str_size(s: &str) -> usize {
     2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf8(),
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            b if b < 0x20 => 6,
+            _ => 1,
         })
         .sum::<usize>()
 }

@@ -227,6 +227,12 @@ impl RbFleet {
         })
     }
 
+    /// `estimate:` checked and read as the attempt's cost, `[input_tokens, output_tokens]`
+    /// (`estimate.rs`; the core's `Fleet::estimate` decides it).
+    fn cost(ruby: &Ruby, rb_self: &Self, estimate: Value) -> Result<(f64, f64), Error> {
+        crate::estimate::cost(ruby, &rb_self.0, estimate)
+    }
+
     /// The retry budget's tokens left for `key` (nil without a budget).
     fn tokens(ruby: &Ruby, rb_self: &Self, key: RString) -> Result<Option<f64>, Error> {
         let key = rstring_lossy(key);
@@ -284,6 +290,7 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     class.define_method("_succeeded", magnus::method!(RbFleet::succeeded, 1))?;
     class.define_method("_admission", magnus::method!(RbFleet::admission, 0))?;
     class.define_method("_estimate", magnus::method!(RbFleet::estimate, 3))?;
+    class.define_method("_cost", magnus::method!(RbFleet::cost, 1))?;
     class.define_method(
         "_admits_freely_with",
         magnus::method!(RbFleet::admits_freely_with, 2),

@@ -18,6 +18,7 @@ mod category;
 mod classify;
 mod convert;
 mod error;
+mod estimate;
 mod events;
 mod failure;
 mod fleet;
@@ -62,6 +63,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     testing::init(ruby, module)?;
     stream_end::init(ruby, module)?;
     usage::init(ruby, module)?;
+    estimate::init(ruby, module)?;
     resolve_classes(ruby);
     module.const_set("NATIVE_VERSION", env!("CARGO_PKG_VERSION"))?;
     // Hidden entry points for the suite, never for users.

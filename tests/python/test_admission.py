@@ -234,3 +234,18 @@ def test_the_estimates_byte_count_is_the_compact_jsons(messages: Any) -> None:
     assert got is None or got == want
     cost = fleet._inner._estimate(None, want, 0)
     assert _retry._estimate_cost({"messages": messages}, fleet) == cost
+
+
+@pytest.mark.parametrize("messages", [
+    [],
+    [{"role": "user", "content": "Say hello in five words."}],
+    [{"role": "user", "content": 'quotes " and \\ back\nslash\t\r\b\f \x00\x1f \x7f'}],
+    [{"role": "user", "content": "héllo 你好 🎉 — ok \u2028"}, {"role": "assistant", "content": None}],
+    [{"n": [0, 9, 10, 99, 100, -1, -9, -10, 2**63 - 1, -2**63, 2**63, -2**100, True, False, None]}],
+    ({"role": "user", "content": ("a", ["b", {"c": []}])},),
+])
+def test_plain_messages_are_counted_without_the_serializer(messages: Any) -> None:
+    # Dicts of str keys, lists, tuples, str, int, bool and None: counted natively, to the byte.
+    fleet = Fleet(admission={"mode": "static", "limits": {"requests": 600}})
+    want = len(json.dumps(messages, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    assert fleet._inner._json_size(messages) == want

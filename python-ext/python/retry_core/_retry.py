@@ -248,8 +248,10 @@ class _Options:
             raise TypeError(f"messages must be a list of messages (pruned in place), not {type(messages).__name__}")
         if self.seed is not None:
             _check_seed(self.seed)
-        if self.estimate is not None:
-            self._cost = _estimate_cost(self.estimate, self.fleet)
+        estimate = self.estimate
+        if estimate is not None:
+            # One native call on the success path; without a fleet, the error.
+            self._cost = fleet._inner._cost(estimate) if fleet is not None else _estimate_cost(estimate, fleet)
         # Which policy the call gets is the core's rule (CONTRACT §6); misspelt preset names,
         # bad configurations and both forms at once fail here, before the first call. Given
         # none of the three, the call gets the class's (the core's answer for nothing given).

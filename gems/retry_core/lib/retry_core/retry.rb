@@ -265,40 +265,24 @@ module RetryCore
       run&._abandon
     end
 
-    ESTIMATE_KEYS = %w[messages max_tokens].freeze
-
     # +estimate:+ checked and handed to the core, which computes the attempt's cost (core
     # +Fleet::estimate+: the request's bytes and its +max_tokens+). Raises before the first call.
+    # Read natively (+Fleet#_cost+, ruby-ext/src/estimate.rs): it runs before every call given
+    # an estimate, and the messages are measured without writing them as JSON.
     # @return [Array(Float, Float)] input and output tokens
     def self.cost(estimate, fleet)
       raise ArgumentError, "estimate: needs fleet: (a RetryCore::Fleet with admission on)" unless fleet.is_a?(Fleet)
 
-      case estimate
-      when Integer
-        raise ArgumentError, "estimate: must be at most 1e12 tokens, got #{estimate}" if estimate > 10**15
-
-        fleet._estimate(estimate.to_f, 0, 0)
-      when Hash
-        keys = estimate.keys.map(&:to_s)
-        if keys.empty? || !(keys - ESTIMATE_KEYS).empty? || keys.uniq.size != keys.size
-          raise ArgumentError, "estimate: takes messages: and/or max_tokens:, got #{estimate.keys.inspect}"
-        end
-
-        fetch = ->(k) { estimate.key?(k.to_sym) ? estimate[k.to_sym] : estimate[k] }
-        fleet._estimate(nil, request_bytes(fetch.call("messages")), max_tokens(fetch.call("max_tokens")))
-      else
-        raise TypeError, "estimate: takes an Integer (tokens) or a Hash with messages: and/or max_tokens:, " \
-                         "not #{estimate.class}"
-      end
+      fleet._cost(estimate)
     end
 
-    # The size of +messages+ as JSON (what the request sends), 0 without.
+    # The size of +messages+ (an Array) as JSON (what the request sends), for those
+    # +Fleet#_cost+ leaves to Ruby: messages that are objects, or hold what only the generator
+    # writes. Counted natively where it can be (+RetryCore._json_size+).
     def self.request_bytes(messages)
-      return 0 if messages.nil?
-      raise TypeError, "estimate: messages: must be an Array, not #{messages.class}" unless messages.is_a?(Array)
-
       # Objects (RubyLLM's Message) count as their Hash; plain values as they are.
-      JSON.generate(messages.map { |m| m.is_a?(Hash) || m.is_a?(Array) || !m.respond_to?(:to_h) ? m : m.to_h }).bytesize
+      plain = messages.map { |m| m.is_a?(Hash) || m.is_a?(Array) || !m.respond_to?(:to_h) ? m : m.to_h }
+      RetryCore._json_size(plain) || JSON.generate(plain).bytesize
     rescue JSON::GeneratorError, EncodingError, NoMethodError => e
       raise TypeError, "estimate: messages: must be JSON-serializable: #{e.message}"
     end
