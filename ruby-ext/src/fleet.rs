@@ -129,13 +129,7 @@ impl RbFleet {
         let key = rstring_lossy(key);
         guard(ruby, || {
             let evs = rb_self.0.succeeded(&key, false);
-            if evs.is_empty() {
-                return Ok(None);
-            }
-            let out = ruby.ary_new_capa(2);
-            out.push(crate::events::to_array(ruby, &evs)?)?;
-            out.push(crate::events::log_lines(ruby, &evs)?)?;
-            Ok(Some(out))
+            events_reply(ruby, &evs)
         })
     }
 
@@ -188,13 +182,7 @@ impl RbFleet {
             let evs = rb_self
                 .0
                 .succeeded_with(&key, &slot.0, usage.as_ref(), &headers);
-            if evs.is_empty() {
-                return Ok(None);
-            }
-            let out = ruby.ary_new_capa(2);
-            out.push(crate::events::to_array(ruby, &evs)?)?;
-            out.push(crate::events::log_lines(ruby, &evs)?)?;
-            Ok(Some(out))
+            events_reply(ruby, &evs)
         })
     }
 
@@ -302,4 +290,16 @@ pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
     let slot = class.define_class("Slot", ruby.class_object())?;
     slot.undef_default_alloc_func();
     Ok(())
+}
+
+/// A success's events for the Ruby door: `[events, log_lines]`, or nil when there are none (the
+/// usual case).
+fn events_reply(ruby: &Ruby, evs: &[retry_core::Event]) -> Result<Option<RArray>, Error> {
+    if evs.is_empty() {
+        return Ok(None);
+    }
+    let out = ruby.ary_new_capa(2);
+    out.push(crate::events::to_array(ruby, evs)?)?;
+    out.push(crate::events::log_lines(ruby, evs)?)?;
+    Ok(Some(out))
 }
