@@ -298,7 +298,13 @@ fn decide(
         // endpoint), and the same request gets the same answer.
         Some(300..=399) => return (Category::Configuration, Evidence::Status),
         Some(s) if (400..=599).contains(&s) => {
-            let c = refine_by_class(s, refine_status(s, provider, hay), classes);
+            let c = match refine_status(s, provider, hay) {
+                // (batch 19) A 5xx whose text says the server's own engine died (Ollama's
+                // "llama runner process has terminated" under LiteLLM's APIConnectionError) was
+                // answered by the server: the wrapper's connection class does not sharpen it.
+                Category::ServerError if text::engine_down(hay.get()) => Category::ServerError,
+                c => refine_by_class(s, c, classes),
+            };
             // A generic client error that quotes the transient failure it wraps is that failure.
             if matches!(c, Category::BadRequest | Category::ClientError) {
                 if let Some(inner) = text::quoted_aiohttp_status(&f.message).filter(|n| *n != s) {
@@ -956,6 +962,16 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));
     }
+    // (batch 19) An SDK's own words for an answer it could not deserialize (async-openai's
+    // "failed to deserialize api response: unknown variant ``, expected one of ...
+    // `content_filter`", serde_json's Debug form): read before the words the answer or serde's
+    // list of accepted values brings. A server's words about the request it got stay its own.
+    if text::decode().first(hay.get()).is_some() || text::serde_debug_error(hay.get()) {
+        return Some(match text::request_json_fault(hay.get()) {
+            true => Category::BadRequest,
+            false => Category::InvalidResponse,
+        });
+    }
     // (batch 18) A quoted error the sentence ends on (a KeyError's key, undici's "terminated").
     if let Some(c) = text::last_clause(&f.message) {
         return Some(c);
@@ -1025,9 +1041,19 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }) {
         return Some(c);
     }
+    // (batch 19) An inference engine that died under the request, in any of its names
+    // ("MQLLMEngine is already dead", "EngineCore encountered an issue").
+    if text::engine_down(hay.get()) {
+        return Some(Category::ServerError);
+    }
     text::transient()
         .first(hay.get())
         .map(|p| match p.category {
+            // (batch 19) reqwest's bare decode error names a body of the wrong shape; a cut
+            // only when the text places it in a stream or the transport.
+            Category::StreamInterrupted if text::bare_body_decode(hay.get()) => {
+                Category::InvalidResponse
+            }
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
                 Category::BadRequest

@@ -158,6 +158,8 @@ pub struct ProviderTable {
 pub mod agents;
 pub mod clients;
 mod cn;
+pub mod decode;
+pub mod engines;
 mod hosts;
 mod intl;
 pub mod names;
@@ -841,6 +843,9 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("ArgumentError", Is(Programming)),
     ("ZeroDivisionError", Is(Programming)),
     ("FrozenError", Is(Programming)),
+    // (batch 19) The JS SDKs' own abort (openai-node and anthropic-sdk-typescript
+    // `APIUserAbortError`, "Request was aborted."): the caller aborted the request or stream.
+    (".APIUserAbortError", Is(Cancelled)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).
@@ -1329,6 +1334,28 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("statuscode.failed_precondition", BadRequest),
     said("code = unimplemented", BadRequest),
     said("statuscode.unimplemented", BadRequest),
+    // (batch 19) Gemini's SDKs word a blocked answer as a sentence, not a finish-reason field:
+    // @google/generative-ai `formatBlockErrorMessage` "Candidate was blocked due to
+    // {finishReason}" (RECITATION, SAFETY, ...) and "Text not available. Response was blocked
+    // due to {blockReason}" (the prompt's feedback); Firebase AI the same.
+    stated("candidate was blocked", ContentFiltered),
+    stated("response was blocked due to", ContentFiltered),
+    stated("prompt was blocked", ContentFiltered),
+    // MiniMax's moderation status messages (platform.minimax.io errorcode: 1026 "input
+    // new_sensitive", 1027 "output new_sensitive"), quoted in text under a 500 or none.
+    stated("new_sensitive", ContentFiltered),
+    stated("input sensitive", ContentFiltered),
+    stated("output sensitive", ContentFiltered),
+    // OpenRouter's routing refused by the account's own privacy settings ("Paid model training
+    // violation (account settings): 1 endpoint excluded", openrouter.ai/settings/privacy): a
+    // setting, even under a 502, the same on every try. (Its 404 "No endpoints found matching
+    // your data policy" stays the 404's not_found, as the corpus has it since batch 13.)
+    stated("model training violation", Configuration),
+    stated("model publication violation", Configuration),
+    // A request field that may take only the values it lists (vLLM's "tool_choice must either
+    // be a named tool, 'auto', or 'none'", pydantic's "Input should be 'a' or 'b'").
+    said("must either be", BadRequest),
+    said("must be either", BadRequest),
 ];
 
 /// Transient phrases: only consulted when nothing permanent (and no status) was found.

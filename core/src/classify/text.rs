@@ -4,7 +4,9 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::tables::{agents, clients, said, stated as stated_row, words, Phrase};
+use super::tables::{
+    agents, clients, decode as decode_rows, engines, said, stated as stated_row, words, Phrase,
+};
 use crate::category::Category::*;
 use crate::Category;
 
@@ -60,9 +62,12 @@ pub(crate) fn warm() {
         rate_window,
         long_window,
         rate_limit,
+        decode,
     ] {
         set();
     }
+    engine_down("");
+    serde_debug_error("");
     curl_code("");
     websocket_close_code("");
     proto_retry_delay("");
@@ -78,6 +83,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
+                .chain(engines::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient())),
@@ -96,6 +102,7 @@ pub fn stated() -> &'static PhraseSet {
             super::tables::PERMANENT_PHRASES
                 .iter()
                 .chain(SERVER_AND_SETUP_PERMANENT)
+                .chain(engines::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .filter(|p| {
@@ -136,6 +143,7 @@ pub fn transient() -> &'static PhraseSet {
         PhraseSet::new(
             SERVER_STATE_TRANSIENT
                 .iter()
+                .chain(engines::TRANSIENT)
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
@@ -188,6 +196,55 @@ pub fn last_clause(message: &str) -> Option<Category> {
         .iter()
         .find(|(w, _)| last.eq_ignore_ascii_case(w))
         .map(|(_, c)| *c)
+}
+
+/// (batch 19) An SDK's own words for an answer it could not deserialize (`tables::decode`).
+pub fn decode() -> &'static PhraseSet {
+    static S: OnceLock<PhraseSet> = OnceLock::new();
+    S.get_or_init(|| PhraseSet::new(decode_rows::PHRASES))
+}
+
+/// (batch 19) reqwest's bare "error decoding response body": a wrong shape, unless the text
+/// places it in a stream or the transport (`tables::decode::CUT_CONTEXT`).
+pub fn bare_body_decode(hay: &str) -> bool {
+    contains_phrase(hay, decode_rows::BODY_DECODE)
+        && !decode_rows::CUT_CONTEXT
+            .iter()
+            .any(|w| contains_phrase(hay, w))
+}
+
+/// (batch 19) serde_json's error in its Debug form, as Rust SDKs print it with `{:?}`
+/// (`Error("expected value", line: 8, column: 1)`): an answer of the wrong shape.
+pub fn serde_debug_error(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r#"\berror\("[^"\n]{1,200}", line: \d+, column: \d+\)"#)
+            .expect("serde debug pattern compiles")
+    })
+    .is_match(hay)
+}
+
+/// (batch 19) An inference engine's part, named alone or as the last word of a compound name
+/// ("MQLLMEngine", "EngineCore", "llama runner process"), then what happened to it within one
+/// clause ("is already dead", "encountered an issue"): the server's engine died under the
+/// request (`tables::engines`).
+pub fn engine_down(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        let alt = |words: &[&str]| {
+            let mut w: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
+            // Longest first, so a part's longer name wins the alternation.
+            w.sort_by_key(|s| std::cmp::Reverse(s.len()));
+            w.join("|")
+        };
+        regex::Regex::new(&format!(
+            r"\b[a-z0-9_]*(?:{})\b[^.;:\n]{{0,40}}?\b(?:{})\b",
+            alt(engines::PARTS),
+            alt(engines::DOWN)
+        ))
+        .expect("engine pattern compiles")
+    })
+    .is_match(hay)
 }
 
 /// (batch 18) The transient rows that name a rate limit, wherever they stand in the table.

@@ -628,6 +628,23 @@ pub const FAMILIES: &[Family] = &[
         ],
         ServerError,
     ),
+    // (batch 19) A local server's model that would not load (LM Studio's "Failed to load model",
+    // "Failed to load the model ... Error loading model"; llama.cpp's "unable to load model";
+    // LocalAI's "could not load model"): the model or its settings (context size, memory), the
+    // same on every try. Last: a cause the text names ("rpc error: code = Unavailable ... EOF",
+    // a backend that died while loading) is read first, by the tables or the families above.
+    near(
+        &["model", "the model"],
+        &[
+            "failed to load",
+            "unable to load",
+            "could not load",
+            "cannot load",
+            "error loading",
+        ],
+        Configuration,
+        true,
+    ),
 ];
 
 /// HTTP reason phrases (RFC 9110 §15, with the older wordings servers still send): a whole

@@ -1,0 +1,105 @@
+//! (batch 19) Inference engines in their own words: a self-hosted server's engine that died
+//! under the request, a GPU out of memory, a health check the scheduler missed, a model that
+//! would not load, a prompt over the loaded context. Earlier rules named one product's class or
+//! sentence each ("EngineDeadError", "engine loop has died"); a new wording of the same death
+//! ("MQLLMEngine is already dead", "EngineCore encountered an issue") slipped past them because
+//! the engine's name runs its words together. Here the family is the engine's part, in any
+//! compound name, and what happened to it (`text::engine_down`), plus the rows below.
+//!
+//! CONTRACT §2: a server whose engine died or ran out of GPU memory under load answers the next
+//! request with a new engine or free memory (`server_error`, transient; the corpus has labelled
+//! Ollama's dead runner and vLLM's dead engine so since batch 4). A model that will not load, or
+//! a prompt over the context the model was loaded with, fails the same way on every try.
+//!
+//! Sources (the servers' own strings):
+//! - vLLM: `vllm/v1/engine/exceptions.py` EngineDeadError "EngineCore encountered an issue. See
+//!   stack trace (above) for the root cause."; `vllm/entrypoints/launcher.py` "MQLLMEngine is
+//!   already dead, terminating server process"; `vllm/engine/multiprocessing` MQEngineDeadError
+//!   "Engine loop is not running"; `async_llm_engine.py` "Background loop has errored already",
+//!   "Background loop is stopped"; the MQ client's "Engine process (pid N) died."
+//! - SGLang: `http_server.py` health_generate "Health check failed. Server couldn't get a
+//!   response from detokenizer for last 20 seconds" (the scheduler did not answer a one-token
+//!   generate in time: busy with long prefills, sglang#22511).
+//! - Ollama: `llm/server.go` "model runner has unexpectedly stopped, this may be due to resource
+//!   limitations or an internal error"; "llama runner process has terminated".
+//! - GPU memory: PyTorch's `torch.OutOfMemoryError` "CUDA out of memory. Tried to allocate";
+//!   the CUDA runtime's "CUDA error: out of memory"; llama.cpp's "cudaMalloc failed: out of
+//!   memory"; ROCm's "HIP out of memory"; PyTorch MPS "MPS backend out of memory".
+//! - LM Studio: "Trying to keep the first N tokens when context the overflows. However, the model
+//!   is loaded with context length of only M tokens" (lmstudio-bug-tracker#546); "The model has
+//!   crashed without additional information" when a chat passes the loaded context
+//!   (lmstudio-bug-tracker#932 and #1620, Roo-Code#7388, cline#5821: each at the context limit);
+//!   "Failed to load model" / "Failed to load the model ... Error loading model".
+
+use super::{said, stated, Phrase};
+use crate::category::Category::*;
+
+/// The part of an inference server that runs the model, as the last word of a compound name
+/// ("MQLLMEngine", "AsyncLLMEngine", "EngineCore", "llama runner", "TP0 worker").
+pub const PARTS: &[&str] = &[
+    "engine",
+    "enginecore",
+    "engine core",
+    "engine loop",
+    "engine process",
+    "background loop",
+    "runner",
+    "runner process",
+    "scheduler",
+    "detokenizer",
+    "model worker",
+    "gpu worker",
+];
+
+/// What happened to that part: it is gone until the server makes a new one.
+pub const DOWN: &[&str] = &[
+    "is already dead",
+    "already dead",
+    "is dead",
+    "died",
+    "has died",
+    "crashed",
+    "has crashed",
+    "encountered an issue",
+    "encountered an error",
+    "is not running",
+    "has errored",
+    "errored already",
+    "is stopped",
+    "has stopped",
+    "unexpectedly stopped",
+    "stopped unexpectedly",
+    "exited unexpectedly",
+    "terminated",
+    "has terminated",
+    "not responding",
+];
+
+/// Transient states of a serving engine, read before the main transient table.
+pub const TRANSIENT: &[Phrase] = &[
+    // SGLang's scheduler did not answer the health probe in time: a busy server (its long
+    // prefills), read before the health check's own words.
+    said("a response from detokenizer", Overloaded),
+    said("response from the detokenizer", Overloaded),
+    said("health check failed", ServerError),
+    // GPU memory gone under load: the next request meets freed memory.
+    said("cuda out of memory", ServerError),
+    said("cuda error: out of memory", ServerError),
+    said("cudamalloc failed", ServerError),
+    said("hip out of memory", ServerError),
+    said("mps backend out of memory", ServerError),
+    said("outofmemoryerror", ServerError),
+    said("cuda error", ServerError),
+    // Ollama's newer word for a runner that died.
+    said("runner has unexpectedly stopped", ServerError),
+];
+
+/// Permanent states of a local server: a prompt over the loaded context. `stated`: a server's 500 around them is still the same failure on the next try.
+pub const PERMANENT: &[Phrase] = &[
+    stated("when context the overflows", ContextOverflow),
+    stated("when the context overflows", ContextOverflow),
+    stated("loaded with context length of only", ContextOverflow),
+    stated("trying to keep the first", ContextOverflow),
+    // LM Studio's crash at the context limit (see the sources above): never a retry.
+    stated("crashed without additional information", ContextOverflow),
+];
