@@ -2285,3 +2285,160 @@ mod issue20 {
         );
     }
 }
+
+/// Batch 19's families, each proven on phrasings from the servers' and SDKs' own sources (not
+/// the corpus case that taught it).
+#[cfg(test)]
+mod batch19 {
+    use super::*;
+    use Category::*;
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let r = classify_at(f, SystemTime::UNIX_EPOCH);
+        (r.category, r.transient)
+    }
+
+    fn text(m: &str) -> (Category, bool) {
+        cat(&Failure::new(m))
+    }
+
+    /// An inference engine that died, in any of its compound names (`text::engine_down`).
+    #[test]
+    fn a_dead_engine_in_any_name() {
+        for m in [
+            // vLLM's MQ client (vllm/engine/multiprocessing/client.py).
+            "RuntimeError('Engine process (pid 16470) died.')",
+            // vLLM V0's AsyncEngineDeadError text.
+            "Background loop is stopped.",
+            // A V1 engine named as servers log it.
+            "AsyncLLM: EngineCore encountered an error while stepping",
+            // Ollama's runner (llm/server.go).
+            "model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details",
+            "The scheduler has crashed",
+        ] {
+            assert_eq!(text(m), (ServerError, true), "{m}");
+        }
+        // A wrapper's connection class around a 5xx the server answered with its runner's death.
+        let f = Failure::http(
+            500,
+            "litellm.APIConnectionError: OllamaException - model runner has unexpectedly stopped",
+        )
+        .with_class(["litellm.exceptions.APIConnectionError", "openai.APIConnectionError"]);
+        assert_eq!(cat(&f), (ServerError, true));
+        // The parts alone, or a part that is well, say nothing of a death.
+        assert!(!text::engine_down("the search engine returned no results"));
+        assert!(!text::engine_down("engine: vllm, model: qwen"));
+    }
+
+    /// GPU memory and a missed health probe: a loaded server's passing state.
+    #[test]
+    fn gpu_memory_and_health() {
+        for m in [
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.27 GiB. GPU 0 has a total capacity of 79.33 GiB",
+            "HIP out of memory. Tried to allocate 2.00 GiB",
+            "MPS backend out of memory (MPS allocated: 17.8 GB, other allocations: 1.2 GB)",
+            "ggml_cuda_init: cudaMalloc failed: out of memory",
+        ] {
+            assert_eq!(text(m), (ServerError, true), "{m}");
+        }
+        assert_eq!(
+            text("Health check failed. Server couldn't get a response from detokenizer for last 20 seconds. tic start time: 04:35:35"),
+            (Overloaded, true)
+        );
+    }
+
+    /// LM Studio's context words, and its crash at the context limit: never retried.
+    #[test]
+    fn local_context_overflow() {
+        let m = "Trying to keep the first 111490 tokens when context the overflows. However, the model is loaded with context length of only 32768 tokens, which is not enough.";
+        assert_eq!(text(m), (ContextOverflow, false));
+        assert_eq!(cat(&Failure::http(500, m)), (ContextOverflow, false));
+        assert_eq!(
+            text("The model has crashed without additional information. (Exit code: 18446744072635812000). Error Data: n/a, Additional Data: n/a"),
+            (ContextOverflow, false)
+        );
+    }
+
+    /// A model that will not load is set-up; a load that broke on a transport is not.
+    #[test]
+    fn a_model_that_will_not_load() {
+        assert_eq!(text("Failed to load model \"qwen3-32b\""), (Configuration, false));
+        assert_eq!(
+            text("llama_init_from_model: unable to load model"),
+            (Configuration, false)
+        );
+        assert!(text("failed to load model: rpc error: code = Unavailable desc = connection refused").1);
+    }
+
+    /// An SDK's own words for an answer it could not deserialize, Display and Debug forms.
+    #[test]
+    fn sdk_deserialize_words() {
+        for m in [
+            "JSONDeserialize(Error(\"missing field `choices`\", line: 1, column: 120))",
+            "reqwest::Error { kind: Decode, source: Error(\"expected value\", line: 1, column: 1) }",
+            "failed to deserialize api response: unknown variant `content_filtered`, expected one of `stop`, `length`, `tool_calls`, `content_filter`, `function_call`",
+            "Error: Reqwest(\"error decoding response body\")",
+        ] {
+            assert_eq!(text(m), (InvalidResponse, false), "{m}");
+        }
+        // The body that failed to parse does not outvote the SDK's words.
+        let f = Failure::new("JSONDeserialize(Error(\"expected value\", line: 1, column: 1))")
+            .with_body("404 page not found");
+        assert_eq!(cat(&f), (InvalidResponse, false));
+        // reqwest's decode error placed in a stream or the network is a cut body.
+        for m in [
+            "Stream error: error decoding response body",
+            "network error: error decoding response body",
+        ] {
+            assert_eq!(text(m), (StreamInterrupted, true), "{m}");
+        }
+    }
+
+    /// Refusals in the SDKs' and providers' own sentences.
+    #[test]
+    fn refusals_in_sentences() {
+        for m in [
+            "[GoogleGenerativeAI Error]: Text not available. Response was blocked due to SAFETY",
+            "Candidate was blocked due to PROHIBITED_CONTENT: blocked by policy",
+            "output new_sensitive (1027)",
+        ] {
+            assert_eq!(text(m), (ContentFiltered, false), "{m}");
+        }
+        assert_eq!(
+            cat(&Failure::http(500, "API Error: 500 output new_sensitive")),
+            (ContentFiltered, false)
+        );
+        // OpenRouter's account privacy setting under a 502 is a setting.
+        assert_eq!(
+            cat(&Failure::http(
+                502,
+                "Free model training violation (account settings): 3 endpoints excluded"
+            )),
+            (Configuration, false)
+        );
+    }
+
+    /// The JS SDKs' own abort is the caller's cancel.
+    #[test]
+    fn sdk_user_abort() {
+        let f = Failure::new("Request was aborted.")
+            .with_class(["anthropic.APIUserAbortError", "anthropic.APIError"]);
+        assert_eq!(cat(&f).0, Cancelled);
+    }
+
+    /// A per-day quota in words is a bill; a value restricted to a list is the request's.
+    #[test]
+    fn day_quota_and_choices() {
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "Quota exceeded for quota metric 'Generate Content API requests' and limit 'GenerateContent request limit per day' of service 'generativelanguage.googleapis.com'"
+            )),
+            (PaymentRequired, false)
+        );
+        assert_eq!(
+            text("response_format.type must be either 'json_object' or 'json_schema'"),
+            (BadRequest, false)
+        );
+    }
+}
