@@ -302,7 +302,7 @@ fn decide(
                 // (batch 19) A 5xx whose text says the server's own engine died (Ollama's
                 // "llama runner process has terminated" under LiteLLM's APIConnectionError) was
                 // answered by the server: the wrapper's connection class does not sharpen it.
-                Category::ServerError if text::engine_down(hay.get()) => Category::ServerError,
+                Category::ServerError if engine_died(hay) => Category::ServerError,
                 c => refine_by_class(s, c, classes),
             };
             // A generic client error that quotes the transient failure it wraps is that failure.
@@ -762,6 +762,12 @@ fn transport_words(hay: &Hay) -> Option<Category> {
     })
 }
 
+/// (batch 19) The text says the server's engine died (`text::engine_down`), and names no fault
+/// of the caller's that killed it ("Engine is dead: model file is corrupt" dies again).
+fn engine_died(hay: &Hay) -> bool {
+    text::engine_down(hay.get()) && !nearby::names_caller_fault(hay.get())
+}
+
 /// The text places the failure in a stream ("stream error", "event: error", SSE).
 fn says_stream(hay: &Hay) -> bool {
     ["stream", "streaming", "event", "sse"]
@@ -1043,7 +1049,7 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }
     // (batch 19) An inference engine that died under the request, in any of its names
     // ("MQLLMEngine is already dead", "EngineCore encountered an issue").
-    if text::engine_down(hay.get()) {
+    if engine_died(hay) {
         return Some(Category::ServerError);
     }
     text::transient()
@@ -2338,6 +2344,7 @@ mod batch19 {
             "HIP out of memory. Tried to allocate 2.00 GiB",
             "MPS backend out of memory (MPS allocated: 17.8 GB, other allocations: 1.2 GB)",
             "ggml_cuda_init: cudaMalloc failed: out of memory",
+            "Worker crashed: CUDA out of memory",
         ] {
             assert_eq!(text(m), (ServerError, true), "{m}");
         }
