@@ -663,6 +663,20 @@ fn masked(s: &str) -> bool {
             .all(|part| part.len() < 12)
 }
 
+/// A placeholder written where a credential goes, in the screaming snake case of an environment
+/// variable (OpenAI's 401 text "Authorization: Bearer YOUR_KEY", docs' `Bearer YOUR_API_KEY`):
+/// a name for a key, not a key (batch 19's corpus quotes OpenAI's 401 so).
+fn placeholder(value: &str) -> bool {
+    let v = value
+        .trim_start_matches('$')
+        .trim_end_matches(['.', ',', ':', ';', '!', '?', ')', ']', '}', '"', '\'']);
+    v.contains('_')
+        && v.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
+        && v
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
 /// Whether the value after a credential's name is a credential: not a word, not a count, not a
 /// masked key.
 fn is_credential(value: &str) -> bool {
@@ -1168,7 +1182,7 @@ fn named_values(text: &str) -> Cow<'_, str> {
         let secret = if basic {
             looks_base64(value)
         } else if after_scheme {
-            value.len() >= 6 && !masked(value)
+            value.len() >= 6 && !masked(value) && !placeholder(value)
         } else {
             is_credential(value)
         };
@@ -1415,6 +1429,7 @@ mod tests {
         for kept in [
             "Basic information about tiers",
             "use Bearer tokens for this endpoint",
+            "Authorization: Bearer YOUR_API_KEY",
             "Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
             "Unexpected token: <!DOCTYPE html>",
         ] {
