@@ -672,8 +672,7 @@ fn placeholder(value: &str) -> bool {
         .trim_end_matches(['.', ',', ':', ';', '!', '?', ')', ']', '}', '"', '\'']);
     v.contains('_')
         && v.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
-        && v
-            .bytes()
+        && v.bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 

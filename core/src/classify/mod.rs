@@ -2329,7 +2329,10 @@ mod batch19 {
             500,
             "litellm.APIConnectionError: OllamaException - model runner has unexpectedly stopped",
         )
-        .with_class(["litellm.exceptions.APIConnectionError", "openai.APIConnectionError"]);
+        .with_class([
+            "litellm.exceptions.APIConnectionError",
+            "openai.APIConnectionError",
+        ]);
         assert_eq!(cat(&f), (ServerError, true));
         // The parts alone, or a part that is well, say nothing of a death.
         assert!(!text::engine_down("the search engine returned no results"));
@@ -2369,12 +2372,17 @@ mod batch19 {
     /// A model that will not load is set-up; a load that broke on a transport is not.
     #[test]
     fn a_model_that_will_not_load() {
-        assert_eq!(text("Failed to load model \"qwen3-32b\""), (Configuration, false));
+        assert_eq!(
+            text("Failed to load model \"qwen3-32b\""),
+            (Configuration, false)
+        );
         assert_eq!(
             text("llama_init_from_model: unable to load model"),
             (Configuration, false)
         );
-        assert!(text("failed to load model: rpc error: code = Unavailable desc = connection refused").1);
+        assert!(
+            text("failed to load model: rpc error: code = Unavailable desc = connection refused").1
+        );
     }
 
     /// An SDK's own words for an answer it could not deserialize, Display and Debug forms.

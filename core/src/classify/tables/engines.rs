@@ -89,7 +89,8 @@ pub const TRANSIENT: &[Phrase] = &[
     said("hip out of memory", ServerError),
     said("mps backend out of memory", ServerError),
     said("outofmemoryerror", ServerError),
-    said("cuda error", ServerError),
+    // (Not "CUDA error" alone: "no kernel image is available for execution on the device" is
+    // a GPU the build does not support, the same on every try.)
     // Ollama's newer word for a runner that died.
     said("runner has unexpectedly stopped", ServerError),
 ];
