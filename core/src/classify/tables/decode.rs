@@ -22,6 +22,11 @@ pub const PHRASES: &[Phrase] = &[
     said("failed to deserialize api response", InvalidResponse),
     said("jsondeserialize", InvalidResponse),
     said("unknown variant `", InvalidResponse),
+    // serde_json's "EOF while parsing a value|string|object|list at line 1 column 0": a body
+    // that ended, complete as HTTP goes, before its JSON did (an empty answer); read before the
+    // transport tables' bare "eof". (reqwest's `json()` reads the whole body first: a body read
+    // that broke is its body error, not serde's.)
+    said("eof while parsing", InvalidResponse),
 ];
 
 /// reqwest's decode error with no serde words: a wrong shape, unless the text places it in a

@@ -20,6 +20,8 @@
 //! - SGLang: `http_server.py` health_generate "Health check failed. Server couldn't get a
 //!   response from detokenizer for last 20 seconds" (the scheduler did not answer a one-token
 //!   generate in time: busy with long prefills, sglang#22511).
+//! - TGI: `launcher/src/main.rs` "Shard {rank} crashed", "Shard process was signaled to shutdown
+//!   with signal {n}", "Webserver Crashed".
 //! - Ollama: `llm/server.go` "model runner has unexpectedly stopped, this may be due to resource
 //!   limitations or an internal error"; "llama runner process has terminated".
 //! - GPU memory: PyTorch's `torch.OutOfMemoryError` "CUDA out of memory. Tried to allocate";
@@ -49,6 +51,11 @@ pub const PARTS: &[&str] = &[
     "detokenizer",
     "model worker",
     "gpu worker",
+    // TGI's launcher (launcher/src/main.rs: "Shard {rank} crashed", "Shard process was signaled
+    // to shutdown with signal {n}", "Webserver Crashed").
+    "shard",
+    "shard process",
+    "webserver",
 ];
 
 /// What happened to that part: it is gone until the server makes a new one.
@@ -73,6 +80,7 @@ pub const DOWN: &[&str] = &[
     "terminated",
     "has terminated",
     "not responding",
+    "was signaled to shutdown",
 ];
 
 /// Transient states of a serving engine, read before the main transient table.
