@@ -50,6 +50,18 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         },
         _ => (category, evidence),
     };
+    // (batch 19) A model not found in the client's own list of providers and models (it offers
+    // suggestions: `agents::LOCAL_REGISTRY_WORDS`), with no status and no provider's envelope,
+    // whichever layer (a class's name, the words) said not found: the configured model string
+    // is wrong, set-up. A provider's 404 stays `not_found`.
+    let category = match category {
+        Category::NotFound
+            if failure.status.is_none() && local_registry(provider.as_ref(), &hay) =>
+        {
+            Category::Configuration
+        }
+        c => c,
+    };
     // A generic server failure whose text names an overload anywhere is one, whichever layer
     // (a status, a wrapper's class, a stream's words) said "server error" first.
     let category = if category == Category::ServerError && says_overloaded(&hay) {
@@ -409,9 +421,27 @@ fn decide(
                 rest.split_once(']').map_or(rest, |(inside, _)| inside)
             });
             let first = first.strip_prefix("TypeError: ").unwrap_or(first);
+            // (batch 19) An app's prefix before undici's words, or a stack frame after them
+            // ("fetch failed: TypeError: fetch failed at node:internal/deps/undici/undici:14900"):
+            // undici's message wherever "TypeError: " introduces it, cut at a frame or a clause.
+            let quoted = || {
+                whole.match_indices("TypeError: ").find_map(|(at, intro)| {
+                    let rest = &whole[at + intro.len()..];
+                    let end = [" at ", "\n", ": ", ". "]
+                        .iter()
+                        .filter_map(|w| rest.find(w))
+                        .min()
+                        .unwrap_or(rest.len());
+                    let said = rest[..end].trim();
+                    tables::UNDICI_TYPE_ERRORS
+                        .iter()
+                        .find(|(m, _)| said.eq_ignore_ascii_case(m))
+                })
+            };
             if let Some((_, c)) = tables::UNDICI_TYPE_ERRORS
                 .iter()
                 .find(|(m, _)| first.eq_ignore_ascii_case(m))
+                .or_else(quoted)
             {
                 let c = match whole.len() > first.len() {
                     true => text::network().first(hay.get()).map_or(*c, |p| p.category),
@@ -732,6 +762,14 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         Category::ServerError if status == 503 && text::rate_limit().first(hay.get()).is_some() => {
             Category::RateLimited
         }
+        // (batch 19) A server's 500 whose words are a failed connection to what it stands in
+        // front of (Open WebUI's "500: Open WebUI: Server Connection Error" when the model
+        // server is not reached, a proxy's 500 "connection refused"): the connection is the
+        // failure, the 500 only its relay. (An "unexpected EOF" under a 500 is the server's own
+        // worker ending its output, Ollama's runner: still the server's.)
+        Category::ServerError if status == 500 && says_connection_failed(hay) => {
+            Category::Connection
+        }
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
         Category::RateLimited
@@ -753,6 +791,24 @@ fn transport_words(hay: &Hay) -> Option<Category> {
         set.first(hay.get())
             .map(|p| p.category)
             .filter(|c| matches!(c, Category::Timeout | Category::Connection))
+    })
+}
+
+/// (batch 19) Whether a not-found was said by the client's own registry: no provider envelope
+/// with a status or code of its own, and words only a local lookup prints.
+fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
+    provider.map_or(true, |p| p.numeric_code.is_none() && p.codes.is_empty())
+        && tables::agents::LOCAL_REGISTRY_WORDS
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
+}
+
+/// (batch 19) The words name a connection that failed (a network or transient phrase of the
+/// connection family), not a read that ended early (`eof`).
+fn says_connection_failed(hay: &Hay) -> bool {
+    [text::network(), text::transient()].iter().any(|set| {
+        set.first(hay.get())
+            .is_some_and(|p| p.category == Category::Connection && !p.text.contains("eof"))
     })
 }
 
@@ -873,6 +929,14 @@ fn class_rule(name: &str) -> Option<ClassRule> {
     if let Some(rule) = idx.exact.get(name) {
         return Some(*rule);
     }
+    // (batch 19) A module whose classes are another's under the same names (httpcore's under
+    // httpx's): read as the twin.
+    if let Some(rule) = tables::clients::MODULE_TWINS.iter().find_map(|(from, to)| {
+        let rest = name.strip_prefix(from)?;
+        idx.exact.get(format!("{to}{rest}").as_str()).copied()
+    }) {
+        return Some(rule);
+    }
     // `.Name` rows match `Name` in any module: the name ends with it after a `.` or `::`
     // (or is it).
     idx.suffixes
@@ -989,6 +1053,11 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         return Some(Category::PaymentRequired);
     }
     if let Some(p) = text::permanent().first(hay.get()) {
+        // (batch 19) A schema check that names a reply's model (`LLMResultChunk`,
+        // `ChatCompletion`): the reply failed it, not the model's structured output.
+        if p.category == Category::Validation && text::reply_model_validation(hay.get()) {
+            return Some(Category::InvalidResponse);
+        }
         if p.category == Category::PaymentRequired
             && !p.stated
             && text::stated().first(hay.get()).is_none()
@@ -1025,9 +1094,16 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }) {
         return Some(c);
     }
+    // (batch 19) A reply said to lack what the client needed ("No usage data in response").
+    if text::reply_lacks(hay.get()) {
+        return Some(Category::InvalidResponse);
+    }
     text::transient()
         .first(hay.get())
         .map(|p| match p.category {
+            // (batch 19) Transient words that only head a log line whose detail is blank
+            // ("[useMastra] Streaming error:"): they say where it failed, the cause is lost.
+            _ if heading_without_detail(&f.message, p.text) => Category::Unknown,
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
                 Category::BadRequest
@@ -1040,6 +1116,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             }
             c => c,
         })
+}
+
+/// Whether `phrase` ends `message` as a heading with nothing after its colon ("Streaming
+/// error:").
+fn heading_without_detail(message: &str, phrase: &str) -> bool {
+    let m = message.trim_end().to_lowercase();
+    m.strip_suffix(':')
+        .map(str::trim_end)
+        .is_some_and(|head| head.ends_with(phrase))
 }
 
 /// Read where no evidence decided and no wait was asked: class names no table lists, by their
@@ -1063,11 +1148,25 @@ fn last_words(
     {
         return Some((refine_status(n, provider, hay), Evidence::Message));
     }
-    let c = match nearby::category(hay.get())? {
-        Category::Connection => network_or_configuration(hay.get()),
-        c => c,
-    };
-    Some((c, Evidence::Message))
+    if let Some(c) = nearby::category(hay.get()) {
+        let c = match c {
+            Category::Connection => network_or_configuration(hay.get()),
+            c => c,
+        };
+        return Some((c, Evidence::Message));
+    }
+    // (batch 19) A class whose library documents the status it stands for, where nothing else
+    // spoke (LiteLLM's `APIError`, its generic 500, with an empty text).
+    let documented = f.error_class.iter().find_map(|name| {
+        tables::agents::DOCUMENTED_STATUS
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+    })?;
+    Some((
+        refine_status(documented, provider, hay),
+        Evidence::ErrorClass,
+    ))
 }
 
 /// The verdict of class names no table lists (`names::category`), a connection's read through

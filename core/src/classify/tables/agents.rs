@@ -155,6 +155,45 @@ pub const PERMANENT: &[Phrase] = &[
     // fetch"). (A network errno names itself: "[Errno 111] Connection refused".)
     said("[errno 22]", Unknown),
     said("[errno 28]", Unknown),
+    // (batch 19) A reply with nothing in it, in apps' own words (NextChat's proxy body
+    // {"error": true, "message": "empty response from server"}; "Empty response from model",
+    // "empty response from Claude" as apps raise it when a reply has no text): the same answer
+    // comes again, not a cut (no stream is named) and not a throttle.
+    said("empty response", InvalidResponse),
+    said("empty reply", InvalidResponse),
+    said("empty completion", InvalidResponse),
+    said("empty llm response", InvalidResponse),
+    // (batch 19) Tool pairing said by a chat template under a local server's 500 (gpt-oss and
+    // MiniMax templates: raise_exception("Message has tool role, but there was no previous
+    // assistant message with a tool call!")) and Anthropic's newer wording ("Messages
+    // containing `tool_use` blocks must be followed by a user message with `tool_result`
+    // blocks"): the history, the same on every try, so stated over a 500.
+    stated(
+        "no previous assistant message with a tool call",
+        OrphanToolCalls,
+    ),
+    stated("`tool_use` blocks must be followed by", OrphanToolCalls),
+    stated("tool_use blocks must be followed by", OrphanToolCalls),
+    // (batch 19) A request the client could not encode (Cursor's "Serialization error in
+    // aiserver.v1.StreamUnifiedChatRequestWithTools", under its generic "Connection failed"
+    // banner; "failed to serialize request", "could not serialize"): the same request fails the
+    // same way, whatever transport banner is printed over it, so stated. (A reply that cannot
+    // be read says "deserialize", a word of its own.)
+    stated("serialization error", BadRequest),
+    stated("failed to serialize", BadRequest),
+    stated("could not serialize", BadRequest),
+    stated("unable to serialize", BadRequest),
+    // (batch 19) A URL the client cannot use (httpx/httpcore UnsupportedProtocol: "Request URL
+    // is missing an 'http://' or 'https://' protocol.", "Request URL has an unsupported protocol
+    // 'ws://'"; requests' MissingSchema "No scheme supplied"; Go net/http "unsupported protocol
+    // scheme"; reqwest's "relative URL without a base"; .NET's "An invalid request URI was
+    // provided"; undici's "Failed to parse URL from"): the configured base URL, nothing was sent.
+    said("missing an 'http://' or 'https://' protocol", Configuration),
+    said("unsupported protocol", Configuration),
+    said("no scheme supplied", Configuration),
+    said("relative url without a base", Configuration),
+    said("invalid request uri", Configuration),
+    said("failed to parse url", Configuration),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -250,6 +289,15 @@ pub const TRANSIENT: &[Phrase] = &[
     // A stream that was never opened ("Failed to create stream request", the AI SDK's
     // AI_APICallError in Cherry Studio): the provider refused to start, no answer was cut.
     said("failed to create stream", ServerError),
+    // (batch 19) A scheduler with nothing to run the call on (Dify's plugin daemon: "no
+    // available node, plugin runtime not found" as a PluginDaemonInternalServerError; cluster
+    // balancers' "No available nodes"): capacity missing for now, no fault of the request.
+    said("no available node", ServerError),
+    said("no available nodes", ServerError),
+    // (batch 19) An app's failed connection to its own backend or upstream (Open WebUI's
+    // "Open WebUI: Server Connection Error" under its 500; apps' "Server connection error").
+    said("server connection", Connection),
+    said("server connection error", Connection),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -288,3 +336,45 @@ pub const REPLY_KEYS: &[&str] = &[
     "output",
     "usage",
 ];
+
+/// (batch 19) Credentials the client itself found unset before any call, read before the frames
+/// of `BEFORE_ANY_CALL` (a component that failed to build because its key is None is set-up,
+/// not code): Anthropic's SDKs ("Could not resolve authentication method. Expected either
+/// apiKey or authToken to be set", anthropic-sdk-typescript src/index.ts, anthropic-sdk-python
+/// `_validate_headers`), openai-python ("The api_key client option must be set either by
+/// passing api_key to the client or by setting the OPENAI_API_KEY environment variable"),
+/// openai-node ("The OPENAI_API_KEY environment variable is missing or empty"), LangChain's
+/// `get_from_dict_or_env` ("Did not find openai_api_key, please add an environment variable
+/// `OPENAI_API_KEY` which contains it"), Langflow's input check ("Invalid value type `<class
+/// 'NoneType'>` for input `api_key`").
+pub const CREDENTIAL_UNSET: &[Phrase] = &[
+    said("could not resolve authentication method", Configuration),
+    said("client option must be set", Configuration),
+    said("environment variable is missing or empty", Configuration),
+    said("please add an environment variable", Configuration),
+    said("for input `api_key`", Configuration),
+    said("for input `apikey`", Configuration),
+];
+
+/// (batch 19) Words that show a "model not found" came from the client's own list of providers
+/// and models, not from a provider's answer: opencode's `ProviderModelNotFoundError` carries
+/// `suggestions` and prints "Model not found: x. Did you mean: y?"; a client that suggests names
+/// looked them up locally. Read only where no status and no provider envelope is there (a
+/// provider's 404 stays `not_found`): the configured model string is wrong, set-up.
+pub const LOCAL_REGISTRY_WORDS: &[&str] = &["did you mean", "suggestions:", "providerid:"];
+
+/// (batch 19) Class names whose library documents the status it raises them for, read when
+/// nothing else in the failure decided: LiteLLM's `APIError` is its "generic 500-status code
+/// error" (docs.litellm.ai exception mapping), raised for an unmapped server failure, often with
+/// an empty text ("APIError: OpenAIException - .").
+pub const DOCUMENTED_STATUS: &[(&str, u16)] = &[
+    ("litellm.APIError", 500),
+    ("litellm.exceptions.APIError", 500),
+];
+
+/// (batch 19) Pydantic's "validation error(s) for <Model>" where the model's name ends in one of
+/// these words is a reply failing the client's schema (Dify's `LLMResultChunk`, OpenAI's
+/// `ChatCompletion` and `ChatCompletionChunk`, Gemini's `GenerateContentResponse`, LiteLLM's
+/// `ModelResponse`, LangChain's `LLMResult`): an invalid response, not the model's structured
+/// output. (A request model, `ChatCompletionRequest`, ends otherwise.)
+pub const REPLY_MODEL_SUFFIXES: &[&str] = &["chunk", "completion", "response", "result"];
