@@ -1666,6 +1666,182 @@ mod issue20 {
         }
     }
 
+    /// Batch 19's families (the agents', frameworks' and apps' half): each rule on texts of
+    /// its sources, not the corpus case it came from.
+    #[test]
+    fn batch19b_families() {
+        use Category::*;
+        // Permanent natures in words: empty replies, replies without what was needed, a reply
+        // model's schema check, credentials never set, unusable URLs, unserializable requests,
+        // tool pairing said by a chat template.
+        for (f, want) in [
+            (Failure::new("ValueError: Empty response from Gemini"), InvalidResponse),
+            (Failure::new("extract: empty response from Claude"), InvalidResponse),
+            (Failure::new("agent run failed: No choices in the model response"), InvalidResponse),
+            (Failure::new("tool call arguments missing from the response"), InvalidResponse),
+            (
+                Failure::new("1 validation error for ChatCompletionChunk\nchoices\n  Field required [type=missing]"),
+                InvalidResponse,
+            ),
+            (
+                Failure::new("2 validation errors for GenerateContentResponse\nusage_metadata\n  Input should be a valid dictionary"),
+                InvalidResponse,
+            ),
+            (
+                Failure::new("openai.OpenAIError: The api_key client option must be set either by passing api_key to the client or by setting the OPENAI_API_KEY environment variable"),
+                Configuration,
+            ),
+            (
+                Failure::new("OpenAIError: The OPENAI_API_KEY environment variable is missing or empty; either provide it, or instantiate the OpenAI client with an apiKey option"),
+                Configuration,
+            ),
+            (
+                Failure::new("\"Could not resolve authentication method. Expected either api_key or auth_token to be set.\""),
+                Configuration,
+            ),
+            (
+                Failure::new("1 validation error for ChatOpenAI\n__root__\n  Did not find openai_api_key, please add an environment variable `OPENAI_API_KEY` which contains it, or pass `openai_api_key` as a named parameter. (type=value_error)"),
+                Configuration,
+            ),
+            (
+                Failure::new("Error building Component Anthropic: Invalid value type `<class 'NoneType'>` for input `api_key`"),
+                Configuration,
+            ),
+            (
+                Failure::new("Request URL has an unsupported protocol 'ws://'.").with_class(["httpcore.UnsupportedProtocol"]),
+                Configuration,
+            ),
+            (
+                Failure::new("Post \"localhost:11434/api/chat\": unsupported protocol scheme \"localhost\""),
+                Configuration,
+            ),
+            (
+                Failure::new("Invalid URL 'api.openai.com/v1/chat': No scheme supplied. Perhaps you meant https://api.openai.com/v1/chat?"),
+                Configuration,
+            ),
+            (Failure::new("builder error: relative URL without a base"), Configuration),
+            (
+                Failure::new("An invalid request URI was provided. Either the request URI must be an absolute URI or BaseAddress must be set."),
+                Configuration,
+            ),
+            (Failure::new("Failed to parse URL from /v1/chat/completions"), Configuration),
+            (Failure::new("Failed to serialize request body: key must be a string"), BadRequest),
+            (Failure::new("Connection error.\nSerialization error in ChatRequest"), BadRequest),
+            (
+                Failure::http(500, "TemplateError: Message has tool role, but there was no previous assistant message with a tool call!"),
+                OrphanToolCalls,
+            ),
+            (
+                Failure::http(400, "tool_use blocks must be followed by a user message with tool_result blocks"),
+                OrphanToolCalls,
+            ),
+        ] {
+            assert_eq!(cat(&f), (want, false), "{}", f.message);
+        }
+        // A model missing from the client's own registry is set-up; a provider's answer that
+        // it is missing stays not_found.
+        assert_eq!(
+            cat(&Failure::new(
+                "Error: Model not found: anthropic/claude-x. Did you mean: anthropic/claude-3?"
+            )),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("ProviderModelNotFoundError\n data: { providerID: \"openrouter\", modelID: \"x\", suggestions: [\"y\"] }")
+                .with_class(["ProviderModelNotFoundError"])),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                404,
+                "Model not found: gpt-x. Did you mean gpt-4?"
+            )),
+            (NotFound, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("").with_body(r#"{"error":{"code":"model_not_found","message":"The model x does not exist. Did you mean y?"}}"#)),
+            (NotFound, false)
+        );
+        // Transient natures: a scheduler without a node, a 500 around a failed connection,
+        // httpcore's classes as httpx's, undici's words behind a prefix, LiteLLM's APIError.
+        for (f, want) in [
+            (Failure::new("[Service Manager] Start Service error: No available nodes"), ServerError),
+            (Failure::http(500, "Open WebUI: Server Connection Error"), Connection),
+            (Failure::http(500, "proxy: dial tcp 10.0.0.2:8000: connect: connection refused"), Connection),
+            (
+                Failure::http(500, "an error was encountered while running the model: unexpected EOF"),
+                ServerError,
+            ),
+            (Failure::new("[Errno 111] Connection refused").with_class(["httpcore.ConnectError"]), Connection),
+            (Failure::new("").with_class(["httpcore.ReadTimeout"]), Timeout),
+            (
+                Failure::new("chat request failed: TypeError: fetch failed\n    at node:internal/deps/undici/undici:13502:13")
+                    .with_class(["TypeError"]),
+                Connection,
+            ),
+            (
+                Failure::new("litellm.APIError: APIError: GroqException - ").with_class(["litellm.APIError"]),
+                ServerError,
+            ),
+        ] {
+            assert_eq!(cat(&f), (want, true), "{}", f.message);
+        }
+        // What stays as it was: a JS TypeError of code, an error's own details missing, a
+        // request model's schema check, a transient heading with nothing under it.
+        assert_eq!(
+            cat(&Failure::new("TypeError: x.map is not a function").with_class(["TypeError"])),
+            (Programming, false)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "Request failed (no error message in response)"
+            ))
+            .1,
+            false
+        );
+        assert_ne!(
+            cat(&Failure::new(
+                "1 validation error for ChatCompletionRequest\nmessages\n  Field required"
+            ))
+            .0,
+            InvalidResponse
+        );
+        assert_eq!(
+            cat(&Failure::new("[agent] Streaming error:")),
+            (Unknown, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("[agent] Streaming error: socket hang up")).1,
+            true
+        );
+    }
+
+    /// The transient families of batch 19 yield to a permanent fault named beside them.
+    #[test]
+    fn batch19_transient_words_yield_to_permanent_faults() {
+        for f in [
+            Failure::new("no available node: insufficient balance, please recharge"),
+            Failure::http(
+                500,
+                "Open WebUI: Server Connection Error: Your credit balance is too low to access the API",
+            ),
+            Failure::http(
+                500,
+                "connection refused: maximum context length is 8192 tokens",
+            ),
+            Failure::new(
+                "litellm.APIError: APIError: OpenAIException - Your credit balance is too low",
+            )
+            .with_class(["litellm.APIError"]),
+            Failure::new(
+                "chat failed: TypeError: fetch failed: unsupported protocol scheme \"localhost\"",
+            ),
+        ] {
+            let r = classify_at(&f, SystemTime::UNIX_EPOCH);
+            assert!(!r.transient, "{}: {:?}", f.message, r.category);
+        }
+    }
+
     /// Batch 14's families: each rule on a text of its own, not the corpus case it came from.
     #[test]
     fn batch15_families() {

@@ -295,7 +295,9 @@ pub const TRANSIENT: &[Phrase] = &[
     said("no available node", ServerError),
     said("no available nodes", ServerError),
     // (batch 19) An app's failed connection to its own backend or upstream (Open WebUI's
-    // "Open WebUI: Server Connection Error" under its 500; apps' "Server connection error").
+    // proxy routes answer any exception talking to Ollama or an OpenAI-compatible server with
+    // status 500 and detail "Open WebUI: Server Connection Error", backend/open_webui/routers;
+    // apps' "Server connection error").
     said("server connection", Connection),
     said("server connection error", Connection),
 ];
@@ -363,10 +365,12 @@ pub const CREDENTIAL_UNSET: &[Phrase] = &[
 /// provider's 404 stays `not_found`): the configured model string is wrong, set-up.
 pub const LOCAL_REGISTRY_WORDS: &[&str] = &["did you mean", "suggestions:", "providerid:"];
 
-/// (batch 19) Class names whose library documents the status it raises them for, read when
-/// nothing else in the failure decided: LiteLLM's `APIError` is its "generic 500-status code
-/// error" (docs.litellm.ai exception mapping), raised for an unmapped server failure, often with
-/// an empty text ("APIError: OpenAIException - .").
+/// (batch 19) Class names whose library gives them a status of their own, read when nothing
+/// else in the failure decided: LiteLLM's proxy answers a litellm exception that carries no
+/// status with 500, "Internal Server Error as default" (litellm/proxy/common_utils/
+/// swagger_utils.py `get_status_code`; only `Timeout`, 408, and `APIConnectionError`, 503,
+/// differ), and its `APIError` reaches agents with an empty text when the provider's failure
+/// had none ("APIError: OpenAIException - .").
 pub const DOCUMENTED_STATUS: &[(&str, u16)] = &[
     ("litellm.APIError", 500),
     ("litellm.exceptions.APIError", 500),
