@@ -1792,12 +1792,11 @@ mod issue20 {
             cat(&Failure::new("TypeError: x.map is not a function").with_class(["TypeError"])),
             (Programming, false)
         );
-        assert_eq!(
-            cat(&Failure::new(
+        assert!(
+            !cat(&Failure::new(
                 "Request failed (no error message in response)"
             ))
-            .1,
-            false
+            .1
         );
         assert_ne!(
             cat(&Failure::new(
@@ -1810,10 +1809,7 @@ mod issue20 {
             cat(&Failure::new("[agent] Streaming error:")),
             (Unknown, false)
         );
-        assert_eq!(
-            cat(&Failure::new("[agent] Streaming error: socket hang up")).1,
-            true
-        );
+        assert!(cat(&Failure::new("[agent] Streaming error: socket hang up")).1);
     }
 
     /// The transient families of batch 19 yield to a permanent fault named beside them.
