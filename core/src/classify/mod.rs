@@ -1731,6 +1731,25 @@ mod issue20 {
                 Failure::http(500, "TemplateError: Message has tool role, but there was no previous assistant message with a tool call!"),
                 OrphanToolCalls,
             ),
+            (Failure::new("Error: No content generated from Groq API"), InvalidResponse),
+            (Failure::new("Error: response.choices is empty"), InvalidResponse),
+            (Failure::new("The completion was empty, please try again"), InvalidResponse),
+            (
+                Failure::new("ValueError: Missing key inputs argument! To use the Google AI API, provide (`api_key`) arguments."),
+                Configuration,
+            ),
+            (
+                Failure::http(500, "After the optional system message, conversation roles must alternate user/assistant/user/assistant/..."),
+                BadRequest,
+            ),
+            (
+                Failure::http(500, "Error rendering prompt with jinja template: \"System role not supported\""),
+                BadRequest,
+            ),
+            (
+                Failure::new("TypeError: Object of type datetime is not JSON serializable"),
+                Programming,
+            ),
             (
                 Failure::http(400, "tool_use blocks must be followed by a user message with tool_result blocks"),
                 OrphanToolCalls,
@@ -1803,6 +1822,11 @@ mod issue20 {
                 "1 validation error for ChatCompletionRequest\nmessages\n  Field required"
             ))
             .0,
+            InvalidResponse
+        );
+        // A request's part said empty is no empty reply.
+        assert_ne!(
+            cat(&Failure::new("The messages array is empty")).0,
             InvalidResponse
         );
         assert_eq!(

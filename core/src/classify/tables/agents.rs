@@ -194,6 +194,26 @@ pub const PERMANENT: &[Phrase] = &[
     said("relative url without a base", Configuration),
     said("invalid request uri", Configuration),
     said("failed to parse url", Configuration),
+    // (batch 19) A reply with no text, as apps throw it when `choices[0].message.content` is
+    // empty ("No content generated", "No content generated from Groq API"; "LLM returned no
+    // content").
+    said("no content generated", InvalidResponse),
+    said("returned no content", InvalidResponse),
+    // (batch 19) A chat template that refuses the conversation, raised under a local server's
+    // 500 or 400 as the tool-role one above: LM Studio's "Error rendering prompt with jinja
+    // template: ...", Llama 2 / Mistral templates' raise_exception("Conversation roles must
+    // alternate user/assistant/user/assistant/..."), Gemma's raise_exception("System role not
+    // supported"), "Only user and assistant roles are supported!", Qwen3's "No user query found
+    // in messages.", jinja2's TemplateError named: the same messages fail the same way.
+    stated("error rendering prompt with jinja template", BadRequest),
+    stated("roles must alternate", BadRequest),
+    stated("system role not supported", BadRequest),
+    stated("only user and assistant roles are supported", BadRequest),
+    stated("no user query found in messages", BadRequest),
+    stated("jinja2.exceptions.templateerror", BadRequest),
+    // (batch 19) Python's json.dumps on a value it cannot encode ("Object of type datetime is
+    // not JSON serializable", a TypeError): the caller's data, code to fix.
+    said("is not json serializable", Programming),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -356,6 +376,9 @@ pub const CREDENTIAL_UNSET: &[Phrase] = &[
     said("please add an environment variable", Configuration),
     said("for input `api_key`", Configuration),
     said("for input `apikey`", Configuration),
+    // google-genai's Client without a key ("Missing key inputs argument! To use the Google AI
+    // API, provide (`api_key`) arguments.").
+    said("missing key inputs argument", Configuration),
 ];
 
 /// (batch 19) Words that show a "model not found" came from the client's own list of providers
