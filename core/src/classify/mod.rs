@@ -1101,9 +1101,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     text::transient()
         .first(hay.get())
         .map(|p| match p.category {
-            // (batch 19) Transient words that only head a log line whose detail is blank
-            // ("[useMastra] Streaming error:"): they say where it failed, the cause is lost.
-            _ if heading_without_detail(&f.message, p.text) => Category::Unknown,
+            // (batch 19) Words of a phase (a stream, a server's call) that only head a log line
+            // whose detail is blank ("[useMastra] Streaming error:"): they say where it failed,
+            // the cause is lost. (A cause named as a heading, "Connection error:", still says
+            // what failed.)
+            Category::StreamInterrupted | Category::ServerError
+                if heading_without_detail(&f.message, p.text) =>
+            {
+                Category::Unknown
+            }
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
                 Category::BadRequest
@@ -1834,6 +1840,11 @@ mod issue20 {
             (Unknown, false)
         );
         assert!(cat(&Failure::new("[agent] Streaming error: socket hang up")).1);
+        assert_eq!(
+            cat(&Failure::new("Upstream request failed:")),
+            (Unknown, false)
+        );
+        assert_eq!(cat(&Failure::new("Connection error:")), (Connection, true));
     }
 
     /// The transient families of batch 19 yield to a permanent fault named beside them.
