@@ -50,6 +50,18 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         },
         _ => (category, evidence),
     };
+    // (batch 19) A model not found in the client's own list of providers and models (it offers
+    // suggestions: `agents::LOCAL_REGISTRY_WORDS`), with no status and no provider's envelope,
+    // whichever layer (a class's name, the words) said not found: the configured model string
+    // is wrong, set-up. A provider's 404 stays `not_found`.
+    let category = match category {
+        Category::NotFound
+            if failure.status.is_none() && local_registry(provider.as_ref(), &hay) =>
+        {
+            Category::Configuration
+        }
+        c => c,
+    };
     // A generic server failure whose text names an overload anywhere is one, whichever layer
     // (a status, a wrapper's class, a stream's words) said "server error" first.
     let category = if category == Category::ServerError && says_overloaded(&hay) {
@@ -415,9 +427,27 @@ fn decide(
                 rest.split_once(']').map_or(rest, |(inside, _)| inside)
             });
             let first = first.strip_prefix("TypeError: ").unwrap_or(first);
+            // (batch 19) An app's prefix before undici's words, or a stack frame after them
+            // ("fetch failed: TypeError: fetch failed at node:internal/deps/undici/undici:14900"):
+            // undici's message wherever "TypeError: " introduces it, cut at a frame or a clause.
+            let quoted = || {
+                whole.match_indices("TypeError: ").find_map(|(at, intro)| {
+                    let rest = &whole[at + intro.len()..];
+                    let end = [" at ", "\n", ": ", ". "]
+                        .iter()
+                        .filter_map(|w| rest.find(w))
+                        .min()
+                        .unwrap_or(rest.len());
+                    let said = rest[..end].trim();
+                    tables::UNDICI_TYPE_ERRORS
+                        .iter()
+                        .find(|(m, _)| said.eq_ignore_ascii_case(m))
+                })
+            };
             if let Some((_, c)) = tables::UNDICI_TYPE_ERRORS
                 .iter()
                 .find(|(m, _)| first.eq_ignore_ascii_case(m))
+                .or_else(quoted)
             {
                 let c = match whole.len() > first.len() {
                     true => text::network().first(hay.get()).map_or(*c, |p| p.category),
@@ -738,6 +768,14 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         Category::ServerError if status == 503 && text::rate_limit().first(hay.get()).is_some() => {
             Category::RateLimited
         }
+        // (batch 19) A server's 500 whose words are a failed connection to what it stands in
+        // front of (Open WebUI's "500: Open WebUI: Server Connection Error" when the model
+        // server is not reached, a proxy's 500 "connection refused"): the connection is the
+        // failure, the 500 only its relay. (An "unexpected EOF" under a 500 is the server's own
+        // worker ending its output, Ollama's runner: still the server's.)
+        Category::ServerError if status == 500 && says_connection_failed(hay) => {
+            Category::Connection
+        }
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
         Category::RateLimited
@@ -766,6 +804,24 @@ fn transport_words(hay: &Hay) -> Option<Category> {
 /// of the caller's that killed it ("Engine is dead: model file is corrupt" dies again).
 fn engine_died(hay: &Hay) -> bool {
     text::engine_down(hay.get()) && !nearby::names_caller_fault(hay.get())
+}
+
+/// (batch 19) Whether a not-found was said by the client's own registry: no provider envelope
+/// with a status or code of its own, and words only a local lookup prints.
+fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
+    provider.map_or(true, |p| p.numeric_code.is_none() && p.codes.is_empty())
+        && tables::agents::LOCAL_REGISTRY_WORDS
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
+}
+
+/// (batch 19) The words name a connection that failed (a network or transient phrase of the
+/// connection family), not a read that ended early (`eof`).
+fn says_connection_failed(hay: &Hay) -> bool {
+    [text::network(), text::transient()].iter().any(|set| {
+        set.first(hay.get())
+            .is_some_and(|p| p.category == Category::Connection && !p.text.contains("eof"))
+    })
 }
 
 /// The text places the failure in a stream ("stream error", "event: error", SSE).
@@ -884,6 +940,14 @@ fn class_rule(name: &str) -> Option<ClassRule> {
     let name = normalized(name);
     if let Some(rule) = idx.exact.get(name) {
         return Some(*rule);
+    }
+    // (batch 19) A module whose classes are another's under the same names (httpcore's under
+    // httpx's): read as the twin.
+    if let Some(rule) = tables::clients::MODULE_TWINS.iter().find_map(|(from, to)| {
+        let rest = name.strip_prefix(from)?;
+        idx.exact.get(format!("{to}{rest}").as_str()).copied()
+    }) {
+        return Some(rule);
     }
     // `.Name` rows match `Name` in any module: the name ends with it after a `.` or `::`
     // (or is it).
@@ -1011,6 +1075,11 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         return Some(Category::PaymentRequired);
     }
     if let Some(p) = text::permanent().first(hay.get()) {
+        // (batch 19) A schema check that names a reply's model (`LLMResultChunk`,
+        // `ChatCompletion`): the reply failed it, not the model's structured output.
+        if p.category == Category::Validation && text::reply_model_validation(hay.get()) {
+            return Some(Category::InvalidResponse);
+        }
         if p.category == Category::PaymentRequired
             && !p.stated
             && text::stated().first(hay.get()).is_none()
@@ -1052,6 +1121,10 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     if engine_died(hay) {
         return Some(Category::ServerError);
     }
+    // (batch 19) A reply said to lack what the client needed ("No usage data in response").
+    if text::reply_lacks(hay.get()) {
+        return Some(Category::InvalidResponse);
+    }
     text::transient()
         .first(hay.get())
         .map(|p| match p.category {
@@ -1059,6 +1132,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // only when the text places it in a stream or the transport.
             Category::StreamInterrupted if text::bare_body_decode(hay.get()) => {
                 Category::InvalidResponse
+            }
+            // (batch 19) Words of a phase (a stream, a server's call) that only head a log line
+            // whose detail is blank ("[useMastra] Streaming error:"): they say where it failed,
+            // the cause is lost. (A cause named as a heading, "Connection error:", still says
+            // what failed.)
+            Category::StreamInterrupted | Category::ServerError
+                if heading_without_detail(&f.message, p.text) =>
+            {
+                Category::Unknown
             }
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
@@ -1072,6 +1154,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             }
             c => c,
         })
+}
+
+/// Whether `phrase` ends `message` as a heading with nothing after its colon ("Streaming
+/// error:").
+fn heading_without_detail(message: &str, phrase: &str) -> bool {
+    let m = message.trim_end().to_lowercase();
+    m.strip_suffix(':')
+        .map(str::trim_end)
+        .is_some_and(|head| head.ends_with(phrase))
 }
 
 /// Read where no evidence decided and no wait was asked: class names no table lists, by their
@@ -1095,11 +1186,25 @@ fn last_words(
     {
         return Some((refine_status(n, provider, hay), Evidence::Message));
     }
-    let c = match nearby::category(hay.get())? {
-        Category::Connection => network_or_configuration(hay.get()),
-        c => c,
-    };
-    Some((c, Evidence::Message))
+    if let Some(c) = nearby::category(hay.get()) {
+        let c = match c {
+            Category::Connection => network_or_configuration(hay.get()),
+            c => c,
+        };
+        return Some((c, Evidence::Message));
+    }
+    // (batch 19) A class whose library documents the status it stands for, where nothing else
+    // spoke (LiteLLM's `APIError`, its generic 500, with an empty text).
+    let documented = f.error_class.iter().find_map(|name| {
+        tables::agents::DOCUMENTED_STATUS
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+    })?;
+    Some((
+        refine_status(documented, provider, hay),
+        Evidence::ErrorClass,
+    ))
 }
 
 /// The verdict of class names no table lists (`names::category`), a connection's read through
@@ -1593,6 +1698,207 @@ mod issue20 {
             Failure::http(503, "rate-limit: daily quota exceeded (requests per day)"),
             Failure::new("An error occurred while processing the request: 401 Unauthorized"),
             Failure::new("rpc error: code = Unavailable desc = connection error: desc = \"transport: authentication handshake failed: x509: certificate signed by unknown authority\""),
+        ] {
+            let r = classify_at(&f, SystemTime::UNIX_EPOCH);
+            assert!(!r.transient, "{}: {:?}", f.message, r.category);
+        }
+    }
+
+    /// Batch 19's families (the agents', frameworks' and apps' half): each rule on texts of
+    /// its sources, not the corpus case it came from.
+    #[test]
+    fn batch19b_families() {
+        use Category::*;
+        // Permanent natures in words: empty replies, replies without what was needed, a reply
+        // model's schema check, credentials never set, unusable URLs, unserializable requests,
+        // tool pairing said by a chat template.
+        for (f, want) in [
+            (Failure::new("ValueError: Empty response from Gemini"), InvalidResponse),
+            (Failure::new("extract: empty response from Claude"), InvalidResponse),
+            (Failure::new("agent run failed: No choices in the model response"), InvalidResponse),
+            (Failure::new("tool call arguments missing from the response"), InvalidResponse),
+            (
+                Failure::new("1 validation error for ChatCompletionChunk\nchoices\n  Field required [type=missing]"),
+                InvalidResponse,
+            ),
+            (
+                Failure::new("2 validation errors for GenerateContentResponse\nusage_metadata\n  Input should be a valid dictionary"),
+                InvalidResponse,
+            ),
+            (
+                Failure::new("openai.OpenAIError: The api_key client option must be set either by passing api_key to the client or by setting the OPENAI_API_KEY environment variable"),
+                Configuration,
+            ),
+            (
+                Failure::new("OpenAIError: The OPENAI_API_KEY environment variable is missing or empty; either provide it, or instantiate the OpenAI client with an apiKey option"),
+                Configuration,
+            ),
+            (
+                Failure::new("\"Could not resolve authentication method. Expected either api_key or auth_token to be set.\""),
+                Configuration,
+            ),
+            (
+                Failure::new("1 validation error for ChatOpenAI\n__root__\n  Did not find openai_api_key, please add an environment variable `OPENAI_API_KEY` which contains it, or pass `openai_api_key` as a named parameter. (type=value_error)"),
+                Configuration,
+            ),
+            (
+                Failure::new("Error building Component Anthropic: Invalid value type `<class 'NoneType'>` for input `api_key`"),
+                Configuration,
+            ),
+            (
+                Failure::new("Request URL has an unsupported protocol 'ws://'.").with_class(["httpcore.UnsupportedProtocol"]),
+                Configuration,
+            ),
+            (
+                Failure::new("Post \"localhost:11434/api/chat\": unsupported protocol scheme \"localhost\""),
+                Configuration,
+            ),
+            (
+                Failure::new("Invalid URL 'api.openai.com/v1/chat': No scheme supplied. Perhaps you meant https://api.openai.com/v1/chat?"),
+                Configuration,
+            ),
+            (Failure::new("builder error: relative URL without a base"), Configuration),
+            (
+                Failure::new("An invalid request URI was provided. Either the request URI must be an absolute URI or BaseAddress must be set."),
+                Configuration,
+            ),
+            (Failure::new("Failed to parse URL from /v1/chat/completions"), Configuration),
+            (Failure::new("Failed to serialize request body: key must be a string"), BadRequest),
+            (Failure::new("Connection error.\nSerialization error in ChatRequest"), BadRequest),
+            (
+                Failure::http(500, "TemplateError: Message has tool role, but there was no previous assistant message with a tool call!"),
+                OrphanToolCalls,
+            ),
+            (Failure::new("Error: No content generated from Groq API"), InvalidResponse),
+            (Failure::new("Error: response.choices is empty"), InvalidResponse),
+            (Failure::new("The completion was empty, please try again"), InvalidResponse),
+            (
+                Failure::new("ValueError: Missing key inputs argument! To use the Google AI API, provide (`api_key`) arguments."),
+                Configuration,
+            ),
+            (
+                Failure::http(500, "After the optional system message, conversation roles must alternate user/assistant/user/assistant/..."),
+                BadRequest,
+            ),
+            (
+                Failure::http(500, "Error rendering prompt with jinja template: \"System role not supported\""),
+                BadRequest,
+            ),
+            (
+                Failure::new("TypeError: Object of type datetime is not JSON serializable"),
+                Programming,
+            ),
+            (
+                Failure::http(400, "tool_use blocks must be followed by a user message with tool_result blocks"),
+                OrphanToolCalls,
+            ),
+        ] {
+            assert_eq!(cat(&f), (want, false), "{}", f.message);
+        }
+        // A model missing from the client's own registry is set-up; a provider's answer that
+        // it is missing stays not_found.
+        assert_eq!(
+            cat(&Failure::new(
+                "Error: Model not found: anthropic/claude-x. Did you mean: anthropic/claude-3?"
+            )),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("ProviderModelNotFoundError\n data: { providerID: \"openrouter\", modelID: \"x\", suggestions: [\"y\"] }")
+                .with_class(["ProviderModelNotFoundError"])),
+            (Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                404,
+                "Model not found: gpt-x. Did you mean gpt-4?"
+            )),
+            (NotFound, false)
+        );
+        assert_eq!(
+            cat(&Failure::new("").with_body(r#"{"error":{"code":"model_not_found","message":"The model x does not exist. Did you mean y?"}}"#)),
+            (NotFound, false)
+        );
+        // Transient natures: a scheduler without a node, a 500 around a failed connection,
+        // httpcore's classes as httpx's, undici's words behind a prefix, LiteLLM's APIError.
+        for (f, want) in [
+            (Failure::new("[Service Manager] Start Service error: No available nodes"), ServerError),
+            (Failure::http(500, "Open WebUI: Server Connection Error"), Connection),
+            (Failure::http(500, "proxy: dial tcp 10.0.0.2:8000: connect: connection refused"), Connection),
+            (
+                Failure::http(500, "an error was encountered while running the model: unexpected EOF"),
+                ServerError,
+            ),
+            (Failure::new("[Errno 111] Connection refused").with_class(["httpcore.ConnectError"]), Connection),
+            (Failure::new("").with_class(["httpcore.ReadTimeout"]), Timeout),
+            (
+                Failure::new("chat request failed: TypeError: fetch failed\n    at node:internal/deps/undici/undici:13502:13")
+                    .with_class(["TypeError"]),
+                Connection,
+            ),
+            (
+                Failure::new("litellm.APIError: APIError: GroqException - ").with_class(["litellm.APIError"]),
+                ServerError,
+            ),
+        ] {
+            assert_eq!(cat(&f), (want, true), "{}", f.message);
+        }
+        // What stays as it was: a JS TypeError of code, an error's own details missing, a
+        // request model's schema check, a transient heading with nothing under it.
+        assert_eq!(
+            cat(&Failure::new("TypeError: x.map is not a function").with_class(["TypeError"])),
+            (Programming, false)
+        );
+        assert!(
+            !cat(&Failure::new(
+                "Request failed (no error message in response)"
+            ))
+            .1
+        );
+        assert_ne!(
+            cat(&Failure::new(
+                "1 validation error for ChatCompletionRequest\nmessages\n  Field required"
+            ))
+            .0,
+            InvalidResponse
+        );
+        // A request's part said empty is no empty reply.
+        assert_ne!(
+            cat(&Failure::new("The messages array is empty")).0,
+            InvalidResponse
+        );
+        assert_eq!(
+            cat(&Failure::new("[agent] Streaming error:")),
+            (Unknown, false)
+        );
+        assert!(cat(&Failure::new("[agent] Streaming error: socket hang up")).1);
+        assert_eq!(
+            cat(&Failure::new("Upstream request failed:")),
+            (Unknown, false)
+        );
+        assert_eq!(cat(&Failure::new("Connection error:")), (Connection, true));
+    }
+
+    /// The transient families of batch 19 yield to a permanent fault named beside them.
+    #[test]
+    fn batch19_transient_words_yield_to_permanent_faults() {
+        for f in [
+            Failure::new("no available node: insufficient balance, please recharge"),
+            Failure::http(
+                500,
+                "Open WebUI: Server Connection Error: Your credit balance is too low to access the API",
+            ),
+            Failure::http(
+                500,
+                "connection refused: maximum context length is 8192 tokens",
+            ),
+            Failure::new(
+                "litellm.APIError: APIError: OpenAIException - Your credit balance is too low",
+            )
+            .with_class(["litellm.APIError"]),
+            Failure::new(
+                "chat failed: TypeError: fetch failed: unsupported protocol scheme \"localhost\"",
+            ),
         ] {
             let r = classify_at(&f, SystemTime::UNIX_EPOCH);
             assert!(!r.transient, "{}: {:?}", f.message, r.category);

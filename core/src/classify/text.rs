@@ -69,6 +69,7 @@ pub(crate) fn warm() {
     engine_down("");
     serde_debug_error("");
     curl_code("");
+    reply_lacks("");
     websocket_close_code("");
     proto_retry_delay("");
 }
@@ -78,8 +79,9 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            agents::BEFORE_ANY_CALL
+            agents::CREDENTIAL_UNSET
                 .iter()
+                .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
@@ -1089,4 +1091,43 @@ mod stated_status_tests {
             .is_some());
         assert!(w.first("too many tokens for this model").is_none());
     }
+}
+
+/// (batch 19) A reply said to lack what the client needed: "no <one or two words> in (the)
+/// response" (Goose's "No usage data in response", "No choices in response", "no content in the
+/// model response") or "missing from the response": the answer came without it, an invalid
+/// response. "no response" alone is no such clause (a timeout or a connection says it).
+pub fn reply_lacks(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(
+            r"(?-u)\bno ([a-z_]+(?: [a-z_]+)?) (?:in|from) (?:the )?(?:llm |model |api |provider )?response\b|\b(?:missing|absent) (?:from|in) (?:the )?(?:llm |model |api |provider )?response\b",
+        )
+        .expect("valid regex")
+    });
+    // What is missing is the reply's, not an error's own details ("Unknown error (no error
+    // details in response)": a failure that hides its cause).
+    r.captures_iter(head(hay, super::MAX_SCAN)).any(|c| {
+        !c.get(1)
+            .is_some_and(|what| what.as_str().starts_with("error"))
+    })
+}
+
+/// (batch 19) Pydantic's "validation error(s) for <Model>" naming a reply's model
+/// (`agents::REPLY_MODEL_SUFFIXES`: `LLMResultChunk`, `ChatCompletion`,
+/// `GenerateContentResponse`).
+pub fn reply_model_validation(hay: &str) -> bool {
+    ["validation error for ", "validation errors for "]
+        .iter()
+        .any(|intro| {
+            hay.match_indices(intro).any(|(at, _)| {
+                let name: String = hay[at + intro.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                agents::REPLY_MODEL_SUFFIXES
+                    .iter()
+                    .any(|s| name.len() > s.len() && name.ends_with(s))
+            })
+        })
 }

@@ -155,6 +155,65 @@ pub const PERMANENT: &[Phrase] = &[
     // fetch"). (A network errno names itself: "[Errno 111] Connection refused".)
     said("[errno 22]", Unknown),
     said("[errno 28]", Unknown),
+    // (batch 19) A reply with nothing in it, in apps' own words (NextChat's proxy body
+    // {"error": true, "message": "empty response from server"}; "Empty response from model",
+    // "empty response from Claude" as apps raise it when a reply has no text): the same answer
+    // comes again, not a cut (no stream is named) and not a throttle.
+    said("empty response", InvalidResponse),
+    said("empty reply", InvalidResponse),
+    said("empty completion", InvalidResponse),
+    said("empty llm response", InvalidResponse),
+    // (batch 19) Tool pairing said by a chat template under a local server's 500 (gpt-oss and
+    // MiniMax templates: raise_exception("Message has tool role, but there was no previous
+    // assistant message with a tool call!")) and Anthropic's newer wording ("Messages
+    // containing `tool_use` blocks must be followed by a user message with `tool_result`
+    // blocks"): the history, the same on every try, so stated over a 500.
+    stated(
+        "no previous assistant message with a tool call",
+        OrphanToolCalls,
+    ),
+    stated("`tool_use` blocks must be followed by", OrphanToolCalls),
+    stated("tool_use blocks must be followed by", OrphanToolCalls),
+    // (batch 19) A request the client could not encode (Cursor's "Serialization error in
+    // aiserver.v1.StreamUnifiedChatRequestWithTools", under its generic "Connection failed"
+    // banner; "failed to serialize request", "could not serialize"): the same request fails the
+    // same way, whatever transport banner is printed over it, so stated. (A reply that cannot
+    // be read says "deserialize", a word of its own.)
+    stated("serialization error", BadRequest),
+    stated("failed to serialize", BadRequest),
+    stated("could not serialize", BadRequest),
+    stated("unable to serialize", BadRequest),
+    // (batch 19) A URL the client cannot use (httpx/httpcore UnsupportedProtocol: "Request URL
+    // is missing an 'http://' or 'https://' protocol.", "Request URL has an unsupported protocol
+    // 'ws://'"; requests' MissingSchema "No scheme supplied"; Go net/http "unsupported protocol
+    // scheme"; reqwest's "relative URL without a base"; .NET's "An invalid request URI was
+    // provided"; undici's "Failed to parse URL from"): the configured base URL, nothing was sent.
+    said("missing an 'http://' or 'https://' protocol", Configuration),
+    said("unsupported protocol", Configuration),
+    said("no scheme supplied", Configuration),
+    said("relative url without a base", Configuration),
+    said("invalid request uri", Configuration),
+    said("failed to parse url", Configuration),
+    // (batch 19) A reply with no text, as apps throw it when `choices[0].message.content` is
+    // empty ("No content generated", "No content generated from Groq API"; "LLM returned no
+    // content").
+    said("no content generated", InvalidResponse),
+    said("returned no content", InvalidResponse),
+    // (batch 19) A chat template that refuses the conversation, raised under a local server's
+    // 500 or 400 as the tool-role one above: LM Studio's "Error rendering prompt with jinja
+    // template: ...", Llama 2 / Mistral templates' raise_exception("Conversation roles must
+    // alternate user/assistant/user/assistant/..."), Gemma's raise_exception("System role not
+    // supported"), "Only user and assistant roles are supported!", Qwen3's "No user query found
+    // in messages.", jinja2's TemplateError named: the same messages fail the same way.
+    stated("error rendering prompt with jinja template", BadRequest),
+    stated("roles must alternate", BadRequest),
+    stated("system role not supported", BadRequest),
+    stated("only user and assistant roles are supported", BadRequest),
+    stated("no user query found in messages", BadRequest),
+    stated("jinja2.exceptions.templateerror", BadRequest),
+    // (batch 19) Python's json.dumps on a value it cannot encode ("Object of type datetime is
+    // not JSON serializable", a TypeError): the caller's data, code to fix.
+    said("is not json serializable", Programming),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -250,6 +309,17 @@ pub const TRANSIENT: &[Phrase] = &[
     // A stream that was never opened ("Failed to create stream request", the AI SDK's
     // AI_APICallError in Cherry Studio): the provider refused to start, no answer was cut.
     said("failed to create stream", ServerError),
+    // (batch 19) A scheduler with nothing to run the call on (Dify's plugin daemon: "no
+    // available node, plugin runtime not found" as a PluginDaemonInternalServerError; cluster
+    // balancers' "No available nodes"): capacity missing for now, no fault of the request.
+    said("no available node", ServerError),
+    said("no available nodes", ServerError),
+    // (batch 19) An app's failed connection to its own backend or upstream (Open WebUI's
+    // proxy routes answer any exception talking to Ollama or an OpenAI-compatible server with
+    // status 500 and detail "Open WebUI: Server Connection Error", backend/open_webui/routers;
+    // apps' "Server connection error").
+    said("server connection", Connection),
+    said("server connection error", Connection),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -288,3 +358,50 @@ pub const REPLY_KEYS: &[&str] = &[
     "output",
     "usage",
 ];
+
+/// (batch 19) Credentials the client itself found unset before any call, read before the frames
+/// of `BEFORE_ANY_CALL` (a component that failed to build because its key is None is set-up,
+/// not code): Anthropic's SDKs ("Could not resolve authentication method. Expected either
+/// apiKey or authToken to be set", anthropic-sdk-typescript src/index.ts, anthropic-sdk-python
+/// `_validate_headers`), openai-python ("The api_key client option must be set either by
+/// passing api_key to the client or by setting the OPENAI_API_KEY environment variable"),
+/// openai-node ("The OPENAI_API_KEY environment variable is missing or empty"), LangChain's
+/// `get_from_dict_or_env` ("Did not find openai_api_key, please add an environment variable
+/// `OPENAI_API_KEY` which contains it"), Langflow's input check ("Invalid value type `<class
+/// 'NoneType'>` for input `api_key`").
+pub const CREDENTIAL_UNSET: &[Phrase] = &[
+    said("could not resolve authentication method", Configuration),
+    said("client option must be set", Configuration),
+    said("environment variable is missing or empty", Configuration),
+    said("please add an environment variable", Configuration),
+    said("for input `api_key`", Configuration),
+    said("for input `apikey`", Configuration),
+    // google-genai's Client without a key ("Missing key inputs argument! To use the Google AI
+    // API, provide (`api_key`) arguments.").
+    said("missing key inputs argument", Configuration),
+];
+
+/// (batch 19) Words that show a "model not found" came from the client's own list of providers
+/// and models, not from a provider's answer: opencode's `ProviderModelNotFoundError` carries
+/// `suggestions` and prints "Model not found: x. Did you mean: y?"; a client that suggests names
+/// looked them up locally. Read only where no status and no provider envelope is there (a
+/// provider's 404 stays `not_found`): the configured model string is wrong, set-up.
+pub const LOCAL_REGISTRY_WORDS: &[&str] = &["did you mean", "suggestions:", "providerid:"];
+
+/// (batch 19) Class names whose library gives them a status of their own, read when nothing
+/// else in the failure decided: LiteLLM's proxy answers a litellm exception that carries no
+/// status with 500, "Internal Server Error as default" (litellm/proxy/common_utils/
+/// swagger_utils.py `get_status_code`; only `Timeout`, 408, and `APIConnectionError`, 503,
+/// differ), and its `APIError` reaches agents with an empty text when the provider's failure
+/// had none ("APIError: OpenAIException - .").
+pub const DOCUMENTED_STATUS: &[(&str, u16)] = &[
+    ("litellm.APIError", 500),
+    ("litellm.exceptions.APIError", 500),
+];
+
+/// (batch 19) Pydantic's "validation error(s) for <Model>" where the model's name ends in one of
+/// these words is a reply failing the client's schema (Dify's `LLMResultChunk`, OpenAI's
+/// `ChatCompletion` and `ChatCompletionChunk`, Gemini's `GenerateContentResponse`, LiteLLM's
+/// `ModelResponse`, LangChain's `LLMResult`): an invalid response, not the model's structured
+/// output. (A request model, `ChatCompletionRequest`, ends otherwise.)
+pub const REPLY_MODEL_SUFFIXES: &[&str] = &["chunk", "completion", "response", "result"];

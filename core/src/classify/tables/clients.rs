@@ -532,3 +532,12 @@ pub const TABLES: &[ClientTable] = &[
 pub fn rows() -> impl Iterator<Item = &'static Phrase> {
     TABLES.iter().flat_map(|t| t.rows.iter())
 }
+
+/// (batch 19) Modules whose exception classes are another module's under the same names:
+/// httpx re-raises each httpcore exception as its twin of the same name (httpx
+/// `_transports/default.py` maps `httpcore.ConnectError` to `httpx.ConnectError`,
+/// `httpcore.UnsupportedProtocol` to `httpx.UnsupportedProtocol`, and so on), and a traceback of
+/// a client that calls httpcore directly, or prints the cause, names the httpcore one. A class
+/// of the first module is read as its twin in the second.
+pub const MODULE_TWINS: &[(&str, &str)] =
+    &[("httpcore._exceptions.", "httpx."), ("httpcore.", "httpx.")];

@@ -302,6 +302,28 @@ pub const FAMILIES: &[Family] = &[
         ],
         InvalidResponse,
     ),
+    // (batch 19) An answer that came with nothing in it, said of the reply ("response.choices is
+    // empty", "the completion was empty", "reply came back empty"), the parts of the phrase
+    // tables' "empty response".
+    near(
+        &[
+            "response",
+            "reply",
+            "completion",
+            "choices",
+            "candidates",
+            "output",
+        ],
+        &[
+            "is empty",
+            "was empty",
+            "are empty",
+            "were empty",
+            "came back empty",
+        ],
+        InvalidResponse,
+        false,
+    ),
     // A rate in words ("request rate too high", "too many concurrent requests", "concurrency
     // limit reached", "QPS exceeded"). Token counts are no subject: "tokens exceeded" is as
     // often a context as a rate.
