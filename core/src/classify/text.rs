@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::tables::{agents, clients, said, stated as stated_row, words, Phrase};
+use super::tables::{agents, clients, said, stated as stated_row, words, wrappers, Phrase};
 use crate::category::Category::*;
 use crate::Category;
 
@@ -80,6 +80,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
+                .chain(wrappers::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient())),
         )
     })
@@ -134,8 +135,9 @@ pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            SERVER_STATE_TRANSIENT
+            wrappers::TRANSIENT
                 .iter()
+                .chain(SERVER_STATE_TRANSIENT)
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
