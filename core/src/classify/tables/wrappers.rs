@@ -24,6 +24,14 @@
 //! - LobeChat `AgentRuntimeErrorType`: lobehub/lobe-chat packages/model-runtime/src/error.ts.
 //! - LibreChat `ErrorTypes` and `ViolationTypes`: danny-avila/LibreChat
 //!   packages/data-provider/src/config.ts.
+//! - OpenHands exceptions (default messages; `LLMNoResponseError` is in its LLM retry list):
+//!   All-Hands-AI/OpenHands openhands/core/exceptions.py and the SDK's
+//!   openhands/sdk/llm/exceptions/types.py.
+//! - Semantic Kernel (Python) service exceptions: microsoft/semantic-kernel
+//!   python/semantic_kernel/exceptions/service_exceptions.py.
+//! - LangChain4j exceptions: langchain4j/langchain4j
+//!   langchain4j-core/src/main/java/dev/langchain4j/exception/ (`UnresolvedModelServerException`
+//!   extends `NonRetriableException`).
 
 use super::names::NameWord;
 use super::{doc, said, Envelope, Phrase, ProviderTable, Read};
@@ -67,6 +75,10 @@ pub const PERMANENT: &[Phrase] = &[
     // schema." / "could not parse the response." / "the tool was not called.": the model's
     // structured output failed the caller's schema (retried only when configured).
     said("no object generated", Validation),
+    // OpenHands SDK `LLMAuthenticationError` "Invalid or missing API credentials",
+    // `LLMBadRequestError` "Bad request to LLM provider".
+    said("invalid or missing api credentials", Unauthorized),
+    said("bad request to llm provider", BadRequest),
 ];
 
 /// Transient natures in a wrapper's fixed words. Read before the main transient tables: the
@@ -88,6 +100,12 @@ pub const TRANSIENT: &[Phrase] = &[
     // not able to process your request".
     said("service failed to process your request", ServerError),
     said("service was not able to process your request", ServerError),
+    // OpenHands `LLMNoResponseError` "LLM did not return a response. This is only seen in
+    // Gemini models so far.": an empty answer OpenHands retries (LLM_RETRY_EXCEPTIONS).
+    said("llm did not return a response", ServerError),
+    // OpenHands SDK defaults: `LLMTimeoutError` "LLM request timed out" (read as a timeout by
+    // the main tables), `LLMServiceUnavailableError` "LLM service unavailable".
+    said("llm service unavailable", ServerError),
 ];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
@@ -104,6 +122,18 @@ pub const NAME_WORDS: &[NameWord] = &[
     ("quotalimit", RateLimited),
     // LobeChat `LocationNotSupportError`: the provider refuses the caller's region.
     ("locationnotsupport", Forbidden),
+    // Semantic Kernel `ServiceInvalidAuthError` (not the "invalid" of a request), and
+    // `ServiceInitializationError`: the service object could not be built (set-up).
+    ("invalidauth", Unauthorized),
+    ("initialization", Configuration),
+    // LangChain4j `UnresolvedModelServerException` (a NonRetriableException: the model
+    // server's host does not resolve, CONTRACT §6's set-up mistake).
+    ("unresolved", Configuration),
+    // The model's tool call does not fit the tools: OpenHands `FunctionCallValidationError`,
+    // `FunctionCallNotExistsError`; LangChain4j `ToolArgumentsException`. The model's output,
+    // retried only when configured.
+    ("functioncall", Validation),
+    ("toolarguments", Validation),
 ];
 
 /// Error type codes of apps that answer their own front end with `{"type": "<code>", ...}`
@@ -219,6 +249,34 @@ mod tests {
         }
         // The generic business error says nothing by itself.
         assert_eq!(said("ProviderBizError").0, Unknown);
+    }
+
+    /// Exception names of agent frameworks printed before their text.
+    #[test]
+    fn framework_exception_names() {
+        let cases: &[(&str, Category)] = &[
+            // OpenHands
+            ("LLMContextWindowExceedError: Conversation history longer than LLM context window limit. Consider turning on enable_history_truncation config to avoid this error", ContextOverflow),
+            ("LLMNoResponseError: LLM did not return a response. This is only seen in Gemini models so far.", ServerError),
+            ("Invalid or missing API credentials", Unauthorized),
+            ("LLM service unavailable", ServerError),
+            ("Bad request to LLM provider", BadRequest),
+            ("FunctionCallValidationError: Missing required parameters for function 'str_replace_editor'", Validation),
+            ("FunctionCallNotExistsError: Tool foo is not registered", Validation),
+            // Semantic Kernel
+            ("ServiceInvalidAuthError: Failed to authenticate", Unauthorized),
+            ("ServiceInitializationError: The OpenAI model ID is required", Configuration),
+            ("ServiceContentFilterException: The request was filtered", ContentFiltered),
+            // LangChain4j
+            ("dev.langchain4j.exception.UnresolvedModelServerException: java.nio.channels.UnresolvedAddressException", Configuration),
+            ("dev.langchain4j.exception.ToolArgumentsException: bad arguments", Validation),
+            ("dev.langchain4j.exception.RateLimitException: slow down", RateLimited),
+        ];
+        for (text, want) in cases {
+            let (got, transient) = said(text);
+            assert_eq!(got, *want, "{text}");
+            assert_eq!(transient, want.is_transient(), "{text}");
+        }
     }
 
     /// LibreChat's `{"type": ...}` answers (packages/data-provider/src/config.ts).
