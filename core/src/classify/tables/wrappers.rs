@@ -24,6 +24,7 @@
 //! - LobeChat `AgentRuntimeErrorType`: lobehub/lobe-chat packages/model-runtime/src/error.ts.
 //! - LibreChat `ErrorTypes` and `ViolationTypes`: danny-avila/LibreChat
 //!   packages/data-provider/src/config.ts.
+//! - open-webui `ERROR_MESSAGES`: open-webui/open-webui backend/open_webui/constants.py.
 //! - OpenHands exceptions (default messages; `LLMNoResponseError` is in its LLM retry list):
 //!   All-Hands-AI/OpenHands openhands/core/exceptions.py and the SDK's
 //!   openhands/sdk/llm/exceptions/types.py.
@@ -79,6 +80,9 @@ pub const PERMANENT: &[Phrase] = &[
     // `LLMBadRequestError` "Bad request to LLM provider".
     said("invalid or missing api credentials", Unauthorized),
     said("bad request to llm provider", BadRequest),
+    // open-webui `OPENAI_NOT_FOUND` "OpenAI API was not found" (the configured API base answers
+    // 404); its `OLLAMA_NOT_FOUND` "WebUI could not connect to Ollama" is a connection (below).
+    said("api was not found", NotFound),
 ];
 
 /// Transient natures in a wrapper's fixed words. Read before the main transient tables: the
@@ -106,6 +110,9 @@ pub const TRANSIENT: &[Phrase] = &[
     // OpenHands SDK defaults: `LLMTimeoutError` "LLM request timed out" (read as a timeout by
     // the main tables), `LLMServiceUnavailableError` "LLM service unavailable".
     said("llm service unavailable", ServerError),
+    // Vercel AI SDK provider-utils `handleFetchError`: "Cannot connect to API: {cause}", an
+    // `APICallError` with isRetryable true (the fetch failed before any answer).
+    said("cannot connect to api", Connection),
 ];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
@@ -191,6 +198,11 @@ mod tests {
             ("error building request body to OpenAI API", Programming),
             ("I/O error reading response from Anthropic's API", StreamInterrupted),
             ("error sending HTTP request to Anthropic API", Connection),
+            // Vercel AI SDK handleFetchError
+            ("AI_APICallError: Cannot connect to API: other side closed", Connection),
+            // open-webui constants.py
+            ("WebUI could not connect to Ollama", Connection),
+            ("OpenAI API was not found", NotFound),
             // goose (crates/goose/src/providers/errors.rs)
             ("Authentication error: request refused", Unauthorized),
             ("Unsupported operation: embeddings", BadRequest),
@@ -224,9 +236,10 @@ mod tests {
             said("I/O error reading response from OpenAI's API: insufficient_quota").0,
             PaymentRequired
         );
+        assert!(!said("Could not connect to api.example.com: certificate verify failed").1);
         assert_eq!(
-            said("Could not connect to api.example.com: certificate verify failed").1,
-            false
+            said("Cannot connect to API: getaddrinfo ENOTFOUND api.example.com").0,
+            Configuration
         );
     }
 
