@@ -21,7 +21,8 @@
 //!   packages/workflow/src/errors/node-api.error.ts.
 //! - Vercel AI SDK `NoObjectGeneratedError` messages: vercel/ai
 //!   packages/ai/src/generate-object (and core/generate-object in older releases).
-//! - LobeChat `AgentRuntimeErrorType`: lobehub/lobe-chat packages/model-runtime/src/error.ts.
+//! - LobeChat `AgentRuntimeErrorType`: lobehub/lobe-chat packages/model-runtime/src/error.ts;
+//!   its Chinese texts for them and for HTTP statuses: src/locales/default/error.ts.
 //! - LibreChat `ErrorTypes` and `ViolationTypes`: danny-avila/LibreChat
 //!   packages/data-provider/src/config.ts.
 //! - open-webui `ERROR_MESSAGES`: open-webui/open-webui backend/open_webui/constants.py.
@@ -83,6 +84,15 @@ pub const PERMANENT: &[Phrase] = &[
     // open-webui `OPENAI_NOT_FOUND` "OpenAI API was not found" (the configured API base answers
     // 404); its `OLLAMA_NOT_FOUND` "WebUI could not connect to Ollama" is a connection (below).
     said("api was not found", NotFound),
+    // LobeChat's texts (src/locales/default/error.ts): InvalidBedrockCredentials "Bedrock
+    // 鉴权未通过" (authentication not passed), LocationNotSupportError "你的所在位置不支持此模型服务"
+    // (your location does not support this model service), InvalidAccessCode "密码不正确或为空"
+    // (the app's access password wrong or empty), InvalidOllamaArgs "Ollama 配置不正确"
+    // (the configuration is not right).
+    said("鉴权未通过", Unauthorized),
+    said("所在位置不支持", Forbidden),
+    said("密码不正确或为空", Unauthorized),
+    said("配置不正确", Configuration),
 ];
 
 /// Transient natures in a wrapper's fixed words. Read before the main transient tables: the
@@ -113,6 +123,9 @@ pub const TRANSIENT: &[Phrase] = &[
     // Vercel AI SDK provider-utils `handleFetchError`: "Cannot connect to API: {cause}", an
     // `APICallError` with isRetryable true (the fetch failed before any answer).
     said("cannot connect to api", Connection),
+    // LobeChat's 429 text "很抱歉，您的请求太多，服务器有点累了，请稍后再试" (too many requests of
+    // yours; read before the main tables' bare "try again later").
+    said("请求太多", RateLimited),
 ];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
@@ -203,6 +216,12 @@ mod tests {
             // open-webui constants.py
             ("WebUI could not connect to Ollama", Connection),
             ("OpenAI API was not found", NotFound),
+            // LobeChat src/locales/default/error.ts
+            ("Bedrock 鉴权未通过，请检查 AccessKeyId/SecretAccessKey 后重试", Unauthorized),
+            ("很抱歉，你的所在位置不支持此模型服务，可能是由于地区限制或服务未开通。", Forbidden),
+            ("密码不正确或为空，请输入正确的访问密码，或者添加自定义 API Key", Unauthorized),
+            ("Ollama 配置不正确，请检查 Ollama 配置后重试", Configuration),
+            ("很抱歉，您的请求太多，服务器有点累了，请稍后再试", RateLimited),
             // goose (crates/goose/src/providers/errors.rs)
             ("Authentication error: request refused", Unauthorized),
             ("Unsupported operation: embeddings", BadRequest),
