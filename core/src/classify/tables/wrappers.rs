@@ -25,6 +25,10 @@
 //!   its Chinese texts for them and for HTTP statuses: src/locales/default/error.ts.
 //! - LibreChat `ErrorTypes` and `ViolationTypes`: danny-avila/LibreChat
 //!   packages/data-provider/src/config.ts.
+//! - Codex CLI `CodexErr` Display texts: openai/codex codex-rs/core/src/error.rs.
+//! - Gemini CLI quota errors and fallback texts: google-gemini/gemini-cli
+//!   packages/core/src/utils/googleQuotaErrors.ts (`TerminalQuotaError`, `RetryableQuotaError`),
+//!   packages/cli/src/ui/hooks/useQuotaAndFallback.ts.
 //! - open-webui `ERROR_MESSAGES`: open-webui/open-webui backend/open_webui/constants.py.
 //! - OpenHands exceptions (default messages; `LLMNoResponseError` is in its LLM retry list):
 //!   All-Hands-AI/OpenHands openhands/core/exceptions.py and the SDK's
@@ -93,6 +97,12 @@ pub const PERMANENT: &[Phrase] = &[
     said("所在位置不支持", Forbidden),
     said("密码不正确或为空", Unauthorized),
     said("配置不正确", Configuration),
+    // Codex `EncryptedContentInvalid` "encrypted reasoning content could not be verified -
+    // conversation may need to restart": the same history fails the same way.
+    said("reasoning content could not be verified", BadRequest),
+    // Codex `UsageNotIncluded` "To use Codex with your ChatGPT plan, upgrade to Plus": the plan
+    // does not include it.
+    said("upgrade to plus", PaymentRequired),
 ];
 
 /// Transient natures in a wrapper's fixed words. Read before the main transient tables: the
@@ -126,6 +136,13 @@ pub const TRANSIENT: &[Phrase] = &[
     // LobeChat's 429 text "很抱歉，您的请求太多，服务器有点累了，请稍后再试" (too many requests of
     // yours; read before the main tables' bare "try again later").
     said("请求太多", RateLimited),
+    // Codex `ResponseStreamFailed` "Error while reading the server response: {reqwest error}"
+    // (its protocol kind: ResponseStreamConnectionFailed).
+    said("error while reading the server response", StreamInterrupted),
+    // Gemini CLI's capacity fallback: "🚦Pardon Our Congestion! It looks like {model} is very
+    // popular at the moment. Please retry again later."
+    said("pardon our congestion", Overloaded),
+    said("very popular at the moment", Overloaded),
 ];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
@@ -142,6 +159,11 @@ pub const NAME_WORDS: &[NameWord] = &[
     ("quotalimit", RateLimited),
     // LobeChat `LocationNotSupportError`: the provider refuses the caller's region.
     ("locationnotsupport", Forbidden),
+    // Gemini CLI: `TerminalQuotaError` (a daily quota, or credits: no retry) and
+    // `RetryableQuotaError` (a per-minute quota, with its delay); read before `tables::names`
+    // "retryable".
+    ("terminalquota", PaymentRequired),
+    ("retryablequota", RateLimited),
     // Semantic Kernel `ServiceInvalidAuthError` (not the "invalid" of a request), and
     // `ServiceInitializationError`: the service object could not be built (set-up).
     ("invalidauth", Unauthorized),
@@ -216,6 +238,15 @@ mod tests {
             // open-webui constants.py
             ("WebUI could not connect to Ollama", Connection),
             ("OpenAI API was not found", NotFound),
+            // Codex error.rs
+            ("encrypted reasoning content could not be verified - conversation may need to restart", BadRequest),
+            ("To use Codex with your ChatGPT plan, upgrade to Plus: https://openai.com/chatgpt/pricing.", PaymentRequired),
+            ("Error while reading the server response: error decoding response body, request id: r1", StreamInterrupted),
+            // Gemini CLI
+            ("🚦Pardon Our Congestion! It looks like gemini-2.5-pro is very popular at the moment.\nPlease retry again later.", Overloaded),
+            ("TerminalQuotaError", PaymentRequired),
+            ("RetryableQuotaError", RateLimited),
+            ("⚡ You have reached your daily gemini-2.5-pro quota limit.", PaymentRequired),
             // LobeChat src/locales/default/error.ts
             ("Bedrock 鉴权未通过，请检查 AccessKeyId/SecretAccessKey 后重试", Unauthorized),
             ("很抱歉，你的所在位置不支持此模型服务，可能是由于地区限制或服务未开通。", Forbidden),
