@@ -29,6 +29,8 @@
 //! - Gemini CLI quota errors and fallback texts: google-gemini/gemini-cli
 //!   packages/core/src/utils/googleQuotaErrors.ts (`TerminalQuotaError`, `RetryableQuotaError`),
 //!   packages/cli/src/ui/hooks/useQuotaAndFallback.ts.
+//! - GitHub Copilot Chat's texts per fetch result: microsoft/vscode-copilot-chat
+//!   src/platform/chat/common/commonTypes.ts.
 //! - open-webui `ERROR_MESSAGES`: open-webui/open-webui backend/open_webui/constants.py.
 //! - OpenHands exceptions (default messages; `LLMNoResponseError` is in its LLM retry list):
 //!   All-Hands-AI/OpenHands openhands/core/exceptions.py and the SDK's
@@ -103,6 +105,14 @@ pub const PERMANENT: &[Phrase] = &[
     // Codex `UsageNotIncluded` "To use Codex with your ChatGPT plan, upgrade to Plus": the plan
     // does not include it.
     said("upgrade to plus", PaymentRequired),
+    // Copilot Chat `QuotaExceeded`: "You've exhausted your premium model quota. Please enable
+    // additional paid premium requests ... or wait for your allowance to renew", and
+    // `overage_limit_reached` "You cannot accrue additional premium requests at this time": a
+    // plan's monthly allowance, no retry outlasts it.
+    said("premium model quota", PaymentRequired),
+    said("additional premium requests", PaymentRequired),
+    // Copilot Chat `NotFound`: "Sorry, the resource was not found."
+    said("resource was not found", NotFound),
 ];
 
 /// Transient natures in a wrapper's fixed words. Read before the main transient tables: the
@@ -242,6 +252,12 @@ mod tests {
             ("encrypted reasoning content could not be verified - conversation may need to restart", BadRequest),
             ("To use Codex with your ChatGPT plan, upgrade to Plus: https://openai.com/chatgpt/pricing.", PaymentRequired),
             ("Error while reading the server response: error decoding response body, request id: r1", StreamInterrupted),
+            // Copilot Chat commonTypes.ts
+            ("You've exhausted your premium model quota. Please enable additional paid premium requests or wait for your allowance to renew.", PaymentRequired),
+            ("You cannot accrue additional premium requests at this time. Please contact GitHub Support to continue using Copilot.", PaymentRequired),
+            ("Sorry, the resource was not found.", NotFound),
+            ("Sorry, you have exhausted this model's rate limit. Please wait a moment before trying again, or switch to Auto.", RateLimited),
+            ("Sorry, the upstream model provider is currently experiencing high demand. Please try again later or consider switching to Auto.", Overloaded),
             // Gemini CLI
             ("🚦Pardon Our Congestion! It looks like gemini-2.5-pro is very popular at the moment.\nPlease retry again later.", Overloaded),
             ("TerminalQuotaError", PaymentRequired),
