@@ -31,6 +31,7 @@
 //!   packages/cli/src/ui/hooks/useQuotaAndFallback.ts.
 //! - GitHub Copilot Chat's texts per fetch result: microsoft/vscode-copilot-chat
 //!   src/platform/chat/common/commonTypes.ts.
+//! - Roo Code's error texts: RooCodeInc/Roo-Code src/i18n/locales/en/common.json.
 //! - open-webui `ERROR_MESSAGES`: open-webui/open-webui backend/open_webui/constants.py.
 //! - OpenHands exceptions (default messages; `LLMNoResponseError` is in its LLM retry list):
 //!   All-Hands-AI/OpenHands openhands/core/exceptions.py and the SDK's
@@ -113,6 +114,13 @@ pub const PERMANENT: &[Phrase] = &[
     said("additional premium requests", PaymentRequired),
     // Copilot Chat `NotFound`: "Sorry, the resource was not found."
     said("resource was not found", NotFound),
+    // Roo Code: Gemini "(Thinking complete, but no output was generated.)", Cerebras "API
+    // Error: No response body": an answer with nothing in it.
+    said("no output was generated", InvalidResponse),
+    said("no response body", InvalidResponse),
+    // Roo Code's Claude Code provider: "API keys and subscription plans allow different
+    // models. Make sure the selected model is included in your plan."
+    said("included in your plan", Forbidden),
 ];
 
 /// Transient natures in a wrapper's fixed words. Read before the main transient tables: the
@@ -258,6 +266,10 @@ mod tests {
             ("Sorry, the resource was not found.", NotFound),
             ("Sorry, you have exhausted this model's rate limit. Please wait a moment before trying again, or switch to Auto.", RateLimited),
             ("Sorry, the upstream model provider is currently experiencing high demand. Please try again later or consider switching to Auto.", Overloaded),
+            // Roo Code common.json
+            ("(Thinking complete, but no output was generated.)", InvalidResponse),
+            ("Cerebras API Error: No response body", InvalidResponse),
+            ("API keys and subscription plans allow different models. Make sure the selected model is included in your plan.", Forbidden),
             // Gemini CLI
             ("🚦Pardon Our Congestion! It looks like gemini-2.5-pro is very popular at the moment.\nPlease retry again later.", Overloaded),
             ("TerminalQuotaError", PaymentRequired),
