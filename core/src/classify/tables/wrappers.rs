@@ -167,8 +167,8 @@ pub const TRANSIENT: &[Phrase] = &[
 /// WORDS, whose "invalid" would read an invalid key as a bad request). Lower-case, as found
 /// inside the run-together name.
 pub const NAME_WORDS: &[NameWord] = &[
-    // LobeChat `InvalidProviderAPIKey`, `NoOpenAIAPIKey` (deprecated): the key.
-    ("apikey", Unauthorized),
+    // LobeChat `InvalidProviderAPIKey`: the provider's key (not the request's "invalid").
+    ("providerapikey", Unauthorized),
     // LobeChat `InvalidBedrockCredentials`, `InvalidVertexCredentials`.
     ("credentials", Unauthorized),
     // LobeChat `QuotaLimitReached`: a key's request or token quota for now (its locale text
@@ -185,14 +185,15 @@ pub const NAME_WORDS: &[NameWord] = &[
     // Semantic Kernel `ServiceInvalidAuthError` (not the "invalid" of a request), and
     // `ServiceInitializationError`: the service object could not be built (set-up).
     ("invalidauth", Unauthorized),
-    ("initialization", Configuration),
+    ("serviceinitialization", Configuration),
     // LangChain4j `UnresolvedModelServerException` (a NonRetriableException: the model
     // server's host does not resolve, CONTRACT §6's set-up mistake).
     ("unresolved", Configuration),
     // The model's tool call does not fit the tools: OpenHands `FunctionCallValidationError`,
     // `FunctionCallNotExistsError`; LangChain4j `ToolArgumentsException`. The model's output,
     // retried only when configured.
-    ("functioncall", Validation),
+    ("functioncallvalidation", Validation),
+    ("functioncallnotexists", Validation),
     ("toolarguments", Validation),
 ];
 
