@@ -8,6 +8,7 @@
 //! layer's own verdict, weaker than anything the server said, stronger than nothing.
 
 use super::tables::names::{NameWord, CLASS_SUFFIXES, NEED_SUFFIX, SILENT, WORDS};
+use super::tables::wrappers;
 use crate::category::Category;
 
 /// The short name of a class (after its last `.`, `::`, `$` or `/`) and whether it carries a
@@ -29,7 +30,11 @@ fn short_class(word: &str) -> Option<(&str, bool)> {
 /// counts in a suffixed name alone.
 fn name_category(short: &str, suffixed: bool) -> Option<Category> {
     let lower = short.to_ascii_lowercase();
-    let (word, c) = WORDS.iter().find(|(w, _): &&NameWord| lower.contains(w))?;
+    // Wrappers' own type names first (`tables::wrappers`): "InvalidProviderAPIKey" is the key's.
+    let (word, c) = wrappers::NAME_WORDS
+        .iter()
+        .chain(WORDS)
+        .find(|(w, _): &&NameWord| lower.contains(w))?;
     (suffixed || !NEED_SUFFIX.contains(word)).then_some(*c)
 }
 

@@ -165,10 +165,11 @@ mod intl;
 pub mod names;
 pub mod nearby;
 pub mod words;
+pub mod wrappers;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {
-    [intl::TABLES, hosts::TABLES, cn::TABLES]
+    [intl::TABLES, hosts::TABLES, cn::TABLES, wrappers::TABLES]
         .into_iter()
         .flatten()
 }

@@ -5,7 +5,8 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::tables::{
-    agents, clients, decode as decode_rows, engines, said, stated as stated_row, words, Phrase,
+    agents, clients, decode as decode_rows, engines, said, stated as stated_row, words, wrappers,
+    Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -88,6 +89,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(engines::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
+                .chain(wrappers::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient())),
         )
     })
@@ -143,8 +145,9 @@ pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            SERVER_STATE_TRANSIENT
+            wrappers::TRANSIENT
                 .iter()
+                .chain(SERVER_STATE_TRANSIENT)
                 .chain(engines::TRANSIENT)
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
