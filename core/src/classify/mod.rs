@@ -772,8 +772,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // front of (Open WebUI's "500: Open WebUI: Server Connection Error" when the model
         // server is not reached, a proxy's 500 "connection refused"): the connection is the
         // failure, the 500 only its relay. (An "unexpected EOF" under a 500 is the server's own
-        // worker ending its output, Ollama's runner: still the server's.)
-        Category::ServerError if status == 500 && says_connection_failed(hay) => {
+        // worker ending its output, Ollama's runner: still the server's, as is any engine the
+        // text says died, whatever connection class the wrapper raised.)
+        Category::ServerError
+            if status == 500 && says_connection_failed(hay) && !engine_died(hay) =>
+        {
             Category::Connection
         }
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
