@@ -76,6 +76,15 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     } else {
         category
     };
+    // (batch 20) An allowance that names its reset, with a wait of under an hour stated ("Your
+    // quota will reset after 20s"): a rate limit, whose stated wait is the remedy
+    // (`tables::stated_faults::RESETTING_ALLOWANCES`; hours away stay payment).
+    let category = if category == Category::PaymentRequired && allowance_resets_soon(failure, &hay)
+    {
+        Category::RateLimited
+    } else {
+        category
+    };
 
     let mut transient = category.is_transient();
     if category != Category::Cancelled {
@@ -232,6 +241,19 @@ fn long_window(f: &Failure, hay: &Hay) -> bool {
     text::long_window().first(hay.get()).is_some()
         || text::long_window_in_ids(f.body.as_deref().unwrap_or(""))
         || text::long_window_in_ids(&f.message)
+}
+
+/// (batch 20) An allowance the text says resets, within a stated wait of under an hour, and no
+/// word of money or of a day's window.
+fn allowance_resets_soon(f: &Failure, hay: &Hay) -> bool {
+    tables::stated_faults::RESETTING_ALLOWANCES
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
+        && stated_wait(f, hay).is_some_and(|(secs, _)| secs < 3600.0)
+        && !long_window(f, hay)
+        && !tables::BILLING_HINTS
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// A wait this long, stated by words that say nothing else ("All accounts are currently
@@ -1040,6 +1062,17 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     // `content_filter`", serde_json's Debug form): read before the words the answer or serde's
     // list of accepted values brings. A server's words about the request it got stay its own.
     if text::decode().first(hay.get()).is_some() || text::serde_debug_error(hay.get()) {
+        // (batch 20) The reply that failed to decode is a server's own failure in words (Llama
+        // Stack's "500: Internal server error: An unexpected error occurred." inside a 200
+        // stream, read by a Swift client as a chunk): the body's failure is the failure.
+        let body = f.body.as_deref().map(|b| text::lower_bounded(b, MAX_SCAN));
+        if let Some(p) = body
+            .as_deref()
+            .and_then(|b| text::transient().first(b))
+            .filter(|p| matches!(p.category, Category::ServerError | Category::Overloaded))
+        {
+            return Some(p.category);
+        }
         return Some(match text::request_json_fault(hay.get()) {
             true => Category::BadRequest,
             false => Category::InvalidResponse,
@@ -1050,6 +1083,22 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         return Some(c);
     }
     if let Some(c) = text::grpc_status_prefix(&f.message) {
+        // (batch 20) A transient status name only heads the text: a fault the words state
+        // after it is the failure (Triton's "UNAVAILABLE: Internal: unexpected error when
+        // creating modelInstanceState: [TensorRT-LLM][ERROR] Assertion failed: ..." is a model
+        // that will not load, `tables::stated_faults`), and so is a connection never made
+        // ("UNAVAILABLE: failed to connect to all addresses").
+        if c.is_transient() {
+            if let Some(p) = text::stated().first(hay.get()) {
+                return Some(p.category);
+            }
+            if let Some(p) = text::transient()
+                .first(hay.get())
+                .filter(|p| p.category == Category::Connection)
+            {
+                return Some(p.category);
+            }
+        }
         return Some(c);
     }
     // A curl exit code names the transfer's failure ("curl: (92) HTTP/2 stream 1 was not closed

@@ -164,6 +164,7 @@ mod hosts;
 mod intl;
 pub mod names;
 pub mod nearby;
+pub mod stated_faults;
 pub mod words;
 pub mod wrappers;
 
@@ -1686,8 +1687,19 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
 
 /// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport
 /// failure: a JavaScript TypeError with these exact words is no programming error.
-pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
-    &[("fetch failed", Connection), ("terminated", Connection)];
+pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] = &[
+    ("fetch failed", Connection),
+    ("terminated", Connection),
+    // (batch 20) The browsers' fetch TypeError for a request that got no answer (the Fetch
+    // standard's "network error", worded per engine): Chromium "Failed to fetch", Firefox
+    // "NetworkError when attempting to fetch resource.", WebKit "Load failed".
+    ("failed to fetch", Connection),
+    (
+        "networkerror when attempting to fetch resource.",
+        Connection,
+    ),
+    ("load failed", Connection),
+];
 
 /// Words that mention money or a plan at all: a 402 that says any of them stays payment, even
 /// where no billing phrase of the main tables matches ("Rate limit reached. Add credits").

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::tables::{
-    agents, clients, decode as decode_rows, engines, said, stated as stated_row, words, wrappers,
-    Phrase,
+    agents, clients, decode as decode_rows, engines, said, stated as stated_row, stated_faults,
+    words, wrappers, Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -82,11 +82,13 @@ pub fn permanent() -> &'static PhraseSet {
         PhraseSet::new(
             agents::CREDENTIAL_UNSET
                 .iter()
+                .chain(stated_faults::MODEL_ABSENT)
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
+                .chain(stated_faults::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .chain(wrappers::PERMANENT)
@@ -107,6 +109,7 @@ pub fn stated() -> &'static PhraseSet {
                 .iter()
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
+                .chain(stated_faults::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .filter(|p| {
@@ -137,7 +140,13 @@ pub fn network() -> &'static PhraseSet {
 /// Overload words a server puts under a 400 of its own (`agents::OVERLOAD_UNDER_4XX`).
 pub fn overload_under_4xx() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(agents::OVERLOAD_UNDER_4XX.iter()))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            agents::OVERLOAD_UNDER_4XX
+                .iter()
+                .chain(stated_faults::UPSTREAM_UNDER_4XX),
+        )
+    })
 }
 
 /// The compiled transient phrase table (`tables::TRANSIENT_PHRASES`).
@@ -145,10 +154,12 @@ pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            wrappers::TRANSIENT
+            stated_faults::GRPC_CONNECTION
                 .iter()
+                .chain(wrappers::TRANSIENT)
                 .chain(SERVER_STATE_TRANSIENT)
                 .chain(engines::TRANSIENT)
+                .chain(stated_faults::TRANSIENT)
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
@@ -206,7 +217,13 @@ pub fn last_clause(message: &str) -> Option<Category> {
 /// (batch 19) An SDK's own words for an answer it could not deserialize (`tables::decode`).
 pub fn decode() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(decode_rows::PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            decode_rows::PHRASES
+                .iter()
+                .chain(decode_rows::OTHER_LANGUAGES),
+        )
+    })
 }
 
 /// (batch 19) reqwest's bare "error decoding response body": a wrong shape, unless the text

@@ -47,3 +47,46 @@ pub const CUT_CONTEXT: &[&str] = &[
     "incomplete",
     "reset",
 ];
+
+/// (batch 20) The same failure, "the client could not decode the reply", in other languages'
+/// decoders: read with [`PHRASES`].
+/// - Swift `Codable`: `DecodingError` cases print as `keyNotFound(CodingKeys(...),
+///   Swift.DecodingError.Context(...))`, `typeMismatch(Swift.String, Swift.DecodingError.
+///   Context(...))`, `valueNotFound(...)`, `dataCorrupted(...)`; Foundation's localized text "The
+///   data couldn’t be read because it is missing." / "isn’t in the correct format."
+/// - Go `encoding/json`: `UnmarshalTypeError` "json: cannot unmarshal string into Go struct field
+///   X of type int"; `SyntaxError` "invalid character '<' looking for beginning of value".
+/// - Jackson (Java SDKs): `MismatchedInputException`, `UnrecognizedPropertyException`, "Cannot
+///   deserialize value of type `X` from ...".
+/// - .NET `System.Text.Json.JsonException`: "The JSON value could not be converted to X. Path:
+///   $.id".
+/// - kotlinx.serialization: `JsonDecodingException` "Unexpected JSON token at offset N",
+///   `MissingFieldException` "Field 'id' is required for type with serial name 'X', but it was
+///   missing".
+/// - pydantic v1 on an SDK's response model (replicate-python's `Prediction.status`): "unexpected
+///   value; permitted: 'starting', ..." (`const`/`Literal`), "value is not a valid enumeration
+///   member; permitted: ..." (an enum): serde's "unknown variant" in Python.
+/// - Vercel AI SDK `NoOutputGeneratedError` "No output generated. Check the stream for errors.",
+///   and its older "No text generated." / "No content generated.": the reply carried nothing.
+pub const OTHER_LANGUAGES: &[Phrase] = &[
+    said("swift.decodingerror", InvalidResponse),
+    said("decodingerror.keynotfound", InvalidResponse),
+    said("keynotfound(codingkeys", InvalidResponse),
+    said("the data couldn’t be read because", InvalidResponse),
+    said("the data couldn't be read because", InvalidResponse),
+    said("json: cannot unmarshal", InvalidResponse),
+    said("mismatchedinputexception", InvalidResponse),
+    said("unrecognizedpropertyexception", InvalidResponse),
+    said("cannot deserialize value of type", InvalidResponse),
+    said("the json value could not be converted to", InvalidResponse),
+    said("jsondecodingexception", InvalidResponse),
+    said("missingfieldexception", InvalidResponse),
+    said("unexpected value; permitted:", InvalidResponse),
+    said(
+        "value is not a valid enumeration member; permitted:",
+        InvalidResponse,
+    ),
+    said("no output generated", InvalidResponse),
+    said("no text generated", InvalidResponse),
+    said("no content generated", InvalidResponse),
+];
