@@ -90,3 +90,47 @@ pub const OTHER_LANGUAGES: &[Phrase] = &[
     said("no text generated", InvalidResponse),
     said("no content generated", InvalidResponse),
 ];
+
+#[cfg(test)]
+mod tests {
+    //! Each decoder's own error text (the sources above), not the corpus's.
+    use crate::category::Category;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn the_client_could_not_decode_the_reply_in_any_language() {
+        for m in [
+            // Swift Codable
+            "typeMismatch(Swift.String, Swift.DecodingError.Context(codingPath: [CodingKeys(stringValue: \"created\", intValue: nil)], debugDescription: \"Expected to decode String but found a number instead.\", underlyingError: nil))",
+            "valueNotFound(Swift.String, Swift.DecodingError.Context(codingPath: [], debugDescription: \"Expected String value but found null instead.\", underlyingError: nil))",
+            "The data couldn’t be read because it is missing.",
+            // Go encoding/json
+            "json: cannot unmarshal number into Go struct field ChatCompletionResponse.id of type string",
+            // Jackson
+            "com.fasterxml.jackson.databind.exc.MismatchedInputException: Cannot deserialize value of type `java.lang.String` from Object value",
+            "UnrecognizedPropertyException: Unrecognized field \"refusal\" (class ChatMessage), not marked as ignorable",
+            // System.Text.Json
+            "System.Text.Json.JsonException: The JSON value could not be converted to System.Int32. Path: $.usage.total_tokens",
+            // kotlinx.serialization
+            "kotlinx.serialization.json.internal.JsonDecodingException: Unexpected JSON token at offset 0: Expected start of the object '{', but had 'T' instead",
+            "kotlinx.serialization.MissingFieldException: Field 'id' is required for type with serial name 'ChatCompletion', but it was missing",
+            // pydantic v1 on a response model
+            "1 validation error for Prediction\nstatus\n  unexpected value; permitted: 'starting', 'processing', 'succeeded' (type=value_error.const; given=queued)",
+            "value is not a valid enumeration member; permitted: 'stop', 'length'",
+            // Vercel AI SDK
+            "No output generated. Check the stream for errors.",
+        ] {
+            let c = classify(&Failure::new(m));
+            assert_eq!((c.category, c.transient), (Category::InvalidResponse, false), "{m}");
+        }
+    }
+
+    #[test]
+    fn a_reply_that_failed_to_decode_because_it_was_a_server_error() {
+        let f = Failure::http(200, "keyNotFound(CodingKeys(stringValue: \"choices\", intValue: nil), Swift.DecodingError.Context(codingPath: [], debugDescription: \"No value associated with key\", underlyingError: nil))")
+            .with_body("502 Bad Gateway: upstream server error");
+        let c = classify(&f);
+        assert!(c.transient, "{:?}", c.category);
+    }
+}

@@ -52,6 +52,41 @@ pub const PERMANENT: &[Phrase] = &[
     stated("json.exception.type_error", BadRequest),
     stated("json.exception.out_of_range", BadRequest),
     stated("attempting to parse an empty input", BadRequest),
+    // (llama.cpp `tools/server/utils.hpp` `oaicompat_chat_params_parse` and `tokenize_input_prompts`,
+    // `common/chat.cpp` `common_chat_msgs_parse_oaicompat`: each a `std::runtime_error` or
+    // `std::invalid_argument` about a field of the request, answered 500 by builds before the
+    // server mapped them to 400.)
+    stated("expected 'messages' to be an array", BadRequest),
+    stated("expected 'content' to be a string or an array", BadRequest),
+    stated(
+        "all non-assistant messages must contain 'content'",
+        BadRequest,
+    ),
+    stated(
+        "assistant message must contain either 'content' or 'tool_calls'",
+        BadRequest,
+    ),
+    stated("missing 'role' in message", BadRequest),
+    stated("missing content part type", BadRequest),
+    stated("unsupported content part type", BadRequest),
+    stated(
+        "cannot have 2 or more assistant messages at the end of the list",
+        BadRequest,
+    ),
+    stated("cannot use tools with stream", BadRequest),
+    stated("cannot use both json_schema and grammar", BadRequest),
+    stated(
+        "cannot use custom grammar constraints with tools",
+        BadRequest,
+    ),
+    stated("only one completion choice is allowed", BadRequest),
+    stated("top_logprobs requires logprobs", BadRequest),
+    stated("response_format type must be one of", BadRequest),
+    stated("\"prompt\" must be a string", BadRequest),
+    stated("\"prompt\" must not be empty", BadRequest),
+    stated("no user query found in messages", BadRequest),
+    // The server was started without the templates tool calls need: set-up, not the request.
+    stated("tools param requires --jinja flag", Configuration),
     // A chat template that refuses the conversation's shape.
     stated("system role not supported", BadRequest),
     stated("roles must alternate", BadRequest),
@@ -116,3 +151,232 @@ pub const GRPC_CONNECTION: &[Phrase] = &[
     said("socket operation on non-socket", Connection),
     said("dns resolution failed", Connection),
 ];
+
+#[cfg(test)]
+mod tests {
+    //! Phrasings from the servers' and SDKs' sources named above, not from the corpus.
+    use crate::category::Category;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let c = classify(f);
+        (c.category, c.transient)
+    }
+
+    fn llama_cpp_500(message: &str) -> Failure {
+        let body =
+            format!(r#"{{"error":{{"code":500,"message":"{message}","type":"server_error"}}}}"#);
+        Failure::http(500, message).with_body(body)
+    }
+
+    #[test]
+    fn a_request_fault_stated_under_a_servers_500_is_not_retried() {
+        for m in [
+            "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 1, column 7: syntax error while parsing object - invalid literal",
+            "[json.exception.type_error.302] type must be string, but is null",
+            "[json.exception.out_of_range.403] key 'messages' not found",
+            "Expected 'content' to be a string or an array",
+            "Assistant message must contain either 'content' or 'tool_calls'!",
+            "Cannot have 2 or more assistant messages at the end of the list.",
+            "Cannot use custom grammar constraints with tools.",
+            "top_logprobs requires logprobs to be set to true",
+            "response_format type must be one of \\\"text\\\" or \\\"json_object\\\", but got: xml",
+            "Only one completion choice is allowed",
+            "no user query found in messages",
+            "System role not supported",
+        ] {
+            assert_eq!(cat(&llama_cpp_500(m)), (Category::BadRequest, false), "{m}");
+        }
+        // A Python server's KeyError on the field its handler looked up.
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "{'error': {'message': \"KeyError('top_k')\", 'code': 500}}"
+            )),
+            (Category::BadRequest, false)
+        );
+        // A server started without what tool calls need: set-up.
+        assert_eq!(
+            cat(&llama_cpp_500("tools param requires --jinja flag")),
+            (Category::Configuration, false)
+        );
+    }
+
+    #[test]
+    fn credentials_a_gateway_was_not_given_under_its_500() {
+        for m in [
+            "Unauthenticated request to AI Gateway. Set AI_GATEWAY_API_KEY.",
+            "rpc error: code = Unauthenticated desc = missing credentials",
+            "{\"error\": \"Unauthorised\"}",
+        ] {
+            assert_eq!(cat(&Failure::http(500, m)).0, Category::Unauthorized, "{m}");
+        }
+    }
+
+    #[test]
+    fn the_servers_own_failures_stay_retried() {
+        // A 500 with a server's own words, none of them a fault of the request.
+        for m in [
+            "llama runner process has terminated: exit status 2",
+            "CUDA out of memory. Tried to allocate 2.00 GiB",
+            "Internal server error",
+            "upstream connect error or disconnect/reset before headers",
+        ] {
+            assert!(cat(&Failure::http(500, m)).1, "{m}");
+        }
+        // MLC's prefix cache refusing a block still referenced: the next request meets it free.
+        assert_eq!(
+            cat(&Failure::new(
+                "The block is 2-time referenced by other blocks, thus cannot accept new KV values."
+            )),
+            (Category::ServerError, true)
+        );
+    }
+
+    #[test]
+    fn a_model_that_will_not_load_or_launch() {
+        for m in [
+            "do load request: Post \"http://127.0.0.1:33333/load\": EOF",
+            "Failed to launch model, detail: [address=127.0.0.1:4000, pid=1] No available slot found for the model",
+            "Could not load engine: Could not load library \"libengine.so\"",
+            "UNAVAILABLE: Internal: unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] Assertion failed: tp * pp == worldSize",
+            "Check failed: type_code_ == kTVMPackedFuncHandle (0 vs. 10) : expected FunctionHandle but got int",
+        ] {
+            assert_eq!(cat(&Failure::http(500, m)).0, Category::Configuration, "{m}");
+            assert_eq!(cat(&Failure::new(m)).0, Category::Configuration, "{m}");
+        }
+    }
+
+    #[test]
+    fn local_servers_words_for_a_prompt_over_the_loaded_context() {
+        for m in [
+            "Request length 9000 is greater than max_seq_len 8192",
+            "ValueError: Request length 4000 + 512 is greater than max_seq_len 4096",
+            "exceed session max length. Please end the session.",
+            "Check failed: (!free_page_ids_.empty()) is false: The KV cache is full. No page can be allocated.",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (Category::ContextOverflow, false), "{m}");
+            assert_eq!(cat(&Failure::http(500, m)), (Category::ContextOverflow, false), "{m}");
+        }
+    }
+
+    #[test]
+    fn grpc_unavailable_that_never_connected_is_a_connection() {
+        for m in [
+            "[StatusCode.UNAVAILABLE] failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:8001: Failed to connect to remote host: Connection refused",
+            "UNAVAILABLE: failed to connect to all addresses",
+            "[StatusCode.UNAVAILABLE] Socket operation on non-socket",
+            "[StatusCode.UNAVAILABLE] DNS resolution failed for triton:8001",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (Category::Connection, true), "{m}");
+        }
+        // The bare status stays the server's.
+        assert_eq!(
+            cat(&Failure::new("UNAVAILABLE: Server is shutting down")).1,
+            true
+        );
+    }
+
+    #[test]
+    fn a_gateways_400_around_an_upstream_that_did_not_answer() {
+        let body = r#"{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}"#;
+        assert_eq!(
+            cat(&Failure::http(400, body).with_body(body)),
+            (Category::ServerError, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                400,
+                "Could not reach the AI provider. The upstream request failed."
+            )),
+            (Category::ServerError, true)
+        );
+    }
+
+    #[test]
+    fn an_allowance_that_resets_within_a_stated_short_wait_is_a_rate_limit() {
+        assert_eq!(
+            cat(&Failure::http(429, "Your quota will reset after 45s.")),
+            (Category::RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "You have exhausted your capacity on this model. Your quota will reset after 2m10s."
+            )),
+            (Category::RateLimited, true)
+        );
+        // Hours away: the plan's allowance, not retried.
+        assert_eq!(
+            cat(&Failure::http(429, "Your quota will reset after 5h3m2s.")),
+            (Category::PaymentRequired, false)
+        );
+        // Money never resets by waiting.
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "Insufficient credits: your quota will reset after 30s once you add credits to your billing plan."
+            ))
+            .1,
+            false
+        );
+    }
+
+    #[test]
+    fn a_model_the_provider_says_it_does_not_have() {
+        for m in [
+            "400 '\"unknown model \\\"mistral-large3\\\"\"'",
+            "The model you requested is unavailable in your region. To access it, enable cross region inference.",
+        ] {
+            assert_eq!(cat(&Failure::http(400, m)).0, Category::NotFound, "{m}");
+        }
+    }
+
+    #[test]
+    fn fastchat_codes_under_its_400() {
+        let f = |code: u32| {
+            let body = format!(r#"{{"object":"error","message":"","code":{code}}}"#);
+            cat(&Failure::http(400, body.clone()).with_body(body))
+        };
+        assert_eq!(f(50006), (Category::Timeout, true));
+        assert_eq!(f(50002), (Category::ServerError, true));
+        assert_eq!(f(42901), (Category::RateLimited, true));
+        assert_eq!(f(40301).0, Category::NotFound);
+        assert_eq!(f(40101), (Category::Unauthorized, false));
+    }
+
+    #[test]
+    fn browsers_fetch_type_errors_are_connections() {
+        for m in [
+            "Failed to fetch",
+            "NetworkError when attempting to fetch resource.",
+            "Load failed",
+            "Error sending message: TypeError: NetworkError when attempting to fetch resource.",
+        ] {
+            let f = Failure::new(m).with_class(["TypeError", "Error"]);
+            assert_eq!(cat(&f), (Category::Connection, true), "{m}");
+        }
+    }
+
+    #[test]
+    fn a_reason_phrase_as_the_last_clause() {
+        for (m, want) in [
+            ("Error: API request failed: Not Found", Category::NotFound),
+            (
+                "Error: API request failed: Unauthorized",
+                Category::Unauthorized,
+            ),
+            (
+                "Error: API request failed: Too Many Requests",
+                Category::RateLimited,
+            ),
+            (
+                "Error: API request failed: Bad Gateway",
+                Category::ServerError,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::new(m)).0, want, "{m}");
+        }
+    }
+}
