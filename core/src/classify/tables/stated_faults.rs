@@ -272,10 +272,7 @@ mod tests {
             assert_eq!(cat(&Failure::new(m)), (Category::Connection, true), "{m}");
         }
         // The bare status stays the server's.
-        assert_eq!(
-            cat(&Failure::new("UNAVAILABLE: Server is shutting down")).1,
-            true
-        );
+        assert!(cat(&Failure::new("UNAVAILABLE: Server is shutting down")).1);
     }
 
     #[test]
@@ -313,13 +310,12 @@ mod tests {
             (Category::PaymentRequired, false)
         );
         // Money never resets by waiting.
-        assert_eq!(
-            cat(&Failure::http(
+        assert!(
+            !cat(&Failure::http(
                 429,
                 "Insufficient credits: your quota will reset after 30s once you add credits to your billing plan."
             ))
-            .1,
-            false
+            .1
         );
     }
 
