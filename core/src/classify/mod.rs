@@ -761,6 +761,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     if let Some(p) = text::stated().first(hay.get()) {
         return p.category;
     }
+    // (batch 20) A server's 500 around a Python KeyError on a field of the request
+    // (`text::request_key_error`): the request's fault, stated by the exception's repr.
+    if status >= 500 && text::request_key_error(hay.get()) {
+        return Category::BadRequest;
+    }
     // Softer billing wording decides only when the provider named no code: Gemini's
     // per-minute RESOURCE_EXHAUSTED says "check your plan and billing details" yet clears.
     if specific.is_none() && phrase() == Some(Category::PaymentRequired) && !short_quota(hay.f, hay)

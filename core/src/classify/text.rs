@@ -73,6 +73,7 @@ pub(crate) fn warm() {
     reply_lacks("");
     websocket_close_code("");
     proto_retry_delay("");
+    request_key_error("");
 }
 
 /// The compiled permanent and transient phrase tables.
@@ -212,6 +213,20 @@ pub fn last_clause(message: &str) -> Option<Category> {
         .iter()
         .find(|(w, _)| last.eq_ignore_ascii_case(w))
         .map(|(_, c)| *c)
+}
+
+/// (batch 20) A Python server's `KeyError('field')` (its repr, as text-generation-webui and
+/// FastChat answer any exception under a 500): the handler looked up a field the request did not
+/// carry, and the same request fails the same way. A key of a provider's reply
+/// (`agents::REPLY_KEYS`: "KeyError('choices')") is the reply's fault instead, not this.
+pub fn request_key_error(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r#"\bkeyerror\(['"]([a-z0-9_]{1,64})['"]\)"#)
+            .expect("keyerror pattern compiles")
+    })
+    .captures_iter(hay)
+    .any(|c| !agents::REPLY_KEYS.contains(&&c[1]))
 }
 
 /// (batch 19) An SDK's own words for an answer it could not deserialize (`tables::decode`).

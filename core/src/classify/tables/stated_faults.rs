@@ -23,8 +23,9 @@
 //!   template `raise_exception('System role not supported')`).
 //! - Python servers (text-generation-webui's `extensions/openai`, FastChat, LocalAI's Python
 //!   backends): a `KeyError('field')` in the handler's body is the request's missing field.
-//! - Vercel AI Gateway (`@ai-sdk/gateway` `GatewayAuthenticationError`): "Unauthenticated.
-//!   Configure AI_GATEWAY_API_KEY or use a provider module."; gRPC's `UNAUTHENTICATED`; the
+//! - Vercel AI Gateway (`@ai-sdk/gateway` `asGatewayError`, production): "Unauthenticated.
+//!   Configure AI_GATEWAY_API_KEY or use a provider module."; its development form
+//!   "Unauthenticated request to AI Gateway."; gRPC's `UNAUTHENTICATED`; the
 //!   British "Unauthorised" (DeepInfra's `{"error": "Unauthorised"}`).
 //! - Model loading: Ollama `llm/server.go` `fmt.Errorf("do load request: %w", err)` (the runner
 //!   died while loading the weights: an unsupported model or too little memory, the same on every
@@ -90,12 +91,19 @@ pub const PERMANENT: &[Phrase] = &[
     // A chat template that refuses the conversation's shape.
     stated("system role not supported", BadRequest),
     stated("roles must alternate", BadRequest),
-    // A handler that looked up a field the request did not carry (Python's KeyError repr).
-    stated("keyerror('", BadRequest),
-    stated("keyerror(\"", BadRequest),
-    // Credentials the gateway was not given: a person must configure them.
-    stated("unauthenticated", Unauthorized),
-    stated("unauthorised", Unauthorized),
+    // Credentials the gateway was not given: a person must configure them. The word as a
+    // sentence or a status name ("Unauthenticated. Configure ...", grpc-js "16 UNAUTHENTICATED:
+    // ...", grpc-go "code = Unauthenticated desc"), never "unauthenticated requests" (GitHub's
+    // rate limit for callers without a token).
+    stated("unauthenticated.", Unauthorized),
+    stated("unauthenticated:", Unauthorized),
+    stated("code = unauthenticated", Unauthorized),
+    // @ai-sdk/gateway's development form of the same error ("Unauthenticated request to AI
+    // Gateway. To authenticate, set the AI_GATEWAY_API_KEY environment variable").
+    stated("unauthenticated request to ai gateway", Unauthorized),
+    // The British spelling of the main tables' "unauthorized" (DeepInfra's `{"error":
+    // "Unauthorised"}`), read the same way.
+    said("unauthorised", Unauthorized),
     // A model that will not load or launch.
     stated("do load request", Configuration),
     stated("failed to launch model", Configuration),
@@ -204,14 +212,48 @@ mod tests {
     }
 
     #[test]
+    fn a_gateway_key_never_set_is_set_up() {
+        // @ai-sdk/gateway's development form names the variable to set: the credentials-unset
+        // family (`agents::CREDENTIAL_UNSET`) reads it first, as set-up; never retried.
+        let c = classify(&Failure::http(
+            500,
+            "Unauthenticated request to AI Gateway.\n\nTo authenticate, set the AI_GATEWAY_API_KEY environment variable with your API key.",
+        ));
+        assert_eq!((c.category, c.transient), (Category::Configuration, false));
+    }
+
+    #[test]
+    fn a_keyerror_on_a_reply_key_or_unauthenticated_callers_rate_stay_what_they_are() {
+        // A KeyError on a key of the provider's reply is not the request's fault.
+        assert_ne!(
+            cat(&Failure::http(500, "Internal error: KeyError('choices')")).0,
+            Category::BadRequest
+        );
+        // GitHub's rate limit for callers without a token names them "unauthenticated".
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "API rate limit exceeded for 10.0.0.1. For unauthenticated requests, the rate limit allows for up to 60 requests per hour."
+            ))
+            .0,
+            Category::RateLimited
+        );
+    }
+
+    #[test]
     fn credentials_a_gateway_was_not_given_under_its_500() {
         for m in [
-            "Unauthenticated request to AI Gateway. Set AI_GATEWAY_API_KEY.",
+            "Unauthenticated request to AI Gateway.",
+            "16 UNAUTHENTICATED: Request had invalid authentication credentials.",
             "rpc error: code = Unauthenticated desc = missing credentials",
-            "{\"error\": \"Unauthorised\"}",
         ] {
             assert_eq!(cat(&Failure::http(500, m)).0, Category::Unauthorized, "{m}");
         }
+        // The British spelling, as DeepInfra answers it (no status kept): read as "unauthorized".
+        assert_eq!(
+            cat(&Failure::new("{\"error\": \"Unauthorised\"}")),
+            (Category::Unauthorized, false)
+        );
     }
 
     #[test]
