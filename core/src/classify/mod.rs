@@ -1078,7 +1078,9 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         {
             return Some(p.category);
         }
-        return Some(match text::request_json_fault(hay.get()) {
+        let of_request =
+            text::request_json_fault(hay.get()) || text::go_request_unmarshal(hay.get());
+        return Some(match of_request {
             true => Category::BadRequest,
             false => Category::InvalidResponse,
         });

@@ -848,6 +848,21 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // (batch 19) The JS SDKs' own abort (openai-node and anthropic-sdk-typescript
     // `APIUserAbortError`, "Request was aborted."): the caller aborted the request or stream.
     (".APIUserAbortError", Is(Cancelled)),
+    // (batch 20) The decoders' own classes for a reply of the wrong shape, as a binding or a
+    // logged chain names them (`tables::decode::OTHER_LANGUAGES` has their words): Jackson's
+    // `com.fasterxml.jackson.databind.exc` (MismatchedInputException,
+    // UnrecognizedPropertyException), System.Text.Json's JsonException, kotlinx.serialization's
+    // JsonDecodingException and MissingFieldException, Swift's DecodingError, the Vercel AI
+    // SDK's AI_NoOutputGeneratedError ("No output generated") and its older
+    // AI_NoTextGeneratedError.
+    (".MismatchedInputException", Is(InvalidResponse)),
+    (".UnrecognizedPropertyException", Is(InvalidResponse)),
+    ("System.Text.Json.JsonException", Is(InvalidResponse)),
+    (".JsonDecodingException", Is(InvalidResponse)),
+    (".MissingFieldException", Is(InvalidResponse)),
+    ("Swift.DecodingError", Is(InvalidResponse)),
+    ("AI_NoOutputGeneratedError", Is(InvalidResponse)),
+    ("AI_NoTextGeneratedError", Is(InvalidResponse)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

@@ -74,6 +74,7 @@ pub(crate) fn warm() {
     websocket_close_code("");
     proto_retry_delay("");
     request_key_error("");
+    go_request_unmarshal("");
 }
 
 /// The compiled permanent and transient phrase tables.
@@ -227,6 +228,16 @@ pub fn request_key_error(hay: &str) -> bool {
     })
     .captures_iter(hay)
     .any(|c| !agents::REPLY_KEYS.contains(&&c[1]))
+}
+
+/// (batch 20) Go's `UnmarshalTypeError` into a request struct (`tables::decode::GO_REQUEST_TARGET`):
+/// the server decoding what it received.
+pub fn go_request_unmarshal(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(decode_rows::GO_REQUEST_TARGET).expect("go request pattern compiles")
+    })
+    .is_match(hay)
 }
 
 /// (batch 19) An SDK's own words for an answer it could not deserialize (`tables::decode`).

@@ -89,7 +89,19 @@ pub const OTHER_LANGUAGES: &[Phrase] = &[
     said("no output generated", InvalidResponse),
     said("no text generated", InvalidResponse),
     said("no content generated", InvalidResponse),
+    // Dart's `jsonDecode` (dart:convert) on a body that is not JSON, in the Dart SDKs
+    // (dart_openai, langchain_dart): "FormatException: Unexpected character (at character 1)",
+    // "FormatException: Unexpected end of input".
+    said("formatexception: unexpected character", InvalidResponse),
+    said("formatexception: unexpected end of input", InvalidResponse),
 ];
+
+/// A Go struct the server decodes the *request* into ("json: cannot unmarshal string into Go
+/// struct field ChatRequest.messages of type []api.Message": Ollama's `api.ChatRequest`,
+/// `GenerateRequest`; any `...Request` type): a server's words about what it received, the
+/// request's fault, not a reply the client could not read.
+pub const GO_REQUEST_TARGET: &str =
+    r"into go (?:struct field|value of type) (?:[a-z0-9_]+\.)*[a-z0-9_]*request\b";
 
 #[cfg(test)]
 mod tests {
@@ -124,6 +136,40 @@ mod tests {
             let c = classify(&Failure::new(m));
             assert_eq!((c.category, c.transient), (Category::InvalidResponse, false), "{m}");
         }
+    }
+
+    #[test]
+    fn a_server_decoding_the_request_is_the_requests_fault() {
+        let c = classify(&Failure::new(
+            "json: cannot unmarshal string into Go struct field ChatRequest.messages of type []api.Message",
+        ));
+        assert_eq!((c.category, c.transient), (Category::BadRequest, false));
+        // The same words into a reply's struct are the reply's.
+        let c = classify(&Failure::new(
+            "json: cannot unmarshal number into Go struct field ChatCompletionResponse.id of type string",
+        ));
+        assert_eq!(c.category, Category::InvalidResponse);
+    }
+
+    #[test]
+    fn decoders_classes_and_darts_words() {
+        for chain in [
+            &["com.fasterxml.jackson.databind.exc.MismatchedInputException"][..],
+            &["System.Text.Json.JsonException", "System.Exception"],
+            &["kotlinx.serialization.json.internal.JsonDecodingException"],
+            &["AI_NoOutputGeneratedError", "AISDKError", "Error"],
+        ] {
+            let c = classify(&Failure::new("decoding failed").with_class(chain.iter().copied()));
+            assert_eq!(
+                (c.category, c.transient),
+                (Category::InvalidResponse, false),
+                "{chain:?}"
+            );
+        }
+        let c = classify(&Failure::new(
+            "FormatException: Unexpected character (at character 1)\n<html>",
+        ));
+        assert_eq!(c.category, Category::InvalidResponse);
     }
 
     #[test]
