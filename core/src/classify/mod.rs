@@ -717,8 +717,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Lambda's 500 around axios' "Request failed with status code 429" is the rate limit);
     // 499 is a client's own cancel.
     if status >= 500 {
+        // (batch 20) requests' "400 Client Error: Bad Request for url" quoted by the wrapper
+        // ("Internal server error (unpack): 400 Client Error: ...") names the inner status too.
         let inner = text::status_in_text_all(hay.get(), tables::INNER_STATUS_INTRODUCERS)
             .into_iter()
+            .chain(text::requests_client_errors(hay.get()))
             .find(|n| (400..500).contains(n) && *n != 499);
         if let Some(inner) = inner {
             return refine_status(inner, provider, hay);
@@ -1066,6 +1069,11 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     // "failed to deserialize api response: unknown variant ``, expected one of ...
     // `content_filter`", serde_json's Debug form): read before the words the answer or serde's
     // list of accepted values brings. A server's words about the request it got stay its own.
+    // (batch 20) V8 quoting the head of a reply it could not parse, when the head is a server's
+    // failure words ("Unexpected token 'I', \"Internal s\"... is not valid JSON"): an error page.
+    if text::unparsed_server_error(hay.get()) {
+        return Some(Category::ServerError);
+    }
     if text::decode().first(hay.get()).is_some() || text::serde_debug_error(hay.get()) {
         // (batch 20) The reply that failed to decode is a server's own failure in words (Llama
         // Stack's "500: Internal server error: An unexpected error occurred." inside a 200

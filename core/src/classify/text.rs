@@ -75,6 +75,8 @@ pub(crate) fn warm() {
     proto_retry_delay("");
     request_key_error("");
     go_request_unmarshal("");
+    unparsed_server_error("");
+    let _ = requests_client_errors("").count();
 }
 
 /// The compiled permanent and transient phrase tables.
@@ -228,6 +230,36 @@ pub fn request_key_error(hay: &str) -> bool {
     })
     .captures_iter(hay)
     .any(|c| !agents::REPLY_KEYS.contains(&&c[1]))
+}
+
+/// (batch 20) V8's `JSON.parse` error quoting a reply's head (`Unexpected token 'I', "Internal
+/// s"... is not valid JSON`) that begins a server's failure words (`tables::decode::
+/// SERVER_ERROR_HEADS`; at least 8 characters quoted).
+pub fn unparsed_server_error(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r#"unexpected token '.', \\?"([^"\\]{8,40})\\?"\.\.\. is not valid json"#)
+            .expect("v8 json head pattern compiles")
+    })
+    .captures_iter(hay)
+    .any(|c| {
+        let head = c[1].trim_end();
+        decode_rows::SERVER_ERROR_HEADS
+            .iter()
+            .any(|w| w.starts_with(head) || head.starts_with(w))
+    })
+}
+
+/// (batch 20) A requests-style "NNN Client Error" anywhere in the text (`400 Client Error: Bad
+/// Request for url: ...`, as a wrapper's 500 quotes the upstream's answer): the 4xx statuses it
+/// names.
+pub fn requests_client_errors(hay: &str) -> impl Iterator<Item = u16> + '_ {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"\b(4[0-9][0-9]) client error\b").expect("client error pattern compiles")
+    })
+    .captures_iter(hay)
+    .filter_map(|c| c[1].parse().ok())
 }
 
 /// (batch 20) Go's `UnmarshalTypeError` into a request struct (`tables::decode::GO_REQUEST_TARGET`):

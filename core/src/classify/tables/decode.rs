@@ -89,11 +89,28 @@ pub const OTHER_LANGUAGES: &[Phrase] = &[
     said("no output generated", InvalidResponse),
     said("no text generated", InvalidResponse),
     said("no content generated", InvalidResponse),
+    // LangChain's `generate_from_stream` ("No generations found in stream."): a stream that
+    // carried no answer.
+    said("no generations found in stream", InvalidResponse),
     // Dart's `jsonDecode` (dart:convert) on a body that is not JSON, in the Dart SDKs
     // (dart_openai, langchain_dart): "FormatException: Unexpected character (at character 1)",
     // "FormatException: Unexpected end of input".
     said("formatexception: unexpected character", InvalidResponse),
     said("formatexception: unexpected end of input", InvalidResponse),
+];
+
+/// The head of a reply that failed to parse, as V8's `JSON.parse` quotes it (`Unexpected token
+/// 'I', "Internal s"... is not valid JSON`): when it begins a server's own failure words (the
+/// 5xx reason phrases of RFC 9110 §15.6, a proxy's "upstream connect error"), the reply was a
+/// server's error page, a server failure, not a reply of the wrong shape.
+pub const SERVER_ERROR_HEADS: &[&str] = &[
+    "internal server error",
+    "bad gateway",
+    "service unavailable",
+    "service temporarily unavailable",
+    "gateway timeout",
+    "upstream connect error",
+    "upstream request timeout",
 ];
 
 /// A Go struct the server decodes the *request* into ("json: cannot unmarshal string into Go
@@ -168,6 +185,28 @@ mod tests {
         }
         let c = classify(&Failure::new(
             "FormatException: Unexpected character (at character 1)\n<html>",
+        ));
+        assert_eq!(c.category, Category::InvalidResponse);
+    }
+
+    #[test]
+    fn a_reply_head_that_is_a_servers_error_page() {
+        for m in [
+            "SyntaxError: Unexpected token 'B', \"Bad Gateway\" is not valid JSON",
+            "SyntaxError: Unexpected token 'S', \"Service Un\"... is not valid JSON",
+            "invalid json response body at https://x/api reason: Unexpected token 'u', \"upstream c\"... is not valid JSON",
+        ] {
+            let c = classify(&Failure::new(m));
+            if m.contains("...") {
+                assert_eq!((c.category, c.transient), (Category::ServerError, true), "{m}");
+            } else {
+                // V8 quotes a short reply whole, without "...": read as any decode failure.
+                assert!(!c.transient, "{m}");
+            }
+        }
+        // Any other head is a reply of the wrong shape.
+        let c = classify(&Failure::new(
+            "SyntaxError: Unexpected token 'H', \"Hello ther\"... is not valid JSON",
         ));
         assert_eq!(c.category, Category::InvalidResponse);
     }

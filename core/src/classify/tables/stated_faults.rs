@@ -112,6 +112,20 @@ pub const PERMANENT: &[Phrase] = &[
     stated("could not load library", Configuration),
     stated("when creating modelinstancestate", Configuration),
     stated("check failed: type_code_", Configuration),
+    // A server with no model loaded to answer (Jan/cortex.cpp "Model has not been loaded, please
+    // load model into cortex.llamacpp"; LM Studio "No models loaded. Please load a model in the
+    // developer page or use the `lms load` command."): someone must load one. (llama.cpp's 503
+    // "Loading model" is a load under way, transient, and not here.)
+    stated("model has not been loaded", Configuration),
+    // (LM Studio answers it under a 404 `model_not_found`, which keeps its status.)
+    said("no models loaded", Configuration),
+    // A server's schema check of the request body (FastAPI's `RequestValidationError`, whose
+    // errors carry `loc` from "body"; vLLM's and FastChat's servers answer `str(exc.errors())`
+    // under their own envelope, FastAPI itself `{"detail": [{"loc": ["body", ...]}]}`): the
+    // request failed the server's schema.
+    said("'loc': ('body',", BadRequest),
+    said("\"loc\":[\"body\",", BadRequest),
+    said("\"loc\": [\"body\",", BadRequest),
     // A prompt over the context the model was loaded with.
     stated("is greater than max_seq_len", ContextOverflow),
     stated("exceed session max length", ContextOverflow),
@@ -209,6 +223,54 @@ mod tests {
             cat(&llama_cpp_500("tools param requires --jinja flag")),
             (Category::Configuration, false)
         );
+    }
+
+    #[test]
+    fn a_servers_schema_check_of_the_request_body() {
+        for f in [
+            // FastAPI's 422 detail and vLLM's envelope around `str(exc.errors())`, as a client
+            // logs them without the status.
+            Failure::new(
+                r#"{"detail":[{"type":"missing","loc":["body","model"],"msg":"Field required","input":{}}]}"#,
+            ),
+            Failure::new(
+                "{\"object\":\"error\",\"message\":\"[{'type': 'string_type', 'loc': ('body', 'model'), 'msg': 'Input should be a valid string'}]\",\"code\":400}",
+            ),
+        ] {
+            assert_eq!(cat(&f), (Category::BadRequest, false), "{}", f.message);
+        }
+    }
+
+    #[test]
+    fn a_server_with_no_model_loaded() {
+        let m = "Model has not been loaded, please load model into cortex.llamacpp";
+        assert_eq!(
+            cat(&Failure::http(409, m)),
+            (Category::Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(500, m)),
+            (Category::Configuration, false)
+        );
+        let m = "No models loaded. Please load a model in the developer page or use the `lms load` command.";
+        assert_eq!(cat(&Failure::new(m)), (Category::Configuration, false));
+        // Under LM Studio's own 404 `model_not_found` the status keeps its reading.
+        assert_eq!(cat(&Failure::http(404, m)), (Category::NotFound, false));
+        // A load under way answers again soon.
+        let body = r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#;
+        assert!(cat(&Failure::http(503, body).with_body(body)).1);
+    }
+
+    #[test]
+    fn a_wrappers_500_around_a_requests_client_error() {
+        let m = "500 Server Error: Internal Server Error for url: http://relay/v1/chat | detail: upstream said 422 Client Error: Unprocessable Entity for url: https://api.example.com/v1/chat";
+        assert_eq!(
+            cat(&Failure::http(500, m)),
+            (Category::Unprocessable, false)
+        );
+        // A 429 quoted the same way stays the rate limit.
+        let m = "500 Server Error: relay failed: 429 Client Error: Too Many Requests for url: https://api.example.com";
+        assert_eq!(cat(&Failure::http(500, m)), (Category::RateLimited, true));
     }
 
     #[test]
