@@ -76,6 +76,15 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     } else {
         category
     };
+    // (batch 20) An allowance that names its reset, with a wait of under an hour stated ("Your
+    // quota will reset after 20s"): a rate limit, whose stated wait is the remedy
+    // (`tables::stated_faults::RESETTING_ALLOWANCES`; hours away stay payment).
+    let category = if category == Category::PaymentRequired && allowance_resets_soon(failure, &hay)
+    {
+        Category::RateLimited
+    } else {
+        category
+    };
 
     let mut transient = category.is_transient();
     if category != Category::Cancelled {
@@ -232,6 +241,19 @@ fn long_window(f: &Failure, hay: &Hay) -> bool {
     text::long_window().first(hay.get()).is_some()
         || text::long_window_in_ids(f.body.as_deref().unwrap_or(""))
         || text::long_window_in_ids(&f.message)
+}
+
+/// (batch 20) An allowance the text says resets, within a stated wait of under an hour, and no
+/// word of money or of a day's window.
+fn allowance_resets_soon(f: &Failure, hay: &Hay) -> bool {
+    tables::stated_faults::RESETTING_ALLOWANCES
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
+        && stated_wait(f, hay).is_some_and(|(secs, _)| secs < 3600.0)
+        && !long_window(f, hay)
+        && !tables::BILLING_HINTS
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// A wait this long, stated by words that say nothing else ("All accounts are currently
@@ -695,8 +717,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Lambda's 500 around axios' "Request failed with status code 429" is the rate limit);
     // 499 is a client's own cancel.
     if status >= 500 {
+        // (batch 20) requests' "400 Client Error: Bad Request for url" quoted by the wrapper
+        // ("Internal server error (unpack): 400 Client Error: ...") names the inner status too.
         let inner = text::status_in_text_all(hay.get(), tables::INNER_STATUS_INTRODUCERS)
             .into_iter()
+            .chain(text::requests_client_errors(hay.get()))
             .find(|n| (400..500).contains(n) && *n != 499);
         if let Some(inner) = inner {
             return refine_status(inner, provider, hay);
@@ -738,6 +763,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     }
     if let Some(p) = text::stated().first(hay.get()) {
         return p.category;
+    }
+    // (batch 20) A server's 500 around a Python KeyError on a field of the request
+    // (`text::request_key_error`): the request's fault, stated by the exception's repr.
+    if status >= 500 && text::request_key_error(hay.get()) {
+        return Category::BadRequest;
     }
     // Softer billing wording decides only when the provider named no code: Gemini's
     // per-minute RESOURCE_EXHAUSTED says "check your plan and billing details" yet clears.
@@ -1039,8 +1069,26 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     // "failed to deserialize api response: unknown variant ``, expected one of ...
     // `content_filter`", serde_json's Debug form): read before the words the answer or serde's
     // list of accepted values brings. A server's words about the request it got stay its own.
+    // (batch 20) V8 quoting the head of a reply it could not parse, when the head is a server's
+    // failure words ("Unexpected token 'I', \"Internal s\"... is not valid JSON"): an error page.
+    if text::unparsed_server_error(hay.get()) {
+        return Some(Category::ServerError);
+    }
     if text::decode().first(hay.get()).is_some() || text::serde_debug_error(hay.get()) {
-        return Some(match text::request_json_fault(hay.get()) {
+        // (batch 20) The reply that failed to decode is a server's own failure in words (Llama
+        // Stack's "500: Internal server error: An unexpected error occurred." inside a 200
+        // stream, read by a Swift client as a chunk): the body's failure is the failure.
+        let body = f.body.as_deref().map(|b| text::lower_bounded(b, MAX_SCAN));
+        if let Some(p) = body
+            .as_deref()
+            .and_then(|b| text::transient().first(b))
+            .filter(|p| matches!(p.category, Category::ServerError | Category::Overloaded))
+        {
+            return Some(p.category);
+        }
+        let of_request =
+            text::request_json_fault(hay.get()) || text::go_request_unmarshal(hay.get());
+        return Some(match of_request {
             true => Category::BadRequest,
             false => Category::InvalidResponse,
         });
@@ -1050,6 +1098,22 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         return Some(c);
     }
     if let Some(c) = text::grpc_status_prefix(&f.message) {
+        // (batch 20) A transient status name only heads the text: a fault the words state
+        // after it is the failure (Triton's "UNAVAILABLE: Internal: unexpected error when
+        // creating modelInstanceState: [TensorRT-LLM][ERROR] Assertion failed: ..." is a model
+        // that will not load, `tables::stated_faults`), and so is a connection never made
+        // ("UNAVAILABLE: failed to connect to all addresses").
+        if c.is_transient() {
+            if let Some(p) = text::stated().first(hay.get()) {
+                return Some(p.category);
+            }
+            if let Some(p) = text::transient()
+                .first(hay.get())
+                .filter(|p| p.category == Category::Connection)
+            {
+                return Some(p.category);
+            }
+        }
         return Some(c);
     }
     // A curl exit code names the transfer's failure ("curl: (92) HTTP/2 stream 1 was not closed

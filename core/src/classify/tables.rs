@@ -164,6 +164,7 @@ mod hosts;
 mod intl;
 pub mod names;
 pub mod nearby;
+pub mod stated_faults;
 pub mod words;
 pub mod wrappers;
 
@@ -847,6 +848,21 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // (batch 19) The JS SDKs' own abort (openai-node and anthropic-sdk-typescript
     // `APIUserAbortError`, "Request was aborted."): the caller aborted the request or stream.
     (".APIUserAbortError", Is(Cancelled)),
+    // (batch 20) The decoders' own classes for a reply of the wrong shape, as a binding or a
+    // logged chain names them (`tables::decode::OTHER_LANGUAGES` has their words): Jackson's
+    // `com.fasterxml.jackson.databind.exc` (MismatchedInputException,
+    // UnrecognizedPropertyException), System.Text.Json's JsonException, kotlinx.serialization's
+    // JsonDecodingException and MissingFieldException, Swift's DecodingError, the Vercel AI
+    // SDK's AI_NoOutputGeneratedError ("No output generated") and its older
+    // AI_NoTextGeneratedError.
+    (".MismatchedInputException", Is(InvalidResponse)),
+    (".UnrecognizedPropertyException", Is(InvalidResponse)),
+    ("System.Text.Json.JsonException", Is(InvalidResponse)),
+    (".JsonDecodingException", Is(InvalidResponse)),
+    (".MissingFieldException", Is(InvalidResponse)),
+    ("Swift.DecodingError", Is(InvalidResponse)),
+    ("AI_NoOutputGeneratedError", Is(InvalidResponse)),
+    ("AI_NoTextGeneratedError", Is(InvalidResponse)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).
@@ -1686,8 +1702,19 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
 
 /// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport
 /// failure: a JavaScript TypeError with these exact words is no programming error.
-pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] =
-    &[("fetch failed", Connection), ("terminated", Connection)];
+pub const UNDICI_TYPE_ERRORS: &[(&str, Category)] = &[
+    ("fetch failed", Connection),
+    ("terminated", Connection),
+    // (batch 20) The browsers' fetch TypeError for a request that got no answer (the Fetch
+    // standard's "network error", worded per engine): Chromium "Failed to fetch", Firefox
+    // "NetworkError when attempting to fetch resource.", WebKit "Load failed".
+    ("failed to fetch", Connection),
+    (
+        "networkerror when attempting to fetch resource.",
+        Connection,
+    ),
+    ("load failed", Connection),
+];
 
 /// Words that mention money or a plan at all: a 402 that says any of them stays payment, even
 /// where no billing phrase of the main tables matches ("Rate limit reached. Add credits").

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::tables::{
-    agents, clients, decode as decode_rows, engines, said, stated as stated_row, words, wrappers,
-    Phrase,
+    agents, clients, decode as decode_rows, engines, said, stated as stated_row, stated_faults,
+    words, wrappers, Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -73,6 +73,10 @@ pub(crate) fn warm() {
     reply_lacks("");
     websocket_close_code("");
     proto_retry_delay("");
+    request_key_error("");
+    go_request_unmarshal("");
+    unparsed_server_error("");
+    let _ = requests_client_errors("").count();
 }
 
 /// The compiled permanent and transient phrase tables.
@@ -82,11 +86,13 @@ pub fn permanent() -> &'static PhraseSet {
         PhraseSet::new(
             agents::CREDENTIAL_UNSET
                 .iter()
+                .chain(stated_faults::MODEL_ABSENT)
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
+                .chain(stated_faults::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .chain(wrappers::PERMANENT)
@@ -107,6 +113,7 @@ pub fn stated() -> &'static PhraseSet {
                 .iter()
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
+                .chain(stated_faults::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .filter(|p| {
@@ -137,7 +144,13 @@ pub fn network() -> &'static PhraseSet {
 /// Overload words a server puts under a 400 of its own (`agents::OVERLOAD_UNDER_4XX`).
 pub fn overload_under_4xx() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(agents::OVERLOAD_UNDER_4XX.iter()))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            agents::OVERLOAD_UNDER_4XX
+                .iter()
+                .chain(stated_faults::UPSTREAM_UNDER_4XX),
+        )
+    })
 }
 
 /// The compiled transient phrase table (`tables::TRANSIENT_PHRASES`).
@@ -145,10 +158,12 @@ pub fn transient() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            wrappers::TRANSIENT
+            stated_faults::GRPC_CONNECTION
                 .iter()
+                .chain(wrappers::TRANSIENT)
                 .chain(SERVER_STATE_TRANSIENT)
                 .chain(engines::TRANSIENT)
+                .chain(stated_faults::TRANSIENT)
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
@@ -203,10 +218,70 @@ pub fn last_clause(message: &str) -> Option<Category> {
         .map(|(_, c)| *c)
 }
 
+/// (batch 20) A Python server's `KeyError('field')` (its repr, as text-generation-webui and
+/// FastChat answer any exception under a 500): the handler looked up a field the request did not
+/// carry, and the same request fails the same way. A key of a provider's reply
+/// (`agents::REPLY_KEYS`: "KeyError('choices')") is the reply's fault instead, not this.
+pub fn request_key_error(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r#"\bkeyerror\(['"]([a-z0-9_]{1,64})['"]\)"#)
+            .expect("keyerror pattern compiles")
+    })
+    .captures_iter(hay)
+    .any(|c| !agents::REPLY_KEYS.contains(&&c[1]))
+}
+
+/// (batch 20) V8's `JSON.parse` error quoting a reply's head (`Unexpected token 'I', "Internal
+/// s"... is not valid JSON`) that begins a server's failure words (`tables::decode::
+/// SERVER_ERROR_HEADS`; at least 8 characters quoted).
+pub fn unparsed_server_error(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r#"unexpected token '.', \\?"([^"\\]{8,40})\\?"\.\.\. is not valid json"#)
+            .expect("v8 json head pattern compiles")
+    })
+    .captures_iter(hay)
+    .any(|c| {
+        let head = c[1].trim_end();
+        decode_rows::SERVER_ERROR_HEADS
+            .iter()
+            .any(|w| w.starts_with(head) || head.starts_with(w))
+    })
+}
+
+/// (batch 20) A requests-style "NNN Client Error" anywhere in the text (`400 Client Error: Bad
+/// Request for url: ...`, as a wrapper's 500 quotes the upstream's answer): the 4xx statuses it
+/// names.
+pub fn requests_client_errors(hay: &str) -> impl Iterator<Item = u16> + '_ {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(r"\b(4[0-9][0-9]) client error\b").expect("client error pattern compiles")
+    })
+    .captures_iter(hay)
+    .filter_map(|c| c[1].parse().ok())
+}
+
+/// (batch 20) Go's `UnmarshalTypeError` into a request struct (`tables::decode::GO_REQUEST_TARGET`):
+/// the server decoding what it received.
+pub fn go_request_unmarshal(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        regex::Regex::new(decode_rows::GO_REQUEST_TARGET).expect("go request pattern compiles")
+    })
+    .is_match(hay)
+}
+
 /// (batch 19) An SDK's own words for an answer it could not deserialize (`tables::decode`).
 pub fn decode() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(decode_rows::PHRASES))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            decode_rows::PHRASES
+                .iter()
+                .chain(decode_rows::OTHER_LANGUAGES),
+        )
+    })
 }
 
 /// (batch 19) reqwest's bare "error decoding response body": a wrong shape, unless the text

@@ -342,7 +342,26 @@ pub const REPLY_FIELD_PATHS: &[Phrase] = &[
 /// undici's fetch rejects with `TypeError("terminated")` when the socket under a response it had
 /// begun to read closes (nodejs/undici lib/web/fetch/index.js), quoted by apps as "An error
 /// occurred while processing the request: terminated". The answer was cut.
-pub const LAST_CLAUSE: &[(&str, crate::Category)] = &[("terminated", StreamInterrupted)];
+pub const LAST_CLAUSE: &[(&str, crate::Category)] = &[
+    ("terminated", StreamInterrupted),
+    // (batch 20) An HTTP reason phrase (RFC 9110 §15) as the whole last clause: a client that
+    // prints `response.statusText` for a status it did not keep (replicate-javascript
+    // `lib/error.js` and `index.js`: "API request failed: ${response.statusText}"). Each names
+    // its status, read as the status would be (`tables::STATUS`).
+    ("Bad Request", BadRequest),
+    ("Unauthorized", Unauthorized),
+    ("Payment Required", PaymentRequired),
+    ("Forbidden", Forbidden),
+    ("Not Found", NotFound),
+    ("Request Timeout", Timeout),
+    ("Unprocessable Entity", Unprocessable),
+    ("Unprocessable Content", Unprocessable),
+    ("Too Many Requests", RateLimited),
+    ("Internal Server Error", ServerError),
+    ("Bad Gateway", ServerError),
+    ("Service Unavailable", ServerError),
+    ("Gateway Timeout", ServerError),
+];
 
 /// (batch 18) Keys of a provider's reply: a Python `KeyError` on one of them (str() of a KeyError
 /// is the quoted key: "Node LLM run failed: [openrouter] Error: 'choices'") says the reply came

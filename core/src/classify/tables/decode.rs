@@ -47,3 +47,175 @@ pub const CUT_CONTEXT: &[&str] = &[
     "incomplete",
     "reset",
 ];
+
+/// (batch 20) The same failure, "the client could not decode the reply", in other languages'
+/// decoders: read with [`PHRASES`].
+/// - Swift `Codable`: `DecodingError` cases print as `keyNotFound(CodingKeys(...),
+///   Swift.DecodingError.Context(...))`, `typeMismatch(Swift.String, Swift.DecodingError.
+///   Context(...))`, `valueNotFound(...)`, `dataCorrupted(...)`; Foundation's localized text "The
+///   data couldn’t be read because it is missing." / "isn’t in the correct format."
+/// - Go `encoding/json`: `UnmarshalTypeError` "json: cannot unmarshal string into Go struct field
+///   X of type int"; `SyntaxError` "invalid character '<' looking for beginning of value".
+/// - Jackson (Java SDKs): `MismatchedInputException`, `UnrecognizedPropertyException`, "Cannot
+///   deserialize value of type `X` from ...".
+/// - .NET `System.Text.Json.JsonException`: "The JSON value could not be converted to X. Path:
+///   $.id".
+/// - kotlinx.serialization: `JsonDecodingException` "Unexpected JSON token at offset N",
+///   `MissingFieldException` "Field 'id' is required for type with serial name 'X', but it was
+///   missing".
+/// - pydantic v1 on an SDK's response model (replicate-python's `Prediction.status`): "unexpected
+///   value; permitted: 'starting', ..." (`const`/`Literal`), "value is not a valid enumeration
+///   member; permitted: ..." (an enum): serde's "unknown variant" in Python.
+/// - Vercel AI SDK `NoOutputGeneratedError` "No output generated. Check the stream for errors.",
+///   and its older "No text generated." / "No content generated.": the reply carried nothing.
+pub const OTHER_LANGUAGES: &[Phrase] = &[
+    said("swift.decodingerror", InvalidResponse),
+    said("decodingerror.keynotfound", InvalidResponse),
+    said("keynotfound(codingkeys", InvalidResponse),
+    said("the data couldn’t be read because", InvalidResponse),
+    said("the data couldn't be read because", InvalidResponse),
+    said("json: cannot unmarshal", InvalidResponse),
+    said("mismatchedinputexception", InvalidResponse),
+    said("unrecognizedpropertyexception", InvalidResponse),
+    said("cannot deserialize value of type", InvalidResponse),
+    said("the json value could not be converted to", InvalidResponse),
+    said("jsondecodingexception", InvalidResponse),
+    said("missingfieldexception", InvalidResponse),
+    said("unexpected value; permitted:", InvalidResponse),
+    said(
+        "value is not a valid enumeration member; permitted:",
+        InvalidResponse,
+    ),
+    said("no output generated", InvalidResponse),
+    said("no text generated", InvalidResponse),
+    said("no content generated", InvalidResponse),
+    // LangChain's `generate_from_stream` ("No generations found in stream."): a stream that
+    // carried no answer.
+    said("no generations found in stream", InvalidResponse),
+    // Dart's `jsonDecode` (dart:convert) on a body that is not JSON, in the Dart SDKs
+    // (dart_openai, langchain_dart): "FormatException: Unexpected character (at character 1)",
+    // "FormatException: Unexpected end of input".
+    said("formatexception: unexpected character", InvalidResponse),
+    said("formatexception: unexpected end of input", InvalidResponse),
+];
+
+/// The head of a reply that failed to parse, as V8's `JSON.parse` quotes it (`Unexpected token
+/// 'I', "Internal s"... is not valid JSON`): when it begins a server's own failure words (the
+/// 5xx reason phrases of RFC 9110 §15.6, a proxy's "upstream connect error"), the reply was a
+/// server's error page, a server failure, not a reply of the wrong shape.
+pub const SERVER_ERROR_HEADS: &[&str] = &[
+    "internal server error",
+    "bad gateway",
+    "service unavailable",
+    "service temporarily unavailable",
+    "gateway timeout",
+    "upstream connect error",
+    "upstream request timeout",
+];
+
+/// A Go struct the server decodes the *request* into ("json: cannot unmarshal string into Go
+/// struct field ChatRequest.messages of type []api.Message": Ollama's `api.ChatRequest`,
+/// `GenerateRequest`; any `...Request` type): a server's words about what it received, the
+/// request's fault, not a reply the client could not read.
+pub const GO_REQUEST_TARGET: &str =
+    r"into go (?:struct field|value of type) (?:[a-z0-9_]+\.)*[a-z0-9_]*request\b";
+
+#[cfg(test)]
+mod tests {
+    //! Each decoder's own error text (the sources above), not the corpus's.
+    use crate::category::Category;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn the_client_could_not_decode_the_reply_in_any_language() {
+        for m in [
+            // Swift Codable
+            "typeMismatch(Swift.String, Swift.DecodingError.Context(codingPath: [CodingKeys(stringValue: \"created\", intValue: nil)], debugDescription: \"Expected to decode String but found a number instead.\", underlyingError: nil))",
+            "valueNotFound(Swift.String, Swift.DecodingError.Context(codingPath: [], debugDescription: \"Expected String value but found null instead.\", underlyingError: nil))",
+            "The data couldn’t be read because it is missing.",
+            // Go encoding/json
+            "json: cannot unmarshal number into Go struct field ChatCompletionResponse.id of type string",
+            // Jackson
+            "com.fasterxml.jackson.databind.exc.MismatchedInputException: Cannot deserialize value of type `java.lang.String` from Object value",
+            "UnrecognizedPropertyException: Unrecognized field \"refusal\" (class ChatMessage), not marked as ignorable",
+            // System.Text.Json
+            "System.Text.Json.JsonException: The JSON value could not be converted to System.Int32. Path: $.usage.total_tokens",
+            // kotlinx.serialization
+            "kotlinx.serialization.json.internal.JsonDecodingException: Unexpected JSON token at offset 0: Expected start of the object '{', but had 'T' instead",
+            "kotlinx.serialization.MissingFieldException: Field 'id' is required for type with serial name 'ChatCompletion', but it was missing",
+            // pydantic v1 on a response model
+            "1 validation error for Prediction\nstatus\n  unexpected value; permitted: 'starting', 'processing', 'succeeded' (type=value_error.const; given=queued)",
+            "value is not a valid enumeration member; permitted: 'stop', 'length'",
+            // Vercel AI SDK
+            "No output generated. Check the stream for errors.",
+        ] {
+            let c = classify(&Failure::new(m));
+            assert_eq!((c.category, c.transient), (Category::InvalidResponse, false), "{m}");
+        }
+    }
+
+    #[test]
+    fn a_server_decoding_the_request_is_the_requests_fault() {
+        let c = classify(&Failure::new(
+            "json: cannot unmarshal string into Go struct field ChatRequest.messages of type []api.Message",
+        ));
+        assert_eq!((c.category, c.transient), (Category::BadRequest, false));
+        // The same words into a reply's struct are the reply's.
+        let c = classify(&Failure::new(
+            "json: cannot unmarshal number into Go struct field ChatCompletionResponse.id of type string",
+        ));
+        assert_eq!(c.category, Category::InvalidResponse);
+    }
+
+    #[test]
+    fn decoders_classes_and_darts_words() {
+        for chain in [
+            &["com.fasterxml.jackson.databind.exc.MismatchedInputException"][..],
+            &["System.Text.Json.JsonException", "System.Exception"],
+            &["kotlinx.serialization.json.internal.JsonDecodingException"],
+            &["AI_NoOutputGeneratedError", "AISDKError", "Error"],
+        ] {
+            let c = classify(&Failure::new("decoding failed").with_class(chain.iter().copied()));
+            assert_eq!(
+                (c.category, c.transient),
+                (Category::InvalidResponse, false),
+                "{chain:?}"
+            );
+        }
+        let c = classify(&Failure::new(
+            "FormatException: Unexpected character (at character 1)\n<html>",
+        ));
+        assert_eq!(c.category, Category::InvalidResponse);
+    }
+
+    #[test]
+    fn a_reply_head_that_is_a_servers_error_page() {
+        for m in [
+            "SyntaxError: Unexpected token 'B', \"Bad Gateway\" is not valid JSON",
+            "SyntaxError: Unexpected token 'S', \"Service Un\"... is not valid JSON",
+            "invalid json response body at https://x/api reason: Unexpected token 'u', \"upstream c\"... is not valid JSON",
+        ] {
+            let c = classify(&Failure::new(m));
+            if m.contains("...") {
+                assert_eq!((c.category, c.transient), (Category::ServerError, true), "{m}");
+            } else {
+                // V8 quotes a short reply whole, without "...": read as any decode failure.
+                assert!(!c.transient, "{m}");
+            }
+        }
+        // Any other head is a reply of the wrong shape.
+        let c = classify(&Failure::new(
+            "SyntaxError: Unexpected token 'H', \"Hello ther\"... is not valid JSON",
+        ));
+        assert_eq!(c.category, Category::InvalidResponse);
+    }
+
+    #[test]
+    fn a_reply_that_failed_to_decode_because_it_was_a_server_error() {
+        let f = Failure::http(200, "keyNotFound(CodingKeys(stringValue: \"choices\", intValue: nil), Swift.DecodingError.Context(codingPath: [], debugDescription: \"No value associated with key\", underlyingError: nil))")
+            .with_body("502 Bad Gateway: upstream server error");
+        let c = classify(&f);
+        assert!(c.transient, "{:?}", c.category);
+    }
+}

@@ -270,4 +270,31 @@ pub const TABLES: &[ProviderTable] = &[
             doc(503, "all_providers_failed", "Execution attempts exhausted", ServerError),
         ],
     },
+    // (batch 20) FastChat's OpenAI-compatible server (and the servers that copy its constants:
+    // vLLM's old `protocol.py`, Langchain-Chatchat): `{"object": "error", "message", "code"}`
+    // with its own five-digit codes (lm-sys/FastChat `fastchat/constants.py` `ErrorCode`), under
+    // a 400 whatever the code. (40303 CONTEXT_OVERFLOW is left out: iFlow's 40303 above, read
+    // first, is a rate limit.)
+    ProviderTable {
+        provider: "FastChat",
+        source: "github.com/lm-sys/FastChat fastchat/constants.py (ErrorCode)",
+        read: Read::Earlier,
+        envelope: Envelope::TopLevel,
+        rows: &[
+            row("40001", BadRequest),     // VALIDATION_TYPE_ERROR
+            row("40101", Unauthorized),   // INVALID_AUTH_KEY
+            row("40102", Unauthorized),   // INCORRECT_AUTH_KEY
+            row("40103", Forbidden),      // NO_PERMISSION
+            row("40301", NotFound),       // INVALID_MODEL
+            row("40302", BadRequest),     // PARAM_OUT_OF_RANGE
+            row("42901", RateLimited),    // RATE_LIMIT
+            row("42903", Overloaded),     // ENGINE_OVERLOADED
+            row("50001", ServerError),    // INTERNAL_ERROR (a worker's exception or no answer)
+            row("50002", ServerError),    // CUDA_OUT_OF_MEMORY
+            row("50003", ServerError),    // GRADIO_REQUEST_ERROR
+            row("50004", ServerError),    // GRADIO_STREAM_UNKNOWN_ERROR
+            row("50005", ServerError),    // CONTROLLER_NO_WORKER (none registered for the model now)
+            row("50006", Timeout),        // CONTROLLER_WORKER_TIMEOUT
+        ],
+    },
 ];

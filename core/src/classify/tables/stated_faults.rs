@@ -1,0 +1,482 @@
+//! (batch 20) A server's own statement of what was wrong, read over the status it answered
+//! with. Self-hosted servers answer almost every exception with a 500 (llama.cpp's HTTP layer
+//! returns `e.what()` of any exception as `server_error`; text-generation-webui and FastChat
+//! wrap any Python exception; a gateway relays its own set-up fault as a 500): the status says
+//! only "the handler threw", the words say what threw. When the words are the parser of the
+//! request, a template refusing a role, a request field the handler looked up, credentials not
+//! configured, a model that will not load or a prompt over the loaded context, the same request
+//! fails the same way on the next try. Only words that name such a fault of the request or the
+//! set-up are here; a server's own failure words (a dead engine, memory, a connection) stay
+//! transient (`engines::TRANSIENT`).
+//!
+//! Sources (the servers' and libraries' own strings):
+//! - llama.cpp: `common/chat.cpp` "Failed to parse tool call arguments as JSON" (a tool call in
+//!   the request's history whose `arguments` are not JSON); `tools/server/utils.hpp` and
+//!   `server.cpp` answer the exception's text as `{"code":500,...,"type":"server_error"}`.
+//! - nlohmann/json (llama.cpp's JSON library): `exceptions.hpp` "[json.exception.parse_error.101]
+//!   parse error at line 1, column 1: attempting to parse an empty input; check that your input
+//!   string or stream contains the expected JSON", "syntax error while parsing value - unexpected
+//!   end of input", "[json.exception.type_error.302] type must be string, but is null",
+//!   "[json.exception.out_of_range.403] key 'x' not found": the request body or a field in it.
+//! - Jinja chat templates (llama.cpp's minja, vLLM, TGI, mistral.rs): "Conversation roles must
+//!   alternate user/assistant/user/assistant/...", "System role not supported" (Gemma's
+//!   template `raise_exception('System role not supported')`).
+//! - Python servers (text-generation-webui's `extensions/openai`, FastChat, LocalAI's Python
+//!   backends): a `KeyError('field')` in the handler's body is the request's missing field.
+//! - Vercel AI Gateway (`@ai-sdk/gateway` `asGatewayError`, production): "Unauthenticated.
+//!   Configure AI_GATEWAY_API_KEY or use a provider module."; its development form
+//!   "Unauthenticated request to AI Gateway."; gRPC's `UNAUTHENTICATED`; the
+//!   British "Unauthorised" (DeepInfra's `{"error": "Unauthorised"}`).
+//! - Model loading: Ollama `llm/server.go` `fmt.Errorf("do load request: %w", err)` (the runner
+//!   died while loading the weights: an unsupported model or too little memory, the same on every
+//!   try); Xinference `xinference/core/worker.py` "Failed to launch model", "No available slot
+//!   found for the model" (every GPU is taken by another model); Jan/cortex "Could not load
+//!   engine", "Could not load library"; Triton "unexpected error when creating
+//!   modelInstanceState" (TensorRT-LLM's `TLLM_CHECK` assertion while building the instance);
+//!   TVM/MLC "Check failed: type_code_ == kTVMPackedFuncHandle" (a compiled model library that
+//!   does not match the runtime).
+//! - Context over the loaded length: TabbyAPI `backends/exllamav2/model.py` "Request length N is
+//!   greater than max_seq_len M" (also "... + N is greater than"); LMDeploy
+//!   `lmdeploy/serve/async_engine.py` "exceed session max length. Please end the session.";
+//!   MLC/WebLLM `paged_kv_cache.cc` "The KV cache is full. No page can be allocated."
+
+use super::{said, stated, Phrase};
+use crate::category::Category::*;
+
+/// Faults of the request, the set-up or the loaded model that a server's text states: `stated`,
+/// so a 5xx (or a transient code) around them is still the same failure on the next try.
+pub const PERMANENT: &[Phrase] = &[
+    // The request's JSON, or JSON inside it (tool-call arguments), as the server's parser saw it.
+    stated("failed to parse tool call arguments", BadRequest),
+    stated("failed to parse tool call args", BadRequest),
+    stated("json.exception.parse_error", BadRequest),
+    stated("json.exception.type_error", BadRequest),
+    stated("json.exception.out_of_range", BadRequest),
+    stated("attempting to parse an empty input", BadRequest),
+    // (llama.cpp `tools/server/utils.hpp` `oaicompat_chat_params_parse` and `tokenize_input_prompts`,
+    // `common/chat.cpp` `common_chat_msgs_parse_oaicompat`: each a `std::runtime_error` or
+    // `std::invalid_argument` about a field of the request, answered 500 by builds before the
+    // server mapped them to 400.)
+    stated("expected 'messages' to be an array", BadRequest),
+    stated("expected 'content' to be a string or an array", BadRequest),
+    stated(
+        "all non-assistant messages must contain 'content'",
+        BadRequest,
+    ),
+    stated(
+        "assistant message must contain either 'content' or 'tool_calls'",
+        BadRequest,
+    ),
+    stated("missing 'role' in message", BadRequest),
+    stated("missing content part type", BadRequest),
+    stated("unsupported content part type", BadRequest),
+    stated(
+        "cannot have 2 or more assistant messages at the end of the list",
+        BadRequest,
+    ),
+    stated("cannot use tools with stream", BadRequest),
+    stated("cannot use both json_schema and grammar", BadRequest),
+    stated(
+        "cannot use custom grammar constraints with tools",
+        BadRequest,
+    ),
+    stated("only one completion choice is allowed", BadRequest),
+    stated("top_logprobs requires logprobs", BadRequest),
+    stated("response_format type must be one of", BadRequest),
+    stated("\"prompt\" must be a string", BadRequest),
+    stated("\"prompt\" must not be empty", BadRequest),
+    stated("no user query found in messages", BadRequest),
+    // The server was started without the templates tool calls need: set-up, not the request.
+    stated("tools param requires --jinja flag", Configuration),
+    // A chat template that refuses the conversation's shape.
+    stated("system role not supported", BadRequest),
+    stated("roles must alternate", BadRequest),
+    // Credentials the gateway was not given: a person must configure them. The word as a
+    // sentence or a status name ("Unauthenticated. Configure ...", grpc-js "16 UNAUTHENTICATED:
+    // ...", grpc-go "code = Unauthenticated desc"), never "unauthenticated requests" (GitHub's
+    // rate limit for callers without a token).
+    stated("unauthenticated.", Unauthorized),
+    stated("unauthenticated:", Unauthorized),
+    stated("code = unauthenticated", Unauthorized),
+    // @ai-sdk/gateway's development form of the same error ("Unauthenticated request to AI
+    // Gateway. To authenticate, set the AI_GATEWAY_API_KEY environment variable").
+    stated("unauthenticated request to ai gateway", Unauthorized),
+    // The British spelling of the main tables' "unauthorized" (DeepInfra's `{"error":
+    // "Unauthorised"}`), read the same way.
+    said("unauthorised", Unauthorized),
+    // A model that will not load or launch.
+    stated("do load request", Configuration),
+    stated("failed to launch model", Configuration),
+    stated("no available slot found for the model", Configuration),
+    stated("could not load engine", Configuration),
+    stated("could not load library", Configuration),
+    stated("when creating modelinstancestate", Configuration),
+    stated("check failed: type_code_", Configuration),
+    // A server with no model loaded to answer (Jan/cortex.cpp "Model has not been loaded, please
+    // load model into cortex.llamacpp"; LM Studio "No models loaded. Please load a model in the
+    // developer page or use the `lms load` command."): someone must load one. (llama.cpp's 503
+    // "Loading model" is a load under way, transient, and not here.)
+    stated("model has not been loaded", Configuration),
+    // (LM Studio answers it under a 404 `model_not_found`, which keeps its status.)
+    said("no models loaded", Configuration),
+    // A server's schema check of the request body (FastAPI's `RequestValidationError`, whose
+    // errors carry `loc` from "body"; vLLM's and FastChat's servers answer `str(exc.errors())`
+    // under their own envelope, FastAPI itself `{"detail": [{"loc": ["body", ...]}]}`): the
+    // request failed the server's schema.
+    said("'loc': ('body',", BadRequest),
+    said("\"loc\":[\"body\",", BadRequest),
+    said("\"loc\": [\"body\",", BadRequest),
+    // A prompt over the context the model was loaded with.
+    stated("is greater than max_seq_len", ContextOverflow),
+    stated("exceed session max length", ContextOverflow),
+    stated("exceeds session max length", ContextOverflow),
+    stated("the kv cache is full", ContextOverflow),
+];
+
+/// A server's transient state in its own words: MLC's prefix cache refusing a block another
+/// sequence still references (`paged_kv_cache.cc` "The block is N-time referenced by other
+/// blocks, thus cannot accept new KV values."): the next request meets the block released.
+pub const TRANSIENT: &[Phrase] = &[said("cannot accept new kv values", ServerError)];
+
+/// A gateway's own code for an upstream that did not answer, under its generic 400 (Cloudflare
+/// AI Gateway's error 2005 "Failed to get response from provider"; ngrok's ERR_NGROK_3800
+/// "Could not reach the AI provider. The upstream request failed."): the provider's failure,
+/// relayed, not the request's.
+pub const UPSTREAM_UNDER_4XX: &[Phrase] = &[
+    said("failed to get response from provider", ServerError),
+    said("could not reach the ai provider", ServerError),
+];
+
+/// (batch 20) Models the provider says it does not have, read before the main tables' "unknown
+/// model" (a client's own registry, set-up): Snowflake Cortex's `"unknown model \"name\""` (the
+/// server names the model it was asked for) and "The model you requested is unavailable in your
+/// region" (docs.snowflake.com cross-region inference): not found where the call went.
+pub const MODEL_ABSENT: &[Phrase] = &[
+    said("unknown model \\\"", NotFound),
+    said("unknown model \"", NotFound),
+    said("unavailable in your region", NotFound),
+    said("not available in your region", NotFound),
+];
+
+/// (batch 20) Allowances that name their reset: payment when the reset is hours or days away
+/// (Gemini Code Assist's "Your quota will reset after 8h44m7s"), a rate limit when the text
+/// states a wait of under an hour ("Your quota will reset after 20s"): the stated short wait is
+/// the remedy. Money words (a balance, credits) never reset by waiting and are not here.
+pub const RESETTING_ALLOWANCES: &[&str] = &["quota will reset", "exhausted your capacity"];
+
+/// (batch 20) gRPC's words under UNAVAILABLE for a channel that never connected (grpc core
+/// `pick_first` "failed to connect to all addresses; last error: ..."; the socket's strerror
+/// ENOTSOCK "Socket operation on non-socket"; "DNS resolution failed"): a connection failure,
+/// read before the bare status name.
+pub const GRPC_CONNECTION: &[Phrase] = &[
+    said("failed to connect to all addresses", Connection),
+    said("socket operation on non-socket", Connection),
+    said("dns resolution failed", Connection),
+];
+
+#[cfg(test)]
+mod tests {
+    //! Phrasings from the servers' and SDKs' sources named above, not from the corpus.
+    use crate::category::Category;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let c = classify(f);
+        (c.category, c.transient)
+    }
+
+    fn llama_cpp_500(message: &str) -> Failure {
+        let body =
+            format!(r#"{{"error":{{"code":500,"message":"{message}","type":"server_error"}}}}"#);
+        Failure::http(500, message).with_body(body)
+    }
+
+    #[test]
+    fn a_request_fault_stated_under_a_servers_500_is_not_retried() {
+        for m in [
+            "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 1, column 7: syntax error while parsing object - invalid literal",
+            "[json.exception.type_error.302] type must be string, but is null",
+            "[json.exception.out_of_range.403] key 'messages' not found",
+            "Expected 'content' to be a string or an array",
+            "Assistant message must contain either 'content' or 'tool_calls'!",
+            "Cannot have 2 or more assistant messages at the end of the list.",
+            "Cannot use custom grammar constraints with tools.",
+            "top_logprobs requires logprobs to be set to true",
+            "response_format type must be one of \\\"text\\\" or \\\"json_object\\\", but got: xml",
+            "Only one completion choice is allowed",
+            "no user query found in messages",
+            "System role not supported",
+        ] {
+            assert_eq!(cat(&llama_cpp_500(m)), (Category::BadRequest, false), "{m}");
+        }
+        // A Python server's KeyError on the field its handler looked up.
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "{'error': {'message': \"KeyError('top_k')\", 'code': 500}}"
+            )),
+            (Category::BadRequest, false)
+        );
+        // A server started without what tool calls need: set-up.
+        assert_eq!(
+            cat(&llama_cpp_500("tools param requires --jinja flag")),
+            (Category::Configuration, false)
+        );
+    }
+
+    #[test]
+    fn a_servers_schema_check_of_the_request_body() {
+        for f in [
+            // FastAPI's 422 detail and vLLM's envelope around `str(exc.errors())`, as a client
+            // logs them without the status.
+            Failure::new(
+                r#"{"detail":[{"type":"missing","loc":["body","model"],"msg":"Field required","input":{}}]}"#,
+            ),
+            Failure::new(
+                "{\"object\":\"error\",\"message\":\"[{'type': 'string_type', 'loc': ('body', 'model'), 'msg': 'Input should be a valid string'}]\",\"code\":400}",
+            ),
+        ] {
+            assert_eq!(cat(&f), (Category::BadRequest, false), "{}", f.message);
+        }
+    }
+
+    #[test]
+    fn a_server_with_no_model_loaded() {
+        let m = "Model has not been loaded, please load model into cortex.llamacpp";
+        assert_eq!(
+            cat(&Failure::http(409, m)),
+            (Category::Configuration, false)
+        );
+        assert_eq!(
+            cat(&Failure::http(500, m)),
+            (Category::Configuration, false)
+        );
+        let m = "No models loaded. Please load a model in the developer page or use the `lms load` command.";
+        assert_eq!(cat(&Failure::new(m)), (Category::Configuration, false));
+        // Under LM Studio's own 404 `model_not_found` the status keeps its reading.
+        assert_eq!(cat(&Failure::http(404, m)), (Category::NotFound, false));
+        // A load under way answers again soon.
+        let body = r#"{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#;
+        assert!(cat(&Failure::http(503, body).with_body(body)).1);
+    }
+
+    #[test]
+    fn a_wrappers_500_around_a_requests_client_error() {
+        let m = "500 Server Error: Internal Server Error for url: http://relay/v1/chat | detail: upstream said 422 Client Error: Unprocessable Entity for url: https://api.example.com/v1/chat";
+        assert_eq!(
+            cat(&Failure::http(500, m)),
+            (Category::Unprocessable, false)
+        );
+        // A 429 quoted the same way stays the rate limit.
+        let m = "500 Server Error: relay failed: 429 Client Error: Too Many Requests for url: https://api.example.com";
+        assert_eq!(cat(&Failure::http(500, m)), (Category::RateLimited, true));
+    }
+
+    #[test]
+    fn a_gateway_key_never_set_is_set_up() {
+        // @ai-sdk/gateway's development form names the variable to set: the credentials-unset
+        // family (`agents::CREDENTIAL_UNSET`) reads it first, as set-up; never retried.
+        let c = classify(&Failure::http(
+            500,
+            "Unauthenticated request to AI Gateway.\n\nTo authenticate, set the AI_GATEWAY_API_KEY environment variable with your API key.",
+        ));
+        assert_eq!((c.category, c.transient), (Category::Configuration, false));
+    }
+
+    #[test]
+    fn a_keyerror_on_a_reply_key_or_unauthenticated_callers_rate_stay_what_they_are() {
+        // A KeyError on a key of the provider's reply is not the request's fault.
+        assert_ne!(
+            cat(&Failure::http(500, "Internal error: KeyError('choices')")).0,
+            Category::BadRequest
+        );
+        // GitHub's rate limit for callers without a token names them "unauthenticated".
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "API rate limit exceeded for 10.0.0.1. For unauthenticated requests, the rate limit allows for up to 60 requests per hour."
+            ))
+            .0,
+            Category::RateLimited
+        );
+    }
+
+    #[test]
+    fn credentials_a_gateway_was_not_given_under_its_500() {
+        for m in [
+            "Unauthenticated request to AI Gateway.",
+            "16 UNAUTHENTICATED: Request had invalid authentication credentials.",
+            "rpc error: code = Unauthenticated desc = missing credentials",
+        ] {
+            assert_eq!(cat(&Failure::http(500, m)).0, Category::Unauthorized, "{m}");
+        }
+        // The British spelling, as DeepInfra answers it (no status kept): read as "unauthorized".
+        assert_eq!(
+            cat(&Failure::new("{\"error\": \"Unauthorised\"}")),
+            (Category::Unauthorized, false)
+        );
+    }
+
+    #[test]
+    fn the_servers_own_failures_stay_retried() {
+        // A 500 with a server's own words, none of them a fault of the request.
+        for m in [
+            "llama runner process has terminated: exit status 2",
+            "CUDA out of memory. Tried to allocate 2.00 GiB",
+            "Internal server error",
+            "upstream connect error or disconnect/reset before headers",
+        ] {
+            assert!(cat(&Failure::http(500, m)).1, "{m}");
+        }
+        // MLC's prefix cache refusing a block still referenced: the next request meets it free.
+        assert_eq!(
+            cat(&Failure::new(
+                "The block is 2-time referenced by other blocks, thus cannot accept new KV values."
+            )),
+            (Category::ServerError, true)
+        );
+    }
+
+    #[test]
+    fn a_model_that_will_not_load_or_launch() {
+        for m in [
+            "do load request: Post \"http://127.0.0.1:33333/load\": EOF",
+            "Failed to launch model, detail: [address=127.0.0.1:4000, pid=1] No available slot found for the model",
+            "Could not load engine: Could not load library \"libengine.so\"",
+            "UNAVAILABLE: Internal: unexpected error when creating modelInstanceState: [TensorRT-LLM][ERROR] Assertion failed: tp * pp == worldSize",
+            "Check failed: type_code_ == kTVMPackedFuncHandle (0 vs. 10) : expected FunctionHandle but got int",
+        ] {
+            assert_eq!(cat(&Failure::http(500, m)).0, Category::Configuration, "{m}");
+            assert_eq!(cat(&Failure::new(m)).0, Category::Configuration, "{m}");
+        }
+    }
+
+    #[test]
+    fn local_servers_words_for_a_prompt_over_the_loaded_context() {
+        for m in [
+            "Request length 9000 is greater than max_seq_len 8192",
+            "ValueError: Request length 4000 + 512 is greater than max_seq_len 4096",
+            "exceed session max length. Please end the session.",
+            "Check failed: (!free_page_ids_.empty()) is false: The KV cache is full. No page can be allocated.",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (Category::ContextOverflow, false), "{m}");
+            assert_eq!(cat(&Failure::http(500, m)), (Category::ContextOverflow, false), "{m}");
+        }
+    }
+
+    #[test]
+    fn grpc_unavailable_that_never_connected_is_a_connection() {
+        for m in [
+            "[StatusCode.UNAVAILABLE] failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:8001: Failed to connect to remote host: Connection refused",
+            "UNAVAILABLE: failed to connect to all addresses",
+            "[StatusCode.UNAVAILABLE] Socket operation on non-socket",
+            "[StatusCode.UNAVAILABLE] DNS resolution failed for triton:8001",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (Category::Connection, true), "{m}");
+        }
+        // The bare status stays the server's.
+        assert!(cat(&Failure::new("UNAVAILABLE: Server is shutting down")).1);
+    }
+
+    #[test]
+    fn a_gateways_400_around_an_upstream_that_did_not_answer() {
+        let body = r#"{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}"#;
+        assert_eq!(
+            cat(&Failure::http(400, body).with_body(body)),
+            (Category::ServerError, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                400,
+                "Could not reach the AI provider. The upstream request failed."
+            )),
+            (Category::ServerError, true)
+        );
+    }
+
+    #[test]
+    fn an_allowance_that_resets_within_a_stated_short_wait_is_a_rate_limit() {
+        assert_eq!(
+            cat(&Failure::http(429, "Your quota will reset after 45s.")),
+            (Category::RateLimited, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(
+                429,
+                "You have exhausted your capacity on this model. Your quota will reset after 2m10s."
+            )),
+            (Category::RateLimited, true)
+        );
+        // Hours away: the plan's allowance, not retried.
+        assert_eq!(
+            cat(&Failure::http(429, "Your quota will reset after 5h3m2s.")),
+            (Category::PaymentRequired, false)
+        );
+        // Money never resets by waiting.
+        assert!(
+            !cat(&Failure::http(
+                429,
+                "Insufficient credits: your quota will reset after 30s once you add credits to your billing plan."
+            ))
+            .1
+        );
+    }
+
+    #[test]
+    fn a_model_the_provider_says_it_does_not_have() {
+        for m in [
+            "400 '\"unknown model \\\"mistral-large3\\\"\"'",
+            "The model you requested is unavailable in your region. To access it, enable cross region inference.",
+        ] {
+            assert_eq!(cat(&Failure::http(400, m)).0, Category::NotFound, "{m}");
+        }
+    }
+
+    #[test]
+    fn fastchat_codes_under_its_400() {
+        let f = |code: u32| {
+            let body = format!(r#"{{"object":"error","message":"","code":{code}}}"#);
+            cat(&Failure::http(400, body.clone()).with_body(body))
+        };
+        assert_eq!(f(50006), (Category::Timeout, true));
+        assert_eq!(f(50002), (Category::ServerError, true));
+        assert_eq!(f(42901), (Category::RateLimited, true));
+        assert_eq!(f(40301).0, Category::NotFound);
+        assert_eq!(f(40101), (Category::Unauthorized, false));
+    }
+
+    #[test]
+    fn browsers_fetch_type_errors_are_connections() {
+        for m in [
+            "Failed to fetch",
+            "NetworkError when attempting to fetch resource.",
+            "Load failed",
+            "Error sending message: TypeError: NetworkError when attempting to fetch resource.",
+        ] {
+            let f = Failure::new(m).with_class(["TypeError", "Error"]);
+            assert_eq!(cat(&f), (Category::Connection, true), "{m}");
+        }
+    }
+
+    #[test]
+    fn a_reason_phrase_as_the_last_clause() {
+        for (m, want) in [
+            ("Error: API request failed: Not Found", Category::NotFound),
+            (
+                "Error: API request failed: Unauthorized",
+                Category::Unauthorized,
+            ),
+            (
+                "Error: API request failed: Too Many Requests",
+                Category::RateLimited,
+            ),
+            (
+                "Error: API request failed: Bad Gateway",
+                Category::ServerError,
+            ),
+        ] {
+            assert_eq!(cat(&Failure::new(m)).0, want, "{m}");
+        }
+    }
+}
