@@ -166,6 +166,12 @@ pub mod names;
 pub mod nearby;
 pub mod words;
 pub mod wrappers;
+pub mod budgets;
+pub mod quoted_status;
+pub mod client_bugs;
+pub mod output_form;
+pub mod setup_registry;
+pub mod throttle_4xx;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::tables::{
-    agents, clients, decode as decode_rows, engines, said, stated as stated_row, words, wrappers,
-    Phrase,
+    agents, budgets, client_bugs, clients, decode as decode_rows, engines, output_form, quoted_status,
+    said, setup_registry, stated as stated_row, throttle_4xx, words, wrappers, Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -80,8 +80,10 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            agents::CREDENTIAL_UNSET
+            quoted_status::SERVER_PAGES
                 .iter()
+                .chain(quoted_status::CLIENT_ERRORS)
+                .chain(agents::CREDENTIAL_UNSET)
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(super::tables::PERMANENT_PHRASES)
@@ -90,6 +92,10 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .chain(wrappers::PERMANENT)
+                .chain(budgets::PERMANENT)
+                .chain(setup_registry::PERMANENT)
+                .chain(output_form::PERMANENT)
+                .chain(client_bugs::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient())),
         )
     })
@@ -109,6 +115,9 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(engines::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
+                .chain(budgets::PERMANENT)
+                .chain(setup_registry::PERMANENT)
+                .chain(quoted_status::CLIENT_ERRORS)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -137,7 +146,7 @@ pub fn network() -> &'static PhraseSet {
 /// Overload words a server puts under a 400 of its own (`agents::OVERLOAD_UNDER_4XX`).
 pub fn overload_under_4xx() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(agents::OVERLOAD_UNDER_4XX.iter()))
+    S.get_or_init(|| PhraseSet::new(agents::OVERLOAD_UNDER_4XX.iter().chain(throttle_4xx::UNDER_4XX)))
 }
 
 /// The compiled transient phrase table (`tables::TRANSIENT_PHRASES`).

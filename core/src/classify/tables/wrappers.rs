@@ -161,6 +161,13 @@ pub const TRANSIENT: &[Phrase] = &[
     // popular at the moment. Please retry again later."
     said("pardon our congestion", Overloaded),
     said("very popular at the moment", Overloaded),
+    // (batch 20) LiteLLM's stream chunk repr when the provider ended the stream in error
+    // ("ModelResponseStream(... finish_reason='error' ...)", OpenRouter's "finish_reason":
+    // "error" chunk, litellm streaming_handler): the stream ended early, whatever exception
+    // class the wrapper chose.
+    said("finish_reason='error'", StreamInterrupted),
+    said("'finish_reason': 'error'", StreamInterrupted),
+    said("\"finish_reason\":\"error\"", StreamInterrupted),
 ];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`

@@ -1,0 +1,58 @@
+//! (batch 20) The client's own bug, in the words of each language's runtime: the call was never
+//! made, or its answer was read by code that is wrong, and the same code fails the same way on
+//! every retry. Each row is a runtime's own message (the family), never one app's sentence.
+//! `text::permanent` reads them after the main tables, so a provider's words (a rate limit, a
+//! balance) named anywhere in the text decide first, and a status beats them as ever.
+
+use super::{said, Phrase};
+use crate::category::Category::*;
+
+/// Runtime errors of a program's own code.
+pub const PERMANENT: &[Phrase] = &[
+    // Lua (lua/ldebug.c `luaG_typeerror`: "attempt to %s a %s value%s", with the variable's
+    // kind: "attempt to call method 'parse_curl_args' (a nil value)", "attempt to index a nil
+    // value (field 'x')", "attempt to concatenate a nil value").
+    said("attempt to index a nil value", Programming),
+    said("attempt to call a nil value", Programming),
+    said("attempt to concatenate a nil value", Programming),
+    said("attempt to perform arithmetic on a nil value", Programming),
+    said("(a nil value)", Programming),
+    // V8 and JavaScriptCore TypeErrors ("Cannot read properties of undefined (reading 'x')",
+    // "Cannot set properties of null", "x.map is not a function", "undefined is not an
+    // object (evaluating 'a.b')", "x is not iterable").
+    said("cannot set properties of undefined", Programming),
+    said("cannot set properties of null", Programming),
+    said("is not a function", Programming),
+    said("undefined is not an object", Programming),
+    said("null is not an object", Programming),
+    said("is not iterable", Programming),
+    // Dart ("Null check operator used on a null value", "type 'Null' is not a subtype of type
+    // 'String'"), Swift ("Unexpectedly found nil while unwrapping an Optional value"), Kotlin
+    // (`kotlin.KotlinNullPointerException`, "lateinit property x has not been initialized"),
+    // .NET ("Object reference not set to an instance of an object"), Go ("invalid memory
+    // address or nil pointer dereference"), Rust ("called `Option::unwrap()` on a `None`
+    // value").
+    said("null check operator used on a null value", Programming),
+    said("type 'null' is not a subtype of type", Programming),
+    said("unexpectedly found nil while unwrapping", Programming),
+    said("kotlinnullpointerexception", Programming),
+    said("lateinit property", Programming),
+    said("object reference not set to an instance of an object", Programming),
+    said("nil pointer dereference", Programming),
+    said("on a `none` value", Programming),
+    // Ruby ("undefined method `content' for nil:NilClass", newer "for nil").
+    said("for nil:nilclass", Programming),
+    // Python TypeErrors (CPython Objects/unicodeobject.c "string indices must be integers",
+    // Objects/abstract.c "'NoneType' object is not subscriptable", "... is not iterable",
+    // "'NoneType' object has no attribute").
+    said("string indices must be integers", Programming),
+    said("list indices must be integers", Programming),
+    said("'nonetype' object is not subscriptable", Programming),
+    said("'nonetype' object has no attribute", Programming),
+    said("'nonetype' object is not callable", Programming),
+    // Emacs Lisp's void variable or function (src/eval.c: "Symbol's value as variable is
+    // void", "Symbol's function definition is void"), and its "Wrong type argument".
+    said("symbol's value as variable is void", Programming),
+    said("symbol's function definition is void", Programming),
+    said("wrong type argument", Programming),
+];
