@@ -50,6 +50,11 @@ pub const PERMANENT: &[Phrase] = &[
     said("'nonetype' object is not subscriptable", Programming),
     said("'nonetype' object has no attribute", Programming),
     said("'nonetype' object is not callable", Programming),
+    // A Python client's own check on an argument its caller left None (Letta's local-LLM
+    // wrapper: "function_call == None not supported (auto only)"; "None is not supported for
+    // 'x'"): the calling code passes a value the library never takes.
+    said("== none not supported", Programming),
+    said("none is not supported", Programming),
     // Emacs Lisp's void variable or function (src/eval.c: "Symbol's value as variable is
     // void", "Symbol's function definition is void"), and its "Wrong type argument".
     said("symbol's value as variable is void", Programming),
