@@ -1092,6 +1092,14 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         return Some(Category::PaymentRequired);
     }
     if let Some(p) = text::permanent().first(hay.get()) {
+        // (batch 20) A client's bug beside a provider's rate limit (a TypeError raised while
+        // reading the 429's body, printed after the provider's sentence): the call reached the
+        // provider and was throttled; the bug is only how the client fell over reading it.
+        if p.category == Category::Programming {
+            if let Some(r) = text::rate_limit().first(hay.get()) {
+                return Some(r.category);
+            }
+        }
         // (batch 19) A schema check that names a reply's model (`LLMResultChunk`,
         // `ChatCompletion`): the reply failed it, not the model's structured output.
         if p.category == Category::Validation && text::reply_model_validation(hay.get()) {

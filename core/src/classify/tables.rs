@@ -853,6 +853,18 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // (batch 19) The JS SDKs' own abort (openai-node and anthropic-sdk-typescript
     // `APIUserAbortError`, "Request was aborted."): the caller aborted the request or stream.
     (".APIUserAbortError", Is(Cancelled)),
+    // (batch 20) SWE-agent's budgets of its own (sweagent/exceptions.py: `CostLimitExceededError`
+    // and its `InstanceCostLimitExceededError`, `TotalCostLimitExceededError`,
+    // `InstanceCallLimitExceededError`): the run's money or calls are spent; no retry refills
+    // them.
+    ("CostLimitExceededError", Is(PaymentRequired)),
+    (".CostLimitExceededError", Is(PaymentRequired)),
+    ("InstanceCostLimitExceededError", Is(PaymentRequired)),
+    (".InstanceCostLimitExceededError", Is(PaymentRequired)),
+    ("TotalCostLimitExceededError", Is(PaymentRequired)),
+    (".TotalCostLimitExceededError", Is(PaymentRequired)),
+    ("InstanceCallLimitExceededError", Is(PaymentRequired)),
+    (".InstanceCallLimitExceededError", Is(PaymentRequired)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

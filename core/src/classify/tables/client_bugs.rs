@@ -61,3 +61,62 @@ pub const PERMANENT: &[Phrase] = &[
     said("symbol's function definition is void", Programming),
     said("wrong type argument", Programming),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// Each runtime's own wording, with names of its own: the client's bug, never retried.
+    #[test]
+    fn runtime_errors_of_each_language_are_the_clients_bug() {
+        for text in [
+            "lua/plugin/init.lua:42: attempt to index a nil value (field 'opts')",
+            "E5108: Error executing lua: attempt to call a nil value (global 'setup')",
+            "attempt to concatenate a nil value (local 'model')",
+            "TypeError: Cannot set properties of undefined (setting 'content')",
+            "TypeError: response.body.getReader is not a function",
+            "TypeError: undefined is not an object (evaluating 'data.choices[0]')",
+            "TypeError: stream is not iterable",
+            "Unhandled Exception: Null check operator used on a null value",
+            "type 'Null' is not a subtype of type 'String' in type cast",
+            "Fatal error: Unexpectedly found nil while unwrapping an Optional value",
+            "kotlin.KotlinNullPointerException",
+            "kotlin.UninitializedPropertyAccessException: lateinit property client has not been initialized",
+            "System.NullReferenceException: Object reference not set to an instance of an object.",
+            "panic: runtime error: invalid memory address or nil pointer dereference",
+            "thread 'main' panicked at src/main.rs:9:5: called `Option::unwrap()` on a `None` value",
+            "NoMethodError: undefined method `[]' for nil:NilClass",
+            "TypeError: list indices must be integers or slices, not str",
+            "AttributeError: 'NoneType' object has no attribute 'choices'",
+            "TypeError: 'NoneType' object is not subscriptable",
+            "Symbol's function definition is void: gptel-request",
+            "Wrong type argument: stringp, nil",
+            "ValueError: stream == None not supported here",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (Programming, false), "{text}");
+        }
+    }
+
+    /// How a bug ranks against a provider's words: a status or a rate-limit sentence elsewhere
+    /// in the text decides first (the bug is only how the client fell over reading it).
+    #[test]
+    fn a_status_or_a_provider_sentence_outranks_the_bug() {
+        let c = classify(&Failure::http(
+            429,
+            "TypeError: Cannot read properties of undefined (reading 'message')",
+        ));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+        let c = classify(&Failure::new(
+            "Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): \
+             Limit 500. TypeError: x is not a function",
+        ));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+        let c = classify(&Failure::new(
+            "Insufficient balance. attempt to index a nil value (field 'choices')",
+        ));
+        assert_eq!((c.category, c.transient), (PaymentRequired, false));
+    }
+}

@@ -26,3 +26,28 @@ pub const PERMANENT: &[Phrase] = &[
     said("expected tool_calls", InvalidResponse),
     said("expected at least one tool call", InvalidResponse),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::{self, *};
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// The model's output against the caller's schema is validation; a reply that breaks the
+    /// protocol is an invalid response. Neither is retried by default.
+    #[test]
+    fn output_form_from_sources() {
+        let cases: &[(&str, Category)] = &[
+            ("Invalid LLM output format: the edit block must be a string", Validation),
+            ("OutputParserException: Invalid json output: Sure! Here is", Validation),
+            ("RetryError[<Future at 0x10 state=finished raised JSONDecodeError>]", Validation),
+            ("ValueError: No generations found in stream.", InvalidResponse),
+            ("Expected at least one tool call, but got 0 tool calls.", InvalidResponse),
+            ("ValueError: Expected tool_calls in the reply, but none found.", InvalidResponse),
+        ];
+        for (text, want) in cases {
+            let c = classify(&Failure::new(*text));
+            assert_eq!((c.category, c.transient), (*want, false), "{text}");
+        }
+    }
+}

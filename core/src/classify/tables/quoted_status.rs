@@ -27,3 +27,40 @@ pub const CLIENT_ERRORS: &[Phrase] = &[
     stated("client error: payment required for url", PaymentRequired),
     stated("client error: unauthorized for url", Unauthorized),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn a_quoted_5xx_page_is_the_5xx() {
+        for text in [
+            "FetchError: invalid json response body at https://example.test/v1 reason: Unexpected token 'B', \"Bad Gatewa\"... is not valid JSON",
+            "SyntaxError: Unexpected token 'S', \"Service Un\"... is not valid JSON",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (ServerError, true), "{text}");
+        }
+        // An HTML page with no reason phrase stays the parse error it is.
+        let c = classify(&Failure::new(
+            "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
+        ));
+        assert!(!c.transient, "{c:?}");
+    }
+
+    #[test]
+    fn a_requests_client_error_inside_a_5xx_is_the_client_error() {
+        let c = classify(&Failure::http(
+            502,
+            "upstream failed: 400 Client Error: Bad Request for url: https://example.test/v1/chat",
+        ));
+        assert_eq!((c.category, c.transient), (BadRequest, false));
+        let c = classify(&Failure::http(
+            500,
+            "proxy: 401 Client Error: Unauthorized for url: https://example.test/v1/chat",
+        ));
+        assert_eq!((c.category, c.transient), (Unauthorized, false));
+    }
+}

@@ -41,3 +41,46 @@ pub const PERMANENT: &[Phrase] = &[
     // desc = error reading from server: EOF") stays the server's, as the corpus labels it.
     stated("all backends returned error", Configuration),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// A registry or set-up in each framework's words: configuration, never retried.
+    #[test]
+    fn registries_and_set_up_from_sources() {
+        for f in [
+            Failure::new("KernelServiceNotFoundError: Service with service_id 'azure' does not exist"),
+            Failure::new("ChatCompletionClientBase service with service_id 'gpt4' not found"),
+            Failure::new("Service not found: Service of type IChatCompletionService and name gpt not registered."),
+            Failure::new("ValueError: Attempted to load model 'vllm-remote', but no model for this name found! Supported model names: hf, vllm"),
+            Failure::new("g4f.errors.MissingAuthError: Add a .har file for OpenaiChat"),
+            Failure::new("MissingRequirementsError: Install \"curl_cffi\" package"),
+            Failure::http(409, "{\"message\":\"Model has not been loaded, please load model into nitro\"}"),
+            Failure::http(500, "{\"error\":{\"code\":500,\"message\":\"could not load model - all backends returned error: 3 errors occurred\"}}"),
+            Failure::new("1 validation error for Block\nvalue\n  Value error, Edit failed: Exceeds 5000 character limit (requested 6120).")
+                .with_class(["pydantic_core._pydantic_core.ValidationError"]),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (Configuration, false), "{f:?}");
+        }
+    }
+
+    /// The set-up reading stays narrow: a provider's own 404 for a model stays not found, and
+    /// one LocalAI backend that crashed stays the server's.
+    #[test]
+    fn a_providers_not_found_and_a_crashed_backend_stay_theirs() {
+        let c = classify(&Failure::http(
+            404,
+            "{\"error\":{\"message\":\"The model `gpt-5x` does not exist\",\"type\":\"invalid_request_error\",\"code\":\"model_not_found\"}}",
+        ));
+        assert_eq!(c.category, NotFound);
+        let c = classify(&Failure::http(
+            500,
+            "could not load model: rpc error: code = Unavailable desc = error reading from server: EOF",
+        ));
+        assert!(c.transient, "{c:?}");
+    }
+}

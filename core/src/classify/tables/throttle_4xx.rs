@@ -18,3 +18,27 @@ pub const UNDER_4XX: &[Phrase] = &[
     said("too many requests, please try again later", RateLimited),
     said("too many requests. try again later", RateLimited),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn busy_and_throttle_words_overrule_a_400() {
+        let c = classify(&Failure::http(
+            400,
+            "{\"detail\":\"Too many requests in 1 minute. Try again later.\"}",
+        ));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+        let c = classify(&Failure::http(
+            400,
+            "The server is currently overloaded with other requests. Sorry about that!",
+        ));
+        assert_eq!((c.category, c.transient), (Overloaded, true));
+        // A 400 that only counts requests in a batch is the request's.
+        let c = classify(&Failure::http(400, "Too many requests in batch: at most 100"));
+        assert_eq!((c.category, c.transient), (BadRequest, false));
+    }
+}
