@@ -156,6 +156,8 @@ pub struct ProviderTable {
 }
 
 pub mod agents;
+pub mod budgets;
+pub mod client_bugs;
 pub mod clients;
 mod cn;
 pub mod decode;
@@ -164,14 +166,12 @@ mod hosts;
 mod intl;
 pub mod names;
 pub mod nearby;
-pub mod words;
-pub mod wrappers;
-pub mod budgets;
-pub mod quoted_status;
-pub mod client_bugs;
 pub mod output_form;
+pub mod quoted_status;
 pub mod setup_registry;
 pub mod throttle_4xx;
+pub mod words;
+pub mod wrappers;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {

@@ -5,8 +5,9 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::tables::{
-    agents, budgets, client_bugs, clients, decode as decode_rows, engines, output_form, quoted_status,
-    said, setup_registry, stated as stated_row, throttle_4xx, words, wrappers, Phrase,
+    agents, budgets, client_bugs, clients, decode as decode_rows, engines, output_form,
+    quoted_status, said, setup_registry, stated as stated_row, throttle_4xx, words, wrappers,
+    Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -146,7 +147,13 @@ pub fn network() -> &'static PhraseSet {
 /// Overload words a server puts under a 400 of its own (`agents::OVERLOAD_UNDER_4XX`).
 pub fn overload_under_4xx() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
-    S.get_or_init(|| PhraseSet::new(agents::OVERLOAD_UNDER_4XX.iter().chain(throttle_4xx::UNDER_4XX)))
+    S.get_or_init(|| {
+        PhraseSet::new(
+            agents::OVERLOAD_UNDER_4XX
+                .iter()
+                .chain(throttle_4xx::UNDER_4XX),
+        )
+    })
 }
 
 /// The compiled transient phrase table (`tables::TRANSIENT_PHRASES`).

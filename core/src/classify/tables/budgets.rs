@@ -51,12 +51,16 @@ mod tests {
         for f in [
             Failure::new("Instance cost limit exceeded: $2.0100 >= $2.00"),
             Failure::new("Exiting due to TotalCostLimitExceededError"),
-            Failure::new("limit").with_class(["sweagent.exceptions.InstanceCallLimitExceededError"]),
+            Failure::new("limit")
+                .with_class(["sweagent.exceptions.InstanceCallLimitExceededError"]),
             Failure::new("Claude AI usage limit reached|1750000000"),
             Failure::new("You've reached your weekly usage limit. It resets on Monday."),
             Failure::http(403, "Your account balance is too low to make this request"),
             Failure::http(429, "当前账户余额过低，请充值后重试"),
-            Failure::http(403, "预扣费额度失败, 用户剩余额度: ＄0.01, 需要预扣费额度: ＄0.20"),
+            Failure::http(
+                403,
+                "预扣费额度失败, 用户剩余额度: ＄0.01, 需要预扣费额度: ＄0.20",
+            ),
         ] {
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (PaymentRequired, false), "{f:?}");
@@ -66,7 +70,10 @@ mod tests {
     /// An hourly or per-minute window stays a rate limit.
     #[test]
     fn short_windows_stay_rate_limits() {
-        let c = classify(&Failure::http(429, "Too many requests in 1 hour. Try again later."));
+        let c = classify(&Failure::http(
+            429,
+            "Too many requests in 1 hour. Try again later.",
+        ));
         assert_eq!((c.category, c.transient), (RateLimited, true));
     }
 }

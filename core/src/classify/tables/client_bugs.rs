@@ -37,7 +37,10 @@ pub const PERMANENT: &[Phrase] = &[
     said("unexpectedly found nil while unwrapping", Programming),
     said("kotlinnullpointerexception", Programming),
     said("lateinit property", Programming),
-    said("object reference not set to an instance of an object", Programming),
+    said(
+        "object reference not set to an instance of an object",
+        Programming,
+    ),
     said("nil pointer dereference", Programming),
     said("on a `none` value", Programming),
     // Ruby ("undefined method `content' for nil:NilClass", newer "for nil").

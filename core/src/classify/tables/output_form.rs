@@ -38,12 +38,30 @@ mod tests {
     #[test]
     fn output_form_from_sources() {
         let cases: &[(&str, Category)] = &[
-            ("Invalid LLM output format: the edit block must be a string", Validation),
-            ("OutputParserException: Invalid json output: Sure! Here is", Validation),
-            ("RetryError[<Future at 0x10 state=finished raised JSONDecodeError>]", Validation),
-            ("ValueError: No generations found in stream.", InvalidResponse),
-            ("Expected at least one tool call, but got 0 tool calls.", InvalidResponse),
-            ("ValueError: Expected tool_calls in the reply, but none found.", InvalidResponse),
+            (
+                "Invalid LLM output format: the edit block must be a string",
+                Validation,
+            ),
+            (
+                "OutputParserException: Invalid json output: Sure! Here is",
+                Validation,
+            ),
+            (
+                "RetryError[<Future at 0x10 state=finished raised JSONDecodeError>]",
+                Validation,
+            ),
+            (
+                "ValueError: No generations found in stream.",
+                InvalidResponse,
+            ),
+            (
+                "Expected at least one tool call, but got 0 tool calls.",
+                InvalidResponse,
+            ),
+            (
+                "ValueError: Expected tool_calls in the reply, but none found.",
+                InvalidResponse,
+            ),
         ];
         for (text, want) in cases {
             let c = classify(&Failure::new(*text));

@@ -38,7 +38,10 @@ mod tests {
         ));
         assert_eq!((c.category, c.transient), (Overloaded, true));
         // A 400 that only counts requests in a batch is the request's.
-        let c = classify(&Failure::http(400, "Too many requests in batch: at most 100"));
+        let c = classify(&Failure::http(
+            400,
+            "Too many requests in batch: at most 100",
+        ));
         assert_eq!((c.category, c.transient), (BadRequest, false));
     }
 }
