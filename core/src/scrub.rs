@@ -543,6 +543,7 @@ fn aws_secret(run: &str, _before: &str) -> bool {
         && has_upper(run)
         && has_lower(run)
         && has_digit(run)
+        && !path_of_words(run)
 }
 
 /// Words before a run that say it is an id or a digest, not a key: the kinds of thing an error
@@ -616,6 +617,32 @@ fn random_token(run: &str, before: &str) -> bool {
         && has_lower(run)
         && run.bytes().filter(u8::is_ascii_digit).count() >= 2
         && !named_an_id(before)
+        && !path_of_words(run)
+}
+
+/// A path whose every segment is a lower-case name, a Capitalised word or a number with its
+/// unit (`220M/resolve/main/ctranslate2/vocabulary`, a Hugging Face file path): no key body,
+/// though its run is long and mixes cases and digits. A base64 key's segments mix cases inside
+/// them (`K7MDENG/bPxRfiCY`).
+fn path_of_words(s: &str) -> bool {
+    let plain =
+        |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_');
+    s.contains('/')
+        && s.split('/').all(|seg| {
+            let rest = seg.get(1..).unwrap_or("");
+            seg.is_empty()
+                || number_with_unit(seg)
+                || (seg
+                    .bytes()
+                    .next()
+                    .is_some_and(|b| plain(b) || b.is_ascii_uppercase())
+                    && rest.bytes().all(plain))
+        })
+}
+
+/// A version number (`1.23.1`): digits between dots.
+fn version_number(s: &str) -> bool {
+    s.contains('.') && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -700,6 +727,8 @@ fn key_piece(s: &str) -> bool {
         && !number_with_unit(s)
         && !hex_literal(s)
         && !composed_identifier(s)
+        && !version_number(s)
+        && !path_of_words(s)
 }
 
 fn number_with_unit(s: &str) -> bool {
@@ -1621,5 +1650,24 @@ mod tests {
         for kept in ["use sk-learn-compatible estimators", "task-A1B2C3D4-run"] {
             assert_eq!(scrub(kept), kept);
         }
+    }
+
+    /// (batch 20's corpus) A file path of plain names is no 40-character AWS secret nor a
+    /// random token, and a version number beside an SDK's name is no piece of a split key; a
+    /// base64 key's segments still go, whole or split.
+    #[test]
+    fn paths_of_names_and_versions_are_no_keys() {
+        for kept in [
+            "GET https://huggingface.co/org/m/220M/resolve/main/ctranslate2/vocabulary.txt failed",
+            "cache at 7B/snapshots/main/tokenizer/special_tokens_map.json",
+        ] {
+            assert_eq!(scrub(kept), kept);
+        }
+        let t = "'ua': 'OpenAI/Python 1.23.1' key sk-proj-Qx7vT2mN8pL4rS6wY1zA3bC5dE9fG0hJ";
+        let s = scrub(t);
+        assert!(s.contains("OpenAI/Python 1.23.1"), "{s}");
+        assert!(!s.contains("Qx7vT2mN"), "{s}");
+        let s = scrub("The key wJalrXUtnFEMI/K7MDEN G/bPxRfiCYEXAMPLEKEY was rejected");
+        assert!(!s.contains("wJalrXUt") && !s.contains("bPxRfiCY"), "{s}");
     }
 }

@@ -434,6 +434,16 @@ fn decide(
                 _ => (c, Evidence::ErrorClass),
             };
         }
+        // (batch 20) A schema class (pydantic's `ValidationError`) whose text states a set-up
+        // limit (Letta's memory block: "Exceeds 2000 character limit (requested 2563)"): the
+        // value checked was the caller's stored set-up, not the model's output (CONTRACT §2).
+        if c == Category::Validation
+            && text::stated()
+                .first(hay.get())
+                .is_some_and(|p| p.category == Category::Configuration)
+        {
+            return (Category::Configuration, Evidence::Message);
+        }
         // undici (Node's fetch) raises a bare TypeError for transport failures, with exactly
         // these messages (`tables::UNDICI_TYPE_ERRORS`).
         if c == Category::Programming
@@ -873,6 +883,10 @@ fn says_overloaded(hay: &Hay) -> bool {
 
 fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {
     match phrase {
+        // (batch 20) A 4xx with no name of its own (Jan's cortex engine answers "Model has not
+        // been loaded, please load model" with 409 Conflict) is sharpened by set-up words; a 400
+        // keeps its bad request (LM Studio's 400 "Failed to load model" is the request's).
+        Some(Category::Configuration) if base == Category::ClientError => Category::Configuration,
         Some(p) if p != base && tables::PERMANENT_REFINEMENTS.contains(&p) => {
             // A status that already names the failure precisely keeps it (a 401 stays a 401),
             // except that tool pairing and context overflow arrive as 400s / 413s / 422s.
@@ -1142,6 +1156,14 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         return Some(Category::PaymentRequired);
     }
     if let Some(p) = text::permanent().first(hay.get()) {
+        // (batch 20) A client's bug beside a provider's rate limit (a TypeError raised while
+        // reading the 429's body, printed after the provider's sentence): the call reached the
+        // provider and was throttled; the bug is only how the client fell over reading it.
+        if p.category == Category::Programming {
+            if let Some(r) = text::rate_limit().first(hay.get()) {
+                return Some(r.category);
+            }
+        }
         // (batch 19) A schema check that names a reply's model (`LLMResultChunk`,
         // `ChatCompletion`): the reply failed it, not the model's structured output.
         if p.category == Category::Validation && text::reply_model_validation(hay.get()) {

@@ -156,6 +156,8 @@ pub struct ProviderTable {
 }
 
 pub mod agents;
+pub mod budgets;
+pub mod client_bugs;
 pub mod clients;
 mod cn;
 pub mod decode;
@@ -164,7 +166,11 @@ mod hosts;
 mod intl;
 pub mod names;
 pub mod nearby;
+pub mod output_form;
+pub mod quoted_status;
+pub mod setup_registry;
 pub mod stated_faults;
+pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;
 
@@ -863,6 +869,18 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("Swift.DecodingError", Is(InvalidResponse)),
     ("AI_NoOutputGeneratedError", Is(InvalidResponse)),
     ("AI_NoTextGeneratedError", Is(InvalidResponse)),
+    // (batch 20) SWE-agent's budgets of its own (sweagent/exceptions.py: `CostLimitExceededError`
+    // and its `InstanceCostLimitExceededError`, `TotalCostLimitExceededError`,
+    // `InstanceCallLimitExceededError`): the run's money or calls are spent; no retry refills
+    // them.
+    ("CostLimitExceededError", Is(PaymentRequired)),
+    (".CostLimitExceededError", Is(PaymentRequired)),
+    ("InstanceCostLimitExceededError", Is(PaymentRequired)),
+    (".InstanceCostLimitExceededError", Is(PaymentRequired)),
+    ("TotalCostLimitExceededError", Is(PaymentRequired)),
+    (".TotalCostLimitExceededError", Is(PaymentRequired)),
+    ("InstanceCallLimitExceededError", Is(PaymentRequired)),
+    (".InstanceCallLimitExceededError", Is(PaymentRequired)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

@@ -5,8 +5,9 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::tables::{
-    agents, clients, decode as decode_rows, engines, said, stated as stated_row, stated_faults,
-    words, wrappers, Phrase,
+    agents, budgets, client_bugs, clients, decode as decode_rows, engines, output_form,
+    quoted_status, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words,
+    wrappers, Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -84,8 +85,10 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            agents::CREDENTIAL_UNSET
+            quoted_status::SERVER_PAGES
                 .iter()
+                .chain(quoted_status::CLIENT_ERRORS)
+                .chain(agents::CREDENTIAL_UNSET)
                 .chain(stated_faults::MODEL_ABSENT)
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
@@ -96,6 +99,10 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .chain(wrappers::PERMANENT)
+                .chain(budgets::PERMANENT)
+                .chain(setup_registry::PERMANENT)
+                .chain(output_form::PERMANENT)
+                .chain(client_bugs::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient())),
         )
     })
@@ -116,6 +123,9 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(stated_faults::PERMANENT)
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
+                .chain(budgets::PERMANENT)
+                .chain(setup_registry::PERMANENT)
+                .chain(quoted_status::CLIENT_ERRORS)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -148,7 +158,8 @@ pub fn overload_under_4xx() -> &'static PhraseSet {
         PhraseSet::new(
             agents::OVERLOAD_UNDER_4XX
                 .iter()
-                .chain(stated_faults::UPSTREAM_UNDER_4XX),
+                .chain(stated_faults::UPSTREAM_UNDER_4XX)
+                .chain(throttle_4xx::UNDER_4XX),
         )
     })
 }

@@ -214,6 +214,13 @@ pub const PERMANENT: &[Phrase] = &[
     // (batch 19) Python's json.dumps on a value it cannot encode ("Object of type datetime is
     // not JSON serializable", a TypeError): the caller's data, code to fix.
     said("is not json serializable", Programming),
+    // (batch 20) FastAPI's request validation (its `RequestValidationError` detail, printed by
+    // vLLM, SGLang and other OpenAI-compatible servers: "[{'type': 'missing', 'loc': ('body',
+    // 'messages'), 'msg': 'Field required'"), as a Python repr or as JSON: the request's body
+    // lacks a field or has a wrong one.
+    said("'loc': ('body',", BadRequest),
+    said("\"loc\":[\"body\"", BadRequest),
+    said("\"loc\": [\"body\"", BadRequest),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -405,7 +412,18 @@ pub const CREDENTIAL_UNSET: &[Phrase] = &[
 /// `suggestions` and prints "Model not found: x. Did you mean: y?"; a client that suggests names
 /// looked them up locally. Read only where no status and no provider envelope is there (a
 /// provider's 404 stays `not_found`): the configured model string is wrong, set-up.
-pub const LOCAL_REGISTRY_WORDS: &[&str] = &["did you mean", "suggestions:", "providerid:"];
+pub const LOCAL_REGISTRY_WORDS: &[&str] = &[
+    "did you mean",
+    "suggestions:",
+    "providerid:",
+    // (batch 20) A framework's registry of services or model backends that names its key or
+    // lists what it has (Semantic Kernel's "Service with service_id 'default' does not
+    // exist"; lm-eval's "Supported model names: ..."; Haystack's and others' "Available
+    // models:").
+    "service_id",
+    "supported model names:",
+    "available models:",
+];
 
 /// (batch 19) Class names whose library gives them a status of their own, read when nothing
 /// else in the failure decided: LiteLLM's proxy answers a litellm exception that carries no

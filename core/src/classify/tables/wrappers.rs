@@ -161,6 +161,13 @@ pub const TRANSIENT: &[Phrase] = &[
     // popular at the moment. Please retry again later."
     said("pardon our congestion", Overloaded),
     said("very popular at the moment", Overloaded),
+    // (batch 20) LiteLLM's stream chunk repr when the provider ended the stream in error
+    // ("ModelResponseStream(... finish_reason='error' ...)", OpenRouter's "finish_reason":
+    // "error" chunk, litellm streaming_handler): the stream ended early, whatever exception
+    // class the wrapper chose.
+    said("finish_reason='error'", StreamInterrupted),
+    said("'finish_reason': 'error'", StreamInterrupted),
+    said("\"finish_reason\":\"error\"", StreamInterrupted),
 ];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
@@ -395,5 +402,24 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(said(text).0, *want, "{text}");
         }
+    }
+
+    /// (batch 20) A provider's stream that ended in error, in LiteLLM's chunk repr, is the
+    /// stream cut, whichever exception class the wrapper chose; FastAPI's request validation
+    /// is the request's; a framework's registry that names its key is set-up.
+    #[test]
+    fn stream_ends_request_schema_and_registries() {
+        let c = crate::classify::classify(&Failure::new(
+            "litellm.APIConnectionError: chunk: StreamingChoices(finish_reason='error', index=0)",
+        ));
+        assert_eq!((c.category, c.transient), (StreamInterrupted, true));
+        let c = crate::classify::classify(&Failure::new(
+            "{\"detail\":[{\"type\":\"missing\",\"loc\":[\"body\",\"model\"],\"msg\":\"Field required\"}]}",
+        ));
+        assert_eq!((c.category, c.transient), (BadRequest, false));
+        let c = crate::classify::classify(&Failure::new(
+            "Service with service_id 'gpt' does not exist",
+        ));
+        assert_eq!((c.category, c.transient), (Configuration, false));
     }
 }

@@ -1,0 +1,79 @@
+//! (batch 20) Budgets: an agent's own cost budget, a plan's usage window of a day or more, and a
+//! balance too low in a relay's words. None of them recovers by waiting within any retry budget
+//! (CONTRACT §2: a quota of a day or more, or money, is `payment_required`; a per-hour or
+//! per-minute quota stays `rate_limited`). Balance rows are `stated`: they beat a 403 or 429 a
+//! relay puts them under.
+
+use super::{said, stated, Phrase};
+use crate::category::Category::*;
+
+/// Spent budgets and balances, read after the main tables.
+pub const PERMANENT: &[Phrase] = &[
+    // SWE-agent's per-instance and total budgets (sweagent/exceptions.py
+    // `InstanceCostLimitExceededError`, `TotalCostLimitExceededError`,
+    // `InstanceCallLimitExceededError`, whose names a log runs together with the text; logged
+    // "Cost 3.13 exceeds limit 3.00" and "Cost limit exceeded", "Instance cost limit
+    // exceeded"); other agents' "cost budget exceeded".
+    said("cost limit exceeded", PaymentRequired),
+    said("costlimitexceedederror", PaymentRequired),
+    said("instancecostlimitexceedederror", PaymentRequired),
+    said("totalcostlimitexceedederror", PaymentRequired),
+    said("instancecalllimitexceedederror", PaymentRequired),
+    said("cost budget exceeded", PaymentRequired),
+    // A plan's window of days (Claude Code's "Claude AI usage limit reached", OpenCode's and
+    // Codex's "weekly usage limit", "monthly usage limit"; MiniMax 2056 "usage limit
+    // exceeded" is already a main-table row).
+    said("weekly usage limit", PaymentRequired),
+    said("monthly usage limit", PaymentRequired),
+    said("daily usage limit", PaymentRequired),
+    said("usage limit reached", PaymentRequired),
+    // A relay's balance too low (chatanywhere's 403 "账户余额过低不足以支持本次请求 ... Your
+    // account balance is not sufficient to support this request"; one-api's
+    // "用户余额不足", new-api's "预扣费额度失败, 用户剩余额度"; OpenRouter's "Insufficient
+    // credits").
+    stated("balance is not sufficient", PaymentRequired),
+    stated("balance is too low", PaymentRequired),
+    stated("balance too low", PaymentRequired),
+    stated("insufficient account balance", PaymentRequired),
+    stated("余额过低", PaymentRequired),
+    stated("剩余额度", PaymentRequired),
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// Spent budgets and balances in each client's words: payment, never retried.
+    #[test]
+    fn budgets_and_balances_from_sources() {
+        for f in [
+            Failure::new("Instance cost limit exceeded: $2.0100 >= $2.00"),
+            Failure::new("Exiting due to TotalCostLimitExceededError"),
+            Failure::new("limit")
+                .with_class(["sweagent.exceptions.InstanceCallLimitExceededError"]),
+            Failure::new("Claude AI usage limit reached|1750000000"),
+            Failure::new("You've reached your weekly usage limit. It resets on Monday."),
+            Failure::http(403, "Your account balance is too low to make this request"),
+            Failure::http(429, "当前账户余额过低，请充值后重试"),
+            Failure::http(
+                403,
+                "预扣费额度失败, 用户剩余额度: ＄0.01, 需要预扣费额度: ＄0.20",
+            ),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (PaymentRequired, false), "{f:?}");
+        }
+    }
+
+    /// An hourly or per-minute window stays a rate limit.
+    #[test]
+    fn short_windows_stay_rate_limits() {
+        let c = classify(&Failure::http(
+            429,
+            "Too many requests in 1 hour. Try again later.",
+        ));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+    }
+}

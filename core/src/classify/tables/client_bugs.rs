@@ -1,0 +1,125 @@
+//! (batch 20) The client's own bug, in the words of each language's runtime: the call was never
+//! made, or its answer was read by code that is wrong, and the same code fails the same way on
+//! every retry. Each row is a runtime's own message (the family), never one app's sentence.
+//! `text::permanent` reads them after the main tables, so a provider's words (a rate limit, a
+//! balance) named anywhere in the text decide first, and a status beats them as ever.
+
+use super::{said, Phrase};
+use crate::category::Category::*;
+
+/// Runtime errors of a program's own code.
+pub const PERMANENT: &[Phrase] = &[
+    // Lua (lua/ldebug.c `luaG_typeerror`: "attempt to %s a %s value%s", with the variable's
+    // kind: "attempt to call method 'parse_curl_args' (a nil value)", "attempt to index a nil
+    // value (field 'x')", "attempt to concatenate a nil value").
+    said("attempt to index a nil value", Programming),
+    said("attempt to call a nil value", Programming),
+    said("attempt to concatenate a nil value", Programming),
+    said("attempt to perform arithmetic on a nil value", Programming),
+    said("(a nil value)", Programming),
+    // V8 and JavaScriptCore TypeErrors ("Cannot read properties of undefined (reading 'x')",
+    // "Cannot set properties of null", "x.map is not a function", "undefined is not an
+    // object (evaluating 'a.b')", "x is not iterable").
+    said("cannot set properties of undefined", Programming),
+    said("cannot set properties of null", Programming),
+    said("is not a function", Programming),
+    said("undefined is not an object", Programming),
+    said("null is not an object", Programming),
+    said("is not iterable", Programming),
+    // Dart ("Null check operator used on a null value", "type 'Null' is not a subtype of type
+    // 'String'"), Swift ("Unexpectedly found nil while unwrapping an Optional value"), Kotlin
+    // (`kotlin.KotlinNullPointerException`, "lateinit property x has not been initialized"),
+    // .NET ("Object reference not set to an instance of an object"), Go ("invalid memory
+    // address or nil pointer dereference"), Rust ("called `Option::unwrap()` on a `None`
+    // value").
+    said("null check operator used on a null value", Programming),
+    said("type 'null' is not a subtype of type", Programming),
+    said("unexpectedly found nil while unwrapping", Programming),
+    said("kotlinnullpointerexception", Programming),
+    said("lateinit property", Programming),
+    said(
+        "object reference not set to an instance of an object",
+        Programming,
+    ),
+    said("nil pointer dereference", Programming),
+    said("on a `none` value", Programming),
+    // Ruby ("undefined method `content' for nil:NilClass", newer "for nil").
+    said("for nil:nilclass", Programming),
+    // Python TypeErrors (CPython Objects/unicodeobject.c "string indices must be integers",
+    // Objects/abstract.c "'NoneType' object is not subscriptable", "... is not iterable",
+    // "'NoneType' object has no attribute").
+    said("string indices must be integers", Programming),
+    said("list indices must be integers", Programming),
+    said("'nonetype' object is not subscriptable", Programming),
+    said("'nonetype' object has no attribute", Programming),
+    said("'nonetype' object is not callable", Programming),
+    // A Python client's own check on an argument its caller left None (Letta's local-LLM
+    // wrapper: "function_call == None not supported (auto only)"; "None is not supported for
+    // 'x'"): the calling code passes a value the library never takes.
+    said("== none not supported", Programming),
+    said("none is not supported", Programming),
+    // Emacs Lisp's void variable or function (src/eval.c: "Symbol's value as variable is
+    // void", "Symbol's function definition is void"), and its "Wrong type argument".
+    said("symbol's value as variable is void", Programming),
+    said("symbol's function definition is void", Programming),
+    said("wrong type argument", Programming),
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// Each runtime's own wording, with names of its own: the client's bug, never retried.
+    #[test]
+    fn runtime_errors_of_each_language_are_the_clients_bug() {
+        for text in [
+            "lua/plugin/init.lua:42: attempt to index a nil value (field 'opts')",
+            "E5108: Error executing lua: attempt to call a nil value (global 'setup')",
+            "attempt to concatenate a nil value (local 'model')",
+            "TypeError: Cannot set properties of undefined (setting 'content')",
+            "TypeError: response.body.getReader is not a function",
+            "TypeError: undefined is not an object (evaluating 'data.choices[0]')",
+            "TypeError: stream is not iterable",
+            "Unhandled Exception: Null check operator used on a null value",
+            "type 'Null' is not a subtype of type 'String' in type cast",
+            "Fatal error: Unexpectedly found nil while unwrapping an Optional value",
+            "kotlin.KotlinNullPointerException",
+            "kotlin.UninitializedPropertyAccessException: lateinit property client has not been initialized",
+            "System.NullReferenceException: Object reference not set to an instance of an object.",
+            "panic: runtime error: invalid memory address or nil pointer dereference",
+            "thread 'main' panicked at src/main.rs:9:5: called `Option::unwrap()` on a `None` value",
+            "NoMethodError: undefined method `[]' for nil:NilClass",
+            "TypeError: list indices must be integers or slices, not str",
+            "AttributeError: 'NoneType' object has no attribute 'choices'",
+            "TypeError: 'NoneType' object is not subscriptable",
+            "Symbol's function definition is void: gptel-request",
+            "Wrong type argument: stringp, nil",
+            "ValueError: stream == None not supported here",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (Programming, false), "{text}");
+        }
+    }
+
+    /// How a bug ranks against a provider's words: a status or a rate-limit sentence elsewhere
+    /// in the text decides first (the bug is only how the client fell over reading it).
+    #[test]
+    fn a_status_or_a_provider_sentence_outranks_the_bug() {
+        let c = classify(&Failure::http(
+            429,
+            "TypeError: Cannot read properties of undefined (reading 'message')",
+        ));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+        let c = classify(&Failure::new(
+            "Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): \
+             Limit 500. TypeError: x is not a function",
+        ));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+        let c = classify(&Failure::new(
+            "Insufficient balance. attempt to index a nil value (field 'choices')",
+        ));
+        assert_eq!((c.category, c.transient), (PaymentRequired, false));
+    }
+}

@@ -1,0 +1,71 @@
+//! (batch 20) A reply not in the form the program expects. CONTRACT §2 parts them: the model's
+//! output failing the caller's schema (a tool's argument missing, JSON the model wrote that does
+//! not parse) is `validation`; a reply that breaks the protocol (no generation at all in a
+//! stream, no tool call where the API was told to make one) is `invalid_response`.
+
+use super::{said, Phrase};
+use crate::category::Category::*;
+
+/// Output-form words, read after the main tables.
+pub const PERMANENT: &[Phrase] = &[
+    // Void's edit tools ("Invalid LLM output format: searchReplaceBlocks must be a string");
+    // LangChain's `OutputParserException` "Invalid json output"; an agent's "LLM output
+    // format".
+    said("invalid llm output", Validation),
+    said("llm output format", Validation),
+    said("invalid json output", Validation),
+    // MetaGPT's repair step retried by tenacity until it gives up on the model's JSON
+    // ("RetryError[<Future ... raised JSONDecodeError>]"): the last attempt's error is the
+    // model's output that did not parse.
+    said("raised jsondecodeerror", Validation),
+    // LangChain core `generate_from_stream`: ValueError("No generations found in stream.").
+    said("no generations found in stream", InvalidResponse),
+    // LlamaIndex's function-calling programs and agents ("Expected tool_calls in
+    // ai_message.additional_kwargs, but none found.", "Expected at least one tool call, but
+    // got 0 tool calls.").
+    said("expected tool_calls", InvalidResponse),
+    said("expected at least one tool call", InvalidResponse),
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::{self, *};
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// The model's output against the caller's schema is validation; a reply that breaks the
+    /// protocol is an invalid response. Neither is retried by default.
+    #[test]
+    fn output_form_from_sources() {
+        let cases: &[(&str, Category)] = &[
+            (
+                "Invalid LLM output format: the edit block must be a string",
+                Validation,
+            ),
+            (
+                "OutputParserException: Invalid json output: Sure! Here is",
+                Validation,
+            ),
+            (
+                "RetryError[<Future at 0x10 state=finished raised JSONDecodeError>]",
+                Validation,
+            ),
+            (
+                "ValueError: No generations found in stream.",
+                InvalidResponse,
+            ),
+            (
+                "Expected at least one tool call, but got 0 tool calls.",
+                InvalidResponse,
+            ),
+            (
+                "ValueError: Expected tool_calls in the reply, but none found.",
+                InvalidResponse,
+            ),
+        ];
+        for (text, want) in cases {
+            let c = classify(&Failure::new(*text));
+            assert_eq!((c.category, c.transient), (*want, false), "{text}");
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! (batch 20) A client's or framework's own registry or set-up that lacks what the call needs:
+//! no AI service registered under the name, no model backend by that name, credentials the
+//! provider class needs, a local engine with no model loaded, a stored prompt longer than the
+//! framework allows. Nothing reached a provider, and nothing changes until a person changes the
+//! set-up (batch 19's `LOCAL_REGISTRY_WORDS` began the family for suggestions lists).
+
+use super::{said, stated, Phrase};
+use crate::category::Category::*;
+
+/// Set-up words, read after the main tables.
+pub const PERMANENT: &[Phrase] = &[
+    // Semantic Kernel: .NET `KernelException` "Service not found: Service of type X and name
+    // <NONE> not registered."; Python `KernelServiceNotFoundError` "Service with service_id
+    // 'default' does not exist" and "TextCompletionClientBase service with service_id 'None'
+    // not found" (microsoft/semantic-kernel, kernel services and the AI service selector).
+    said("service not found", Configuration),
+    said("with service_id", Configuration),
+    said("kernelservicenotfounderror", Configuration),
+    // lm-evaluation-harness lm_eval/api/registry.py `get_model`: "Attempted to load model 'x',
+    // but no model for this name found! Supported model names: ..."; the same registry's task
+    // words.
+    said("no model for this name found", Configuration),
+    said("supported model names:", Configuration),
+    // gpt4free g4f/errors.py `MissingAuthError` ("Add a \"api_key\" or a .har file") and
+    // `MissingRequirementsError` (a package the provider needs is not installed).
+    said("missingautherror", Configuration),
+    said("missingrequirementserror", Configuration),
+    // Jan's nitro and cortex.llamacpp engines (janhq/nitro controllers/llamaCPP.cc: "Model has
+    // not been loaded, please load model into nitro", answered with 409 Conflict).
+    said("model has not been loaded", Configuration),
+    said("please load model", Configuration),
+    said("model not loaded", Configuration),
+    // A framework's stored text longer than its own limit (Letta's memory blocks: "Edit
+    // failed: Exceeds 2000 character limit (requested 2563)"): the agent's set-up, not the
+    // model's output, though pydantic raises it.
+    stated("character limit (requested", Configuration),
+    // LocalAI's greedy loader after every backend failed on the model ("could not load model
+    // - all backends returned error: 23 errors occurred", mudler/LocalAI pkg/model
+    // initializers): no backend can run this model file, the set-up (like Ollama's "unable to
+    // load model"). One backend's crash ("could not load model: rpc error: code = Unavailable
+    // desc = error reading from server: EOF") stays the server's, as the corpus labels it.
+    stated("all backends returned error", Configuration),
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// A registry or set-up in each framework's words: configuration, never retried.
+    #[test]
+    fn registries_and_set_up_from_sources() {
+        for f in [
+            Failure::new("KernelServiceNotFoundError: Service with service_id 'azure' does not exist"),
+            Failure::new("ChatCompletionClientBase service with service_id 'gpt4' not found"),
+            Failure::new("Service not found: Service of type IChatCompletionService and name gpt not registered."),
+            Failure::new("ValueError: Attempted to load model 'vllm-remote', but no model for this name found! Supported model names: hf, vllm"),
+            Failure::new("g4f.errors.MissingAuthError: Add a .har file for OpenaiChat"),
+            Failure::new("MissingRequirementsError: Install \"curl_cffi\" package"),
+            Failure::http(409, "{\"message\":\"Model has not been loaded, please load model into nitro\"}"),
+            Failure::http(500, "{\"error\":{\"code\":500,\"message\":\"could not load model - all backends returned error: 3 errors occurred\"}}"),
+            Failure::new("1 validation error for Block\nvalue\n  Value error, Edit failed: Exceeds 5000 character limit (requested 6120).")
+                .with_class(["pydantic_core._pydantic_core.ValidationError"]),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (Configuration, false), "{f:?}");
+        }
+    }
+
+    /// The set-up reading stays narrow: a provider's own 404 for a model stays not found, and
+    /// one LocalAI backend that crashed stays the server's.
+    #[test]
+    fn a_providers_not_found_and_a_crashed_backend_stay_theirs() {
+        let c = classify(&Failure::http(
+            404,
+            "{\"error\":{\"message\":\"The model `gpt-5x` does not exist\",\"type\":\"invalid_request_error\",\"code\":\"model_not_found\"}}",
+        ));
+        assert_eq!(c.category, NotFound);
+        let c = classify(&Failure::http(
+            500,
+            "could not load model: rpc error: code = Unavailable desc = error reading from server: EOF",
+        ));
+        assert!(c.transient, "{c:?}");
+    }
+}

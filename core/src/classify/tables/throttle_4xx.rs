@@ -1,0 +1,47 @@
+//! (batch 20) A throttle or overload a server words under its own 400: ChatGPT's web backend
+//! answers "Too many requests in 1 hour. Try again later." with a 400 (acheong08/ChatGPT), the
+//! Codex backend "Our servers are currently overloaded. Please try again later." with a 400.
+//! Only words that name the server's state or a window of an hour or less, never a request's
+//! fault; read where `agents::OVERLOAD_UNDER_4XX` is.
+
+use super::{said, Phrase};
+use crate::category::Category::*;
+
+/// Busy and throttle words that overrule a 400's bad request.
+pub const UNDER_4XX: &[Phrase] = &[
+    said("servers are currently overloaded", Overloaded),
+    said("server is currently overloaded", Overloaded),
+    said("we're currently overloaded", Overloaded),
+    said("too many requests in 1 hour", RateLimited),
+    said("too many requests in 1 minute", RateLimited),
+    said("too many requests in a short period", RateLimited),
+    said("too many requests, please try again later", RateLimited),
+    said("too many requests. try again later", RateLimited),
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn busy_and_throttle_words_overrule_a_400() {
+        let c = classify(&Failure::http(
+            400,
+            "{\"detail\":\"Too many requests in 1 minute. Try again later.\"}",
+        ));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+        let c = classify(&Failure::http(
+            400,
+            "The server is currently overloaded with other requests. Sorry about that!",
+        ));
+        assert_eq!((c.category, c.transient), (Overloaded, true));
+        // A 400 that only counts requests in a batch is the request's.
+        let c = classify(&Failure::http(
+            400,
+            "Too many requests in batch: at most 100",
+        ));
+        assert_eq!((c.category, c.transient), (BadRequest, false));
+    }
+}
