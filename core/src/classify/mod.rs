@@ -1085,8 +1085,8 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     // list of accepted values brings. A server's words about the request it got stay its own.
     // (batch 20) V8 quoting the head of a reply it could not parse, when the head is a server's
     // failure words ("Unexpected token 'I', \"Internal s\"... is not valid JSON"): an error page.
-    if text::unparsed_server_error(hay.get()) {
-        return Some(Category::ServerError);
+    if let Some(c) = text::unparsed_server_error(hay.get()) {
+        return Some(c);
     }
     if text::decode().first(hay.get()).is_some() || text::serde_debug_error(hay.get()) {
         // (batch 20) The reply that failed to decode is a server's own failure in words (Llama

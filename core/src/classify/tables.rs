@@ -167,7 +167,6 @@ mod intl;
 pub mod names;
 pub mod nearby;
 pub mod output_form;
-pub mod quoted_status;
 pub mod setup_registry;
 pub mod stated_faults;
 pub mod throttle_4xx;

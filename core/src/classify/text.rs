@@ -5,9 +5,8 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::tables::{
-    agents, budgets, client_bugs, clients, decode as decode_rows, engines, output_form,
-    quoted_status, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words,
-    wrappers, Phrase,
+    agents, budgets, client_bugs, clients, decode as decode_rows, engines, output_form, said,
+    setup_registry, stated as stated_row, stated_faults, throttle_4xx, words, wrappers, Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -85,10 +84,8 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            quoted_status::SERVER_PAGES
+            agents::CREDENTIAL_UNSET
                 .iter()
-                .chain(quoted_status::CLIENT_ERRORS)
-                .chain(agents::CREDENTIAL_UNSET)
                 .chain(stated_faults::MODEL_ABSENT)
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
@@ -125,7 +122,6 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(agents::PERMANENT)
                 .chain(budgets::PERMANENT)
                 .chain(setup_registry::PERMANENT)
-                .chain(quoted_status::CLIENT_ERRORS)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -245,19 +241,20 @@ pub fn request_key_error(hay: &str) -> bool {
 
 /// (batch 20) V8's `JSON.parse` error quoting a reply's head (`Unexpected token 'I', "Internal
 /// s"... is not valid JSON`) that begins a server's failure words (`tables::decode::
-/// SERVER_ERROR_HEADS`; at least 8 characters quoted).
-pub fn unparsed_server_error(hay: &str) -> bool {
+/// SERVER_ERROR_HEADS`; at least 8 characters quoted): the failure the page names.
+pub fn unparsed_server_error(hay: &str) -> Option<Category> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     R.get_or_init(|| {
         regex::Regex::new(r#"unexpected token '.', \\?"([^"\\]{8,40})\\?"\.\.\. is not valid json"#)
             .expect("v8 json head pattern compiles")
     })
     .captures_iter(hay)
-    .any(|c| {
+    .find_map(|c| {
         let head = c[1].trim_end();
         decode_rows::SERVER_ERROR_HEADS
             .iter()
-            .any(|w| w.starts_with(head) || head.starts_with(w))
+            .find(|(w, _)| w.starts_with(head) || head.starts_with(w))
+            .map(|(_, category)| *category)
     })
 }
 

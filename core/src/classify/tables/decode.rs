@@ -102,15 +102,15 @@ pub const OTHER_LANGUAGES: &[Phrase] = &[
 /// The head of a reply that failed to parse, as V8's `JSON.parse` quotes it (`Unexpected token
 /// 'I', "Internal s"... is not valid JSON`): when it begins a server's own failure words (the
 /// 5xx reason phrases of RFC 9110 §15.6, a proxy's "upstream connect error"), the reply was a
-/// server's error page, a server failure, not a reply of the wrong shape.
-pub const SERVER_ERROR_HEADS: &[&str] = &[
-    "internal server error",
-    "bad gateway",
-    "service unavailable",
-    "service temporarily unavailable",
-    "gateway timeout",
-    "upstream connect error",
-    "upstream request timeout",
+/// server's error page, the failure that page names, not a reply of the wrong shape.
+pub const SERVER_ERROR_HEADS: &[(&str, crate::Category)] = &[
+    ("internal server error", ServerError),
+    ("bad gateway", ServerError),
+    ("service unavailable", ServerError),
+    ("service temporarily unavailable", ServerError),
+    ("gateway timeout", Timeout),
+    ("upstream connect error", Connection),
+    ("upstream request timeout", Timeout),
 ];
 
 /// A Go struct the server decodes the *request* into ("json: cannot unmarshal string into Go
@@ -197,7 +197,10 @@ mod tests {
             "invalid json response body at https://x/api reason: Unexpected token 'u', \"upstream c\"... is not valid JSON",
         ] {
             let c = classify(&Failure::new(m));
-            if m.contains("...") {
+            if m.contains("\"upstream c") {
+                // A proxy's own words for a connection it could not make.
+                assert_eq!((c.category, c.transient), (Category::Connection, true), "{m}");
+            } else if m.contains("...") {
                 assert_eq!((c.category, c.transient), (Category::ServerError, true), "{m}");
             } else {
                 // V8 quotes a short reply whole, without "...": read as any decode failure.
@@ -217,5 +220,38 @@ mod tests {
             .with_body("502 Bad Gateway: upstream server error");
         let c = classify(&f);
         assert!(c.transient, "{:?}", c.category);
+    }
+
+    // (batch 20) A status another layer quotes: node-fetch around V8's JSON.parse quoting the
+    // first characters of a 5xx page, and requests' `raise_for_status` line inside a wrapper's
+    // 5xx (requests/models.py).
+    #[test]
+    fn a_quoted_5xx_page_is_the_5xx() {
+        for text in [
+            "FetchError: invalid json response body at https://example.test/v1 reason: Unexpected token 'B', \"Bad Gatewa\"... is not valid JSON",
+            "SyntaxError: Unexpected token 'S', \"Service Un\"... is not valid JSON",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (Category::ServerError, true), "{text}");
+        }
+        // An HTML page with no reason phrase stays the parse error it is.
+        let c = classify(&Failure::new(
+            "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
+        ));
+        assert!(!c.transient, "{c:?}");
+    }
+
+    #[test]
+    fn a_requests_client_error_inside_a_5xx_is_the_client_error() {
+        let c = classify(&Failure::http(
+            502,
+            "upstream failed: 400 Client Error: Bad Request for url: https://example.test/v1/chat",
+        ));
+        assert_eq!((c.category, c.transient), (Category::BadRequest, false));
+        let c = classify(&Failure::http(
+            500,
+            "proxy: 401 Client Error: Unauthorized for url: https://example.test/v1/chat",
+        ));
+        assert_eq!((c.category, c.transient), (Category::Unauthorized, false));
     }
 }
