@@ -26,8 +26,8 @@ pub const PERMANENT: &[Phrase] = &[
     said("missingautherror", Configuration),
     said("missingrequirementserror", Configuration),
     // Jan's nitro and cortex.llamacpp engines (janhq/nitro controllers/llamaCPP.cc: "Model has
-    // not been loaded, please load model into nitro", answered with 409 Conflict).
-    said("model has not been loaded", Configuration),
+    // not been loaded, please load model into nitro", answered with 409 Conflict; its first
+    // words are stated in `stated_faults::PERMANENT`).
     said("please load model", Configuration),
     said("model not loaded", Configuration),
     // A framework's stored text longer than its own limit (Letta's memory blocks: "Edit

@@ -85,7 +85,7 @@ pub const PERMANENT: &[Phrase] = &[
     stated("response_format type must be one of", BadRequest),
     stated("\"prompt\" must be a string", BadRequest),
     stated("\"prompt\" must not be empty", BadRequest),
-    stated("no user query found in messages", BadRequest),
+    // ("no user query found in messages" is in `agents`, read before these.)
     // The server was started without the templates tool calls need: set-up, not the request.
     stated("tools param requires --jinja flag", Configuration),
     // A chat template that refuses the conversation's shape.
