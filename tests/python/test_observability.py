@@ -216,3 +216,31 @@ def test_the_success_path_never_reaches_the_exporter(monkeypatch: pytest.MonkeyP
     # The hook is the one the failure path uses: one retry reaches it.
     retry_core.call_llm_with_retry(flaky(1), policy="default")
     assert [e["type"] for e in seen][:1] == ["llm_retry_attempt"]
+
+
+def test_a_call_path_never_imports_opentelemetry():
+    # An import on a call's path is a fork hazard: another thread's import, cut by a fork, leaves
+    # the child waiting forever on that module's lock (the 100-forked-children chaos test hung so
+    # while OpenTelemetry was imported at the first event). A program that has not imported
+    # OpenTelemetry has no recording span, so retries and events must not import it.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, retry_core\n"
+        "class Busy(Exception):\n"
+        "    status_code = 503\n"
+        "n = []\n"
+        "def fn():\n"
+        "    n.append(1)\n"
+        "    if len(n) == 1:\n"
+        "        raise Busy('busy')\n"
+        "    return 'ok'\n"
+        "events = []\n"
+        "assert retry_core.call_llm_with_retry(fn, max_retries=3, delay=0.0, on_event=events.append) == 'ok'\n"
+        "assert events, 'the retry made no event'\n"
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout

@@ -1,6 +1,6 @@
 """OpenTelemetry span events for retry-core's decisions.
 
-When ``opentelemetry-api`` is importable, every event of a call (a retry, a wait, a give-up, the
+When the application uses OpenTelemetry (``opentelemetry.trace`` is imported), every event of a call (a retry, a wait, a give-up, the
 fleet's circuit and pauses...) becomes an event of the *current* span: the span of the logical
 operation. We open no span of our own by default, because OpenTelemetry's GenAI conventions
 have one span cover the whole operation, retries included, and have no retry attribute: the
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
 from . import _native
@@ -33,7 +34,7 @@ _ATTRIBUTES: Dict[str, str] = _NAMES["attributes"]
 _PREFIX: str = _NAMES["prefix"]
 _EVENT_TYPE: str = _NAMES["event_type"]
 
-# The OpenTelemetry API's trace module, looked up at the first event (False: not installed).
+# The OpenTelemetry API's trace module, looked up by the first `call_span` (False: not installed).
 _trace: Any = None
 
 
@@ -70,10 +71,16 @@ def otel_attributes(event: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def record(event: Mapping[str, Any]) -> None:
-    """Adds ``event`` to the current span, if OpenTelemetry is installed and the span records.
-    The front doors call it for every event; call it yourself for events you receive elsewhere."""
-    trace = _trace if _trace is not None else _otel()
-    if trace is False:
+    """Adds ``event`` to the current span, if the application uses OpenTelemetry and the span
+    records. The front doors call it for every event; call it yourself for events you receive
+    elsewhere.
+
+    It never imports OpenTelemetry itself: a span can record only once the application has
+    imported ``opentelemetry.trace`` (to set a tracer provider, or through an instrumentation),
+    and an import started on a call's path would be a hazard: a fork while another thread is in
+    it leaves the child waiting forever on that import's lock (and the import is slow)."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
         return
     span = trace.get_current_span()
     if span.is_recording():
