@@ -187,6 +187,20 @@ fn provider_error(
         .and_then(body::parse)
         .or_else(|| body::from_text(&f.message))
         .or_else(|| bare_code(&f.message));
+    // Cloudflare Workers AI's code printed at the head of the words: the provider's own code
+    // goes first, ahead of the catch-all code of the envelope around it.
+    let head = body::cloudflare_head(&f.message).or_else(|| {
+        p.as_ref()
+            .and_then(|p| p.message.as_deref())
+            .and_then(body::cloudflare_head)
+    });
+    if let Some(code) = head {
+        let p = p.get_or_insert_with(ProviderError::default);
+        if !p.codes.contains(&code) {
+            p.codes.insert(0, code);
+        }
+        p.has_error = true;
+    }
     for code in [headers.amzn_error_type, classes.aws_code]
         .into_iter()
         .flatten()
@@ -433,6 +447,16 @@ fn decide(
                 },
                 _ => (c, Evidence::ErrorClass),
             };
+        }
+        // (batch 21) An SDK's authentication class raised before any request, whose words say
+        // no key was ever set (`setup_registry::KEY_NEVER_SET`): set-up, not a refused key.
+        if c == Category::Unauthorized
+            && f.status.is_none()
+            && tables::setup_registry::KEY_NEVER_SET
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w))
+        {
+            return (Category::Configuration, Evidence::Message);
         }
         // (batch 20) A schema class (pydantic's `ValidationError`) whose text states a set-up
         // limit (Letta's memory block: "Exceeds 2000 character limit (requested 2563)"): the
@@ -821,6 +845,15 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         }
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
+        // (batch 21) A relay's words for its group's load replace the upstream's, whatever
+        // rate code stays beside them (`throttle_4xx::RELAY_SATURATION`).
+        Category::RateLimited
+            if tables::throttle_4xx::RELAY_SATURATION
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w)) =>
+        {
+            Category::Overloaded
+        }
         Category::RateLimited
             if specific.is_none()
                 && ["overloaded", "high demand"]
