@@ -672,7 +672,8 @@ pub fn cloudflare_head(text: &str) -> Option<String> {
 
 fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 #[cfg(test)]
@@ -682,11 +683,23 @@ mod tests {
         // Wordings of the Workers AI binding (developers.cloudflare.com/workers-ai/platform/errors;
         // cloudflare/workers-sdk prints AiError's "<code>: <message>").
         let cases = [
-            ("3040: Capacity temporarily exceeded, please try again.", Some("errors_3040")),
-            ("AiError: 3036: You have used up your daily free allocation", Some("errors_3036")),
-            ("AiError: AiError: Request timeout (5f0c)", Some("errors_3007")),
+            (
+                "3040: Capacity temporarily exceeded, please try again.",
+                Some("errors_3040"),
+            ),
+            (
+                "AiError: 3036: You have used up your daily free allocation",
+                Some("errors_3036"),
+            ),
+            (
+                "AiError: AiError: Request timeout (5f0c)",
+                Some("errors_3007"),
+            ),
             ("AiError: Request was aborted", Some("errors_3008")),
-            ("InferenceUpstreamError: 3040: No more data centers", Some("errors_3040")),
+            (
+                "InferenceUpstreamError: 3040: No more data centers",
+                Some("errors_3040"),
+            ),
             ("AiError: The model name is invalid", Some("errors_3042")),
             // Not a code of the table, or no binding's name before a description.
             ("1113: Your account is in arrears", None),

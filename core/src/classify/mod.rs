@@ -2278,6 +2278,82 @@ mod issue20 {
         assert_eq!(cat(&Failure::new("").with_body(body)), (Overloaded, true));
     }
 
+    /// Batch 21a's families, in wordings of other sources than the corpus's cases.
+    #[test]
+    fn batch21a_families() {
+        use Category::*;
+        // Cloudflare Workers AI's code at the head of the binding's words beats the catch-all
+        // code of the envelope around it (developers.cloudflare.com/workers-ai/platform/errors).
+        let wrap =
+            |code: &str, msg: &str| format!(r#"{{"error":{{"message":"{msg}","code":"{code}"}}}}"#);
+        let f = Failure::new("").with_body(wrap(
+            "internal_error",
+            "3036: You have used up your daily free allocation of 10,000 neurons.",
+        ));
+        assert_eq!(cat(&f), (PaymentRequired, false));
+        let f = Failure::new("").with_body(wrap("invalid_prompt", "AiError: Request was aborted"));
+        assert_eq!(cat(&f), (Timeout, true));
+        let f = Failure::http(429, "3040: No more data centers to forward the request to");
+        assert_eq!(cat(&f), (Overloaded, true));
+        // A numeric head that is no code of the table stays words.
+        let f = Failure::new("").with_body(wrap("invalid_prompt", "Invalid prompt: flagged"));
+        assert_eq!(cat(&f).0, ContentFiltered);
+
+        // A throttle in words: apps' 429 wordings "The data provider is temporarily limiting
+        // requests.", "GitHub is temporarily limiting requests. Sync is paused."
+        for m in [
+            "The data provider is temporarily limiting requests.",
+            "GitHub is temporarily limiting requests. Sync is paused.",
+            "The service is restricting requests from your client, please slow down",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (RateLimited, true), "{m}");
+        }
+
+        // A gateway's upstream down: Go reverse proxies' "goaccess ws upstream unavailable"
+        // (502), a voice relay's 503 "voice upstream unavailable", statusless alike.
+        assert_eq!(
+            cat(&Failure::new("voice upstream unavailable")),
+            (ServerError, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(502, "goaccess ws upstream unavailable")),
+            (ServerError, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "error: upstream is not available, retry later"
+            )),
+            (ServerError, true)
+        );
+
+        // A key never set, under an SDK's authentication class with no status (legacy
+        // openai-python's AuthenticationError "No API key provided. You can set your API key in
+        // code using 'openai.api_key = <API-KEY>'"): set-up. A server's 401 refusing a request
+        // without a key stays unauthorized.
+        let f = Failure::new("No API key provided. You can set your API key in code using 'openai.api_key = <API-KEY>', or you can set the environment variable OPENAI_API_KEY=<API-KEY>).")
+            .with_class(["openai.error.AuthenticationError", "openai.error.OpenAIError", "Exception"]);
+        assert_eq!(cat(&f), (Configuration, false));
+        let f = Failure::new("Incorrect API key provided: sk-abc.")
+            .with_class(["openai.AuthenticationError", "Exception"]);
+        assert_eq!(cat(&f), (Unauthorized, false));
+        assert_eq!(
+            cat(&Failure::new("启动失败：缺少环境变量 OPENAI_API_KEY")),
+            (Configuration, false)
+        );
+
+        // A relay's saturation words over a rate code under its 429 (one-api's Midjourney relay:
+        // "当前分组负载已饱和，请稍后再试，或升级账户以提升服务质量。").
+        let body = r#"{"error":{"message":"当前分组负载已饱和，请稍后再试，或升级账户以提升服务质量。","type":"one_api_error","code":"rate_limit_exceeded"}}"#;
+        let f = Failure::http(429, "").with_body(body);
+        assert_eq!(cat(&f), (Overloaded, true));
+        // A plain 429 rate limit with a rate code stays one.
+        let body = r#"{"error":{"message":"Rate limit reached for requests","code":"rate_limit_exceeded"}}"#;
+        assert_eq!(
+            cat(&Failure::http(429, "").with_body(body)),
+            (RateLimited, true)
+        );
+    }
+
     /// Batch 11's families.
     #[test]
     fn batch11_families() {
