@@ -450,9 +450,13 @@ fn decide(
         }
         // (batch 21) An SDK's authentication class raised before any request, whose words say
         // no key was ever set (`setup_registry::KEY_NEVER_SET`): set-up, not a refused key.
+        // "Invalid or missing API key" is a server's refusal of whichever it got.
         if c == Category::Unauthorized
             && f.status.is_none()
             && tables::setup_registry::KEY_NEVER_SET
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w))
+            && !["invalid", "incorrect"]
                 .iter()
                 .any(|w| text::contains_phrase(hay.get(), w))
         {
@@ -2335,6 +2339,9 @@ mod issue20 {
         assert_eq!(cat(&f), (Configuration, false));
         let f = Failure::new("Incorrect API key provided: sk-abc.")
             .with_class(["openai.AuthenticationError", "Exception"]);
+        assert_eq!(cat(&f), (Unauthorized, false));
+        let f = Failure::new("Invalid or missing API key")
+            .with_class(["anthropic.AuthenticationError", "Exception"]);
         assert_eq!(cat(&f), (Unauthorized, false));
         assert_eq!(
             cat(&Failure::new("启动失败：缺少环境变量 OPENAI_API_KEY")),

@@ -48,6 +48,34 @@ pub const PERMANENT: &[Phrase] = &[
     stated("all backends returned error", Configuration),
 ];
 
+/// (batch 21) A key the client never had, in the words SDKs print before sending anything
+/// (CONTRACT §2: a key never set is set-up, a key refused is `unauthorized`): DashScope's
+/// `AuthenticationError` "No api key provided. You can set by dashscope.api_key = ..."
+/// (help.aliyun.com model-studio status codes), openai-python's "The api_key client option
+/// must be set", LangChain's "Did not find openai_api_key, please add an environment variable",
+/// an app's "缺少環境變數:SERPAPI_API_KEY" (missing environment variable). Read under an
+/// authentication class with no status: no server refused the key.
+pub const KEY_NEVER_SET: &[&str] = &[
+    "no api key provided",
+    "no api-key provided",
+    "no api_key provided",
+    "api key not provided",
+    "api key was not provided",
+    "missing api key",
+    "api key is missing",
+    "api key not set",
+    "api key is not set",
+    "api_key is not set",
+    "did not find openai_api_key",
+    "please add an environment variable",
+    "缺少环境变量",
+    "缺少環境變數",
+    "未设置环境变量",
+    "环境变量未设置",
+    "未配置api key",
+    "未设置api key",
+];
+
 #[cfg(test)]
 mod tests {
     use crate::category::Category::*;
@@ -90,31 +118,3 @@ mod tests {
         assert!(c.transient, "{c:?}");
     }
 }
-
-/// (batch 21) A key the client never had, in the words SDKs print before sending anything
-/// (CONTRACT §2: a key never set is set-up, a key refused is `unauthorized`): DashScope's
-/// `AuthenticationError` "No api key provided. You can set by dashscope.api_key = ..."
-/// (help.aliyun.com model-studio status codes), openai-python's "The api_key client option
-/// must be set", LangChain's "Did not find openai_api_key, please add an environment variable",
-/// an app's "缺少環境變數:SERPAPI_API_KEY" (missing environment variable). Read under an
-/// authentication class with no status: no server refused the key.
-pub const KEY_NEVER_SET: &[&str] = &[
-    "no api key provided",
-    "no api-key provided",
-    "no api_key provided",
-    "api key not provided",
-    "api key was not provided",
-    "missing api key",
-    "api key is missing",
-    "api key not set",
-    "api key is not set",
-    "api_key is not set",
-    "did not find openai_api_key",
-    "please add an environment variable",
-    "缺少环境变量",
-    "缺少環境變數",
-    "未设置环境变量",
-    "环境变量未设置",
-    "未配置api key",
-    "未设置api key",
-];
