@@ -634,8 +634,83 @@ fn merge_upstream(out: &mut ProviderError, inner: ProviderError) -> Option<u16> 
     inner.numeric_code
 }
 
+/// Cloudflare Workers AI's code as its binding prints it, when no `errors[]` envelope reached us:
+/// `AiError` words a failure "<code>: <description>" ("3040: Capacity temporarily exceeded,
+/// please try again.", "4006: you have used up your daily free allocation of 10,000 neurons"),
+/// or "AiError: <description>" with the description of the code's row ("AiError: Request
+/// timeout"), inside an OpenAI-style body whose own code is a catch-all (`internal_error`,
+/// `invalid_prompt`). The provider's code, read from its own table
+/// (developers.cloudflare.com/workers-ai/platform/errors), names the failure before any word.
+/// Returns the scoped code `errors_<n>` of a row of that table.
+pub fn cloudflare_head(text: &str) -> Option<String> {
+    let mut rest = text.trim_start();
+    let mut wrapped = false;
+    while let Some(r) = strip_prefix_ci(rest, "aierror:")
+        .or_else(|| strip_prefix_ci(rest, "inferenceupstreamerror:"))
+    {
+        rest = r.trim_start();
+        wrapped = true;
+    }
+    let rows = || {
+        crate::classify::tables::provider_tables()
+            .filter(|t| t.envelope == crate::classify::tables::Envelope::Cloudflare)
+            .flat_map(|t| t.rows.iter())
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 4 && rest.as_bytes().get(digits) == Some(&b':') {
+        let code = format!("errors_{}", &rest[..digits]);
+        return rows().any(|r| r.code == code).then_some(code);
+    }
+    if !wrapped {
+        return None;
+    }
+    let head = rest.to_ascii_lowercase();
+    rows()
+        .find(|r| !r.message.is_empty() && head.starts_with(&r.message.to_ascii_lowercase()))
+        .map(|r| r.code.to_owned())
+}
+
+fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cloudflare_binding_heads_name_their_code() {
+        // Wordings of the Workers AI binding (developers.cloudflare.com/workers-ai/platform/errors;
+        // cloudflare/workers-sdk prints AiError's "<code>: <message>").
+        let cases = [
+            (
+                "3040: Capacity temporarily exceeded, please try again.",
+                Some("errors_3040"),
+            ),
+            (
+                "AiError: 3036: You have used up your daily free allocation",
+                Some("errors_3036"),
+            ),
+            (
+                "AiError: AiError: Request timeout (5f0c)",
+                Some("errors_3007"),
+            ),
+            ("AiError: Request was aborted", Some("errors_3008")),
+            (
+                "InferenceUpstreamError: 3040: No more data centers",
+                Some("errors_3040"),
+            ),
+            ("AiError: The model name is invalid", Some("errors_3042")),
+            // Not a code of the table, or no binding's name before a description.
+            ("1113: Your account is in arrears", None),
+            ("Request timeout", None),
+            ("2024: a year", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(cloudflare_head(text).as_deref(), want, "{text}");
+        }
+    }
+
     use super::*;
 
     fn codes(p: &ProviderError) -> Vec<&str> {

@@ -187,6 +187,20 @@ fn provider_error(
         .and_then(body::parse)
         .or_else(|| body::from_text(&f.message))
         .or_else(|| bare_code(&f.message));
+    // Cloudflare Workers AI's code printed at the head of the words: the provider's own code
+    // goes first, ahead of the catch-all code of the envelope around it.
+    let head = body::cloudflare_head(&f.message).or_else(|| {
+        p.as_ref()
+            .and_then(|p| p.message.as_deref())
+            .and_then(body::cloudflare_head)
+    });
+    if let Some(code) = head {
+        let p = p.get_or_insert_with(ProviderError::default);
+        if !p.codes.contains(&code) {
+            p.codes.insert(0, code);
+        }
+        p.has_error = true;
+    }
     for code in [headers.amzn_error_type, classes.aws_code]
         .into_iter()
         .flatten()
@@ -433,6 +447,20 @@ fn decide(
                 },
                 _ => (c, Evidence::ErrorClass),
             };
+        }
+        // (batch 21) An SDK's authentication class raised before any request, whose words say
+        // no key was ever set (`setup_registry::KEY_NEVER_SET`): set-up, not a refused key.
+        // "Invalid or missing API key" is a server's refusal of whichever it got.
+        if c == Category::Unauthorized
+            && f.status.is_none()
+            && tables::setup_registry::KEY_NEVER_SET
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w))
+            && !["invalid", "incorrect"]
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w))
+        {
+            return (Category::Configuration, Evidence::Message);
         }
         // (batch 20) A schema class (pydantic's `ValidationError`) whose text states a set-up
         // limit (Letta's memory block: "Exceeds 2000 character limit (requested 2563)"): the
@@ -821,6 +849,15 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         }
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
+        // (batch 21) A relay's words for its group's load replace the upstream's, whatever
+        // rate code stays beside them (`throttle_4xx::RELAY_SATURATION`).
+        Category::RateLimited
+            if tables::throttle_4xx::RELAY_SATURATION
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w)) =>
+        {
+            Category::Overloaded
+        }
         Category::RateLimited
             if specific.is_none()
                 && ["overloaded", "high demand"]
@@ -2243,6 +2280,85 @@ mod issue20 {
         // A relay's bare body with a known transient type is that body's failure.
         let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"busy"}}"#;
         assert_eq!(cat(&Failure::new("").with_body(body)), (Overloaded, true));
+    }
+
+    /// Batch 21a's families, in wordings of other sources than the corpus's cases.
+    #[test]
+    fn batch21a_families() {
+        use Category::*;
+        // Cloudflare Workers AI's code at the head of the binding's words beats the catch-all
+        // code of the envelope around it (developers.cloudflare.com/workers-ai/platform/errors).
+        let wrap =
+            |code: &str, msg: &str| format!(r#"{{"error":{{"message":"{msg}","code":"{code}"}}}}"#);
+        let f = Failure::new("").with_body(wrap(
+            "internal_error",
+            "3036: You have used up your daily free allocation of 10,000 neurons.",
+        ));
+        assert_eq!(cat(&f), (PaymentRequired, false));
+        let f = Failure::new("").with_body(wrap("invalid_prompt", "AiError: Request was aborted"));
+        assert_eq!(cat(&f), (Timeout, true));
+        let f = Failure::http(429, "3040: No more data centers to forward the request to");
+        assert_eq!(cat(&f), (Overloaded, true));
+        // A numeric head that is no code of the table stays words.
+        let f = Failure::new("").with_body(wrap("invalid_prompt", "Invalid prompt: flagged"));
+        assert_eq!(cat(&f).0, ContentFiltered);
+
+        // A throttle in words: apps' 429 wordings "The data provider is temporarily limiting
+        // requests.", "GitHub is temporarily limiting requests. Sync is paused."
+        for m in [
+            "The data provider is temporarily limiting requests.",
+            "GitHub is temporarily limiting requests. Sync is paused.",
+            "The service is restricting requests from your client, please slow down",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (RateLimited, true), "{m}");
+        }
+
+        // A gateway's upstream down: Go reverse proxies' "goaccess ws upstream unavailable"
+        // (502), a voice relay's 503 "voice upstream unavailable", statusless alike.
+        assert_eq!(
+            cat(&Failure::new("voice upstream unavailable")),
+            (ServerError, true)
+        );
+        assert_eq!(
+            cat(&Failure::http(502, "goaccess ws upstream unavailable")),
+            (ServerError, true)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "error: upstream is not available, retry later"
+            )),
+            (ServerError, true)
+        );
+
+        // A key never set, under an SDK's authentication class with no status (legacy
+        // openai-python's AuthenticationError "No API key provided. You can set your API key in
+        // code using 'openai.api_key = <API-KEY>'"): set-up. A server's 401 refusing a request
+        // without a key stays unauthorized.
+        let f = Failure::new("No API key provided. You can set your API key in code using 'openai.api_key = <API-KEY>', or you can set the environment variable OPENAI_API_KEY=<API-KEY>).")
+            .with_class(["openai.error.AuthenticationError", "openai.error.OpenAIError", "Exception"]);
+        assert_eq!(cat(&f), (Configuration, false));
+        let f = Failure::new("Incorrect API key provided: sk-abc.")
+            .with_class(["openai.AuthenticationError", "Exception"]);
+        assert_eq!(cat(&f), (Unauthorized, false));
+        let f = Failure::new("Invalid or missing API key")
+            .with_class(["anthropic.AuthenticationError", "Exception"]);
+        assert_eq!(cat(&f), (Unauthorized, false));
+        assert_eq!(
+            cat(&Failure::new("启动失败：缺少环境变量 OPENAI_API_KEY")),
+            (Configuration, false)
+        );
+
+        // A relay's saturation words over a rate code under its 429 (one-api's Midjourney relay:
+        // "当前分组负载已饱和，请稍后再试，或升级账户以提升服务质量。").
+        let body = r#"{"error":{"message":"当前分组负载已饱和，请稍后再试，或升级账户以提升服务质量。","type":"one_api_error","code":"rate_limit_exceeded"}}"#;
+        let f = Failure::http(429, "").with_body(body);
+        assert_eq!(cat(&f), (Overloaded, true));
+        // A plain 429 rate limit with a rate code stays one.
+        let body = r#"{"error":{"message":"Rate limit reached for requests","code":"rate_limit_exceeded"}}"#;
+        assert_eq!(
+            cat(&Failure::http(429, "").with_body(body)),
+            (RateLimited, true)
+        );
     }
 
     /// Batch 11's families.

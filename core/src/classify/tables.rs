@@ -1581,6 +1581,13 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("throttled", RateLimited),
     said("throttling", RateLimited),
     said("throttlingexception", RateLimited),
+    // (batch 21) A throttle in words: Claude Code's "Server is temporarily limiting requests
+    // (not your usage limit)" (anthropics/claude-code#81487), apps' 429 wordings "The data
+    // provider is temporarily limiting requests", "GitHub is temporarily limiting requests".
+    said("limiting requests", RateLimited),
+    said("limiting your requests", RateLimited),
+    said("restricting requests", RateLimited),
+    said("throttling requests", RateLimited),
     said("resource_exhausted", RateLimited),
     said("resource exhausted", RateLimited),
     said("resource has been exhausted", RateLimited), // Google
@@ -1609,6 +1616,15 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("malformed function call", ServerError), // Gemini finish reason: the model erred, a new sample may not
     said("bad gateway", ServerError),
     said("service unavailable", ServerError),
+    // (batch 21) A gateway's upstream down: docs.seermartech.cn's 50004 "Upstream unavailable
+    // (retry later)", Go reverse proxies' 502 "upstream unavailable", relays' 503 "voice
+    // upstream unavailable": the server behind it, whose return the caller waits for.
+    said("upstream unavailable", ServerError),
+    said("upstream is unavailable", ServerError),
+    said("upstream not available", ServerError),
+    said("upstream is not available", ServerError),
+    said("upstream is down", ServerError),
+    said("no available upstream", ServerError),
     said("currently unavailable", ServerError),
     said("currently loading", ServerError), // Hugging Face: Model is currently loading
     said("no healthy upstream", ServerError),

@@ -112,21 +112,28 @@ pub const TABLES: &[ProviderTable] = &[
         envelope: Envelope::Cloudflare,
         rows: &[
             // Cloudflare Workers AI (developers.cloudflare.com/workers-ai/platform/errors), errors[].code:
-            row("errors_3036", PaymentRequired), // 429 Account limited: daily free allocation of 10,000 neurons used up
+            // The whole table, with each row's status and description as the page states them
+            // (developers.cloudflare.com/workers-ai/platform/errors): the Workers AI binding's
+            // `AiError` prints "<code>: <description>" or the description alone, so the
+            // descriptions are read as the code (`body::cloudflare_head`).
+            doc(429, "errors_3036", "You have used up your daily free allocation of 10,000 neurons", PaymentRequired),
             // Observed for the same exhaustion (diegosouzapw/OmniRoute#6980, Rexezuge-CloudflareWorkers/Mail-Otter#88):
             row("errors_4006", PaymentRequired),
-            row("errors_3040", Overloaded), // 429 Out of capacity: no more data centers to forward to
-            row("errors_3007", Timeout),    // 408 Request timeout
-            row("errors_3008", Timeout),    // 408 Request was aborted
-            row("errors_3006", ContextOverflow), // 413 Request is too large
-            row("errors_5007", NotFound),   // 400 No such model or task
-            row("errors_3042", NotFound),   // 404 The model name is invalid
-            row("errors_3023", Forbidden),  // 403 Service unavailable for account
-            row("errors_3041", Forbidden),  // 403 account not allowed for private model
-            row("errors_5018", Forbidden),
-            row("errors_5016", Forbidden),  // 403 model terms not agreed
-            row("errors_3003", BadRequest), // 400 request missing headers or body
-            row("errors_5004", BadRequest), // 400 invalid data
+            doc(429, "errors_3040", "No more data centers to forward the request to", Overloaded),
+            doc(408, "errors_3007", "Request timeout", Timeout),
+            doc(408, "errors_3008", "Request was aborted", Timeout),
+            doc(413, "errors_3006", "Request is too large", ContextOverflow),
+            doc(400, "errors_5007", "No such model", NotFound),
+            doc(404, "errors_3042", "The model name is invalid", NotFound),
+            doc(403, "errors_3023", "Service unavailable for account", Forbidden),
+            doc(403, "errors_3041", "The account is not allowed to access this model", Forbidden),
+            doc(403, "errors_5018", "The account is not allowed to access this model", Forbidden),
+            doc(403, "errors_5016", "User has not agreed to Llama3.2 model terms", Forbidden),
+            doc(400, "errors_3003", "Request is missing headers or body", BadRequest),
+            doc(400, "errors_5004", "Invalid data type for base64 input", BadRequest),
+            doc(400, "errors_3039", "Finetune is missing required files", BadRequest),
+            doc(405, "errors_5019", "Request trying to use deprecated SDK version", Configuration),
+            doc(405, "errors_5005", "does not support LoRa inference", BadRequest),
         ],
     },
     ProviderTable {

@@ -9,6 +9,12 @@ use crate::category::Category::*;
 
 /// Set-up words, read after the main tables.
 pub const PERMANENT: &[Phrase] = &[
+    // (batch 21) An environment variable the app needs is not set (缺少环境变量 / 缺少環境變數:
+    // "missing environment variable: SERPAPI_API_KEY", gpt-ai-assistant's startup check).
+    stated("缺少环境变量", Configuration),
+    stated("缺少環境變數", Configuration),
+    stated("环境变量未设置", Configuration),
+    stated("未设置环境变量", Configuration),
     // Semantic Kernel: .NET `KernelException` "Service not found: Service of type X and name
     // <NONE> not registered."; Python `KernelServiceNotFoundError` "Service with service_id
     // 'default' does not exist" and "TextCompletionClientBase service with service_id 'None'
@@ -40,6 +46,34 @@ pub const PERMANENT: &[Phrase] = &[
     // load model"). One backend's crash ("could not load model: rpc error: code = Unavailable
     // desc = error reading from server: EOF") stays the server's, as the corpus labels it.
     stated("all backends returned error", Configuration),
+];
+
+/// (batch 21) A key the client never had, in the words SDKs print before sending anything
+/// (CONTRACT §2: a key never set is set-up, a key refused is `unauthorized`): DashScope's
+/// `AuthenticationError` "No api key provided. You can set by dashscope.api_key = ..."
+/// (help.aliyun.com model-studio status codes), openai-python's "The api_key client option
+/// must be set", LangChain's "Did not find openai_api_key, please add an environment variable",
+/// an app's "缺少環境變數:SERPAPI_API_KEY" (missing environment variable). Read under an
+/// authentication class with no status: no server refused the key.
+pub const KEY_NEVER_SET: &[&str] = &[
+    "no api key provided",
+    "no api-key provided",
+    "no api_key provided",
+    "api key not provided",
+    "api key was not provided",
+    "missing api key",
+    "api key is missing",
+    "api key not set",
+    "api key is not set",
+    "api_key is not set",
+    "did not find openai_api_key",
+    "please add an environment variable",
+    "缺少环境变量",
+    "缺少環境變數",
+    "未设置环境变量",
+    "环境变量未设置",
+    "未配置api key",
+    "未设置api key",
 ];
 
 #[cfg(test)]

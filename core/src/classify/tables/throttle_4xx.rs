@@ -19,6 +19,20 @@ pub const UNDER_4XX: &[Phrase] = &[
     said("too many requests. try again later", RateLimited),
 ];
 
+/// (batch 21) A relay's own words for its channel group's load, which one-api / new-api put in
+/// place of any upstream 429 ("当前分组上游负载已饱和，请稍后再试": its relay rewrites the
+/// upstream's message, whatever code stays beside it; the Midjourney relay's "当前分组负载已饱和，
+/// 请稍后再试，或升级账户以提升服务质量"): shared capacity, `overloaded`, even beside a rate-limit
+/// code (`RateLimitReached`, `rate_limit_exceeded`) under the 429.
+pub const RELAY_SATURATION: &[&str] = &[
+    "负载已饱和",
+    "负载已满",
+    "upstream load is saturated",
+    "upstream load saturated",
+    "group is saturated",
+    "group load is saturated",
+];
+
 #[cfg(test)]
 mod tests {
     use crate::category::Category::*;
