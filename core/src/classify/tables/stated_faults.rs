@@ -131,12 +131,29 @@ pub const PERMANENT: &[Phrase] = &[
     stated("exceed session max length", ContextOverflow),
     stated("exceeds session max length", ContextOverflow),
     stated("the kv cache is full", ContextOverflow),
+    // (batch 21) The provider's own words over its generic 400: OpenAI's missing key ("You
+    // didn't provide an API key. You need to provide your API key in an Authorization header")
+    // and unknown route ("Invalid URL (POST /v1/chat/completion)", its 404); the embeddings
+    // endpoint's input over the model ("Invalid 'input': maximum context length is 8192
+    // tokens."); Vertex AI Imagen's safety filter ("The response is blocked, as it may violate
+    // our policies", cloud.google.com/vertex-ai/generative-ai/docs/image/responsible-ai-imagen).
+    stated("didn't provide an api key", Unauthorized),
+    stated("did not provide an api key", Unauthorized),
+    said("invalid url (post /", NotFound),
+    said("invalid url (get /", NotFound),
+    stated("maximum context length is", ContextOverflow),
+    stated("may violate our policies", ContentFiltered),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
 /// sequence still references (`paged_kv_cache.cc` "The block is N-time referenced by other
 /// blocks, thus cannot accept new KV values."): the next request meets the block released.
-pub const TRANSIENT: &[Phrase] = &[said("cannot accept new kv values", ServerError)];
+pub const TRANSIENT: &[Phrase] = &[
+    said("cannot accept new kv values", ServerError),
+    // TabbyAPI `endpoints/OAI/utils/completion.py` logs and answers "FATAL ERROR with
+    // generation" when the backend's generator raised mid-request: the engine's, not the call's.
+    said("fatal error with generation", ServerError),
+];
 
 /// A gateway's own code for an upstream that did not answer, under its generic 400 (Cloudflare
 /// AI Gateway's error 2005 "Failed to get response from provider"; ngrok's ERR_NGROK_3800
@@ -145,6 +162,11 @@ pub const TRANSIENT: &[Phrase] = &[said("cannot accept new kv values", ServerErr
 pub const UPSTREAM_UNDER_4XX: &[Phrase] = &[
     said("failed to get response from provider", ServerError),
     said("could not reach the ai provider", ServerError),
+    // fasthttp (client.go ErrConnectionClosed), relayed by a gateway built on it under its 400.
+    said(
+        "closed connection before returning the first response byte",
+        Connection,
+    ),
 ];
 
 /// (batch 20) Models the provider says it does not have, read before the main tables' "unknown
