@@ -139,10 +139,15 @@ pub const PERMANENT: &[Phrase] = &[
     // our policies", cloud.google.com/vertex-ai/generative-ai/docs/image/responsible-ai-imagen).
     stated("didn't provide an api key", Unauthorized),
     stated("did not provide an api key", Unauthorized),
-    said("invalid url (post /", NotFound),
-    said("invalid url (get /", NotFound),
-    stated("maximum context length is", ContextOverflow),
     stated("may violate our policies", ContentFiltered),
+    // A server or relay that refuses this client's version, whatever status it picks (a
+    // PandoraNext relay's 429 "It is recommended to upgrade to the latest PandoraNext"; "Please
+    // upgrade your client"; "client version is too old"): the same client is refused again
+    // until a person upgrades it.
+    stated("recommended to upgrade to the latest", ClientError),
+    stated("please upgrade your client", ClientError),
+    stated("client version is too old", ClientError),
+    stated("client version is no longer supported", ClientError),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
@@ -178,7 +183,19 @@ pub const MODEL_ABSENT: &[Phrase] = &[
     said("unknown model \"", NotFound),
     said("unavailable in your region", NotFound),
     said("not available in your region", NotFound),
+    // (batch 21) OpenAI's answer for a route it does not have ("Invalid URL (POST
+    // /v1/chat/completion)", its 404): read before the main tables' client-side "invalid url".
+    said("invalid url (post /", NotFound),
+    said("invalid url (get /", NotFound),
+    said("invalid url (put /", NotFound),
+    said("invalid url (delete /", NotFound),
 ];
+
+/// (batch 21) The reason OpenAI gives after naming a parameter ("Invalid 'input': maximum context
+/// length is 8192 tokens." from the embeddings endpoint): the reason decides over the main
+/// tables' bare "invalid '" (bad request). ("string too long" is not here: under a tool call's
+/// id it is the request's shape, under a message's content its length.)
+pub const REASON_AFTER_PARAM: &[Phrase] = &[stated("': maximum context length", ContextOverflow)];
 
 /// (batch 20) Allowances that name their reset: payment when the reset is hours or days away
 /// (Gemini Code Assist's "Your quota will reset after 8h44m7s"), a rate limit when the text
