@@ -135,3 +135,25 @@ mod tests {
         assert_eq!((c.category, c.transient), (PaymentRequired, false));
     }
 }
+
+#[cfg(test)]
+mod batch21_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 21) GDScript's and Java's runtime words, httpx's closed client and a spawn over
+    /// the OS's name limit: the program's own bug, never retried.
+    #[test]
+    fn more_runtimes_own_bugs() {
+        for text in [
+            "Invalid get index 'message' (on base: 'Nil').",
+            "java.lang.NullPointerException: Cannot load from object array because \"r.data\" is null",
+            "RuntimeError: Cannot send a request, as the client has been closed.",
+            "spawn ENAMETOOLONG",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (Programming, false), "{text}");
+        }
+    }
+}

@@ -597,7 +597,6 @@ pub const TABLES: &[ClientTable] = &[
         client: "curl's error texts (curl_easy_strerror, the curl tool's messages)",
         source: "curl.se/libcurl/c/libcurl-errors.html; curl src/tool_operate.c",
         rows: &[
-            said("empty reply from server", Connection),  // 52
             said("failure when receiving data from the peer", Connection), // 56
             said("failed sending data to the peer", Connection), // 55
             said("transferred a partial file", StreamInterrupted), // 18
@@ -635,3 +634,94 @@ pub fn rows() -> impl Iterator<Item = &'static Phrase> {
 /// of the first module is read as its twin in the second.
 pub const MODULE_TWINS: &[(&str, &str)] =
     &[("httpcore._exceptions.", "httpx."), ("httpcore.", "httpx.")];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 21) Chromium's net error names as a browser console or Electron prints them
+    /// (net_error_list.h), Godot's HTTPRequest results, curl's strerror texts and apps' stall
+    /// words: each decides the transfer's failure, whatever the line around it.
+    #[test]
+    fn transport_names_of_browsers_engines_and_curl() {
+        for (text, want, retry) in [
+            (
+                "GET https://api.example.com/v1/models net::ERR_CONNECTION_RESET",
+                Connection,
+                true,
+            ),
+            (
+                "Failed to load resource: net::ERR_CONNECTION_CLOSED",
+                Connection,
+                true,
+            ),
+            ("net::ERR_EMPTY_RESPONSE", Connection, true),
+            (
+                "POST https://x/v1/chat net::ERR_NETWORK_CHANGED",
+                Connection,
+                true,
+            ),
+            ("net::ERR_TIMED_OUT", Timeout, true),
+            ("net::ERR_CONNECTION_TIMED_OUT", Timeout, true),
+            (
+                "fetch failed: net::ERR_HTTP2_PROTOCOL_ERROR 200",
+                Connection,
+                true,
+            ),
+            (
+                "net::ERR_CONTENT_LENGTH_MISMATCH 200 (OK)",
+                StreamInterrupted,
+                true,
+            ),
+            (
+                "net::ERR_INCOMPLETE_CHUNKED_ENCODING",
+                StreamInterrupted,
+                true,
+            ),
+            ("net::ERR_NAME_NOT_RESOLVED", Configuration, false),
+            ("net::ERR_CERT_AUTHORITY_INVALID", Configuration, false),
+            (
+                "request failed: HTTPRequest.RESULT_CANT_CONNECT",
+                Connection,
+                true,
+            ),
+            ("RESULT_TIMEOUT while waiting for the model", Timeout, true),
+            (
+                "HTTP response: Result: 2, Response Code: 0, Headers: []",
+                Connection,
+                true,
+            ),
+            ("Result: 5, Response Code: 0", Configuration, false),
+            (
+                "curl: Failure when receiving data from the peer",
+                Connection,
+                true,
+            ),
+            ("Transferred a partial file", StreamInterrupted, true),
+            ("curl: no URL specified!", Configuration, false),
+            ("[Connection Stalled]", StreamInterrupted, true),
+            (
+                "Cannot connect to the Ollama server at localhost:11434",
+                Connection,
+                true,
+            ),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, retry), "{text}");
+        }
+    }
+
+    /// fasthttp's connection-closed error is the upstream's transport failure even where a
+    /// gateway on fasthttp relays it under its own 400.
+    #[test]
+    fn fasthttp_closed_before_first_byte_under_a_400() {
+        let c = classify(&Failure::http(
+            400,
+            "the server closed connection before returning the first response byte. Make sure \
+             the server returns 'Connection: close' response header before closing the connection",
+        ));
+        assert_eq!((c.category, c.transient), (Connection, true));
+    }
+}

@@ -519,3 +519,31 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod batch21_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 21) The provider's words over its generic status: a missing key, an unknown route,
+    /// an embedding input over the model, Imagen's safety block, a relay refusing the client's
+    /// version (under a 429 too), TabbyAPI's failed generation (under any status).
+    #[test]
+    fn provider_words_over_the_status() {
+        for (status, text, want, retry) in [
+            (400, "You didn't provide an API key. You need to provide your API key in an Authorization header", Unauthorized, false),
+            (404, "Invalid URL (GET /v1/model)", NotFound, false),
+            (400, "Invalid 'input': maximum context length is 8191 tokens.", ContextOverflow, false),
+            (400, "Image generation failed: The response is blocked, as it may violate our policies.", ContentFiltered, false),
+            (429, "It is recommended to upgrade to the latest version: https://example.com", ClientError, false),
+            (426, "Please upgrade your client", ClientError, false),
+            (500, "FATAL ERROR with generation: CUDA out of memory", ServerError, true),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!((c.category, c.transient), (want, retry), "{status} {text}");
+        }
+        let c = classify(&Failure::new("Error: OPENAI_API_KEY is not set"));
+        assert_eq!((c.category, c.transient), (Configuration, false));
+    }
+}
