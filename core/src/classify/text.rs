@@ -87,6 +87,7 @@ pub fn permanent() -> &'static PhraseSet {
             agents::CREDENTIAL_UNSET
                 .iter()
                 .chain(stated_faults::MODEL_ABSENT)
+                .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(super::tables::PERMANENT_PHRASES)
@@ -113,8 +114,9 @@ pub fn stated() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            super::tables::PERMANENT_PHRASES
+            stated_faults::REASON_AFTER_PARAM
                 .iter()
+                .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
                 .chain(stated_faults::PERMANENT)

@@ -405,6 +405,17 @@ pub const CREDENTIAL_UNSET: &[Phrase] = &[
     // google-genai's Client without a key ("Missing key inputs argument! To use the Google AI
     // API, provide (`api_key`) arguments.").
     said("missing key inputs argument", Configuration),
+    // (batch 21) An app's own check of its key variable ("OPENAI_API_KEY not set", "OPENAI_API_KEY
+    // is not set", aider/llm/CLI tools' "No API key provided"), and a GitHub Action pointing at
+    // the repository's "Secrets and variables" settings where its key was never stored.
+    said("api_key not set", Configuration),
+    said("api_key is not set", Configuration),
+    said("openai_api_key not set", Configuration),
+    said("openai_api_key is not set", Configuration),
+    said("anthropic_api_key not set", Configuration),
+    said("anthropic_api_key is not set", Configuration),
+    said("no api key provided", Configuration),
+    said("in variables/secrets", Configuration),
 ];
 
 /// (batch 19) Words that show a "model not found" came from the client's own list of providers

@@ -63,6 +63,18 @@ pub const PERMANENT: &[Phrase] = &[
     said("symbol's value as variable is void", Programming),
     said("symbol's function definition is void", Programming),
     said("wrong type argument", Programming),
+    // GDScript (modules/gdscript/gdscript_vm.cpp "Invalid get index '%s' (on base: '%s')."),
+    // Java (JEP 358 helpful NullPointerException: "Cannot load from object array because
+    // \"x.choices\" is null", "Cannot invoke \"...\" because \"x\" is null").
+    said("invalid get index", Programming),
+    said("invalid call. nonexistent function", Programming),
+    said("java.lang.nullpointerexception", Programming),
+    said("cannot load from object array because", Programming),
+    // httpx `_client.py`: "Cannot send a request, as the client has been closed." (the caller
+    // closed its own client); Node's spawn of curl with an argument over the OS limit
+    // ("curl could not be started: ENAMETOOLONG").
+    said("client has been closed", Programming),
+    said("enametoolong", Programming),
 ];
 
 #[cfg(test)]
@@ -121,5 +133,27 @@ mod tests {
             "Insufficient balance. attempt to index a nil value (field 'choices')",
         ));
         assert_eq!((c.category, c.transient), (PaymentRequired, false));
+    }
+}
+
+#[cfg(test)]
+mod batch21_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 21) GDScript's and Java's runtime words, httpx's closed client and a spawn over
+    /// the OS's name limit: the program's own bug, never retried.
+    #[test]
+    fn more_runtimes_own_bugs() {
+        for text in [
+            "Invalid get index 'message' (on base: 'Nil').",
+            "java.lang.NullPointerException: Cannot load from object array because \"r.data\" is null",
+            "RuntimeError: Cannot send a request, as the client has been closed.",
+            "spawn ENAMETOOLONG",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (Programming, false), "{text}");
+        }
     }
 }

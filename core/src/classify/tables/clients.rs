@@ -526,6 +526,99 @@ pub const TABLES: &[ClientTable] = &[
             said("rst_stream", Connection), // grpc: Received RST_STREAM with code 2
         ],
     },
+    ClientTable {
+        client: "Chromium net errors (net::ERR_*), as a browser's console and Electron print them",
+        source: "chromium.googlesource.com/chromium/src/+/main/net/base/net_error_list.h",
+        rows: &[
+            // The body ended before its last chunk or its declared length: a stream cut.
+            said("err_incomplete_chunked_encoding", StreamInterrupted), // -355
+            said("err_content_length_mismatch", StreamInterrupted),     // -354
+            said("err_timed_out", Timeout),                             // -7
+            said("err_connection_timed_out", Timeout),                  // -118
+            said("err_network_changed", Connection),                    // -21
+            said("err_network_io_suspended", Connection),               // -12
+            said("err_socket_not_connected", Connection),               // -15
+            said("err_connection_closed", Connection),                  // -100
+            said("err_connection_reset", Connection),                   // -101
+            said("err_connection_refused", Connection),                 // -102
+            said("err_connection_aborted", Connection),                 // -103
+            said("err_connection_failed", Connection),                  // -104
+            said("err_internet_disconnected", Connection),              // -106
+            said("err_address_unreachable", Connection),                // -109
+            said("err_tunnel_connection_failed", Connection),           // -111
+            said("err_proxy_connection_failed", Connection),            // -130
+            said("err_name_resolution_failed", Connection),             // -137 (DNS lookup failed)
+            said("err_empty_response", Connection),                     // -324
+            said("err_http2_protocol_error", Connection),               // -337
+            said("err_http2_server_refused_stream", Connection),        // -351
+            said("err_http2_ping_failed", Connection),                  // -352
+            said("err_quic_protocol_error", Connection),                // -356
+            said("err_ssl_protocol_error", Connection),                 // -107
+            said("err_invalid_http_response", InvalidResponse),         // -370
+            said("err_response_headers_too_big", InvalidResponse),      // -325
+            // The same request meets these again: a name, a certificate, an address, a scheme.
+            said("err_name_not_resolved", Configuration),               // -105
+            said("err_address_invalid", Configuration),                 // -108
+            said("err_ssl_version_or_cipher_mismatch", Configuration),  // -113
+            said("err_cert_common_name_invalid", Configuration),        // -200
+            said("err_cert_date_invalid", Configuration),               // -201
+            said("err_cert_authority_invalid", Configuration),          // -202
+            said("err_disallowed_url_scheme", Configuration),           // -301
+            said("err_unsafe_port", Configuration),                     // -312
+            said("err_too_many_redirects", Configuration),              // -310
+            said("err_blocked_by_client", Configuration),               // -20
+        ],
+    },
+    ClientTable {
+        client: "Godot HTTPRequest.Result (GDScript prints the name or the number)",
+        source: "docs.godotengine.org/en/stable/classes/class_httprequest.html (enum Result)",
+        rows: &[
+            said("result_chunked_body_size_mismatch", StreamInterrupted), // 1
+            said("result_cant_connect", Connection),                       // 2
+            said("result: 2, response code: 0", Connection),
+            said("result_cant_resolve", Configuration), // 3
+            said("result: 3, response code: 0", Configuration),
+            said("result_connection_error", Connection), // 4
+            said("result: 4, response code: 0", Connection),
+            // 5: a certificate Godot's bundle does not trust, on every try.
+            said("result_tls_handshake_error", Configuration),
+            said("result: 5, response code: 0", Configuration),
+            said("result_no_response", Connection), // 6
+            said("result: 6, response code: 0", Connection),
+            said("result_request_failed", Connection), // 9
+            said("result_redirect_limit_reached", Configuration), // 12
+            said("result_timeout", Timeout),                       // 13
+            said("result: 13, response code: 0", Timeout),
+            // Apps print the number with their own gloss ("HTTP Response Result 13 (No response)").
+            said("(no response)", Connection),
+        ],
+    },
+    ClientTable {
+        client: "curl's error texts (curl_easy_strerror, the curl tool's messages)",
+        source: "curl.se/libcurl/c/libcurl-errors.html; curl src/tool_operate.c",
+        rows: &[
+            said("failure when receiving data from the peer", Connection), // 56
+            said("failed sending data to the peer", Connection), // 55
+            said("transferred a partial file", StreamInterrupted), // 18
+            said("stream error in the http/2 framing layer", Connection), // 92
+            said("could not connect to server", Connection), // 7
+            said("couldn't connect to server", Connection),
+            // The curl tool's own usage errors: the caller built no URL.
+            said("no url specified", Configuration), // exit 2
+        ],
+    },
+    ClientTable {
+        client: "Apps' own words for a stalled or unreachable transfer",
+        source: "Alfred's workflow runner \"[Connection Stalled]\" (alfredapp.com help, Run Script); fasthttp client.go ErrConnectionClosed",
+        rows: &[
+            said("connection stalled", StreamInterrupted),
+            said("cannot connect to the", Connection),
+            // fasthttp: "the server closed connection before returning the first response
+            // byte. Make sure the server returns 'Connection: close' ..." (a gateway built on
+            // fasthttp relays it under its own 400).
+            said("closed connection before returning the first response byte", Connection),
+        ],
+    },
 ];
 
 /// Every row of every client table, in table order.
@@ -541,3 +634,94 @@ pub fn rows() -> impl Iterator<Item = &'static Phrase> {
 /// of the first module is read as its twin in the second.
 pub const MODULE_TWINS: &[(&str, &str)] =
     &[("httpcore._exceptions.", "httpx."), ("httpcore.", "httpx.")];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 21) Chromium's net error names as a browser console or Electron prints them
+    /// (net_error_list.h), Godot's HTTPRequest results, curl's strerror texts and apps' stall
+    /// words: each decides the transfer's failure, whatever the line around it.
+    #[test]
+    fn transport_names_of_browsers_engines_and_curl() {
+        for (text, want, retry) in [
+            (
+                "GET https://api.example.com/v1/models net::ERR_CONNECTION_RESET",
+                Connection,
+                true,
+            ),
+            (
+                "Failed to load resource: net::ERR_CONNECTION_CLOSED",
+                Connection,
+                true,
+            ),
+            ("net::ERR_EMPTY_RESPONSE", Connection, true),
+            (
+                "POST https://x/v1/chat net::ERR_NETWORK_CHANGED",
+                Connection,
+                true,
+            ),
+            ("net::ERR_TIMED_OUT", Timeout, true),
+            ("net::ERR_CONNECTION_TIMED_OUT", Timeout, true),
+            (
+                "fetch failed: net::ERR_HTTP2_PROTOCOL_ERROR 200",
+                Connection,
+                true,
+            ),
+            (
+                "net::ERR_CONTENT_LENGTH_MISMATCH 200 (OK)",
+                StreamInterrupted,
+                true,
+            ),
+            (
+                "net::ERR_INCOMPLETE_CHUNKED_ENCODING",
+                StreamInterrupted,
+                true,
+            ),
+            ("net::ERR_NAME_NOT_RESOLVED", Configuration, false),
+            ("net::ERR_CERT_AUTHORITY_INVALID", Configuration, false),
+            (
+                "request failed: HTTPRequest.RESULT_CANT_CONNECT",
+                Connection,
+                true,
+            ),
+            ("RESULT_TIMEOUT while waiting for the model", Timeout, true),
+            (
+                "HTTP response: Result: 2, Response Code: 0, Headers: []",
+                Connection,
+                true,
+            ),
+            ("Result: 5, Response Code: 0", Configuration, false),
+            (
+                "curl: Failure when receiving data from the peer",
+                Connection,
+                true,
+            ),
+            ("Transferred a partial file", StreamInterrupted, true),
+            ("curl: no URL specified!", Configuration, false),
+            ("[Connection Stalled]", StreamInterrupted, true),
+            (
+                "Cannot connect to the Ollama server at localhost:11434",
+                Connection,
+                true,
+            ),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, retry), "{text}");
+        }
+    }
+
+    /// fasthttp's connection-closed error is the upstream's transport failure even where a
+    /// gateway on fasthttp relays it under its own 400.
+    #[test]
+    fn fasthttp_closed_before_first_byte_under_a_400() {
+        let c = classify(&Failure::http(
+            400,
+            "the server closed connection before returning the first response byte. Make sure \
+             the server returns 'Connection: close' response header before closing the connection",
+        ));
+        assert_eq!((c.category, c.transient), (Connection, true));
+    }
+}

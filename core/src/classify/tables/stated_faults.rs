@@ -131,12 +131,34 @@ pub const PERMANENT: &[Phrase] = &[
     stated("exceed session max length", ContextOverflow),
     stated("exceeds session max length", ContextOverflow),
     stated("the kv cache is full", ContextOverflow),
+    // (batch 21) The provider's own words over its generic 400: OpenAI's missing key ("You
+    // didn't provide an API key. You need to provide your API key in an Authorization header")
+    // and unknown route ("Invalid URL (POST /v1/chat/completion)", its 404); the embeddings
+    // endpoint's input over the model ("Invalid 'input': maximum context length is 8192
+    // tokens."); Vertex AI Imagen's safety filter ("The response is blocked, as it may violate
+    // our policies", cloud.google.com/vertex-ai/generative-ai/docs/image/responsible-ai-imagen).
+    stated("didn't provide an api key", Unauthorized),
+    stated("did not provide an api key", Unauthorized),
+    stated("may violate our policies", ContentFiltered),
+    // A server or relay that refuses this client's version, whatever status it picks (a
+    // PandoraNext relay's 429 "It is recommended to upgrade to the latest PandoraNext"; "Please
+    // upgrade your client"; "client version is too old"): the same client is refused again
+    // until a person upgrades it.
+    stated("recommended to upgrade to the latest", ClientError),
+    stated("please upgrade your client", ClientError),
+    stated("client version is too old", ClientError),
+    stated("client version is no longer supported", ClientError),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
 /// sequence still references (`paged_kv_cache.cc` "The block is N-time referenced by other
 /// blocks, thus cannot accept new KV values."): the next request meets the block released.
-pub const TRANSIENT: &[Phrase] = &[said("cannot accept new kv values", ServerError)];
+pub const TRANSIENT: &[Phrase] = &[
+    said("cannot accept new kv values", ServerError),
+    // TabbyAPI `endpoints/OAI/utils/completion.py` logs and answers "FATAL ERROR with
+    // generation" when the backend's generator raised mid-request: the engine's, not the call's.
+    said("fatal error with generation", ServerError),
+];
 
 /// A gateway's own code for an upstream that did not answer, under its generic 400 (Cloudflare
 /// AI Gateway's error 2005 "Failed to get response from provider"; ngrok's ERR_NGROK_3800
@@ -145,6 +167,11 @@ pub const TRANSIENT: &[Phrase] = &[said("cannot accept new kv values", ServerErr
 pub const UPSTREAM_UNDER_4XX: &[Phrase] = &[
     said("failed to get response from provider", ServerError),
     said("could not reach the ai provider", ServerError),
+    // fasthttp (client.go ErrConnectionClosed), relayed by a gateway built on it under its 400.
+    said(
+        "closed connection before returning the first response byte",
+        Connection,
+    ),
 ];
 
 /// (batch 20) Models the provider says it does not have, read before the main tables' "unknown
@@ -156,7 +183,19 @@ pub const MODEL_ABSENT: &[Phrase] = &[
     said("unknown model \"", NotFound),
     said("unavailable in your region", NotFound),
     said("not available in your region", NotFound),
+    // (batch 21) OpenAI's answer for a route it does not have ("Invalid URL (POST
+    // /v1/chat/completion)", its 404): read before the main tables' client-side "invalid url".
+    said("invalid url (post /", NotFound),
+    said("invalid url (get /", NotFound),
+    said("invalid url (put /", NotFound),
+    said("invalid url (delete /", NotFound),
 ];
+
+/// (batch 21) The reason OpenAI gives after naming a parameter ("Invalid 'input': maximum context
+/// length is 8192 tokens." from the embeddings endpoint): the reason decides over the main
+/// tables' bare "invalid '" (bad request). ("string too long" is not here: under a tool call's
+/// id it is the request's shape, under a message's content its length.)
+pub const REASON_AFTER_PARAM: &[Phrase] = &[stated("': maximum context length", ContextOverflow)];
 
 /// (batch 20) Allowances that name their reset: payment when the reset is hours or days away
 /// (Gemini Code Assist's "Your quota will reset after 8h44m7s"), a rate limit when the text
@@ -478,5 +517,33 @@ mod tests {
         ] {
             assert_eq!(cat(&Failure::new(m)).0, want, "{m}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch21_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 21) The provider's words over its generic status: a missing key, an unknown route,
+    /// an embedding input over the model, Imagen's safety block, a relay refusing the client's
+    /// version (under a 429 too), TabbyAPI's failed generation (under any status).
+    #[test]
+    fn provider_words_over_the_status() {
+        for (status, text, want, retry) in [
+            (400, "You didn't provide an API key. You need to provide your API key in an Authorization header", Unauthorized, false),
+            (404, "Invalid URL (GET /v1/model)", NotFound, false),
+            (400, "Invalid 'input': maximum context length is 8191 tokens.", ContextOverflow, false),
+            (400, "Image generation failed: The response is blocked, as it may violate our policies.", ContentFiltered, false),
+            (429, "It is recommended to upgrade to the latest version: https://example.com", ClientError, false),
+            (426, "Please upgrade your client", ClientError, false),
+            (500, "FATAL ERROR with generation: CUDA out of memory", ServerError, true),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!((c.category, c.transient), (want, retry), "{status} {text}");
+        }
+        let c = classify(&Failure::new("Error: OPENAI_API_KEY is not set"));
+        assert_eq!((c.category, c.transient), (Configuration, false));
     }
 }
