@@ -77,14 +77,16 @@ impl HashFields {
             by_symbol: [None; 6],
         };
         let _ = h.foreach(|k: Value, v: Value| {
-            let (name, by_string) = if let Some(s) = RString::from_value(k) {
-                (rstring_lossy(s), true)
+            let found = |name: &str| names().position(|n| n == name);
+            // A Symbol's name is compared where it is (a static Symbol's is not copied).
+            let (index, by_string) = if let Some(s) = RString::from_value(k) {
+                (found(&rstring_lossy(s)), true)
             } else if let Some(sym) = Symbol::from_value(k) {
-                (sym.name()?.into_owned(), false)
+                (found(&sym.name()?), false)
             } else {
                 return Ok(ForEach::Continue);
             };
-            if let Some(i) = names().position(|n| n == name) {
+            if let Some(i) = index {
                 let slot = if by_string {
                     &mut out.by_string[i]
                 } else {

@@ -210,6 +210,49 @@ impl Usage {
     }
 }
 
+/// What each byte adds to its own length when written inside a JSON string: 1 for the two-byte
+/// escapes (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`), 5 for the other control characters
+/// (`\u00XX`), 0 for the rest (non-ASCII text as its UTF-8 bytes, unescaped).
+const JSON_EXTRA: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = 5;
+        b += 1;
+    }
+    let short = [b'"', b'\\', b'\n', b'\r', b'\t', 0x08, 0x0c];
+    let mut i = 0;
+    while i < short.len() {
+        t[short[i] as usize] = 1;
+        i += 1;
+    }
+    t
+};
+
+/// The length in bytes of `text` (UTF-8) written as a compact JSON string without ASCII
+/// escaping, quotes included: what Python's `json.dumps(..., ensure_ascii=False)`, Ruby's
+/// `JSON.generate` and serde_json write. The request bytes of [`Cost::estimate`] are counted
+/// with it by both bindings, without writing the JSON.
+pub fn json_string_len(text: &[u8]) -> usize {
+    // Most text escapes nothing: one pass the compiler vectorises says so.
+    let special = text.iter().fold(0usize, |n, &b| {
+        n + usize::from(b < 0x20 || b == b'"' || b == b'\\')
+    });
+    if special == 0 {
+        return 2 + text.len();
+    }
+    2 + text.len()
+        + text
+            .iter()
+            .map(|&b| usize::from(JSON_EXTRA[usize::from(b)]))
+            .sum::<usize>()
+}
+
+/// The length of an integer written in JSON (its decimal digits, and a minus sign).
+pub fn json_int_len(i: i64) -> usize {
+    i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 1 + usize::from(i < 0)
+}
+
 /// Estimates a call's cost before it is made. Injectable ([`super::super::Fleet::with_estimator`]);
 /// the fleet corrects the input tokens estimated by the ratio of reported to estimated usage
 /// it observes per key.
@@ -230,6 +273,33 @@ impl TokenEstimator for BytesOverFour {
             requests: 1.0,
             input_tokens: sane((request_bytes as f64 / 4.0).ceil()),
             output_tokens: sane(max_tokens as f64),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lengths_are_what_serde_json_writes() {
+        let mut texts: Vec<String> = (0u8..0x80).map(|b| format!("a{}b", b as char)).collect();
+        texts.extend(
+            [
+                "",
+                "plain text",
+                "é ü 漢字 🦀",
+                "\"quoted\" \\ path\n\ttab \u{7f}",
+            ]
+            .map(String::from),
+        );
+        texts.push("x".repeat(1000) + "\u{1}");
+        for t in &texts {
+            let written = serde_json::to_string(t).unwrap().len();
+            assert_eq!(json_string_len(t.as_bytes()), written, "{t:?}");
+        }
+        for i in [0, 7, -7, 10, 99, -100, i64::MAX, i64::MIN] {
+            assert_eq!(json_int_len(i), i.to_string().len(), "{i}");
         }
     }
 }
