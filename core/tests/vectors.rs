@@ -365,14 +365,26 @@ fn estimate_vectors() {
         let bytes = c["request_bytes"].as_u64().unwrap() as usize;
         let messages = &c["messages"];
         if !messages.is_null() {
-            assert_eq!(serde_json::to_string(messages).unwrap().len(), bytes, "{name}");
+            assert_eq!(
+                serde_json::to_string(messages).unwrap().len(),
+                bytes,
+                "{name}"
+            );
             assert_eq!(counted(messages), bytes, "{name}");
         } else {
             assert_eq!(bytes, 0, "{name}");
         }
         let cost = fleet.estimate(bytes, c["max_tokens"].as_u64().unwrap_or(0));
-        assert_eq!(cost.input_tokens, c["input_tokens"].as_f64().unwrap(), "{name}");
-        assert_eq!(cost.output_tokens, c["output_tokens"].as_f64().unwrap(), "{name}");
+        assert_eq!(
+            cost.input_tokens,
+            c["input_tokens"].as_f64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            cost.output_tokens,
+            c["output_tokens"].as_f64().unwrap(),
+            "{name}"
+        );
         assert_eq!(cost.requests, 1.0, "{name}");
     }
 }

