@@ -178,6 +178,8 @@ pub mod fleet {
             read as read_headers, Observed, Reading,
         };
         pub use crate::fleet_engine::admission::state::{Grant, PROBE_HOLD_S, STALE_S};
+        // How a request's bytes are counted without writing its JSON (the bindings' estimate).
+        pub use crate::fleet_engine::admission::cost::{json_int_len, json_string_len};
         pub use crate::fleet_engine::admission::{
             AdmissionConfig, AdmissionMode, AdmissionState, BytesOverFour, Cost, Dimension, Limits,
             Reservation, TokenEstimator, Usage, PROBE_RECHECK_S, RECHECK_S,

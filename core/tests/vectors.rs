@@ -45,6 +45,7 @@ fn every_vector_file_is_replayed() {
         "orphans.json",
         "chains.json",
         "hook_answers.json",
+        "estimates.json",
         // Replayed by tests/runs.rs.
         "runs.json",
         // Replayed by stream_end's unit tests (src/stream_end.rs), which see the Watch's inside.
@@ -332,5 +333,58 @@ fn hook_answer_vectors() {
         };
         let want = case["pruned"].as_u64().unwrap() as usize;
         assert_eq!(answer.pruned(), want, "answer {a}");
+    }
+}
+
+/// A value's compact JSON length counted as the bindings count it: strings and integers by the
+/// core's rule (`json_string_len`, `json_int_len`), the rest by JSON's punctuation.
+fn counted(v: &Value) -> usize {
+    use retry_core::fleet::admission::{json_int_len, json_string_len};
+    match v {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => json_int_len(n.as_i64().expect("the vectors hold integers")),
+        Value::String(s) => json_string_len(s.as_bytes()),
+        Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(counted).sum::<usize>(),
+        Value::Object(o) => {
+            2 + o.len().saturating_sub(1)
+                + o.iter()
+                    .map(|(k, x)| json_string_len(k.as_bytes()) + 1 + counted(x))
+                    .sum::<usize>()
+        }
+    }
+}
+
+#[test]
+fn estimate_vectors() {
+    use retry_core::fleet::{Fleet, FleetConfig};
+    let fleet = Fleet::in_process(FleetConfig::default());
+    let doc = load("estimates.json");
+    for c in cases(&doc) {
+        let name = c["name"].as_str().unwrap();
+        let bytes = c["request_bytes"].as_u64().unwrap() as usize;
+        let messages = &c["messages"];
+        if !messages.is_null() {
+            assert_eq!(
+                serde_json::to_string(messages).unwrap().len(),
+                bytes,
+                "{name}"
+            );
+            assert_eq!(counted(messages), bytes, "{name}");
+        } else {
+            assert_eq!(bytes, 0, "{name}");
+        }
+        let cost = fleet.estimate(bytes, c["max_tokens"].as_u64().unwrap_or(0));
+        assert_eq!(
+            cost.input_tokens,
+            c["input_tokens"].as_f64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(
+            cost.output_tokens,
+            c["output_tokens"].as_f64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(cost.requests, 1.0, "{name}");
     }
 }

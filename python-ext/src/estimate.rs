@@ -7,6 +7,7 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PySequence, PyString, PyTuple};
+use retry_core::fleet::admission::{json_int_len, json_string_len};
 use retry_core::fleet::{Cost, Fleet};
 
 /// The largest int of tokens read: beyond it a float no longer holds the count exactly (the
@@ -226,15 +227,14 @@ pub fn json_size(v: &Bound<'_, PyAny>, depth: usize) -> Option<usize> {
 }
 
 fn string_size(s: &Bound<'_, PyString>) -> Option<usize> {
-    Some(str_size(s.to_str().ok()?))
+    // As `ensure_ascii=False` writes it (the core's rule).
+    Some(json_string_len(s.to_str().ok()?.as_bytes()))
 }
 
 /// An int's digits (a bool is not one: checked before).
 fn int_size(v: &Bound<'_, PyAny>) -> Option<usize> {
     if let Ok(i) = v.extract::<i64>() {
-        return Some(
-            i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 1 + usize::from(i < 0),
-        );
+        return Some(json_int_len(i));
     }
     let i: i128 = v.extract().ok()?;
     Some(i.to_string().len())
@@ -260,18 +260,4 @@ fn list_size(l: &Bound<'_, PyList>, depth: usize) -> Option<usize> {
         n += json_size(&x, depth + 1)?;
     }
     Some(n)
-}
-
-/// A JSON string's length with Python's escapes (`ensure_ascii=False`): quotes, `\"`, `\\`,
-/// the five short control escapes, `\u00XX` for the other control characters; the rest as
-/// its UTF-8 bytes (counted byte by byte: no byte of a multi-byte character is below 0x80).
-fn str_size(s: &str) -> usize {
-    2 + s
-        .bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            b if b < 0x20 => 6,
-            _ => 1,
-        })
-        .sum::<usize>()
 }

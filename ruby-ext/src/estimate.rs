@@ -12,11 +12,18 @@ use magnus::{
     prelude::*, value::ReprValue, Error, Float, Integer, RArray, RHash, RModule, RString, Ruby,
     Symbol, Value,
 };
+use retry_core::fleet::admission::{json_int_len, json_string_len};
 use retry_core::fleet::{Cost, Fleet};
 
 use magnus::rb_sys::{AsRawValue, FromRawValue};
+use magnus::value::LazyId;
 
 use crate::error::{guard, to_ruby};
+
+/// The two keys, interned once (a Symbol made from a `&str` on every call allocated a String
+/// and took a lock-protected lookup: about 1 000 instructions each, measured with callgrind).
+static MESSAGES: LazyId = LazyId::new("messages");
+static MAX_TOKENS: LazyId = LazyId::new("max_tokens");
 
 /// Nesting deeper than this is left to the JSON generator (whose own limit then answers).
 const MAX_DEPTH: usize = 64;
@@ -48,10 +55,7 @@ pub(crate) fn cost(ruby: &Ruby, fleet: &Fleet, estimate: Value) -> Result<(f64, 
     };
     // Symbol keys (the usual `{messages: ..., max_tokens: ...}`): when every key is one of the
     // two, the keys are right without a pass over them.
-    let by_symbol = [
-        hash.get(ruby.to_symbol("messages")),
-        hash.get(ruby.to_symbol("max_tokens")),
-    ];
+    let by_symbol = [hash.get(*MESSAGES), hash.get(*MAX_TOKENS)];
     let found = by_symbol.iter().flatten().count();
     if found == 0 || found != hash.len() {
         check_keys(ruby, hash)?;
@@ -213,10 +217,7 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
         return Some(if b { 4 } else { 5 });
     }
     if let Some(i) = Integer::from_value(v) {
-        let i = i.to_i64().ok()?;
-        return Some(
-            i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 1 + usize::from(i < 0),
-        );
+        return Some(json_int_len(i.to_i64().ok()?));
     }
     if let Some(f) = Float::from_value(v) {
         return float_size(f.to_f64());
@@ -237,7 +238,7 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
             return None;
         }
         let mut n = Some(2 + h.len().saturating_sub(1));
-        let _ = h.foreach(|k: Value, x: Value| {
+        each_entry(h, |k, x| {
             let key = if let Some(s) = RString::from_value(k) {
                 if same(k.class(), ruby.class_string()) {
                     string_size(ruby, s)
@@ -253,11 +254,7 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
                 (Some(n), Some(k), Some(x)) => Some(n + k + 1 + x),
                 _ => None,
             };
-            Ok(if n.is_some() {
-                ForEach::Continue
-            } else {
-                ForEach::Stop
-            })
+            n.is_some()
         });
         return n;
     }
@@ -272,6 +269,36 @@ pub(crate) fn json_size(ruby: &Ruby, v: Value, depth: usize) -> Option<usize> {
         return Some(n);
     }
     None
+}
+
+/// Calls `f` on each entry of `h` until it answers false, through `rb_hash_foreach` itself:
+/// `json_size` reads Strings, Symbols and numbers and runs no Ruby code, so nothing can raise
+/// (nor change the Hash) while it iterates, and the `rb_protect` and closure boxing of
+/// `RHash::foreach` (about 300 instructions a Hash, callgrind) are not needed.
+fn each_entry<F: FnMut(Value, Value) -> bool>(h: RHash, mut f: F) {
+    unsafe extern "C" fn entry<F: FnMut(Value, Value) -> bool>(
+        k: rb_sys::VALUE,
+        v: rb_sys::VALUE,
+        arg: rb_sys::VALUE,
+    ) -> std::ffi::c_int {
+        // SAFETY: `arg` is the `&mut F` below, alive for the whole iteration.
+        let f = unsafe { &mut *(arg as *mut F) };
+        // SAFETY: the Hash's own keys and values.
+        let go = f(unsafe { Value::from_raw(k) }, unsafe { Value::from_raw(v) });
+        (if go {
+            rb_sys::st_retval::ST_CONTINUE
+        } else {
+            rb_sys::st_retval::ST_STOP
+        }) as std::ffi::c_int
+    }
+    // SAFETY: `h` is a Hash, the callback matches the signature and never raises (above).
+    unsafe {
+        rb_sys::rb_hash_foreach(
+            h.as_raw(),
+            Some(entry::<F>),
+            &mut f as *mut F as rb_sys::VALUE,
+        )
+    };
 }
 
 /// Whether `a` and `b` are the same object (`equal?`).
@@ -309,29 +336,7 @@ fn string_size(ruby: &Ruby, s: RString) -> Option<usize> {
         index == ruby.usascii_encindex() && range == RUBY_ENC_CODERANGE_7BIT as u32
     };
     // SAFETY: the bytes are read before any Ruby code runs again.
-    readable.then(|| str_size(unsafe { s.as_slice() }))
-}
-
-/// A JSON string's length with the generator's escapes: quotes, `\"`, `\\`, the five short
-/// control escapes, `\u00XX` for the other control characters; the rest as it is (UTF-8 bytes
-/// above 0x7F counted one each, as written).
-fn str_size(bytes: &[u8]) -> usize {
-    // Most text escapes nothing: one vectorisable pass finds that.
-    let escaped = bytes
-        .iter()
-        .filter(|&&b| b < 0x20 || b == b'"' || b == b'\\')
-        .count();
-    if escaped == 0 {
-        return 2 + bytes.len();
-    }
-    2 + bytes
-        .iter()
-        .map(|&b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            b if b < 0x20 => 6,
-            _ => 1,
-        })
-        .sum::<usize>()
+    readable.then(|| json_string_len(unsafe { s.as_slice() }))
 }
 
 /// The length of a finite Float as Ruby writes it (`Float#to_s`, which the generator uses): the
@@ -368,7 +373,9 @@ fn json_size_of(ruby: &Ruby, value: Value) -> Option<usize> {
     json_size(ruby, value, 0)
 }
 
-pub fn init(_ruby: &Ruby, module: RModule) -> Result<(), Error> {
+pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
+    LazyId::force(&MESSAGES, ruby);
+    LazyId::force(&MAX_TOKENS, ruby);
     module.define_singleton_method("_json_size", magnus::function!(json_size_of, 1))?;
     Ok(())
 }

@@ -14,6 +14,7 @@ use magnus::{
 use retry_core::fleet::Usage;
 
 use crate::convert::rstring_lossy;
+use magnus::value::{IntoId, LazyId};
 
 /// The other names a field goes by in Ruby: RubyLLM's Message says `cache_creation_tokens` for
 /// Anthropic's cache writes.
@@ -34,7 +35,7 @@ pub(crate) fn usage_of(ruby: &Ruby, v: Value) -> Option<Usage> {
             .find_map(|c| usage_of(ruby, c));
     }
     let unreadable = Cell::new(false);
-    let hash = RHash::from_value(v).map(HashFields::of);
+    let hash = RHash::from_value(v).map(|h| HashFields::of(ruby, h));
     let usage = Usage::from_fields(|field| {
         let alias = ALIASES.iter().find(|(f, _)| *f == field).map(|(_, a)| *a);
         [Some(field), alias].into_iter().flatten().find_map(|name| {
@@ -62,6 +63,18 @@ fn names() -> impl Iterator<Item = &'static str> {
         .chain(ALIASES.iter().map(|(_, a)| *a))
 }
 
+/// Every name of `names()`, interned once (`init`), in the same order.
+static NAME_IDS: [LazyId; 6] = [
+    LazyId::new(Usage::FIELDS[0]),
+    LazyId::new(Usage::FIELDS[1]),
+    LazyId::new(Usage::FIELDS[2]),
+    LazyId::new(Usage::FIELDS[3]),
+    LazyId::new(Usage::FIELDS[4]),
+    LazyId::new(ALIASES[0].1),
+];
+
+const _: () = assert!(Usage::FIELDS.len() + ALIASES.len() == NAME_IDS.len());
+
 /// A usage Hash's fields, found in one pass over it (a usage Hash holds a few entries; looking
 /// each name up as a String and a Symbol would cost a dozen lookups): for each name, its value
 /// under a String key, else under a Symbol key (as `h.key?(name) ? h[name] : h[name.to_sym]`).
@@ -71,20 +84,27 @@ struct HashFields {
 }
 
 impl HashFields {
-    fn of(h: RHash) -> Self {
+    fn of(ruby: &Ruby, h: RHash) -> Self {
         let mut out = HashFields {
             by_string: [None; 6],
             by_symbol: [None; 6],
         };
         let _ = h.foreach(|k: Value, v: Value| {
-            let (name, by_string) = if let Some(s) = RString::from_value(k) {
-                (rstring_lossy(s), true)
+            let (index, by_string) = if let Some(s) = RString::from_value(k) {
+                let name = rstring_lossy(s);
+                (names().position(|n| n == name), true)
             } else if let Some(sym) = Symbol::from_value(k) {
-                (sym.name()?.into_owned(), false)
+                // By its id: the names are interned at load, so a Symbol of one of them is
+                // that static Symbol (callgrind: reading and comparing names cost more).
+                let id = sym.as_static().map(|s| s.into_id_with(ruby));
+                (
+                    id.and_then(|id| NAME_IDS.iter().position(|n| **n == id)),
+                    false,
+                )
             } else {
                 return Ok(ForEach::Continue);
             };
-            if let Some(i) = names().position(|n| n == name) {
+            if let Some(i) = index {
                 let slot = if by_string {
                     &mut out.by_string[i]
                 } else {
@@ -139,7 +159,10 @@ fn usage_pair(ruby: &Ruby, source: Value) -> Option<(Option<f64>, Option<f64>)> 
     usage_of(ruby, source).map(|u| (u.input_tokens, u.output_tokens))
 }
 
-pub fn init(_ruby: &Ruby, module: RModule) -> Result<(), Error> {
+pub fn init(ruby: &Ruby, module: RModule) -> Result<(), Error> {
+    for id in &NAME_IDS {
+        LazyId::force(id, ruby);
+    }
     module.define_singleton_method("_usage", magnus::function!(usage_pair, 1))?;
     Ok(())
 }

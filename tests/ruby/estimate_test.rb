@@ -163,4 +163,11 @@ class EstimateTest < Minitest::Test
     assert_equal :ok, RetryCore.call_llm_with_retry(fleet: fleet, key: "openai:gpt-4o",
                                                     estimate: { messages: PLAIN.last(2).first, max_tokens: 9 }) { :ok }
   end
+
+  def test_an_estimate_needs_a_fleet_and_the_block_is_not_called
+    calls = 0
+    error = assert_raises(ArgumentError) { RetryCore.call_llm_with_retry(estimate: 100) { calls += 1 } }
+    assert_equal "estimate: needs fleet: (a RetryCore::Fleet with admission on)", error.message
+    assert_equal 0, calls
+  end
 end

@@ -344,11 +344,25 @@ impl Fleet {
         &self,
         key: &str,
         events: &mut Vec<Event>,
+        op: impl FnMut(&dyn FleetBackend) -> std::result::Result<T, BackendError>,
+    ) -> T {
+        self.run_on(self.backend.as_ref(), key, events, op)
+    }
+
+    /// [`Fleet::run`] on `gate`: the backend, or a key's in-process state ([`Fleet::gate`]).
+    fn run_on<T>(
+        &self,
+        gate: &dyn FleetBackend,
+        key: &str,
+        events: &mut Vec<Event>,
         mut op: impl FnMut(&dyn FleetBackend) -> std::result::Result<T, BackendError>,
     ) -> T {
-        match op(self.backend.as_ref()) {
+        match op(gate) {
             Ok(v) => {
-                if self.degraded.swap(false, Ordering::Relaxed) {
+                // Read before it is written: the success path pays a load, not a locked swap.
+                if self.degraded.load(Ordering::Relaxed)
+                    && self.degraded.swap(false, Ordering::Relaxed)
+                {
                     events.push(
                         Event::new(EventKind::FleetBackendRecovered)
                             .with("backend", self.backend.name()),
@@ -460,11 +474,35 @@ impl Fleet {
     /// A call of `key` succeeded: counted in the metrics, and the budget and breaker told
     /// (`retried`: after at least one retry).
     pub fn succeeded(&self, key: &str, retried: bool) -> Vec<Event> {
+        self.succeeded_on(None, key, retried)
+    }
+
+    /// [`Fleet::succeeded`] on `state`, `key`'s in-process state when the caller already holds
+    /// it (an admission slot's).
+    fn succeeded_on(&self, state: Option<&KeyState>, key: &str, retried: bool) -> Vec<Event> {
         self.metrics.update(key, "success", |c| {
             c.calls += 1;
             c.successes += 1;
         });
-        self.record_success(key, retried)
+        self.record_success_on(state, key, retried)
+    }
+
+    /// Where `key`'s breaker, budget and pause live: `state`, its in-process state already
+    /// looked up, when the fleet's backend is in process (no second lookup of the key); else
+    /// the backend.
+    fn gate<'a>(&'a self, state: Option<&'a KeyState>) -> &'a dyn FleetBackend {
+        match state {
+            Some(s) if self.backend_is_local() => s,
+            _ => self.backend.as_ref(),
+        }
+    }
+
+    /// Whether the fleet's backend is its in-process state itself ([`Fleet::in_process`]).
+    fn backend_is_local(&self) -> bool {
+        std::ptr::eq(
+            Arc::as_ptr(&self.backend) as *const u8,
+            Arc::as_ptr(&self.local) as *const u8,
+        )
     }
 
     /// The half-open probe of `key` ended without news of the provider's health (cancelled,
@@ -481,16 +519,22 @@ impl Fleet {
 
     /// A call of `key` succeeded (`retried`: after at least one retry).
     pub fn record_success(&self, key: &str, retried: bool) -> Vec<Event> {
+        self.record_success_on(None, key, retried)
+    }
+
+    /// [`Fleet::record_success`] on `key`'s in-process `state` when given ([`Fleet::gate`]).
+    fn record_success_on(&self, state: Option<&KeyState>, key: &str, retried: bool) -> Vec<Event> {
         let mut events = Vec::new();
+        let gate = self.gate(state);
         if let Some(cfg) = &self.cfg.budget {
-            self.run(key, &mut events, &mut |b: &dyn FleetBackend| {
+            self.run_on(gate, key, &mut events, &mut |b: &dyn FleetBackend| {
                 b.earn(key, cfg.refund(retried), cfg)
             });
         }
         if let Some(bcfg) = &self.cfg.breaker {
             let now = self.now();
             let mut t = None;
-            self.run(key, &mut events, &mut |b: &dyn FleetBackend| {
+            self.run_on(gate, key, &mut events, &mut |b: &dyn FleetBackend| {
                 b.with_breaker(key, &mut |s| t = s.success(bcfg, now))
             });
             if let Some(t) = t {

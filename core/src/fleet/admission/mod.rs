@@ -203,10 +203,7 @@ impl Fleet {
 
     /// Whether the fleet's backend is its in-process state itself ([`Fleet::in_process`]).
     fn state_is_local(&self) -> bool {
-        std::ptr::eq(
-            Arc::as_ptr(&self.backend) as *const u8,
-            Arc::as_ptr(&self.local) as *const u8,
-        )
+        self.backend_is_local()
     }
 
     /// Runs `f` on `key`'s admission state: on the backend when it shares admission state,
@@ -255,15 +252,18 @@ impl Fleet {
                 .admits_freely(key)
                 .then(|| Reservation::free(0.0, *cost));
         }
-        if self.backend.is_remote()
-            || self.degraded.load(std::sync::atomic::Ordering::Relaxed)
-            || !self.free_on(self.backend.as_ref(), key)
-        {
+        if self.backend.is_remote() || self.degraded.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        // In process, the key is looked up once: its pause, breaker, slot and, at the
+        // success, its budget and breaker again (`succeeded_with`) all work on this state.
+        let local = self.state_is_local().then(|| self.local.key(key));
+        if !self.free_on(self.gate(local.as_deref()), key) {
             return None;
         }
         let now = self.now();
         let estimated = cost.sanitized();
-        let state = self.local.key(key);
+        let state = local.unwrap_or_else(|| self.local.key(key));
         let mut out = None;
         state
             .with_admission(key, &mut |s| {
@@ -297,7 +297,7 @@ impl Fleet {
         headers: &Headers,
     ) -> Vec<Event> {
         let mut events = self.settle(key, r, usage, headers, false);
-        events.extend(self.succeeded(key, false));
+        events.extend(self.succeeded_on(r.state.as_deref(), key, false));
         events
     }
 

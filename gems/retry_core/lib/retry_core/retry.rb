@@ -112,7 +112,8 @@ module RetryCore
 
         key = Fleet.key!(key)
       end
-      cost = Retry.cost(estimate, fleet) unless estimate.nil?
+      # One native call when the fleet is there (checked above); without one, Retry.cost's error.
+      cost = fleet ? fleet._cost(estimate) : Retry.cost(estimate, fleet) unless estimate.nil?
       if fleet
         # The fleet's gate (core Fleet::admits_freely_with): true, the key is free; a slot,
         # admission placed this call now and it holds that slot; nil, a paused key, an open
