@@ -121,6 +121,7 @@ pub fn warm() {
     classify::warm();
     retry_after::warm();
     scrub::warm();
+    fleet_engine::warm();
 }
 
 pub use category::{Category, Classification, ErrorClass, Evidence, RetryAfterSource};

@@ -26,6 +26,11 @@ pub mod breaker;
 pub mod budget;
 pub mod metrics;
 mod per_process;
+
+/// Completes the fleet's once-per-process set-up before a fork (see `crate::warm`).
+pub(crate) fn warm() {
+    per_process::count_forks();
+}
 #[cfg(feature = "redis")]
 pub mod redis;
 #[cfg(feature = "redis-tokio")]

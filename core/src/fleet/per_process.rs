@@ -51,8 +51,9 @@ extern "C" {
     ) -> std::ffi::c_int;
 }
 
-/// Registers the fork counter once per process image (a child inherits the registration).
-fn count_forks() {
+/// Registers the fork counter once per process image (a child inherits the registration). Its
+/// `Once` is completed before a fork by `crate::warm` (`fleet_engine::warm`), like the tables.
+pub(super) fn count_forks() {
     if COUNTED.load(Ordering::Acquire) != 0 {
         return;
     }
