@@ -103,7 +103,8 @@ RUNNERS: Dict[str, Callable[[Dict[str, Any], Dict[str, Any]], None]] = {
 #: Vector files replayed by a suite of their own.
 ELSEWHERE = {"runs.json": "tests/python/test_runs.py", "chains.json": "tests/python/test_chain_vectors.py",
              "hook_answers.json": "tests/python/test_hook_answers.py",
-             "stream_watch.json": "tests/python/test_streams.py"}
+             "stream_watch.json": "tests/python/test_streams.py",
+             "estimates.json": "tests/python/test_estimate_vectors.py"}
 
 
 def _no_runner(case: Dict[str, Any], data: Dict[str, Any]) -> None:

@@ -8,9 +8,9 @@ class VectorsTest < Minitest::Test
   include TestHelpers
 
   # runs.json: runs_test.rb; chains.json: chain_vectors_test.rb; hook_answers.json: hook_answers_test.rb;
-  # stream_watch.json: streams_test.rb
+  # stream_watch.json: streams_test.rb; estimates.json: estimate_vectors_test.rb
   KNOWN = %w[classify.json should_retry.json retry_after.json policies.json orphans.json runs.json chains.json
-             hook_answers.json stream_watch.json].freeze
+             hook_answers.json stream_watch.json estimates.json].freeze
   FIXED_NOW = Time.httpdate("Sun, 22 Nov 2026 12:00:00 GMT")
 
   def test_every_vector_file_has_a_replay
