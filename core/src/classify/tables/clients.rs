@@ -365,6 +365,12 @@ pub const TABLES: &[ClientTable] = &[
             said("tcp connect error", Connection),
             said("http2 error", Connection),
             said("end of file before message length reached", Connection),
+            // (batch 22) The Debug form reqwest prints ("hyper::Error(ChannelClosed)",
+            // reqwest#1808) and the dispatcher's other words ("dispatch task is gone": the
+            // connection task ended before the request was sent).
+            said("channelclosed", Connection),
+            said("dispatch task is gone", Connection),
+            said("dispatchgone", Connection),
         ],
     },
     ClientTable {

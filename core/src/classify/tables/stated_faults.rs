@@ -547,3 +547,34 @@ mod batch21_tests {
         assert_eq!((c.category, c.transient), (Configuration, false));
     }
 }
+
+/// (batch 22) Permanent natures read before the main tables, whose broader rows would claim the
+/// same words: Gemini's function-call turn-order rule (the main tables' "function response turn"
+/// is a pairing error; an out-of-order turn is the request's shape, not a missing response), and
+/// a one-api / new-api relay's "no channel serves this model for your group", which it answers
+/// with 503 although no later try can pass until the model or group changes.
+/// - Gemini 400 INVALID_ARGUMENT: "Please ensure that function call turn comes immediately after
+///   a user turn or after a function response turn." (xincmm/sageread#8; the Gemini API's
+///   function-calling docs on turn order).
+/// - new-api middleware/distributor.go: "分组 %s 下模型 %s 无可用渠道（distributor）" with code
+///   model_not_found; its i18n English "No available channels for model %s under group %s" /
+///   "No available channels for model %s in group %s"; one-api middleware/distributor.go:
+///   "当前分组 %s 下对于模型 %s 无可用渠道" (songquanpeng/one-api). Under a 503 they are stated:
+///   `NotFound` is in `tables::STATED_IN_WORDS`.
+/// - DashScope's moderation through compatible mode, misspelt as served: "input data may contain
+///   inappropiate content" (errs.dmxapi.cn id 1648); the main tables hold the correct spelling.
+/// - Groq: code `model_decommissioned`, "The model `X` has been decommissioned and is no longer
+///   supported." (console.groq.com/docs/deprecations).
+/// - TGI router/src/validation.rs `MaxNewTokens`: "`max_new_tokens` must be <= {N}" — the server's
+///   total-token limit left only N tokens for output, as its sum form "`inputs` tokens +
+///   `max_new_tokens` must be <=" (context_overflow in local_servers_b18a/b19a).
+pub const READ_FIRST: &[Phrase] = &[
+    stated("function call turn comes immediately after", BadRequest),
+    stated("no available channels for model", NotFound),
+    stated("no available channel for model", NotFound),
+    stated("无可用渠道", NotFound),
+    stated("inappropiate content", ContentFiltered),
+    said("model_decommissioned", NotFound),
+    said("has been decommissioned", NotFound),
+    stated("`max_new_tokens` must be <=", ContextOverflow),
+];
