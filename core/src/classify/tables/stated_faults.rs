@@ -172,6 +172,14 @@ pub const UPSTREAM_UNDER_4XX: &[Phrase] = &[
         "closed connection before returning the first response byte",
         Connection,
     ),
+    // (batch 22) .NET's proxy CONNECT refused by the proxy with a 5xx ("The proxy tunnel request
+    // to proxy '{0}' failed with status code '{1}'.", dotnet/runtime System.Net.Http
+    // Strings.resx net_http_proxy_tunnel_returned_failure_status_code), under an app's own 400
+    // (microsoft/chat-copilot#313): the request never reached the provider. (A proxy's '407'
+    // is its credentials, not here.)
+    said("failed with status code '502'", Connection),
+    said("failed with status code '503'", Connection),
+    said("failed with status code '504'", Connection),
 ];
 
 /// (batch 20) Models the provider says it does not have, read before the main tables' "unknown
@@ -565,9 +573,8 @@ mod batch21_tests {
 ///   inappropiate content" (errs.dmxapi.cn id 1648); the main tables hold the correct spelling.
 /// - Groq: code `model_decommissioned`, "The model `X` has been decommissioned and is no longer
 ///   supported." (console.groq.com/docs/deprecations).
-/// - TGI router/src/validation.rs `MaxNewTokens`: "`max_new_tokens` must be <= {N}" — the server's
-///   total-token limit left only N tokens for output, as its sum form "`inputs` tokens +
-///   `max_new_tokens` must be <=" (context_overflow in local_servers_b18a/b19a).
+/// (TGI's bare "`max_new_tokens` must be <= N" is not here: the corpus reads it as the 422's
+/// unprocessable parameter (tgi.json, tgi_validation_b5), its sum form as context overflow.)
 pub const READ_FIRST: &[Phrase] = &[
     stated("function call turn comes immediately after", BadRequest),
     stated("no available channels for model", NotFound),
@@ -576,5 +583,4 @@ pub const READ_FIRST: &[Phrase] = &[
     stated("inappropiate content", ContentFiltered),
     said("model_decommissioned", NotFound),
     said("has been decommissioned", NotFound),
-    stated("`max_new_tokens` must be <=", ContextOverflow),
 ];
