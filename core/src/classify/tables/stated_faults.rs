@@ -584,3 +584,45 @@ pub const READ_FIRST: &[Phrase] = &[
     said("model_decommissioned", NotFound),
     said("has been decommissioned", NotFound),
 ];
+
+#[cfg(test)]
+mod batch22_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 22) Phrasings from the relays', servers' and clients' sources named in the tables:
+    /// the words decide over a generic or transient status, and a pairing row does not swallow
+    /// Gemini's turn-order rule.
+    #[test]
+    fn words_read_before_the_broader_rows() {
+        for (status, text, want, retry) in [
+            // new-api / one-api distributor, English and Chinese, under their 503.
+            (503, "No available channels for model gpt-5 under group default (request id: x)", NotFound, false),
+            (503, "No available channel for model deepseek-v4 under group vip (distributor)", NotFound, false),
+            (503, "当前分组 default 下对于模型 gpt-4o 无可用渠道", NotFound, false),
+            (503, "分组 auto 下模型 gemini-pro 无可用渠道（distributor）", NotFound, false),
+            (400, "Please ensure that function call turn comes immediately after a user turn or after a function response turn.", BadRequest, false),
+            (400, "Output data may contain inappropiate content.", ContentFiltered, false),
+            (400, "The model `llama3-70b-8192` has been decommissioned and is no longer supported.", NotFound, false),
+            // .NET's refused proxy tunnel under an app's own 400; a proxy's 407 is not retried.
+            (400, "Retry failed after 2 tries. (The proxy tunnel request to proxy 'http://p:8080/' failed with status code '502'.)", Connection, true),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!((c.category, c.transient), (want, retry), "{status} {text}");
+        }
+        for (text, want, retry) in [
+            ("Error: The model `mixtral-8x7b-32768` has been decommissioned and is no longer supported.", NotFound, false),
+            ("The proxy tunnel request to proxy 'http://p:8080/' failed with status code '407'.", Configuration, false),
+            // Without a status of its own the quoted '503' is read as the status: a server
+            // error, retried all the same.
+            ("The proxy tunnel request to proxy 'http://p:8080/' failed with status code '503'.", ServerError, true),
+            ("reqwest::Error { kind: Request, source: hyper_util::client::legacy::Error(SendRequest, hyper::Error(ChannelClosed)) }", Connection, true),
+            ("error sending request: client error (SendRequest): dispatch task is gone: runtime dropped the dispatch task", Connection, true),
+            ("Unexpected JSON token at offset 0: Expected start of the object '{', but had ' ' instead at path: $", InvalidResponse, false),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, retry), "{text}");
+        }
+    }
+}
