@@ -573,6 +573,7 @@ mod batch21_tests {
 ///   inappropiate content" (errs.dmxapi.cn id 1648); the main tables hold the correct spelling.
 /// - Groq: code `model_decommissioned`, "The model `X` has been decommissioned and is no longer
 ///   supported." (console.groq.com/docs/deprecations).
+///
 /// (TGI's bare "`max_new_tokens` must be <= N" is not here: the corpus reads it as the 422's
 /// unprocessable parameter (tgi.json, tgi_validation_b5), its sum form as context overflow.)
 pub const READ_FIRST: &[Phrase] = &[
