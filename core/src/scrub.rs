@@ -564,6 +564,11 @@ const NOT_A_KEY: &[&str] = &[
     "etag",
     "checksum",
     "md5",
+    // (batch 22) The run-together lower-case forms a relay prints ("(traceid: <32 hex>)", a
+    // new-api deployment's suffix on errs.dmxapi.cn), which the word boundaries above miss.
+    "traceid",
+    "requestid",
+    "spanid",
 ];
 
 fn hex_key(run: &str, before: &str) -> bool {
@@ -1537,6 +1542,7 @@ mod tests {
             "config.anthropic_api_key = ENV['ANTHROPIC_API_KEY']",
             "{'message': 'Invalid API Key', 'type': 'invalid_request_error'}",
             "max_tokens: 1500 is too large; token: 4096",
+            "tool_use block in the previous message.\"}(traceid: 2abbb2e74aad9818ea5be94970fe90ce)",
         ] {
             assert_eq!(scrub(kept), kept);
         }

@@ -928,7 +928,9 @@ pub const STATED: &[Category] = &[
 /// credentials a person must renew ("Reauthentication is needed. Please run `gcloud auth
 /// application-default login`", google-auth's RefreshError under LiteLLM's
 /// InternalServerError). (A provider's code mapped to auth under a 500 stays the 500's.)
-pub const STATED_IN_WORDS: &[Category] = &[Unauthorized];
+/// (batch 22) `NotFound` too: a relay's words that no channel serves the model (new-api's 503
+/// "No available channels for model X"); no code maps to it under a transient status.
+pub const STATED_IN_WORDS: &[Category] = &[Unauthorized, NotFound];
 
 /// Phrases in a message or body. Order is priority: specific permanent meanings first, so
 /// "Invalid API key for connection" is unauthorized.

@@ -84,8 +84,9 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            agents::CREDENTIAL_UNSET
+            stated_faults::READ_FIRST
                 .iter()
+                .chain(agents::CREDENTIAL_UNSET)
                 .chain(stated_faults::MODEL_ABSENT)
                 .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(agents::BEFORE_ANY_CALL)
@@ -114,8 +115,9 @@ pub fn stated() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            stated_faults::REASON_AFTER_PARAM
+            stated_faults::READ_FIRST
                 .iter()
+                .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)

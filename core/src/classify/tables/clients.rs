@@ -222,6 +222,12 @@ pub const TABLES: &[ClientTable] = &[
             said("error while copying content to a stream", Connection),
             said("remote certificate is invalid", Configuration),
             said("httpioexception", Connection),
+            // (batch 22) SR.net_http_proxy_tunnel_returned_failure_status_code: "The proxy tunnel
+            // request to proxy '{0}' failed with status code '{1}'." (dotnet/runtime
+            // System.Net.Http Strings.resx; microsoft/chat-copilot#313 with '503'): the CONNECT
+            // never reached the provider. A proxy's 407 says its credentials (read first).
+            said("failed with status code '407'", Configuration),
+            said("proxy tunnel request to proxy", Connection),
         ],
     },
     ClientTable {
@@ -365,6 +371,12 @@ pub const TABLES: &[ClientTable] = &[
             said("tcp connect error", Connection),
             said("http2 error", Connection),
             said("end of file before message length reached", Connection),
+            // (batch 22) The Debug form reqwest prints ("hyper::Error(ChannelClosed)",
+            // reqwest#1808) and the dispatcher's other words ("dispatch task is gone": the
+            // connection task ended before the request was sent).
+            said("channelclosed", Connection),
+            said("dispatch task is gone", Connection),
+            said("dispatchgone", Connection),
         ],
     },
     ClientTable {

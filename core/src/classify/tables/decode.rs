@@ -97,6 +97,10 @@ pub const OTHER_LANGUAGES: &[Phrase] = &[
     // "FormatException: Unexpected end of input".
     said("formatexception: unexpected character", InvalidResponse),
     said("formatexception: unexpected end of input", InvalidResponse),
+    // (batch 22) kotlinx.serialization's message without its class name, as openai-kotlin's
+    // OpenAIHttpException carries it ("Unexpected JSON token at offset 0: Expected start of the
+    // object '{'", aallam/openai-kotlin#243).
+    said("unexpected json token at offset", InvalidResponse),
 ];
 
 /// The head of a reply that failed to parse, as V8's `JSON.parse` quotes it (`Unexpected token

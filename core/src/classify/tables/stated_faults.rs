@@ -172,6 +172,14 @@ pub const UPSTREAM_UNDER_4XX: &[Phrase] = &[
         "closed connection before returning the first response byte",
         Connection,
     ),
+    // (batch 22) .NET's proxy CONNECT refused by the proxy with a 5xx ("The proxy tunnel request
+    // to proxy '{0}' failed with status code '{1}'.", dotnet/runtime System.Net.Http
+    // Strings.resx net_http_proxy_tunnel_returned_failure_status_code), under an app's own 400
+    // (microsoft/chat-copilot#313): the request never reached the provider. (A proxy's '407'
+    // is its credentials, not here.)
+    said("failed with status code '502'", Connection),
+    said("failed with status code '503'", Connection),
+    said("failed with status code '504'", Connection),
 ];
 
 /// (batch 20) Models the provider says it does not have, read before the main tables' "unknown
@@ -545,5 +553,77 @@ mod batch21_tests {
         }
         let c = classify(&Failure::new("Error: OPENAI_API_KEY is not set"));
         assert_eq!((c.category, c.transient), (Configuration, false));
+    }
+}
+
+/// (batch 22) Permanent natures read before the main tables, whose broader rows would claim the
+/// same words: Gemini's function-call turn-order rule (the main tables' "function response turn"
+/// is a pairing error; an out-of-order turn is the request's shape, not a missing response), and
+/// a one-api / new-api relay's "no channel serves this model for your group", which it answers
+/// with 503 although no later try can pass until the model or group changes.
+/// - Gemini 400 INVALID_ARGUMENT: "Please ensure that function call turn comes immediately after
+///   a user turn or after a function response turn." (xincmm/sageread#8; the Gemini API's
+///   function-calling docs on turn order).
+/// - new-api middleware/distributor.go: "分组 %s 下模型 %s 无可用渠道（distributor）" with code
+///   model_not_found; its i18n English "No available channels for model %s under group %s" /
+///   "No available channels for model %s in group %s"; one-api middleware/distributor.go:
+///   "当前分组 %s 下对于模型 %s 无可用渠道" (songquanpeng/one-api). Under a 503 they are stated:
+///   `NotFound` is in `tables::STATED_IN_WORDS`.
+/// - DashScope's moderation through compatible mode, misspelt as served: "input data may contain
+///   inappropiate content" (errs.dmxapi.cn id 1648); the main tables hold the correct spelling.
+/// - Groq: code `model_decommissioned`, "The model `X` has been decommissioned and is no longer
+///   supported." (console.groq.com/docs/deprecations).
+///
+/// (TGI's bare "`max_new_tokens` must be <= N" is not here: the corpus reads it as the 422's
+/// unprocessable parameter (tgi.json, tgi_validation_b5), its sum form as context overflow.)
+pub const READ_FIRST: &[Phrase] = &[
+    stated("function call turn comes immediately after", BadRequest),
+    stated("no available channels for model", NotFound),
+    stated("no available channel for model", NotFound),
+    stated("无可用渠道", NotFound),
+    stated("inappropiate content", ContentFiltered),
+    said("model_decommissioned", NotFound),
+    said("has been decommissioned", NotFound),
+];
+
+#[cfg(test)]
+mod batch22_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 22) Phrasings from the relays', servers' and clients' sources named in the tables:
+    /// the words decide over a generic or transient status, and a pairing row does not swallow
+    /// Gemini's turn-order rule.
+    #[test]
+    fn words_read_before_the_broader_rows() {
+        for (status, text, want, retry) in [
+            // new-api / one-api distributor, English and Chinese, under their 503.
+            (503, "No available channels for model gpt-5 under group default (request id: x)", NotFound, false),
+            (503, "No available channel for model deepseek-v4 under group vip (distributor)", NotFound, false),
+            (503, "当前分组 default 下对于模型 gpt-4o 无可用渠道", NotFound, false),
+            (503, "分组 auto 下模型 gemini-pro 无可用渠道（distributor）", NotFound, false),
+            (400, "Please ensure that function call turn comes immediately after a user turn or after a function response turn.", BadRequest, false),
+            (400, "Output data may contain inappropiate content.", ContentFiltered, false),
+            (400, "The model `llama3-70b-8192` has been decommissioned and is no longer supported.", NotFound, false),
+            // .NET's refused proxy tunnel under an app's own 400; a proxy's 407 is not retried.
+            (400, "Retry failed after 2 tries. (The proxy tunnel request to proxy 'http://p:8080/' failed with status code '502'.)", Connection, true),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!((c.category, c.transient), (want, retry), "{status} {text}");
+        }
+        for (text, want, retry) in [
+            ("Error: The model `mixtral-8x7b-32768` has been decommissioned and is no longer supported.", NotFound, false),
+            ("The proxy tunnel request to proxy 'http://p:8080/' failed with status code '407'.", Configuration, false),
+            // Without a status of its own the quoted '503' is read as the status: a server
+            // error, retried all the same.
+            ("The proxy tunnel request to proxy 'http://p:8080/' failed with status code '503'.", ServerError, true),
+            ("reqwest::Error { kind: Request, source: hyper_util::client::legacy::Error(SendRequest, hyper::Error(ChannelClosed)) }", Connection, true),
+            ("error sending request: client error (SendRequest): dispatch task is gone: runtime dropped the dispatch task", Connection, true),
+            ("Unexpected JSON token at offset 0: Expected start of the object '{', but had ' ' instead at path: $", InvalidResponse, false),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, retry), "{text}");
+        }
     }
 }
