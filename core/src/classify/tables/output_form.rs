@@ -25,6 +25,22 @@ pub const PERMANENT: &[Phrase] = &[
     // got 0 tool calls.").
     said("expected tool_calls", InvalidResponse),
     said("expected at least one tool call", InvalidResponse),
+    // (batch 22) DSPy's adapters (dspy/utils/exceptions.py `AdapterParseError`: "Adapter
+    // ChatAdapter failed to parse the LM response"; JSONAdapter and XMLAdapter say the same):
+    // the model's text is not in the fields the signature asks for.
+    said("failed to parse the lm response", Validation),
+    // Python's json decoder on text with a bad escape or a raw control character ("Invalid
+    // \\escape: line 4 column 41", "Invalid control character at"): a provider's serializer
+    // never writes these; JSON a model wrote in its answer (OpenDevin's action parsing) does.
+    // A body that is not JSON at all ("Expecting value: line 1 column 1") stays a broken reply.
+    said("invalid \\escape", Validation),
+    said("invalid control character", Validation),
+    // The AI SDK's `TypeValidationError` ("Type validation failed: Value: {...}"), also when
+    // the value is a provider's stream error event: the chunk did not fit the schema, a
+    // protocol fault, not a cut stream. Gemini CLI's SSE reader ("Unexpected line format in
+    // response: ,", packages/core/src/code_assist/server.ts): a line outside the protocol.
+    said("type validation failed", InvalidResponse),
+    said("unexpected line format", InvalidResponse),
 ];
 
 #[cfg(test)]

@@ -168,6 +168,14 @@ pub const TRANSIENT: &[Phrase] = &[
     said("finish_reason='error'", StreamInterrupted),
     said("'finish_reason': 'error'", StreamInterrupted),
     said("\"finish_reason\":\"error\"", StreamInterrupted),
+    // (batch 22) Open WebUI's frontend when the fetch to a provider failed with no answer
+    // ("OpenAI: Network Problem", "Open AI: Network Problem", src/lib/apis/openai): no
+    // connection was made.
+    said("network problem", Connection),
+    // ollama-js `AbortableAsyncIterator` (src/utils.ts): "Did not receive done or success
+    // response in stream." when the NDJSON stream ends before its final `done` message
+    // (through Flowise, LangChain.js and every app on ollama-js).
+    said("did not receive done or success response", StreamInterrupted),
 ];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
