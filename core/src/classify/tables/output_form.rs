@@ -33,8 +33,8 @@ pub const PERMANENT: &[Phrase] = &[
     // \\escape: line 4 column 41", "Invalid control character at"): a provider's serializer
     // never writes these; JSON a model wrote in its answer (OpenDevin's action parsing) does.
     // A body that is not JSON at all ("Expecting value: line 1 column 1") stays a broken reply.
-    said("invalid \\escape", Validation),
-    said("invalid control character", Validation),
+    said(MODEL_WRITTEN[0], Validation),
+    said(MODEL_WRITTEN[1], Validation),
     // The AI SDK's `TypeValidationError` ("Type validation failed: Value: {...}"), also when
     // the value is a provider's stream error event: the chunk did not fit the schema, a
     // protocol fault, not a cut stream. Gemini CLI's SSE reader ("Unexpected line format in
@@ -42,6 +42,10 @@ pub const PERMANENT: &[Phrase] = &[
     said("type validation failed", InvalidResponse),
     said("unexpected line format", InvalidResponse),
 ];
+
+/// Python's json decoder words for JSON no serializer writes (read also under a decoder's
+/// class, which alone would say a broken reply).
+pub const MODEL_WRITTEN: &[&str] = &["invalid \\escape", "invalid control character"];
 
 #[cfg(test)]
 mod tests {
