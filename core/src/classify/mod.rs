@@ -763,6 +763,14 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         if let Some(p) = text::overload_under_4xx().first(hay.get()) {
             return p.category;
         }
+        // (batch 22) A retry loop's give-up with no cause (`wrappers::GIVE_UP_WITHOUT_CAUSE`)
+        // under an app's generic 4xx: the status is the app's, the cause is lost.
+        if tables::wrappers::GIVE_UP_WITHOUT_CAUSE
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
+        {
+            return Category::Unknown;
+        }
     }
     // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"
     // around a 400, a gateway's 500 quoting the upstream's "status code 400"): the inner status

@@ -178,6 +178,15 @@ pub const TRANSIENT: &[Phrase] = &[
     said("did not receive done or success response", StreamInterrupted),
 ];
 
+/// (batch 22) A retry loop's own give-up that names no cause: Azure.Core's `RetryPolicy`
+/// (Azure SDK for .NET, under Semantic Kernel) throws an AggregateException "Retry failed
+/// after 4 tries. Retry settings can be adjusted in ClientOptions.Retry or by configuring a
+/// custom retry policy in ClientOptions.RetryPolicy." with the attempts' errors left inside.
+/// It retries only transient statuses and transport faults, so a 4xx printed around it is an
+/// app's envelope, not the failure: the failure is unknown. A give-up that quotes its last
+/// error ("Retry failed after 3 attempts, last err: ...") is read by that error instead.
+pub const GIVE_UP_WITHOUT_CAUSE: &[&str] = &["retry settings can be adjusted in clientoptions"];
+
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
 /// WORDS, whose "invalid" would read an invalid key as a bad request). Lower-case, as found
 /// inside the run-together name.
