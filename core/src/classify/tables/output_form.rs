@@ -88,4 +88,61 @@ mod tests {
             assert_eq!((c.category, c.transient), (*want, false), "{text}");
         }
     }
+
+    /// (batch 22) The line between a reply that breaks the protocol and model output that
+    /// fails the caller's parser, in the frameworks' own words and classes.
+    #[test]
+    fn parser_classes_and_decoder_words_from_sources() {
+        let cases: &[(Failure, Category)] = &[
+            // dspy/utils/exceptions.py AdapterParseError; JSONAdapter says the same.
+            (
+                Failure::new("Adapter ChatAdapter failed to parse the LM response")
+                    .with_class(["dspy.utils.exceptions.AdapterParseError", "Exception"]),
+                Validation,
+            ),
+            (
+                Failure::new("Adapter JSONAdapter failed to parse the LM response. \n\nLM Response: {"),
+                Validation,
+            ),
+            // langchain4j dev.langchain4j.service.output.OutputParsingException.
+            (
+                Failure::new("Failed to parse \"Sure\" into java.time.LocalDate")
+                    .with_class(["dev.langchain4j.service.output.OutputParsingException"]),
+                Validation,
+            ),
+            // Python's json decoder on model-written JSON (OpenDevin's action parsing)...
+            (
+                Failure::new("Invalid \\escape: line 4 column 41 (char 71)")
+                    .with_class(["json.decoder.JSONDecodeError", "ValueError"]),
+                Validation,
+            ),
+            (
+                Failure::new("Invalid control character at: line 1 column 80 (char 79)")
+                    .with_class(["json.JSONDecodeError"]),
+                Validation,
+            ),
+            // ...but a body that is not JSON at all is a broken reply.
+            (
+                Failure::new("Expecting value: line 1 column 1 (char 0)")
+                    .with_class(["json.decoder.JSONDecodeError", "ValueError"]),
+                InvalidResponse,
+            ),
+            // The AI SDK's TypeValidationError around a provider's stream error event: the
+            // chunk failed the schema, not a cut stream.
+            (
+                Failure::new("Type validation failed: Value: {\"sequence_number\":0,\"type\":\"error\",\"code\":null,\"message\":\"Invalid arguments passed to the model.\",\"param\":null}.")
+                    .with_class(["AI_TypeValidationError", "AISDKError", "Error"]),
+                InvalidResponse,
+            ),
+            // Gemini CLI's SSE reader (packages/core/src/code_assist/server.ts).
+            (
+                Failure::new("[API Error: Unexpected line format in response: ,]"),
+                InvalidResponse,
+            ),
+        ];
+        for (f, want) in cases {
+            let c = classify(f);
+            assert_eq!((c.category, c.transient), (*want, false), "{}", f.message);
+        }
+    }
 }

@@ -439,4 +439,57 @@ mod tests {
         ));
         assert_eq!((c.category, c.transient), (Configuration, false));
     }
+
+    /// (batch 22) Apps' and gateways' own words, from their sources: Open WebUI, ollama-js,
+    /// OpenCode's gateway, Roo Code's shell probe, Azure.Core's retry give-up.
+    #[test]
+    fn batch22_app_words_from_sources() {
+        let cases: &[(Failure, Category, bool)] = &[
+            (Failure::new("OpenAI: Network Problem"), Connection, true),
+            (Failure::new("Open AI: Network Problem"), Connection, true),
+            (Failure::new("Ollama: Network Problem"), Connection, true),
+            (
+                Failure::new("Error: Did not receive done or success response in stream."),
+                StreamInterrupted,
+                true,
+            ),
+            (
+                Failure::new("Error from provider (Console): OpenCode's free tier can only be used from within OpenCode"),
+                Forbidden,
+                false,
+            ),
+            // The client's retry banner does not make a spent allowance pass.
+            (
+                Failure::new("Retrying in 51s \u{b7} attempt 7\n\nFree limit reached\n\nSubscribe to OpenCode Go"),
+                PaymentRequired,
+                false,
+            ),
+            (
+                Failure::new("AI_APICallError: ak is not exist: xxx").with_class(["AI_APICallError"]),
+                Unauthorized,
+                false,
+            ),
+            // The stated cause beats the stream frame around it.
+            (
+                Failure::new("API Streaming Failed:\nCommand failed with exit code 1: powershell\n'powershell' is not recognized as an internal or external command,\noperable program or batch file."),
+                Configuration,
+                false,
+            ),
+            (
+                Failure::new("pwsh : The term 'pwsh' is not recognized as the name of a cmdlet, function, script file"),
+                Configuration,
+                false,
+            ),
+            (
+                Failure::new("Error: 400: => Unknown error (UnknownError): Something went wrong: Retry failed after 4 tries. Retry settings can be adjusted in ClientOptions.Retry or by configuring a custom retry policy in ClientOptions.RetryPolicy.")
+                    .with_status(400),
+                Unknown,
+                false,
+            ),
+        ];
+        for (f, want, transient) in cases {
+            let c = classify(f);
+            assert_eq!((c.category, c.transient), (*want, *transient), "{}", f.message);
+        }
+    }
 }
