@@ -172,6 +172,10 @@ pub const TRANSIENT: &[Phrase] = &[
     // ("OpenAI: Network Problem", "Open AI: Network Problem", src/lib/apis/openai): no
     // connection was made.
     said("network problem", Connection),
+    // Its backend's words when the call to the provider raised (backend/open_webui/
+    // constants.py and routers/openai.py, ollama.py: "Open WebUI: Server Connection Error",
+    // sent with the upstream's status when one came, which then decides).
+    said("server connection error", Connection),
     // ollama-js `AbortableAsyncIterator` (src/utils.ts): "Did not receive done or success
     // response in stream." when the NDJSON stream ends before its final `done` message
     // (through Flowise, LangChain.js and every app on ollama-js).
@@ -448,6 +452,13 @@ mod tests {
             (Failure::new("OpenAI: Network Problem"), Connection, true),
             (Failure::new("Open AI: Network Problem"), Connection, true),
             (Failure::new("Ollama: Network Problem"), Connection, true),
+            (Failure::new("Open WebUI: Server Connection Error"), Connection, true),
+            // The upstream's own 4xx, passed through, still decides.
+            (
+                Failure::new("422: Open WebUI: Server Connection Error").with_status(422),
+                Unprocessable,
+                false,
+            ),
             (
                 Failure::new("Error: Did not receive done or success response in stream."),
                 StreamInterrupted,
