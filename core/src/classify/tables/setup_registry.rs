@@ -51,7 +51,10 @@ pub const PERMANENT: &[Phrase] = &[
     // not recognized as an internal or external command", cmd.exe's words; PowerShell's own
     // "is not recognized as the name of a cmdlet"): the set-up, whatever frame the agent put
     // around it.
-    stated("is not recognized as an internal or external command", Configuration),
+    stated(
+        "is not recognized as an internal or external command",
+        Configuration,
+    ),
     stated("is not recognized as the name of a cmdlet", Configuration),
 ];
 

@@ -179,7 +179,10 @@ pub const TRANSIENT: &[Phrase] = &[
     // ollama-js `AbortableAsyncIterator` (src/utils.ts): "Did not receive done or success
     // response in stream." when the NDJSON stream ends before its final `done` message
     // (through Flowise, LangChain.js and every app on ollama-js).
-    said("did not receive done or success response", StreamInterrupted),
+    said(
+        "did not receive done or success response",
+        StreamInterrupted,
+    ),
 ];
 
 /// (batch 22) A retry loop's own give-up that names no cause: Azure.Core's `RetryPolicy`
@@ -500,7 +503,12 @@ mod tests {
         ];
         for (f, want, transient) in cases {
             let c = classify(f);
-            assert_eq!((c.category, c.transient), (*want, *transient), "{}", f.message);
+            assert_eq!(
+                (c.category, c.transient),
+                (*want, *transient),
+                "{}",
+                f.message
+            );
         }
     }
 }
