@@ -223,9 +223,11 @@ pub const PERMANENT: &[Phrase] = &[
     said("\"loc\": [\"body\"", BadRequest),
     // (batch 22) OpenCode's own gateway (Zen / Go, "Error from provider (Console): ..."): its
     // free tier refused outside OpenCode ("OpenCode's free tier can only be used from within
-    // OpenCode"), and the free allowance spent ("Free limit reached. Subscribe to OpenCode Go"),
-    // even under the client's "Retrying in 51s" banner.
-    said("free tier can only be used from within", Forbidden),
+    // OpenCode"; "... can only be used in OpenCode" under a 400 MissingSessionID; its type
+    // `FreeTierError` under a 403), and the free allowance spent ("Free limit reached. Subscribe
+    // to OpenCode Go"), even under the client's "Retrying in 51s" banner.
+    said("free tier can only be used", Forbidden),
+    said("freetiererror", Forbidden),
     stated("free limit reached", PaymentRequired),
     // A Chinese gateway's access-key check ("ak is not exist: xxx", AK = access key): the key
     // is not one the service knows.

@@ -472,6 +472,16 @@ mod tests {
                 Forbidden,
                 false,
             ),
+            (
+                Failure::new("HTTP 400 MissingSessionID: \"OpenCode's free tier can only be used in OpenCode\"").with_status(400),
+                Forbidden,
+                false,
+            ),
+            (
+                Failure::new("403 {\"error\":{\"type\":\"FreeTierError\",\"message\":\"denied\"}}").with_status(403),
+                Forbidden,
+                false,
+            ),
             // The client's retry banner does not make a spent allowance pass.
             (
                 Failure::new("Retrying in 51s \u{b7} attempt 7\n\nFree limit reached\n\nSubscribe to OpenCode Go"),
