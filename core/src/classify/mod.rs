@@ -367,8 +367,13 @@ fn decide(
         _ => {}
     }
     // An SSE error event: inside a stream, or quoted by an exception that carries no status.
-    let quoted_event =
-        f.status.is_none() && provider.is_some_and(|p| p.event) && text_status(f, hay).is_none();
+    // (batch 22) Not when a decoder's class wraps the event (the AI SDK's
+    // `AI_TypeValidationError` "Type validation failed: Value: {\"type\":\"error\",...}"): the
+    // quoted value is the chunk that failed the schema, a protocol fault read by the class.
+    let quoted_event = f.status.is_none()
+        && provider.is_some_and(|p| p.event)
+        && text_status(f, hay).is_none()
+        && classes.category.map(|(c, _)| c) != Some(Category::InvalidResponse);
     let in_stream = matches!(
         f.transport,
         Some(Transport::StreamTransient | Transport::StreamParse)
@@ -529,6 +534,16 @@ fn decide(
             if let Some(c) = transport_words(hay) {
                 return (c, Evidence::Message);
             }
+        }
+        // (batch 22) A decoder's class (Python's `JSONDecodeError`) whose words say the text
+        // was written by a model (`output_form::MODEL_WRITTEN`: a bad escape, a raw control
+        // character): the model's output failed the caller's parser, validation (CONTRACT §2).
+        if c == Category::InvalidResponse
+            && tables::output_form::MODEL_WRITTEN
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w))
+        {
+            return (Category::Validation, Evidence::Message);
         }
         return (
             refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)),
@@ -747,6 +762,14 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // HIGH TRAFFIC. PLEASE REGENERATE OR REFRESH THIS PAGE."): those words only.
         if let Some(p) = text::overload_under_4xx().first(hay.get()) {
             return p.category;
+        }
+        // (batch 22) A retry loop's give-up with no cause (`wrappers::GIVE_UP_WITHOUT_CAUSE`)
+        // under an app's generic 4xx: the status is the app's, the cause is lost.
+        if tables::wrappers::GIVE_UP_WITHOUT_CAUSE
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
+        {
+            return Category::Unknown;
         }
     }
     // A wrapper's 5xx around a client error it states (an SDK's 500 "unable to parse response"

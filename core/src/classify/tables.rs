@@ -880,6 +880,16 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     (".TotalCostLimitExceededError", Is(PaymentRequired)),
     ("InstanceCallLimitExceededError", Is(PaymentRequired)),
     (".InstanceCallLimitExceededError", Is(PaymentRequired)),
+    // (batch 22) The model's answer failed the framework's own parser (CONTRACT §2
+    // validation): DSPy's `AdapterParseError` ("Adapter ChatAdapter failed to parse the LM
+    // response", dspy/utils/exceptions.py), LangChain4j's `OutputParsingException`
+    // (dev.langchain4j.service.output).
+    (".AdapterParseError", Is(Validation)),
+    ("AdapterParseError", Is(Validation)),
+    (".OutputParsingException", Is(Validation)),
+    // The AI SDK's `TypeValidationError` (packages/provider/src/errors/type-validation-error.ts,
+    // "Type validation failed: Value: ..."): a reply or chunk not of the provider's schema.
+    ("AI_TypeValidationError", Is(InvalidResponse)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

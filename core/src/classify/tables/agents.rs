@@ -221,6 +221,18 @@ pub const PERMANENT: &[Phrase] = &[
     said("'loc': ('body',", BadRequest),
     said("\"loc\":[\"body\"", BadRequest),
     said("\"loc\": [\"body\"", BadRequest),
+    // (batch 22) OpenCode's own gateway (Zen / Go, "Error from provider (Console): ..."): its
+    // free tier refused outside OpenCode ("OpenCode's free tier can only be used from within
+    // OpenCode"; "... can only be used in OpenCode" under a 400 MissingSessionID; its type
+    // `FreeTierError` under a 403), and the free allowance spent ("Free limit reached. Subscribe
+    // to OpenCode Go"), even under the client's "Retrying in 51s" banner.
+    said("free tier can only be used", Forbidden),
+    said("freetiererror", Forbidden),
+    stated("free limit reached", PaymentRequired),
+    // A Chinese gateway's access-key check ("ak is not exist: xxx", AK = access key): the key
+    // is not one the service knows.
+    said("ak is not exist", Unauthorized),
+    said("ak not exist", Unauthorized),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's

@@ -25,7 +25,27 @@ pub const PERMANENT: &[Phrase] = &[
     // got 0 tool calls.").
     said("expected tool_calls", InvalidResponse),
     said("expected at least one tool call", InvalidResponse),
+    // (batch 22) DSPy's adapters (dspy/utils/exceptions.py `AdapterParseError`: "Adapter
+    // ChatAdapter failed to parse the LM response"; JSONAdapter and XMLAdapter say the same):
+    // the model's text is not in the fields the signature asks for.
+    said("failed to parse the lm response", Validation),
+    // Python's json decoder on text with a bad escape or a raw control character ("Invalid
+    // \\escape: line 4 column 41", "Invalid control character at"): a provider's serializer
+    // never writes these; JSON a model wrote in its answer (OpenDevin's action parsing) does.
+    // A body that is not JSON at all ("Expecting value: line 1 column 1") stays a broken reply.
+    said(MODEL_WRITTEN[0], Validation),
+    said(MODEL_WRITTEN[1], Validation),
+    // The AI SDK's `TypeValidationError` ("Type validation failed: Value: {...}"), also when
+    // the value is a provider's stream error event: the chunk did not fit the schema, a
+    // protocol fault, not a cut stream. Gemini CLI's SSE reader ("Unexpected line format in
+    // response: ,", packages/core/src/code_assist/server.ts): a line outside the protocol.
+    said("type validation failed", InvalidResponse),
+    said("unexpected line format", InvalidResponse),
 ];
+
+/// Python's json decoder words for JSON no serializer writes (read also under a decoder's
+/// class, which alone would say a broken reply).
+pub const MODEL_WRITTEN: &[&str] = &["invalid \\escape", "invalid control character"];
 
 #[cfg(test)]
 mod tests {
@@ -66,6 +86,63 @@ mod tests {
         for (text, want) in cases {
             let c = classify(&Failure::new(*text));
             assert_eq!((c.category, c.transient), (*want, false), "{text}");
+        }
+    }
+
+    /// (batch 22) The line between a reply that breaks the protocol and model output that
+    /// fails the caller's parser, in the frameworks' own words and classes.
+    #[test]
+    fn parser_classes_and_decoder_words_from_sources() {
+        let cases: &[(Failure, Category)] = &[
+            // dspy/utils/exceptions.py AdapterParseError; JSONAdapter says the same.
+            (
+                Failure::new("Adapter ChatAdapter failed to parse the LM response")
+                    .with_class(["dspy.utils.exceptions.AdapterParseError", "Exception"]),
+                Validation,
+            ),
+            (
+                Failure::new("Adapter JSONAdapter failed to parse the LM response. \n\nLM Response: {"),
+                Validation,
+            ),
+            // langchain4j dev.langchain4j.service.output.OutputParsingException.
+            (
+                Failure::new("Failed to parse \"Sure\" into java.time.LocalDate")
+                    .with_class(["dev.langchain4j.service.output.OutputParsingException"]),
+                Validation,
+            ),
+            // Python's json decoder on model-written JSON (OpenDevin's action parsing)...
+            (
+                Failure::new("Invalid \\escape: line 4 column 41 (char 71)")
+                    .with_class(["json.decoder.JSONDecodeError", "ValueError"]),
+                Validation,
+            ),
+            (
+                Failure::new("Invalid control character at: line 1 column 80 (char 79)")
+                    .with_class(["json.JSONDecodeError"]),
+                Validation,
+            ),
+            // ...but a body that is not JSON at all is a broken reply.
+            (
+                Failure::new("Expecting value: line 1 column 1 (char 0)")
+                    .with_class(["json.decoder.JSONDecodeError", "ValueError"]),
+                InvalidResponse,
+            ),
+            // The AI SDK's TypeValidationError around a provider's stream error event: the
+            // chunk failed the schema, not a cut stream.
+            (
+                Failure::new("Type validation failed: Value: {\"sequence_number\":0,\"type\":\"error\",\"code\":null,\"message\":\"Invalid arguments passed to the model.\",\"param\":null}.")
+                    .with_class(["AI_TypeValidationError", "AISDKError", "Error"]),
+                InvalidResponse,
+            ),
+            // Gemini CLI's SSE reader (packages/core/src/code_assist/server.ts).
+            (
+                Failure::new("[API Error: Unexpected line format in response: ,]"),
+                InvalidResponse,
+            ),
+        ];
+        for (f, want) in cases {
+            let c = classify(f);
+            assert_eq!((c.category, c.transient), (*want, false), "{}", f.message);
         }
     }
 }

@@ -46,6 +46,16 @@ pub const PERMANENT: &[Phrase] = &[
     // load model"). One backend's crash ("could not load model: rpc error: code = Unavailable
     // desc = error reading from server: EOF") stays the server's, as the corpus labels it.
     stated("all backends returned error", Configuration),
+    // (batch 22) A shell the agent runs to describe the machine is missing (Roo Code's
+    // "API Streaming Failed: Command failed with exit code 1: powershell ... 'powershell' is
+    // not recognized as an internal or external command", cmd.exe's words; PowerShell's own
+    // "is not recognized as the name of a cmdlet"): the set-up, whatever frame the agent put
+    // around it.
+    stated(
+        "is not recognized as an internal or external command",
+        Configuration,
+    ),
+    stated("is not recognized as the name of a cmdlet", Configuration),
 ];
 
 /// (batch 21) A key the client never had, in the words SDKs print before sending anything

@@ -168,7 +168,31 @@ pub const TRANSIENT: &[Phrase] = &[
     said("finish_reason='error'", StreamInterrupted),
     said("'finish_reason': 'error'", StreamInterrupted),
     said("\"finish_reason\":\"error\"", StreamInterrupted),
+    // (batch 22) Open WebUI's frontend when the fetch to a provider failed with no answer
+    // ("OpenAI: Network Problem", "Open AI: Network Problem", src/lib/apis/openai): no
+    // connection was made.
+    said("network problem", Connection),
+    // Its backend's words when the call to the provider raised (backend/open_webui/
+    // constants.py and routers/openai.py, ollama.py: "Open WebUI: Server Connection Error",
+    // sent with the upstream's status when one came, which then decides).
+    said("server connection error", Connection),
+    // ollama-js `AbortableAsyncIterator` (src/utils.ts): "Did not receive done or success
+    // response in stream." when the NDJSON stream ends before its final `done` message
+    // (through Flowise, LangChain.js and every app on ollama-js).
+    said(
+        "did not receive done or success response",
+        StreamInterrupted,
+    ),
 ];
+
+/// (batch 22) A retry loop's own give-up that names no cause: Azure.Core's `RetryPolicy`
+/// (Azure SDK for .NET, under Semantic Kernel) throws an AggregateException "Retry failed
+/// after 4 tries. Retry settings can be adjusted in ClientOptions.Retry or by configuring a
+/// custom retry policy in ClientOptions.RetryPolicy." with the attempts' errors left inside.
+/// It retries only transient statuses and transport faults, so a 4xx printed around it is an
+/// app's envelope, not the failure: the failure is unknown. A give-up that quotes its last
+/// error ("Retry failed after 3 attempts, last err: ...") is read by that error instead.
+pub const GIVE_UP_WITHOUT_CAUSE: &[&str] = &["retry settings can be adjusted in clientoptions"];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
 /// WORDS, whose "invalid" would read an invalid key as a bad request). Lower-case, as found
@@ -421,5 +445,80 @@ mod tests {
             "Service with service_id 'gpt' does not exist",
         ));
         assert_eq!((c.category, c.transient), (Configuration, false));
+    }
+
+    /// (batch 22) Apps' and gateways' own words, from their sources: Open WebUI, ollama-js,
+    /// OpenCode's gateway, Roo Code's shell probe, Azure.Core's retry give-up.
+    #[test]
+    fn batch22_app_words_from_sources() {
+        let cases: &[(Failure, Category, bool)] = &[
+            (Failure::new("OpenAI: Network Problem"), Connection, true),
+            (Failure::new("Open AI: Network Problem"), Connection, true),
+            (Failure::new("Ollama: Network Problem"), Connection, true),
+            (Failure::new("Open WebUI: Server Connection Error"), Connection, true),
+            // The upstream's own 4xx, passed through, still decides.
+            (
+                Failure::new("422: Open WebUI: Server Connection Error").with_status(422),
+                Unprocessable,
+                false,
+            ),
+            (
+                Failure::new("Error: Did not receive done or success response in stream."),
+                StreamInterrupted,
+                true,
+            ),
+            (
+                Failure::new("Error from provider (Console): OpenCode's free tier can only be used from within OpenCode"),
+                Forbidden,
+                false,
+            ),
+            (
+                Failure::new("HTTP 400 MissingSessionID: \"OpenCode's free tier can only be used in OpenCode\"").with_status(400),
+                Forbidden,
+                false,
+            ),
+            (
+                Failure::new("403 {\"error\":{\"type\":\"FreeTierError\",\"message\":\"denied\"}}").with_status(403),
+                Forbidden,
+                false,
+            ),
+            // The client's retry banner does not make a spent allowance pass.
+            (
+                Failure::new("Retrying in 51s \u{b7} attempt 7\n\nFree limit reached\n\nSubscribe to OpenCode Go"),
+                PaymentRequired,
+                false,
+            ),
+            (
+                Failure::new("AI_APICallError: ak is not exist: xxx").with_class(["AI_APICallError"]),
+                Unauthorized,
+                false,
+            ),
+            // The stated cause beats the stream frame around it.
+            (
+                Failure::new("API Streaming Failed:\nCommand failed with exit code 1: powershell\n'powershell' is not recognized as an internal or external command,\noperable program or batch file."),
+                Configuration,
+                false,
+            ),
+            (
+                Failure::new("pwsh : The term 'pwsh' is not recognized as the name of a cmdlet, function, script file"),
+                Configuration,
+                false,
+            ),
+            (
+                Failure::new("Error: 400: => Unknown error (UnknownError): Something went wrong: Retry failed after 4 tries. Retry settings can be adjusted in ClientOptions.Retry or by configuring a custom retry policy in ClientOptions.RetryPolicy.")
+                    .with_status(400),
+                Unknown,
+                false,
+            ),
+        ];
+        for (f, want, transient) in cases {
+            let c = classify(f);
+            assert_eq!(
+                (c.category, c.transient),
+                (*want, *transient),
+                "{}",
+                f.message
+            );
+        }
     }
 }
