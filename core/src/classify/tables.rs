@@ -412,6 +412,10 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     ("httpx2.UnsupportedProtocol", Is(Configuration)),
     ("httpx2.InvalidURL", Is(Configuration)),
     ("httpx2.DecodingError", Is(InvalidResponse)),
+    // (batch 23) anyio's `EndOfStream` (anyio/_core/_exceptions.py: the peer closed the stream
+    // before the read finished), which leaks through httpcore unmapped (encode/httpcore#808);
+    // httpcore later maps it to `ReadError`: a connection closed early.
+    ("anyio.EndOfStream", Is(Connection)),
     // requests (requests/exceptions.py)
     ("requests.exceptions.SSLError", NetworkOrConfig),
     ("requests.exceptions.ConnectTimeout", Is(Timeout)),
@@ -1669,6 +1673,10 @@ pub const TRANSIENT_PHRASES: &[Phrase] = &[
     said("time out", Timeout),
     said("deadline exceeded", Timeout),
     said("context deadline", Timeout), // Go's context deadline, however a caller words it
+    // (batch 23) Go's `context.Canceled` ("context canceled", src/context/context.go) on a call
+    // to the model: the client's own wait cancelling the request (paperless-gpt#454 on a slow
+    // Ollama). A caller giving up on purpose raises before any retry is asked for.
+    said("error getting response from llm: context canceled", Timeout),
     said("etimedout", Timeout),
     said("temporary failure in name resolution", Connection),
     said("all connection attempts failed", Connection), // httpx ConnectError

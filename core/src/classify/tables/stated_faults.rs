@@ -148,6 +148,11 @@ pub const PERMANENT: &[Phrase] = &[
     stated("please upgrade your client", ClientError),
     stated("client version is too old", ClientError),
     stated("client version is no longer supported", ClientError),
+    // (batch 23) A backend that does not implement the call: LocalAI's `pkg/grpc/base/base.go`
+    // answers every method a backend leaves out with `fmt.Errorf("unimplemented")`, which gRPC
+    // carries as "rpc error: code = Unknown desc = unimplemented" under the API's 500; the same
+    // on every try until the model's backend changes (gRPC's UNIMPLEMENTED is permanent too).
+    stated("desc = unimplemented", Configuration),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
