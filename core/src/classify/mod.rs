@@ -870,6 +870,18 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         {
             Category::Connection
         }
+        // (batch 23) google-api-core maps gRPC's UNAVAILABLE to a 503 (`ServiceUnavailable`),
+        // keeping grpc core's words for a channel that never connected ("503 failed to connect
+        // to all addresses; last error: UNKNOWN: ipv4:...:443: TCP handshake shutdown"): the
+        // connection is the failure, as under the bare status name (`GRPC_CONNECTION`).
+        Category::ServerError
+            if status == 503
+                && tables::stated_faults::GRPC_CONNECTION
+                    .iter()
+                    .any(|p| text::contains_phrase(hay.get(), p.text)) =>
+        {
+            Category::Connection
+        }
         // Only these words: "Service tier capacity exceeded" on a 429 is Mistral's limit, while
         // Azure's 429 "experiencing high demand ... during peak load" is shared capacity.
         // (batch 21) A relay's words for its group's load replace the upstream's, whatever

@@ -101,6 +101,10 @@ pub const OTHER_LANGUAGES: &[Phrase] = &[
     // OpenAIHttpException carries it ("Unexpected JSON token at offset 0: Expected start of the
     // object '{'", aallam/openai-kotlin#243).
     said("unexpected json token at offset", InvalidResponse),
+    // (batch 23) MATLAB's `jsondecode` on a reply cut short: "JSON syntax error: expected \"\"
+    // but found end of text." (toshiakit/MatGPT#31; wording from the thread, not MATLAB's
+    // source): a body that ended before its JSON did, as serde's "eof while parsing".
+    said("but found end of text", InvalidResponse),
 ];
 
 /// The head of a reply that failed to parse, as V8's `JSON.parse` quotes it (`Unexpected token

@@ -62,6 +62,9 @@ pub const PERMANENT: &[Phrase] = &[
     said("api key 无效", Unauthorized),
     said("api key无效", Unauthorized),
     said("token 已过期", Unauthorized),
+    // (batch 23) the same 1003 as the API serves it, no space ("Authorization Token已过期，请重新
+    // 生成/获取。", langgenius/dify#2066).
+    said("token已过期", Unauthorized),
     said("无权访问", Forbidden),
     said("权限不足", Forbidden),
     said("没有权限", Forbidden),
