@@ -632,3 +632,44 @@ mod batch22_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod batch23a_tests {
+    use crate::category::Category;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let c = classify(f);
+        (c.category, c.transient)
+    }
+
+    /// (batch 23) Families of batch 23a, each read on a phrasing other than the corpus case's.
+    #[test]
+    fn batch_23a_families_hold_beyond_their_cases() {
+        // LocalAI `pkg/grpc/base/base.go`: every method a backend leaves out is "unimplemented",
+        // here on the embeddings route, under its 500: set-up, never retried.
+        let f = Failure::http(500, "rpc error: code = Unknown desc = unimplemented").with_body(
+            r#"{"error":{"code":500,"message":"rpc error: code = Unknown desc = unimplemented","type":""}}"#,
+        );
+        assert_eq!(cat(&f), (Category::Configuration, false));
+        // anyio's EndOfStream leaking through httpcore (encode/httpcore#808), with no text.
+        let f = Failure::new("").with_class(["anyio.EndOfStream", "Exception"]);
+        assert_eq!(cat(&f), (Category::Connection, true));
+        // Go's context.Canceled on a model call another client words the same way.
+        let f = Failure::new("OpenAI: error getting response from LLM: context canceled");
+        assert_eq!(cat(&f), (Category::Timeout, true));
+        // grpc core's never-connected channel under google-api-core's 503, another last error.
+        let f = Failure::http(
+            503,
+            "503 failed to connect to all addresses; last error: UNAVAILABLE: ipv4:10.0.0.1:443: Socket closed",
+        );
+        assert_eq!(cat(&f), (Category::Connection, true));
+        // Zhipu 1003 (docs.bigmodel.cn api-code "Token 已过期") as served, without the space.
+        let f = Failure::new("Error code: 1003, Authorization Token已过期");
+        assert_eq!(cat(&f), (Category::Unauthorized, false));
+        // MATLAB jsondecode on a reply cut short, another expected token.
+        let f = Failure::new("JSON syntax error: expected ',' or '}' but found end of text.");
+        assert_eq!(cat(&f), (Category::InvalidResponse, false));
+    }
+}
