@@ -148,6 +148,12 @@ pub const PERMANENT: &[Phrase] = &[
     stated("please upgrade your client", ClientError),
     stated("client version is too old", ClientError),
     stated("client version is no longer supported", ClientError),
+    // (batch 23) A caller state the server names, under whatever status wraps it: a chat web
+    // backend's {"code":"Bad_Request","details":"The chat is in progress!"} relayed in a 500
+    // (AppsGanin/ai-free-vscode#7). The same call meets the same state until the caller ends
+    // its earlier turn; not retrying is the cheaper mistake.
+    stated("chat is in progress", BadRequest),
+    stated("conversation is in progress", BadRequest),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
