@@ -499,6 +499,29 @@ mod tests {
         assert_eq!(f(40101), (Category::Unauthorized, false));
     }
 
+    /// (batch 23) Phrasings from the threads cited at each row: a stated caller state and a
+    /// stated 4xx win over a 500 or a connection class; a far end not reached and an h2 reset
+    /// are connections.
+    #[test]
+    fn batch_23_stated_answers_and_unreached_ends() {
+        let f = Failure::http(
+            500,
+            r#"Reason: Unexpected non-SSE response: {"data":{"code":"Bad_Request","details":"The chat is in progress!"}}"#,
+        );
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        let f = Failure::new("APIConnectionError: Connection error.\n    at OpenAI.makeRequest Caused by: Error: Request failed, status 400")
+            .with_class(["APIConnectionError", "OpenAIError", "Error"]);
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        for m in [
+            "Request failed with error: Transport(reqwest::Error { kind: Request, source: hyper_util::client::legacy::Error(SendRequest, hyper::Error(Http2, Error { kind: Reset(StreamId(9), NO_ERROR, Remote) })) })",
+            "stream error received: unspecific protocol error detected",
+            r#"{"error": true, "message": "Fail to fetch"}"#,
+            "Make sure that the vLLM server is running and reachable at http://localhost:8000/v1/completions.",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (Category::Connection, true), "{m}");
+        }
+    }
+
     #[test]
     fn browsers_fetch_type_errors_are_connections() {
         for m in [
@@ -633,3 +656,16 @@ mod batch22_tests {
         }
     }
 }
+
+/// (batch 23) A stated answer under a connection class: Obsidian's `requestUrl` error
+/// ("Request failed, status 400"), the cause a plugin's SDK wraps as "APIConnectionError:
+/// Connection error. ... Caused by: Error: Request failed, status 400"
+/// (logancyang/obsidian-copilot#925). The answer came, and its 4xx wins over the wrapper's
+/// class (read with `text::network()`).
+pub const ANSWER_UNDER_A_CONNECTION_CLASS: &[Phrase] = &[
+    said("request failed, status 400", BadRequest),
+    said("request failed, status 401", Unauthorized),
+    said("request failed, status 404", NotFound),
+    said("request failed, status 413", ContextOverflow),
+    said("request failed, status 422", BadRequest),
+];
