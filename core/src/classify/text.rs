@@ -143,6 +143,7 @@ pub fn network() -> &'static PhraseSet {
             super::tables::NETWORK_PHRASES
                 .iter()
                 .chain(SETUP_UNDER_A_CONNECTION_CLASS)
+                .chain(super::tables::stated_faults::ANSWER_UNDER_A_CONNECTION_CLASS)
                 .chain(
                     clients::rows()
                         .filter(|p| matches!(p.category, Connection | Configuration | Timeout)),

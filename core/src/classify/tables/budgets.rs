@@ -37,6 +37,25 @@ pub const PERMANENT: &[Phrase] = &[
     stated("insufficient account balance", PaymentRequired),
     stated("余额过低", PaymentRequired),
     stated("剩余额度", PaymentRequired),
+    // (batch 23) A window of a month, a week or a day stated in words over a throttling code
+    // (Amazon Q's ThrottlingException "Maximum ...GenerateAssistantResponse reached for this
+    // month.", aws/amazon-q-developer-cli#1736, #809): the words name the window, the code
+    // does not. `stated`, so they beat the 429 or the throttling code around them.
+    stated("reached for this month", PaymentRequired),
+    stated("reached for the month", PaymentRequired),
+    stated("exceeded for this month", PaymentRequired),
+    stated("reached for this week", PaymentRequired),
+    stated("exceeded for this week", PaymentRequired),
+    stated("reached for today", PaymentRequired),
+    stated("exceeded for today", PaymentRequired),
+    stated("limit for this month", PaymentRequired),
+    stated("quota for this month", PaymentRequired),
+    // A free trial's allowance, used up (Continue's proxy 429 "You have exceeded the maximum
+    // number of requests for the free trial.", continuedev/continue#3952): it does not refill
+    // within a retry budget.
+    stated("for the free trial", PaymentRequired),
+    stated("free trial limit", PaymentRequired),
+    stated("free trial quota", PaymentRequired),
 ];
 
 #[cfg(test)]
@@ -57,6 +76,8 @@ mod tests {
             Failure::new("You've reached your weekly usage limit. It resets on Monday."),
             Failure::http(403, "Your account balance is too low to make this request"),
             Failure::http(429, "当前账户余额过低，请充值后重试"),
+            Failure::new("Error { code: \"ThrottlingException\", message: \"Maximum com.amazon.aws.codewhisperer.streaming.GenerateAssistantResponse reached for this month.\" }"),
+            Failure::http(429, "You have exceeded the maximum number of requests for the free trial."),
             Failure::http(
                 403,
                 "预扣费额度失败, 用户剩余额度: ＄0.01, 需要预扣费额度: ＄0.20",

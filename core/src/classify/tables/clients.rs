@@ -613,6 +613,11 @@ pub const TABLES: &[ClientTable] = &[
             said("failed sending data to the peer", Connection), // 55
             said("transferred a partial file", StreamInterrupted), // 18
             said("stream error in the http/2 framing layer", Connection), // 92
+            // (batch 23) hyper's h2 reset as reqwest's Debug prints it ("hyper::Error(Http2,
+            // Error { kind: Reset(StreamId(9), NO_ERROR, Remote) })", warpdotdev/warp#8276) and
+            // h2's Display "stream error received: ..." (h2 src/error.rs).
+            said("kind: reset(streamid(", Connection),
+            said("stream error received", Connection),
             said("could not connect to server", Connection), // 7
             said("couldn't connect to server", Connection),
             // The curl tool's own usage errors: the caller built no URL.

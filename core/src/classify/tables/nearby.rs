@@ -446,6 +446,9 @@ pub const FAMILIES: &[Family] = &[
             "cannot be reached",
             "can't be reached",
             "not reachable",
+            // MemGPT's "Make sure that the vLLM server is running and reachable at ..."
+            // (letta-ai/letta#1185): the hint it gives when the endpoint did not answer.
+            "running and reachable",
         ],
         Connection,
     ),
@@ -475,6 +478,8 @@ pub const FAMILIES: &[Family] = &[
             "refused",
             "reset",
             "failed",
+            // Tabby's chat UI: "Fail to fetch" (TabbyML/tabby#3153).
+            "fail to",
             "closed",
             "changed",
             "interrupted",

@@ -153,6 +153,12 @@ pub const PERMANENT: &[Phrase] = &[
     // carries as "rpc error: code = Unknown desc = unimplemented" under the API's 500; the same
     // on every try until the model's backend changes (gRPC's UNIMPLEMENTED is permanent too).
     stated("desc = unimplemented", Configuration),
+    // (batch 23) A caller state the server names, under whatever status wraps it: a chat web
+    // backend's {"code":"Bad_Request","details":"The chat is in progress!"} relayed in a 500
+    // (AppsGanin/ai-free-vscode#7). The same call meets the same state until the caller ends
+    // its earlier turn; not retrying is the cheaper mistake.
+    stated("chat is in progress", BadRequest),
+    stated("conversation is in progress", BadRequest),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
@@ -224,6 +230,19 @@ pub const GRPC_CONNECTION: &[Phrase] = &[
     said("failed to connect to all addresses", Connection),
     said("socket operation on non-socket", Connection),
     said("dns resolution failed", Connection),
+];
+
+/// (batch 23) A stated answer under a connection class: Obsidian's `requestUrl` error
+/// ("Request failed, status 400"), the cause a plugin's SDK wraps as "APIConnectionError:
+/// Connection error. ... Caused by: Error: Request failed, status 400"
+/// (logancyang/obsidian-copilot#925). The answer came, and its 4xx wins over the wrapper's
+/// class (read with `text::network()`).
+pub const ANSWER_UNDER_A_CONNECTION_CLASS: &[Phrase] = &[
+    said("request failed, status 400", BadRequest),
+    said("request failed, status 401", Unauthorized),
+    said("request failed, status 404", NotFound),
+    said("request failed, status 413", ContextOverflow),
+    said("request failed, status 422", BadRequest),
 ];
 
 #[cfg(test)]
@@ -496,6 +515,29 @@ mod tests {
         assert_eq!(f(42901), (Category::RateLimited, true));
         assert_eq!(f(40301).0, Category::NotFound);
         assert_eq!(f(40101), (Category::Unauthorized, false));
+    }
+
+    /// (batch 23) Phrasings from the threads cited at each row: a stated caller state and a
+    /// stated 4xx win over a 500 or a connection class; a far end not reached and an h2 reset
+    /// are connections.
+    #[test]
+    fn batch_23_stated_answers_and_unreached_ends() {
+        let f = Failure::http(
+            500,
+            r#"Reason: Unexpected non-SSE response: {"data":{"code":"Bad_Request","details":"The chat is in progress!"}}"#,
+        );
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        let f = Failure::new("APIConnectionError: Connection error.\n    at OpenAI.makeRequest Caused by: Error: Request failed, status 400")
+            .with_class(["APIConnectionError", "OpenAIError", "Error"]);
+        assert_eq!(cat(&f), (Category::BadRequest, false));
+        for m in [
+            "Request failed with error: Transport(reqwest::Error { kind: Request, source: hyper_util::client::legacy::Error(SendRequest, hyper::Error(Http2, Error { kind: Reset(StreamId(9), NO_ERROR, Remote) })) })",
+            "stream error received: unspecific protocol error detected",
+            r#"{"error": true, "message": "Fail to fetch"}"#,
+            "Make sure that the vLLM server is running and reachable at http://localhost:8000/v1/completions.",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (Category::Connection, true), "{m}");
+        }
     }
 
     #[test]
