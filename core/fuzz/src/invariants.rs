@@ -76,12 +76,17 @@ pub fn check_classified(f: &Failure, c: &Classification) {
     }
     assert!(!c.error_type.is_empty(), "empty error_type for {f:?}");
     // A 5xx is transient unless its body states a permanent nature outright (a self-hosted
-    // server's 500 "Context size has been exceeded"): only the stated categories may win.
+    // server's 500 "Context size has been exceeded"): only the stated categories may win, and
+    // the natures only words may state (`STATED_IN_WORDS`: a gateway's 500 "Unauthenticated.
+    // Configure ...", a relay's 503 "No available channels for model").
     if let Some(s) = f.status.filter(|s| (500..=599).contains(s)) {
         if c.category != Category::Cancelled {
+            let tables = &retry_core::__private::classify::tables::STATED;
+            let in_words = &retry_core::__private::classify::tables::STATED_IN_WORDS;
             assert!(
                 c.category.is_transient()
-                    || retry_core::__private::classify::tables::STATED.contains(&c.category),
+                    || tables.contains(&c.category)
+                    || in_words.contains(&c.category),
                 "a {s} classified as permanent {}: {f:?}",
                 c.category
             );
