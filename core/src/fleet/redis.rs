@@ -280,9 +280,11 @@ impl RedisBackend {
 
     /// A number stored under `k`, or a bad-data error when it is not one.
     /// Applies `f` to the JSON state under `<ns>:<key>:<what>` atomically. Optimistic: read,
-    /// apply the pure transition, store only if nobody changed it meanwhile (the CAS script),
-    /// every round under the one deadline of the operation. A stored value that does not parse,
-    /// or fails `sane`, is bad data for the key.
+    /// apply the pure transition, store only if nobody changed it meanwhile (the CAS script).
+    /// A lost round is contention, not a fault: rounds go on until the operation's one
+    /// deadline, which alone bounds it (a count of rounds once marked a busy Redis down when a
+    /// loaded machine preempted one writer while the other process won sixteen rounds). A
+    /// stored value that does not parse, or fails `sane`, is bad data for the key.
     fn update_json<T>(
         &self,
         key: &str,
@@ -297,7 +299,7 @@ impl RedisBackend {
         let k = self.k(key, what);
         let ttl = TTL_S.to_string();
         self.with_conn(|c, deadline| {
-            for _ in 0..16 {
+            loop {
                 let old =
                     text_reply(c.command(&[b"GET", k.as_bytes()], &Limits::BREAKER, deadline)?)?;
                 let mut state = match old.as_deref() {
@@ -325,10 +327,14 @@ impl RedisBackend {
                 if stored == 1 {
                     return Ok(());
                 }
+                if Instant::now() >= deadline {
+                    return Err(OpError::Down(format!(
+                        "redis: {name} update kept conflicting until the deadline"
+                    )));
+                }
+                // Let the writer that won finish its round before this one reads again.
+                std::thread::yield_now();
             }
-            Err(OpError::Down(format!(
-                "redis: {name} update kept conflicting"
-            )))
         })
     }
 
