@@ -223,8 +223,10 @@ def fake_llama_index(monkeypatch):
     monkeypatch.setitem(sys.modules, "llama_index.core.llms.llm", llm_mod)
     monkeypatch.setitem(sys.modules, "llama_index.core.instrumentation.dispatcher", disp)
     monkeypatch.setattr(mod, "_llm_class_cache", mod._MISSING)
+    monkeypatch.setattr(mod, "_instrument_tags_cache", mod._MISSING)
     yield LLM, tags
     mod._llm_class_cache = mod._MISSING
+    mod._instrument_tags_cache = mod._MISSING
 
 
 def test_validate_execute_function_3_with_llama_index(fake_llama_index, tmp_path):
@@ -465,3 +467,28 @@ def test_public_names_match_planexe():
     assert issubclass(PipelineStopRequested, RuntimeError)
     a = LLMAttempt(stage="execute", llm_model=LLMModelWithInstance(FakeLLM(["x"])), success=True, duration=0.1)
     assert a.result is None and a.exception is None
+
+
+def test_without_llama_index_the_tags_are_looked_up_once(monkeypatch):
+    """A failed import searches the path under the import lock; done on every call, a fork taken
+    meanwhile could leave the child's imports stuck. After the first call, none is tried."""
+    monkeypatch.setattr(mod, "_instrument_tags_cache", mod._MISSING)
+    monkeypatch.setitem(sys.modules, "llama_index", None)  # an import of it fails
+    looked = []
+
+    class Watch:
+        def find_spec(self, name, path=None, target=None):
+            if name.startswith("llama_index"):
+                looked.append(name)
+            return None
+
+    monkeypatch.setattr(sys, "meta_path", [Watch()] + sys.meta_path)
+    monkeypatch.delitem(sys.modules, "llama_index")
+    with mod._instrument_tags({"a": 1}):
+        pass
+    first = len(looked)
+    for _ in range(3):
+        with mod._instrument_tags({"a": 1}):
+            pass
+    assert first >= 1 and len(looked) == first, looked
+    monkeypatch.setattr(mod, "_instrument_tags_cache", mod._MISSING)

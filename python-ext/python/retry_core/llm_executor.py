@@ -81,12 +81,24 @@ def _llm_class() -> Optional[type]:
     return typing.cast(Optional[type], _llm_class_cache)
 
 
+_instrument_tags_cache: Any = _MISSING
+
+
 def _instrument_tags(tags: Dict[str, Any]) -> Any:
-    try:
-        from llama_index.core.instrumentation.dispatcher import instrument_tags
-    except ImportError:
+    """llama-index's ``instrument_tags(tags)``, or a null context without llama-index. Looked up
+    once: a failed import searches the path under the import lock on every call, and a
+    ``fork()`` taken while another thread holds that lock leaves the child's imports stuck."""
+    global _instrument_tags_cache
+    if _instrument_tags_cache is _MISSING:
+        try:
+            from llama_index.core.instrumentation.dispatcher import instrument_tags
+        except ImportError:
+            _instrument_tags_cache = None
+        else:
+            _instrument_tags_cache = instrument_tags
+    if _instrument_tags_cache is None:
         return contextlib.nullcontext()
-    return instrument_tags(tags)
+    return _instrument_tags_cache(tags)
 
 
 def get_llm(name: str) -> Any:
