@@ -232,7 +232,7 @@ pub const PERMANENT: &[Phrase] = &[
     // A Chinese gateway's access-key check ("ak is not exist: xxx", AK = access key): the key
     // is not one the service knows.
     said("ak is not exist", Unauthorized),
-    said("ak not exist", Unauthorized),    // (batch 24) AWS Q / Kiro / CodeWhisperer's ValidationException "Improperly formed
+    said("ak not exist", Unauthorized), // (batch 24) AWS Q / Kiro / CodeWhisperer's ValidationException "Improperly formed
     // request.": the request's shape.
     said("improperly formed request", BadRequest),
     // A model id the service does not know (Kiro: "Invalid model ID. Please select a different
@@ -264,6 +264,12 @@ pub const PERMANENT: &[Phrase] = &[
     said("exceeds the token limit", ContextOverflow),
     // ElevenLabs' `detected_unusual_activity` ("Unusual activity detected. Free Tier usage
     // disabled."): the account refused, not a limit that passes.
+    // ElevenLabs' other `detail.status` words (help.elevenlabs.io, API error codes 400/401):
+    // `max_character_limit_exceeded` ("This request's text has 627 characters and exceeds the
+    // character limit of 333 characters"), an input too long; `voice_not_found`.
+    said("max_character_limit_exceeded", ContextOverflow),
+    said("exceeds the character limit of", ContextOverflow),
+    said("voice_not_found", NotFound),
     said("detected_unusual_activity", Forbidden),
     said("detected unusual activity", Forbidden),
     said("unusual activity detected", Forbidden),
@@ -299,7 +305,15 @@ pub const PERMANENT: &[Phrase] = &[
     // equal length of retrieved nodes"; openai-agents' ModelBehaviorError "Tool x not found
     // in agent y", "Invalid output type").
     said("json blob you used is invalid", Validation),
-    said("error in generating tool call", Validation),
+    // smolagents utils.py / agents.py: "The model output does not contain any JSON blob.",
+    // "Error while parsing tool call from model output: ..." (AgentParsingError);
+    // openai-agents: "Invalid JSON when parsing model output"; CrewAI's ConverterError "Failed
+    // to convert text into a Pydantic model due to ... error". (smolagents' "Error in
+    // generating ..." wraps the model call's own failure, a 429 as well: not here.)
+    said("does not contain any json blob", Validation),
+    said("parsing tool call from model output", Validation),
+    said("when parsing model output", Validation),
+    said("failed to convert text into a pydantic model", Validation),
     said("maximum output retries", Validation),
     said("number of verdicts generated does not equal", Validation),
     said("modelbehaviorerror", Validation),
@@ -422,7 +436,7 @@ pub const TRANSIENT: &[Phrase] = &[
     // status 500 and detail "Open WebUI: Server Connection Error", backend/open_webui/routers;
     // apps' "Server connection error").
     said("server connection", Connection),
-    said("server connection error", Connection),    // (batch 24) Overload as traffic volume (Kiro: "The model you've selected is
+    said("server connection error", Connection), // (batch 24) Overload as traffic volume (Kiro: "The model you've selected is
     // experiencing a high volume of traffic"; "heavy traffic", "heavy load").
     said("high volume of traffic", Overloaded),
     said("heavy traffic", Overloaded),
@@ -437,7 +451,12 @@ pub const TRANSIENT: &[Phrase] = &[
     said("type='server_error'", ServerError),
     // Dify could not reach its plugin daemon ("Failed to request plugin daemon, url: ...",
     // raised on the HTTP client's failure): a connection.
-    said("failed to request plugin daemon", Connection),
+    said("failed to request plugin daemon", Connection), // ElevenLabs' 429 `detail.status` words (help.elevenlabs.io, API error code 429):
+    // `system_busy` ("our services were experiencing high levels of traffic"), and
+    // `too_many_concurrent_requests` (the plan's concurrency).
+    said("system_busy", Overloaded),
+    said("high levels of traffic", Overloaded),
+    said("too_many_concurrent_requests", RateLimited),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -544,7 +563,7 @@ pub const LOCAL_REGISTRY_WORDS: &[&str] = &[
     // models:").
     "service_id",
     "supported model names:",
-    "available models:",    // (batch 24) A model the app's own configuration or registry lacks (simple-one-api: "model
+    "available models:", // (batch 24) A model the app's own configuration or registry lacks (simple-one-api: "model
     // not found in the configuration"; Tabby: "consult https://github.com/TabbyML/registry-tabby
     // for the correct `model_id`").
     "in the configuration",
@@ -611,6 +630,11 @@ mod tests {
             (Failure::new("RealtimeError(type='invalid_request_error', code='invalid_value', message='x')"), BadRequest),
             (Failure::new("Error in generating tool call with model:\nThe JSON blob you used is invalid due to the following error: Expecting value"), Validation),
             (Failure::new("Exceeded maximum output retries (3)"), Validation),
+            (Failure::new("Error while parsing tool call from model output: The model output does not contain any JSON blob."), Validation),
+            (Failure::new("ModelBehaviorError: Invalid JSON when parsing model output for agent x"), Validation),
+            (Failure::new("ConverterError: Failed to convert text into a Pydantic model due to validation error: 1 validation error"), Validation),
+            (Failure::http(400, "{\"detail\":{\"status\":\"max_character_limit_exceeded\",\"message\":\"This request's text has 627 characters and exceeds the character limit of 333 characters for non signed in accounts.\"}}"), ContextOverflow),
+            (Failure::http(400, "{\"detail\":{\"status\":\"voice_not_found\",\"message\":\"A voice with the voice_id x was not found.\"}}"), NotFound),
             (Failure::new("Number of verdicts generated does not equal number of statements"), Validation),
             (Failure::new("Tool get_date not found in agent main").with_class(["agents.exceptions.ModelBehaviorError"]), Validation),
             (Failure::new("invalid llm, must be from browser_use.llm"), Configuration),
@@ -626,6 +650,8 @@ mod tests {
         for (f, want) in [
             (Failure::new("The model you've selected is experiencing a high volume of traffic."), Overloaded),
             (Failure::new("The service is under heavy load, please retry"), Overloaded),
+            (Failure::new("{\"detail\":{\"status\":\"system_busy\",\"message\":\"Our services are experiencing high levels of traffic\"}}"), Overloaded),
+            (Failure::new("{\"detail\":{\"status\":\"too_many_concurrent_requests\"}}"), RateLimited),
             (Failure::new("Agent terminated due to error.\nYou can prompt the model to try again"), ServerError),
             (Failure::new("Realtime API response failed with error type: server_error"), ServerError),
             (Failure::new("Failed to request plugin daemon, url: plugin/x/dispatch/llm/invoke"), Connection),
