@@ -232,7 +232,8 @@ pub const PERMANENT: &[Phrase] = &[
     // A Chinese gateway's access-key check ("ak is not exist: xxx", AK = access key): the key
     // is not one the service knows.
     said("ak is not exist", Unauthorized),
-    said("ak not exist", Unauthorized), // (batch 24) AWS Q / Kiro / CodeWhisperer's ValidationException "Improperly formed
+    said("ak not exist", Unauthorized),
+    // (batch 24) AWS Q / Kiro / CodeWhisperer's ValidationException "Improperly formed
     // request.": the request's shape.
     said("improperly formed request", BadRequest),
     // A model id the service does not know (Kiro: "Invalid model ID. Please select a different
@@ -436,7 +437,8 @@ pub const TRANSIENT: &[Phrase] = &[
     // status 500 and detail "Open WebUI: Server Connection Error", backend/open_webui/routers;
     // apps' "Server connection error").
     said("server connection", Connection),
-    said("server connection error", Connection), // (batch 24) Overload as traffic volume (Kiro: "The model you've selected is
+    said("server connection error", Connection),
+    // (batch 24) Overload as traffic volume (Kiro: "The model you've selected is
     // experiencing a high volume of traffic"; "heavy traffic", "heavy load").
     said("high volume of traffic", Overloaded),
     said("heavy traffic", Overloaded),
@@ -451,7 +453,8 @@ pub const TRANSIENT: &[Phrase] = &[
     said("type='server_error'", ServerError),
     // Dify could not reach its plugin daemon ("Failed to request plugin daemon, url: ...",
     // raised on the HTTP client's failure): a connection.
-    said("failed to request plugin daemon", Connection), // ElevenLabs' 429 `detail.status` words (help.elevenlabs.io, API error code 429):
+    said("failed to request plugin daemon", Connection),
+    // ElevenLabs' 429 `detail.status` words (help.elevenlabs.io, API error code 429):
     // `system_busy` ("our services were experiencing high levels of traffic"), and
     // `too_many_concurrent_requests` (the plan's concurrency).
     said("system_busy", Overloaded),
@@ -563,7 +566,8 @@ pub const LOCAL_REGISTRY_WORDS: &[&str] = &[
     // models:").
     "service_id",
     "supported model names:",
-    "available models:", // (batch 24) A model the app's own configuration or registry lacks (simple-one-api: "model
+    "available models:",
+    // (batch 24) A model the app's own configuration or registry lacks (simple-one-api: "model
     // not found in the configuration"; Tabby: "consult https://github.com/TabbyML/registry-tabby
     // for the correct `model_id`").
     "in the configuration",
