@@ -251,6 +251,14 @@ pub const PERMANENT: &[Phrase] = &[
     said("image dimensions exceed", BadRequest),
     said("dimensions exceed max allowed size", BadRequest),
     said("image too large", BadRequest),
+    // Bedrock's ValidationException "The model returned the following errors: Image exceeds
+    // max pixels allowed."; apps' own upload checks ("Image must be smaller than 5 MB").
+    said("image is too large", BadRequest),
+    said("image exceeds max pixels", BadRequest),
+    said("image must be smaller than", BadRequest),
+    // Gemini's 400 "Request payload size exceeds the limit: 20971520 bytes.": the request too
+    // large, as a 413 is.
+    said("payload size exceeds the limit", ContextOverflow),
     // A client's own guard on the size it sends (Open Interpreter: "Content size exceeds 20
     // MB"): a request too large, as a 413 is.
     said("content size exceeds", ContextOverflow),
@@ -620,6 +628,9 @@ mod tests {
             // Anthropic image limits
             (Failure::new("messages.0.content.1.image.source.base64.data: At least one of the image dimensions exceed max allowed size: 8000 pixels"), BadRequest),
             (Failure::http(413, "Content size exceeds 20 MB"), ContextOverflow),
+            (Failure::new("Invalid image: image must be smaller than 20MB"), BadRequest),
+            (Failure::new("The image is too large. Maximum size is 5MB"), BadRequest),
+            (Failure::http(400, "Request payload size exceeds the limit: 20971520 bytes."), ContextOverflow),
             (Failure::new("Content size exceeds 20 MB"), ContextOverflow),
             // llama.cpp-style and Copilot context limits under a 400 or a 500
             (Failure::http(400, "Prompt has 9000 tokens, but the configured context size is 8192 tokens"), ContextOverflow),

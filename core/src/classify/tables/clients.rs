@@ -658,6 +658,12 @@ pub const TABLES: &[ClientTable] = &[
             said("did not respond within", Timeout),
             said("failed to respond within", Timeout),
             said("no response within", Timeout),
+            said("did not respond in time", Timeout),
+            said("didn't respond in time", Timeout),
+            // viem's TimeoutError "The request took too long to respond."; apps' "Took too
+            // long to respond. Please try again." on a fetch aborted by its timer.
+            said("took too long to respond", Timeout),
+            said("响应时间过长", Timeout), // the response took too long
             said("请求超时", Timeout), // request timed out
             said("响应超时", Timeout), // response timed out
             said("连接超时", Timeout), // connection timed out
@@ -792,6 +798,9 @@ mod tests {
             ("received 1001 (going away); no close frame sent", Connection),
             ("Sorry! It looks like OpenAI didn't respond within 75 seconds. Please try again later.", Timeout),
             ("The server did not respond within 30s", Timeout),
+            ("The model did not respond in time", Timeout),
+            ("The server took too long to respond", Timeout),
+            ("响应时间过长，请稍后再试", Timeout),
             ("openai服务器仍然响应超时，这有极有可能是openai服务器处于繁忙状态", Timeout),
             ("请求超时，请稍后再试！", Timeout),
             ("連線逾時，請稍後再試", Timeout),
