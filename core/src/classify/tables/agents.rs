@@ -294,9 +294,11 @@ pub const PERMANENT: &[Phrase] = &[
     said("\"error_type\": \"keyerror\"", Programming),
     said("\"error_type\": \"typeerror\"", Programming),
     said("\"error_type\": \"attributeerror\"", Programming),
-    // Python's NameError and JavaScript's ReferenceError ("name 'OK' is not defined",
-    // Langflow; "fetch is not defined"): code to fix.
-    said("is not defined", Programming),
+    // Python's NameError ("name 'OK' is not defined", Langflow) and JavaScript's
+    // ReferenceError ("ReferenceError: fetch is not defined"): code to fix. (A bare "X is not
+    // defined" may be a setting: "OPENAI_API_KEY is not defined".)
+    said("' is not defined", Programming),
+    said("referenceerror:", Programming),
     // An empty `contents` list refused by Google's SDK before the call ("contents are
     // required."): the request.
     said("contents are required", BadRequest),
@@ -557,6 +559,11 @@ pub const CREDENTIAL_UNSET: &[Phrase] = &[
     said("anthropic_api_key is not set", Configuration),
     said("no api key provided", Configuration),
     said("in variables/secrets", Configuration),
+    // (batch 24) The same check in JavaScript's words ("OPENAI_API_KEY is not defined"): read
+    // before the NameError row "' is not defined".
+    said("api_key is not defined", Configuration),
+    said("openai_api_key is not defined", Configuration),
+    said("anthropic_api_key is not defined", Configuration),
 ];
 
 /// (batch 19) Words that show a "model not found" came from the client's own list of providers
@@ -656,6 +663,7 @@ mod tests {
             (Failure::new("This model isn't mapped yet. model=foo, custom_llm_provider=openai."), Configuration),
             (Failure::new("generation requires the --trust_remote_code flag"), Configuration),
             (Failure::new("{\"error\":\"model not found in the configuration\"}"), Configuration),
+            (Failure::new("Error: OPENAI_API_KEY is not defined"), Configuration),
             (Failure::new("PluginInvokeError: {\"error_type\":\"ValidationError\",\"message\":\"1 validation error for FunctionCallingParams\\nmodel.entity\\n  Input should be a valid dictionary\"}"), Configuration),
             (Failure::new("2 validation errors for Settings\nopenai_api_key\n  Field required"), Configuration),
         ] {
