@@ -1181,6 +1181,14 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }
     // (batch 18) A quoted error the sentence ends on (a KeyError's key, undici's "terminated").
     if let Some(c) = text::last_clause(&f.message) {
+        // (batch 24) A key nobody here knows decides nothing by itself: the sentence around it
+        // may say whose code failed ("Failed to convert ChatCompletion messages into prompt
+        // string with wrapper ... - error: 'function_call'", MemGPT: the app's).
+        if c == Category::Unknown {
+            if let Some(p) = text::permanent().first(hay.get()) {
+                return Some(p.category);
+            }
+        }
         return Some(c);
     }
     if let Some(c) = text::grpc_status_prefix(&f.message) {
@@ -1240,6 +1248,11 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         // `ChatCompletion`): the reply failed it, not the model's structured output.
         if p.category == Category::Validation && text::reply_model_validation(hay.get()) {
             return Some(Category::InvalidResponse);
+        }
+        // (batch 24) A schema check that names the app's own parameters (`ReActParams`): its
+        // set-up lacks what the model call needs, not the model's output.
+        if p.category == Category::Validation && text::setup_model_validation(hay.get()) {
+            return Some(Category::Configuration);
         }
         if p.category == Category::PaymentRequired
             && !p.stated

@@ -894,6 +894,15 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // The AI SDK's `TypeValidationError` (packages/provider/src/errors/type-validation-error.ts,
     // "Type validation failed: Value: ..."): a reply or chunk not of the provider's schema.
     ("AI_TypeValidationError", Is(InvalidResponse)),
+    // (batch 24) openai-agents' `ModelBehaviorError` (src/agents/exceptions.py: "the model
+    // does something unexpected, e.g. calling a tool that doesn't exist, or providing malformed
+    // JSON"; the JS SDK's class of the same name): the model's output.
+    (".ModelBehaviorError", Is(Validation)),
+    ("ModelBehaviorError", Is(Validation)),
+    // smolagents' `AgentParsingError` (src/smolagents/utils.py): the model's output could not
+    // be parsed into code or a tool call.
+    (".AgentParsingError", Is(Validation)),
+    ("AgentParsingError", Is(Validation)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

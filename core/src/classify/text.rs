@@ -1208,6 +1208,19 @@ pub fn reply_lacks(hay: &str) -> bool {
 /// (`agents::REPLY_MODEL_SUFFIXES`: `LLMResultChunk`, `ChatCompletion`,
 /// `GenerateContentResponse`).
 pub fn reply_model_validation(hay: &str) -> bool {
+    validated_model_ends_in(hay, agents::REPLY_MODEL_SUFFIXES, false)
+}
+
+/// (batch 24) Pydantic's "validation error(s) for <Model>" naming a model of the app's own
+/// parameters or settings (`agents::SETUP_MODEL_SUFFIXES`: Dify's agent strategy `ReActParams`).
+pub fn setup_model_validation(hay: &str) -> bool {
+    // (A model named just `Settings` is pydantic-settings' usual one: the word alone will do.)
+    validated_model_ends_in(hay, agents::SETUP_MODEL_SUFFIXES, true)
+}
+
+/// Whether a pydantic "validation error(s) for <Model>" names a model ending in one of
+/// `suffixes` (lower-case), longer than the suffix itself unless `alone` allows the bare word.
+fn validated_model_ends_in(hay: &str, suffixes: &[&str], alone: bool) -> bool {
     ["validation error for ", "validation errors for "]
         .iter()
         .any(|intro| {
@@ -1216,9 +1229,9 @@ pub fn reply_model_validation(hay: &str) -> bool {
                     .chars()
                     .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                     .collect();
-                agents::REPLY_MODEL_SUFFIXES
+                suffixes
                     .iter()
-                    .any(|s| name.len() > s.len() && name.ends_with(s))
+                    .any(|s| (alone || name.len() > s.len()) && name.ends_with(s))
             })
         })
 }

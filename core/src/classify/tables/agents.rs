@@ -233,6 +233,115 @@ pub const PERMANENT: &[Phrase] = &[
     // is not one the service knows.
     said("ak is not exist", Unauthorized),
     said("ak not exist", Unauthorized),
+    // (batch 24) AWS Q / Kiro / CodeWhisperer's ValidationException "Improperly formed
+    // request.": the request's shape.
+    said("improperly formed request", BadRequest),
+    // A model id the service does not know (Kiro: "Invalid model ID. Please select a different
+    // model to continue."; Tabby's "Invalid `model_id` <x>; please consult ... registry", made
+    // set-up by `LOCAL_REGISTRY_WORDS`; Dify's "model not exists").
+    said("invalid model id", NotFound),
+    said("invalid model identifier", NotFound),
+    said("invalid `model_id`", NotFound),
+    said("model not exists", NotFound),
+    said("model not exist", NotFound),
+    // Image limits in any provider's words (Anthropic: "At least one of the image dimensions
+    // exceed max allowed size for many-image requests: 2000 pixels", "image dimensions exceed
+    // max allowed size: 8000 pixels"; OpenAI: "Image too large"): the request's input, resized
+    // by a person or code, never by a retry.
+    said("image dimensions exceed", BadRequest),
+    said("dimensions exceed max allowed size", BadRequest),
+    said("image too large", BadRequest),
+    // Bedrock's ValidationException "The model returned the following errors: Image exceeds
+    // max pixels allowed."; apps' own upload checks ("Image must be smaller than 5 MB").
+    said("image is too large", BadRequest),
+    said("image exceeds max pixels", BadRequest),
+    said("image must be smaller than", BadRequest),
+    // Gemini's 400 "Request payload size exceeds the limit: 20971520 bytes.": the request too
+    // large, as a 413 is.
+    said("payload size exceeds the limit", ContextOverflow),
+    // A client's own guard on the size it sends (Open Interpreter: "Content size exceeds 20
+    // MB"): a request too large, as a 413 is.
+    said("content size exceeds", ContextOverflow),
+    // Prompt over the context, in more servers' words: Ollama/llama.cpp fronts ("Prompt has
+    // 49202 tokens, but the configured context size is 49152 tokens", goose), GitHub Copilot's
+    // API (`model_max_prompt_tokens_exceeded`, "prompt token count of 140189 exceeds the limit
+    // of 64000", Zed), apps' "Your request exceeded the token limit".
+    stated("configured context size", ContextOverflow),
+    stated("max_prompt_tokens_exceeded", ContextOverflow),
+    stated("prompt token count of", ContextOverflow),
+    said("exceeded the token limit", ContextOverflow),
+    said("exceeds the token limit", ContextOverflow),
+    // ElevenLabs' `detected_unusual_activity` ("Unusual activity detected. Free Tier usage
+    // disabled."): the account refused, not a limit that passes.
+    // ElevenLabs' other `detail.status` words (help.elevenlabs.io, API error codes 400/401):
+    // `max_character_limit_exceeded` ("This request's text has 627 characters and exceeds the
+    // character limit of 333 characters"), an input too long; `voice_not_found`.
+    said("max_character_limit_exceeded", ContextOverflow),
+    said("exceeds the character limit of", ContextOverflow),
+    said("voice_not_found", NotFound),
+    said("detected_unusual_activity", Forbidden),
+    said("detected unusual activity", Forbidden),
+    said("unusual activity detected", Forbidden),
+    // A relay's own "Unauthorized operation" under its generic 500 (a Coze web adapter): the
+    // credentials, stated in words.
+    stated("unauthorized operation", Unauthorized),
+    // Dify's plugin daemon relays the plugin's Python exception as `"error_type":"<Class>"`:
+    // an app's bug class is its code's fault.
+    said("\"error_type\":\"keyerror\"", Programming),
+    said("\"error_type\":\"typeerror\"", Programming),
+    said("\"error_type\":\"attributeerror\"", Programming),
+    said("\"error_type\":\"nameerror\"", Programming),
+    said("\"error_type\": \"keyerror\"", Programming),
+    said("\"error_type\": \"typeerror\"", Programming),
+    said("\"error_type\": \"attributeerror\"", Programming),
+    // Python's NameError ("name 'OK' is not defined", Langflow) and JavaScript's
+    // ReferenceError ("ReferenceError: fetch is not defined"): code to fix. (A bare "X is not
+    // defined" may be a setting: "OPENAI_API_KEY is not defined".)
+    said("' is not defined", Programming),
+    said("referenceerror:", Programming),
+    // An empty `contents` list refused by Google's SDK before the call ("contents are
+    // required."): the request.
+    said("contents are required", BadRequest),
+    // A reply without its usage counts (Dify's Gemini plugin: "completion_tokens is None"):
+    // the reply lacks a field.
+    said("completion_tokens is none", InvalidResponse),
+    said("prompt_tokens is none", InvalidResponse),
+    said("usage is none", InvalidResponse),
+    // The Realtime API's error event as Python SDKs repr it (pipecat: "RealtimeError(type=
+    // 'invalid_request_error', code='invalid_value', ...)"): the request.
+    said("type='invalid_request_error'", BadRequest),
+    // Model output the framework could not use (smolagents: "Error in generating tool call
+    // with model: The JSON blob you used is invalid"; Pydantic AI's UnexpectedModelBehavior
+    // "Exceeded maximum output retries (1)"; deepeval's "Number of verdicts generated does not
+    // equal length of retrieved nodes"; openai-agents' ModelBehaviorError "Tool x not found
+    // in agent y", "Invalid output type").
+    said("json blob you used is invalid", Validation),
+    // smolagents utils.py / agents.py: "The model output does not contain any JSON blob.",
+    // "Error while parsing tool call from model output: ..." (AgentParsingError);
+    // openai-agents: "Invalid JSON when parsing model output"; CrewAI's ConverterError "Failed
+    // to convert text into a Pydantic model due to ... error". (smolagents' "Error in
+    // generating ..." wraps the model call's own failure, a 429 as well: not here.)
+    said("does not contain any json blob", Validation),
+    said("parsing tool call from model output", Validation),
+    said("when parsing model output", Validation),
+    said("failed to convert text into a pydantic model", Validation),
+    said("maximum output retries", Validation),
+    said("number of verdicts generated does not equal", Validation),
+    said("modelbehaviorerror", Validation),
+    // An app's own set-up (browser-use: "invalid llm, must be from browser_use.llm"; LiteLLM's
+    // cost map: "This model isn't mapped yet"; a CLI's "chat-completions require the
+    // --apply_chat_template flag"; Langflow's "Flow ID or Flow Name is required"; a relay's
+    // "Windsurf IDE is not running. Please start Windsurf first").
+    said("invalid llm, must be", Configuration),
+    said("isn't mapped yet", Configuration),
+    said("is not mapped yet", Configuration),
+    said("require the --", Configuration),
+    said("requires the --", Configuration),
+    said("flow id or flow name is required", Configuration),
+    said("is not running. please start", Configuration),
+    // An app that could not turn messages into its prompt format (MemGPT's LocalLLMError
+    // "Failed to convert ChatCompletion messages into prompt string with wrapper"): its code.
+    said("messages into prompt string", Programming),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -339,6 +448,28 @@ pub const TRANSIENT: &[Phrase] = &[
     // apps' "Server connection error").
     said("server connection", Connection),
     said("server connection error", Connection),
+    // (batch 24) Overload as traffic volume (Kiro: "The model you've selected is
+    // experiencing a high volume of traffic"; "heavy traffic", "heavy load").
+    said("high volume of traffic", Overloaded),
+    said("heavy traffic", Overloaded),
+    said("heavy load", Overloaded),
+    // An agent's catch-all that asks to try again (Antigravity: "Agent terminated due to
+    // error. You can prompt the model to try again").
+    said("agent terminated due to error", ServerError),
+    said("prompt the model to try again", ServerError),
+    // The Realtime API's `server_error` event as agents print it (LiveKit: "OpenAI Realtime
+    // API response failed with error type: server_error"; a repr's type='server_error').
+    said("error type: server_error", ServerError),
+    said("type='server_error'", ServerError),
+    // Dify could not reach its plugin daemon ("Failed to request plugin daemon, url: ...",
+    // raised on the HTTP client's failure): a connection.
+    said("failed to request plugin daemon", Connection),
+    // ElevenLabs' 429 `detail.status` words (help.elevenlabs.io, API error code 429):
+    // `system_busy` ("our services were experiencing high levels of traffic"), and
+    // `too_many_concurrent_requests` (the plan's concurrency).
+    said("system_busy", Overloaded),
+    said("high levels of traffic", Overloaded),
+    said("too_many_concurrent_requests", RateLimited),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -428,6 +559,11 @@ pub const CREDENTIAL_UNSET: &[Phrase] = &[
     said("anthropic_api_key is not set", Configuration),
     said("no api key provided", Configuration),
     said("in variables/secrets", Configuration),
+    // (batch 24) The same check in JavaScript's words ("OPENAI_API_KEY is not defined"): read
+    // before the NameError row "' is not defined".
+    said("api_key is not defined", Configuration),
+    said("openai_api_key is not defined", Configuration),
+    said("anthropic_api_key is not defined", Configuration),
 ];
 
 /// (batch 19) Words that show a "model not found" came from the client's own list of providers
@@ -446,6 +582,12 @@ pub const LOCAL_REGISTRY_WORDS: &[&str] = &[
     "service_id",
     "supported model names:",
     "available models:",
+    // (batch 24) A model the app's own configuration or registry lacks (simple-one-api: "model
+    // not found in the configuration"; Tabby: "consult https://github.com/TabbyML/registry-tabby
+    // for the correct `model_id`").
+    "in the configuration",
+    "in your configuration",
+    "for the correct `model_id`",
 ];
 
 /// (batch 19) Class names whose library gives them a status of their own, read when nothing
@@ -465,3 +607,79 @@ pub const DOCUMENTED_STATUS: &[(&str, u16)] = &[
 /// `ModelResponse`, LangChain's `LLMResult`): an invalid response, not the model's structured
 /// output. (A request model, `ChatCompletionRequest`, ends otherwise.)
 pub const REPLY_MODEL_SUFFIXES: &[&str] = &["chunk", "completion", "response", "result"];
+
+/// (batch 24) Pydantic's "validation error(s) for <Model>" where the model's name ends in one of
+/// these words is the app's own parameters or settings failing their schema (Dify's agent
+/// strategy `ReActParams` with no model entity set; pydantic-settings' `Settings`, a tool's
+/// `...Config`): the set-up, not the model's output.
+pub const SETUP_MODEL_SUFFIXES: &[&str] = &["params", "settings", "config"];
+
+#[cfg(test)]
+mod tests {
+    use crate::category::Category::{self, *};
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn cat(f: Failure) -> (Category, bool) {
+        let c = classify(&f);
+        (c.category, c.transient)
+    }
+
+    /// (batch 24) Apps', agents' and frameworks' own words, with siblings of each family.
+    #[test]
+    fn app_and_framework_families() {
+        for (f, want) in [
+            // AWS Q / CodeWhisperer ValidationException
+            (Failure::new("Improperly formed request."), BadRequest),
+            (Failure::new("Invalid model ID. Please select a different model to continue."), NotFound),
+            // Anthropic image limits
+            (Failure::new("messages.0.content.1.image.source.base64.data: At least one of the image dimensions exceed max allowed size: 8000 pixels"), BadRequest),
+            (Failure::http(413, "Content size exceeds 20 MB"), ContextOverflow),
+            (Failure::new("Invalid image: image must be smaller than 20MB"), BadRequest),
+            (Failure::new("The image is too large. Maximum size is 5MB"), BadRequest),
+            (Failure::http(400, "Request payload size exceeds the limit: 20971520 bytes."), ContextOverflow),
+            (Failure::new("Content size exceeds 20 MB"), ContextOverflow),
+            // llama.cpp-style and Copilot context limits under a 400 or a 500
+            (Failure::http(400, "Prompt has 9000 tokens, but the configured context size is 8192 tokens"), ContextOverflow),
+            (Failure::http(500, "Prompt has 9000 tokens, but the configured context size is 8192 tokens"), ContextOverflow),
+            (Failure::http(400, "{\"error\":{\"message\":\"prompt token count of 140189 exceeds the limit of 128000\",\"code\":\"model_max_prompt_tokens_exceeded\"}}"), ContextOverflow),
+            (Failure::new("Your message exceeds the token limit"), ContextOverflow),
+            (Failure::new("Unusual activity detected. Free Tier usage disabled."), Forbidden),
+            (Failure::new("PluginInvokeError: {\"args\":{},\"error_type\":\"TypeError\",\"message\":\"'NoneType' object is not iterable\"}"), Programming),
+            (Failure::new("NameError: name 'json' is not defined"), Programming),
+            (Failure::new("ReferenceError: fetch is not defined"), Programming),
+            (Failure::new("[models] Error: prompt_tokens is None"), InvalidResponse),
+            (Failure::new("RealtimeError(type='invalid_request_error', code='invalid_value', message='x')"), BadRequest),
+            (Failure::new("Error in generating tool call with model:\nThe JSON blob you used is invalid due to the following error: Expecting value"), Validation),
+            (Failure::new("Exceeded maximum output retries (3)"), Validation),
+            (Failure::new("Error while parsing tool call from model output: The model output does not contain any JSON blob."), Validation),
+            (Failure::new("ModelBehaviorError: Invalid JSON when parsing model output for agent x"), Validation),
+            (Failure::new("ConverterError: Failed to convert text into a Pydantic model due to validation error: 1 validation error"), Validation),
+            (Failure::http(400, "{\"detail\":{\"status\":\"max_character_limit_exceeded\",\"message\":\"This request's text has 627 characters and exceeds the character limit of 333 characters for non signed in accounts.\"}}"), ContextOverflow),
+            (Failure::http(400, "{\"detail\":{\"status\":\"voice_not_found\",\"message\":\"A voice with the voice_id x was not found.\"}}"), NotFound),
+            (Failure::new("Number of verdicts generated does not equal number of statements"), Validation),
+            (Failure::new("Tool get_date not found in agent main").with_class(["agents.exceptions.ModelBehaviorError"]), Validation),
+            (Failure::new("invalid llm, must be from browser_use.llm"), Configuration),
+            (Failure::new("This model isn't mapped yet. model=foo, custom_llm_provider=openai."), Configuration),
+            (Failure::new("generation requires the --trust_remote_code flag"), Configuration),
+            (Failure::new("{\"error\":\"model not found in the configuration\"}"), Configuration),
+            (Failure::new("Error: OPENAI_API_KEY is not defined"), Configuration),
+            (Failure::new("PluginInvokeError: {\"error_type\":\"ValidationError\",\"message\":\"1 validation error for FunctionCallingParams\\nmodel.entity\\n  Input should be a valid dictionary\"}"), Configuration),
+            (Failure::new("2 validation errors for Settings\nopenai_api_key\n  Field required"), Configuration),
+        ] {
+            assert_eq!(cat(f.clone()).0, want, "{f:?}");
+            assert!(!cat(f.clone()).1, "{f:?}");
+        }
+        for (f, want) in [
+            (Failure::new("The model you've selected is experiencing a high volume of traffic."), Overloaded),
+            (Failure::new("The service is under heavy load, please retry"), Overloaded),
+            (Failure::new("{\"detail\":{\"status\":\"system_busy\",\"message\":\"Our services are experiencing high levels of traffic\"}}"), Overloaded),
+            (Failure::new("{\"detail\":{\"status\":\"too_many_concurrent_requests\"}}"), RateLimited),
+            (Failure::new("Agent terminated due to error.\nYou can prompt the model to try again"), ServerError),
+            (Failure::new("Realtime API response failed with error type: server_error"), ServerError),
+            (Failure::new("Failed to request plugin daemon, url: plugin/x/dispatch/llm/invoke"), Connection),
+        ] {
+            assert_eq!(cat(f.clone()), (want, true), "{f:?}");
+        }
+    }
+}

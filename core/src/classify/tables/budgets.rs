@@ -56,6 +56,18 @@ pub const PERMANENT: &[Phrase] = &[
     stated("for the free trial", PaymentRequired),
     stated("free trial limit", PaymentRequired),
     stated("free trial quota", PaymentRequired),
+    // (batch 24) A plan's allowance spent: ElevenLabs' `quota_exceeded` ("This request exceeds
+    // your quota. You have 11 characters remaining, while 70 characters are required"; newer
+    // "... 50 credits remaining"), Coze's 4028 ("Your free quota has been used up. Please upgrade
+    // to a paid plan"), OpenRouter's per-key caps ("Key limit exceeded (total limit)", also
+    // daily, weekly and monthly): none comes back within a retry budget.
+    stated("exceeds your quota", PaymentRequired),
+    stated("characters remaining, while", PaymentRequired),
+    stated("credits remaining, while", PaymentRequired),
+    stated("free quota has been used up", PaymentRequired),
+    stated("quota has been used up", PaymentRequired),
+    said("upgrade to a paid plan", PaymentRequired),
+    stated("key limit exceeded", PaymentRequired),
 ];
 
 #[cfg(test)]
@@ -96,5 +108,23 @@ mod tests {
             "Too many requests in 1 hour. Try again later.",
         ));
         assert_eq!((c.category, c.transient), (RateLimited, true));
+    }
+
+    /// (batch 24) Allowances of TTS, agent platforms and per-key caps, in their own words.
+    #[test]
+    fn plan_allowances_spent() {
+        for f in [
+            // ElevenLabs quota_exceeded (elevenlabs docs, errors)
+            Failure::http(401, "{\"detail\":{\"status\":\"quota_exceeded\",\"message\":\"This request exceeds your quota. You have 11 characters remaining, while 70 characters are required for this request.\"}}"),
+            Failure::new("This request exceeds your quota of 10000. You have 50 credits remaining, while 120 credits are required for this request."),
+            // Coze 4028
+            Failure::new("Your free quota has been used up. Please upgrade to a paid plan to continue"),
+            // OpenRouter key caps
+            Failure::http(403, "Key limit exceeded (total limit). Manage it using https://openrouter.ai/settings/keys"),
+            Failure::http(429, "Key limit exceeded (monthly limit)"),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (PaymentRequired, false), "{f:?}");
+        }
     }
 }

@@ -636,6 +636,49 @@ pub const TABLES: &[ClientTable] = &[
             said("closed connection before returning the first response byte", Connection),
         ],
     },
+    ClientTable {
+        client: "python-websockets ConnectionClosed, when one side's close frame is missing",
+        source: "python-websockets src/websockets/exceptions.py ConnectionClosed.__str__",
+        rows: &[
+            // "sent 1000 (OK); no close frame received" (our close, never answered: the peer
+            // or the path dropped) and "received 1011 (internal error); no close frame sent":
+            // an abnormal closure (1006) either way, whatever code one side gave. (Both
+            // missing, "no close frame received or sent", is in the main table.)
+            said("no close frame received", Connection),
+            said("no close frame sent", Connection),
+        ],
+    },
+    ClientTable {
+        client: "Apps' own words for a reply that never came, or stopped coming",
+        source: "chatgpt-in-slack (\"OpenAI didn't respond within 75 seconds\"); Claude Code (\"The response stopped arriving\"); crush (\"Stream Transport Error\"); Chinese bots (请求超时 / 响应超时)",
+        rows: &[
+            // A wait the app gave up on, in any words: a timeout, read before the main tables'
+            // "try again later" (a catch-all) and 繁忙 (a guess at the cause beside it).
+            said("didn't respond within", Timeout),
+            said("did not respond within", Timeout),
+            said("failed to respond within", Timeout),
+            said("no response within", Timeout),
+            said("did not respond in time", Timeout),
+            said("didn't respond in time", Timeout),
+            // viem's TimeoutError "The request took too long to respond."; apps' "Took too
+            // long to respond. Please try again." on a fetch aborted by its timer.
+            said("took too long to respond", Timeout),
+            said("响应时间过长", Timeout), // the response took too long
+            said("请求超时", Timeout), // request timed out
+            said("响应超时", Timeout), // response timed out
+            said("连接超时", Timeout), // connection timed out
+            said("读取超时", Timeout), // read timed out
+            said("超时未响应", Timeout),
+            said("請求逾時", Timeout), // the same in Traditional Chinese
+            said("回應逾時", Timeout),
+            said("連線逾時", Timeout),
+            said("タイムアウト", Timeout), // ja: timeout
+            // An answer that began and stopped: the stream was cut.
+            said("response stopped arriving", StreamInterrupted),
+            said("response above may be incomplete", StreamInterrupted),
+            said("stream transport error", StreamInterrupted),
+        ],
+    },
 ];
 
 /// Every row of every client table, in table order.
@@ -740,5 +783,32 @@ mod tests {
              the server returns 'Connection: close' response header before closing the connection",
         ));
         assert_eq!((c.category, c.transient), (Connection, true));
+    }
+
+    /// (batch 24) websockets' one-sided closes and apps' words for a wait given up on or a
+    /// stream cut: retried as the transport failures they are.
+    #[test]
+    fn one_sided_closes_and_stalled_replies() {
+        use crate::classify::classify;
+        use crate::failure::Failure;
+        for (text, want) in [
+            // python-websockets exceptions.py renderings
+            ("API error: sent 1000 (OK); no close frame received", Connection),
+            ("sent 1011 (internal error) keepalive ping timeout; no close frame received", Connection),
+            ("received 1001 (going away); no close frame sent", Connection),
+            ("Sorry! It looks like OpenAI didn't respond within 75 seconds. Please try again later.", Timeout),
+            ("The server did not respond within 30s", Timeout),
+            ("The model did not respond in time", Timeout),
+            ("The server took too long to respond", Timeout),
+            ("响应时间过长，请稍后再试", Timeout),
+            ("openai服务器仍然响应超时，这有极有可能是openai服务器处于繁忙状态", Timeout),
+            ("请求超时，请稍后再试！", Timeout),
+            ("連線逾時，請稍後再試", Timeout),
+            ("API Error: The response stopped arriving. The response above may be incomplete.", StreamInterrupted),
+            ("ERROR Stream Transport Error", StreamInterrupted),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, true), "{text}");
+        }
     }
 }
