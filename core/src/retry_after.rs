@@ -34,7 +34,29 @@ const MAX_WAIT_SCAN: usize = 64 * 1024;
 /// Builds this module's patterns now (see `crate::warm`).
 pub(crate) fn warm() {
     from_body("retryDelay");
+    reset_field("seconds");
     wait_in_text("");
+}
+
+/// (batch 24) A reset or wait an error body gives as a number of seconds in a field of its own:
+/// ChatGPT's Codex backend `usage_limit_reached` (`"resets_in_seconds": 529498`, beside
+/// `resets_at`), a relay's queue answer (`"retryAfterSeconds": 30`), `retry_after_seconds`.
+/// JSON, a Python repr or an escaped quote (`\"retryAfterSeconds\":`) alike.
+pub fn reset_field(text: &str) -> Option<f64> {
+    let text = head(text);
+    if !text.contains("econds") {
+        return None;
+    }
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(
+            r#"(?i-u)["']\\*(?:resets?_in_seconds|resets?_after_seconds|retry_?after_?seconds)\\*["']\s*:\s*"?([0-9]+(?:\.[0-9]+)?)"#,
+        )
+        .expect("valid regex")
+    });
+    r.captures(text)
+        .and_then(|c| c[1].parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s <= MAX_SECONDS)
 }
 
 /// The wait an error body gives as data: `google.rpc.RetryInfo.retryDelay` ("36s", "0.5s"),

@@ -241,6 +241,8 @@ fn stated_wait(f: &Failure, hay: &Hay) -> Option<(f64, RetryAfterSource)> {
     if let Some(s) = retry_after::from_body(body)
         .or_else(|| retry_after::from_body(&f.message))
         .or_else(|| text::proto_retry_delay(&f.message))
+        .or_else(|| retry_after::reset_field(body))
+        .or_else(|| retry_after::reset_field(&f.message))
     {
         return Some((s, RetryAfterSource::Body));
     }
@@ -255,6 +257,11 @@ fn long_window(f: &Failure, hay: &Hay) -> bool {
     text::long_window().first(hay.get()).is_some()
         || text::long_window_in_ids(f.body.as_deref().unwrap_or(""))
         || text::long_window_in_ids(&f.message)
+        // (batch 24) A reset the body states as data that no retry budget waits for (Codex's
+        // 429 usage_limit_reached, "resets_in_seconds": 529498, six days).
+        || retry_after::reset_field(f.body.as_deref().unwrap_or(""))
+            .or_else(|| retry_after::reset_field(&f.message))
+            .is_some_and(|secs| secs >= LONG_WAIT_SECS)
 }
 
 /// (batch 20) An allowance the text says resets, within a stated wait of under an hour, and no
@@ -422,6 +429,16 @@ fn decide(
     // 4. The exception class chain, wrappers looked through (the binding concatenates chains).
     if let Some((c, network_or_config)) = classes.category {
         if network_or_config || c == Category::Connection {
+            // (batch 24) A connection class around an answer whose quoted envelope states a
+            // client error (LiteLLM's APIConnectionError "MinimaxException - {...\"http_code\":
+            // \"400\"}"): the answer came, and its status decides. 408 stays the wrapper's.
+            if let Some(n) = provider
+                .filter(|p| p.has_error)
+                .and_then(|p| p.numeric_code)
+                .filter(|n| (400..500).contains(n) && *n != 408)
+            {
+                return (refine_status(n, provider, hay), Evidence::Body);
+            }
             return (network_or_configuration(hay.get()), Evidence::ErrorClass);
         }
         if c.is_transient() {

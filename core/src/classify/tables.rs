@@ -894,6 +894,17 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // The AI SDK's `TypeValidationError` (packages/provider/src/errors/type-validation-error.ts,
     // "Type validation failed: Value: ..."): a reply or chunk not of the provider's schema.
     ("AI_TypeValidationError", Is(InvalidResponse)),
+    // (batch 24) The JVM's other JSON decoders, as Java and Kotlin SDKs chain them: Gson's
+    // `com.google.gson.JsonSyntaxException` / `JsonParseException` / `stream.
+    // MalformedJsonException` ("java.io.EOFException: End of input at line 1 column 2 path $."
+    // when a reply or stream chunk is cut or not JSON), Moshi's `JsonDataException` and
+    // `JsonEncodingException`. The decoder's class names the fault; an EOF in its words is the
+    // reply ending early under the parser, not a dropped socket.
+    ("com.google.gson.JsonSyntaxException", Is(InvalidResponse)),
+    ("com.google.gson.JsonParseException", Is(InvalidResponse)),
+    ("com.google.gson.stream.MalformedJsonException", Is(InvalidResponse)),
+    ("com.squareup.moshi.JsonDataException", Is(InvalidResponse)),
+    ("com.squareup.moshi.JsonEncodingException", Is(InvalidResponse)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

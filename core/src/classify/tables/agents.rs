@@ -233,6 +233,18 @@ pub const PERMANENT: &[Phrase] = &[
     // is not one the service knows.
     said("ak is not exist", Unauthorized),
     said("ak not exist", Unauthorized),
+    // (batch 24) MiniMax's pairing checks, under its 400 and code 2013 (MiniMax-AI/MiniMax-M2#76;
+    // bridge and agent sources quoting it: "invalid params, tool result's tool id(call_a) not
+    // found (2013)", "invalid params, tool call result does not follow tool call (2013)"): a
+    // result whose call the history lost, or a call left without its result; pruning repairs
+    // both, so stated over any status a relay wraps them in.
+    stated("tool result's tool id", OrphanToolCalls),
+    stated("tool call result does not follow tool call", OrphanToolCalls),
+    // (batch 24) MiniMax's 2013 wording of any other refused parameter ("invalid params,
+    // invalid thinking.type: \"enabled\" (allowed: adaptive, disabled) (2013)"; "invalid params,
+    // invalid function arguments json string"), and JSON-RPC's -32602 "Invalid params": the
+    // request's own fault, read where no status says more.
+    said("invalid params", BadRequest),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -339,6 +351,13 @@ pub const TRANSIENT: &[Phrase] = &[
     // apps' "Server connection error").
     said("server connection", Connection),
     said("server connection error", Connection),
+    // (batch 24) A body that names a wait before the next try in a field of its own (a relay's
+    // queue answer under its 403, 9router's Qoder "{\"isQueued\":false,...,
+    // \"retryAfterSeconds\":..."; `retry_after_seconds` elsewhere): a throttle, whatever
+    // status carries it, even when the log cut the number off (`retry_after::reset_field`
+    // reads the number where it is there).
+    said("retryafterseconds", RateLimited),
+    said("retry_after_seconds", RateLimited),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
