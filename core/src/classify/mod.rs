@@ -311,6 +311,17 @@ fn decide(
         return (Category::Cancelled, Evidence::Cancellation);
     }
 
+    // (batch 24) A realtime session or socket at the lifetime its server allows, in an error
+    // event with no status (`tables::sessions`): a new connection carries on, whatever type
+    // the event gives.
+    if f.status.is_none()
+        && tables::sessions::LIFETIME_ENDED
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
+    {
+        return (Category::Connection, Evidence::Message);
+    }
+
     // 2. (x-should-retry only flips `transient`; see classify_at.)
     // 3. The status, refined by the provider's code and the message.
     match f.status {
@@ -604,6 +615,13 @@ fn decide(
     // 6. The message text, last.
     if let Some(c) = message_category(f, provider, hay) {
         return (c, Evidence::Message);
+    }
+    // (batch 24) An error raised on a success status that nothing above names: the answer
+    // came and the client could not use it (openai-python 0.x's "HTTP code 200 from API (...)"
+    // and "Invalid response object from API: ... (HTTP response code was 200)", raised when a
+    // 200's body is not the JSON it expects).
+    if f.status.is_some_and(|s| (200..300).contains(&s)) {
+        return (Category::InvalidResponse, Evidence::Status);
     }
     (Category::Unknown, Evidence::Nothing)
 }
@@ -953,7 +971,18 @@ fn says_connection_failed(hay: &Hay) -> bool {
     [text::network(), text::transient()].iter().any(|set| {
         set.first(hay.get())
             .is_some_and(|p| p.category == Category::Connection && !p.text.contains("eof"))
-    })
+    }) || connect_timed_out(hay)
+}
+
+/// (batch 24) A connection that was never made because the peer did not answer in time, in a
+/// socket error's number (`[WinError 10060]`, WSAETIMEDOUT, whatever language its words are
+/// in) or in urllib3's words: relayed by an app's own 500 ("Request failed with status code
+/// 500 ... Failed to establish a new connection: [WinError 10060]"), the connection is what
+/// failed.
+fn connect_timed_out(hay: &Hay) -> bool {
+    tables::clients::CONNECT_TIMEOUT_WORDS
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// The text places the failure in a stream ("stream error", "event: error", SSE).

@@ -245,6 +245,16 @@ pub const PERMANENT: &[Phrase] = &[
     // invalid function arguments json string"), and JSON-RPC's -32602 "Invalid params": the
     // request's own fault, read where no status says more.
     said("invalid params", BadRequest),
+    // (batch 24) A reply whose only text is the model's reasoning (llm_wiki: "Model produced
+    // 2,176 characters of reasoning / chain-of-thought, but no actual response content"; the
+    // OpenAI-compatible servers' `reasoning_content` with an empty `content`, as apps word it:
+    // "only reasoning content", "reasoning but no content"): no answer to use, as an empty
+    // reply is.
+    said("no actual response content", InvalidResponse),
+    said("no response content", InvalidResponse),
+    said("only reasoning content", InvalidResponse),
+    said("reasoning but no content", InvalidResponse),
+    said("reasoning content but no content", InvalidResponse),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
