@@ -462,4 +462,33 @@ mod tests {
         assert_eq!(parse_seconds("NaN"), None);
         assert_eq!(parse_seconds(""), None);
     }
+
+    /// Reset fields as bodies give them: the Codex backend's `usage_limit_reached`
+    /// (CLIProxyAPI#1666), a relay's queue answer, escaped once in a quoted message.
+    #[test]
+    fn reset_fields_in_bodies() {
+        let cases: &[(&str, Option<f64>)] = &[
+            (
+                r#"{"error":{"type":"usage_limit_reached","resets_at":1772180859,"resets_in_seconds":529498}}"#,
+                Some(529498.0),
+            ),
+            (
+                r#"{"isQueued":false,"queueType":"slow","retryAfterSeconds":30}"#,
+                Some(30.0),
+            ),
+            (
+                r#"[qoder error 403: {\"retryAfterSeconds\":12}"#,
+                Some(12.0),
+            ),
+            ("{'retry_after_seconds': 2.5}", Some(2.5)),
+            (r#"{"reset_after_seconds": "60"}"#, Some(60.0)),
+            // A field with no number (a log cut it off), or another name, is no wait.
+            (r#"{\"retryAfterSeconds\":"#, None),
+            (r#"{"timeout_seconds": 30}"#, None),
+            ("resets in 30 seconds", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(reset_field(text), *want, "{text}");
+        }
+    }
 }

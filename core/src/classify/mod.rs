@@ -3054,3 +3054,161 @@ mod batch19 {
         );
     }
 }
+
+#[cfg(test)]
+mod batch24 {
+    //! Sibling strings of batch 24a's families, from the sources named at each rule.
+    use super::*;
+    use Category::*;
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let r = classify_at(f, SystemTime::UNIX_EPOCH);
+        (r.category, r.transient)
+    }
+
+    fn chain(classes: &[&str], m: &str) -> Failure {
+        let mut f = Failure::new(m);
+        f.error_class = classes.iter().map(|c| c.to_string()).collect();
+        f
+    }
+
+    /// A connection class around a quoted envelope that states its own 4xx: the answer came.
+    #[test]
+    fn a_quoted_client_error_under_a_connection_class_is_that_error() {
+        let litellm = [
+            "litellm.exceptions.APIConnectionError",
+            "openai.APIConnectionError",
+        ];
+        // MiniMax's Anthropic-shaped envelope (http_code), through OpenRouter's raw too.
+        let m = r#"litellm.APIConnectionError: MinimaxException - {"type":"error","error":{"type":"bad_request_error","message":"invalid params, tool call result does not follow tool call (2013)","http_code":"400"},"request_id":"05b1"}"#;
+        assert_eq!(cat(&chain(&litellm, m)), (OrphanToolCalls, false));
+        let m = r#"litellm.APIConnectionError: MinimaxException - {"type":"error","error":{"type":"authentication_error","message":"invalid api key (2049)","http_code":"401"}}"#;
+        assert!(!cat(&chain(&litellm, m)).1);
+        // A connection class with no answer quoted stays a connection; a quoted 5xx or 408
+        // stays transient.
+        assert_eq!(
+            cat(&chain(
+                &litellm,
+                "litellm.APIConnectionError: Connection error."
+            )),
+            (Connection, true)
+        );
+        let m = r#"litellm.APIConnectionError: {"error":{"type":"api_error","message":"upstream","http_code":"503"}}"#;
+        assert!(cat(&chain(&litellm, m)).1);
+        let m = r#"litellm.APIConnectionError: {"error":{"type":"timeout","message":"slow","http_code":"408"}}"#;
+        assert!(cat(&chain(&litellm, m)).1);
+    }
+
+    /// MiniMax's 2013 texts with no status, as apps log them (MiniMax-AI/MiniMax-M2#76, the
+    /// bridge sources quoting it).
+    #[test]
+    fn minimax_2013_without_a_status() {
+        assert_eq!(
+            cat(&Failure::new("invalid params, tool result's tool id(call_function_0f058212kmr5_1) not found (2013)")),
+            (OrphanToolCalls, false)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "invalid params, tool call result does not follow tool call (2013)"
+            )),
+            (OrphanToolCalls, false)
+        );
+        // Under a relay's 500 the pairing is still the history's.
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "upstream error: invalid params, tool result's tool id(call_a) not found (2013)"
+            )),
+            (OrphanToolCalls, false)
+        );
+        assert!(
+            !cat(&Failure::new(
+                "invalid params, invalid function arguments json string, tool_call_id: x (2013)"
+            ))
+            .1
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                r#"invalid params, invalid thinking.type: "enabled" (allowed: adaptive, disabled) (2013)"#
+            )),
+            (BadRequest, false)
+        );
+    }
+
+    /// Gson's and Moshi's decoder classes: an EOF under them is the reply ending under the
+    /// parser (ChatGPT-Java-API#30), not a dropped socket.
+    #[test]
+    fn jvm_json_decoder_classes() {
+        for class in [
+            "com.google.gson.JsonSyntaxException",
+            "com.google.gson.stream.MalformedJsonException",
+            "com.squareup.moshi.JsonDataException",
+        ] {
+            let f = chain(
+                &[class],
+                "java.io.EOFException: End of input at line 1 column 2 path $.",
+            );
+            assert_eq!(cat(&f), (InvalidResponse, false), "{class}");
+        }
+        // The EOF alone, with no decoder named, is still the socket's.
+        assert!(cat(&chain(&["java.io.EOFException"], "java.io.EOFException")).1);
+    }
+
+    /// An error raised on a 2xx that nothing names is the reply's (openai-python 0.x).
+    #[test]
+    fn an_error_on_a_success_status() {
+        let f = Failure::http(
+            200,
+            "Invalid response object from API: '<html>' (HTTP response code was 200)",
+        );
+        assert_eq!(cat(&f), (InvalidResponse, false));
+        // Words that name a nature still decide (a stream's overload inside a 200).
+        let f = Failure::http(
+            200,
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        );
+        assert!(cat(&f).1);
+    }
+
+    /// A body that states its reset as data: a week away is a quota; a wait under a 403 is a
+    /// throttle (CLIProxyAPI#1666; 9router#3510).
+    #[test]
+    fn resets_stated_as_data() {
+        let week = r#"{"error":{"type":"usage_limit_reached","message":"The usage limit has been reached","plan_type":"plus","resets_in_seconds":604000}}"#;
+        assert_eq!(
+            cat(&Failure::http(429, week).with_body(week)),
+            (PaymentRequired, false)
+        );
+        let minutes = r#"{"error":{"type":"usage_limit_reached","message":"The usage limit has been reached","resets_in_seconds":1200}}"#;
+        let r = classify_at(
+            &Failure::http(429, minutes).with_body(minutes),
+            SystemTime::UNIX_EPOCH,
+        );
+        assert_eq!(
+            (r.category, r.transient, r.retry_after),
+            (RateLimited, true, Some(1200.0))
+        );
+        let queued = r#"{"code":"10605","message":"{\"isQueued\":false,\"queueType\":\"slow\",\"retryAfterSeconds\":20}"}"#;
+        assert_eq!(cat(&Failure::http(403, queued)), (RateLimited, true));
+        // A 403 with no such field stays a refusal.
+        assert!(
+            !cat(&Failure::http(
+                403,
+                r#"{"code":"10605","message":"forbidden"}"#
+            ))
+            .1
+        );
+    }
+
+    /// A reply with only reasoning (llm_wiki#471) and its siblings.
+    #[test]
+    fn a_reasoning_only_reply() {
+        for m in [
+            "Model produced 512 characters of reasoning / chain-of-thought, but no actual response content.",
+            "LLM returned only reasoning content",
+            "Model returned reasoning but no content",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (InvalidResponse, false), "{m}");
+        }
+    }
+}

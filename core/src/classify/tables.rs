@@ -167,12 +167,12 @@ mod intl;
 pub mod names;
 pub mod nearby;
 pub mod output_form;
+pub mod sessions;
 pub mod setup_registry;
 pub mod stated_faults;
 pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;
-pub mod sessions;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {
@@ -903,9 +903,15 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // reply ending early under the parser, not a dropped socket.
     ("com.google.gson.JsonSyntaxException", Is(InvalidResponse)),
     ("com.google.gson.JsonParseException", Is(InvalidResponse)),
-    ("com.google.gson.stream.MalformedJsonException", Is(InvalidResponse)),
+    (
+        "com.google.gson.stream.MalformedJsonException",
+        Is(InvalidResponse),
+    ),
     ("com.squareup.moshi.JsonDataException", Is(InvalidResponse)),
-    ("com.squareup.moshi.JsonEncodingException", Is(InvalidResponse)),
+    (
+        "com.squareup.moshi.JsonEncodingException",
+        Is(InvalidResponse),
+    ),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

@@ -239,7 +239,10 @@ pub const PERMANENT: &[Phrase] = &[
     // result whose call the history lost, or a call left without its result; pruning repairs
     // both, so stated over any status a relay wraps them in.
     stated("tool result's tool id", OrphanToolCalls),
-    stated("tool call result does not follow tool call", OrphanToolCalls),
+    stated(
+        "tool call result does not follow tool call",
+        OrphanToolCalls,
+    ),
     // (batch 24) MiniMax's 2013 wording of any other refused parameter ("invalid params,
     // invalid thinking.type: \"enabled\" (allowed: adaptive, disabled) (2013)"; "invalid params,
     // invalid function arguments json string"), and JSON-RPC's -32602 "Invalid params": the

@@ -779,8 +779,14 @@ mod tests {
     #[test]
     fn winsock_errors_in_every_rendering() {
         for (text, want) in [
-            ("error sending request: Connection reset by peer (os error 10054)", Connection),
-            ("tcp connect error: No connection could be made (os error 10061)", Connection),
+            (
+                "error sending request: Connection reset by peer (os error 10054)",
+                Connection,
+            ),
+            (
+                "tcp connect error: No connection could be made (os error 10061)",
+                Connection,
+            ),
             ("connect failed: WSAECONNREFUSED", Connection),
             ("recv failed: WSAECONNRESET", Connection),
             ("operation timed out (os error 10060)", Timeout),

@@ -50,7 +50,10 @@ mod tests {
         ));
         assert!(!c.transient);
         // Under a status, the status speaks (a 400 that names a duration of its input).
-        let c = classify(&Failure::http(400, "audio exceeds the maximum duration of 60 minutes"));
+        let c = classify(&Failure::http(
+            400,
+            "audio exceeds the maximum duration of 60 minutes",
+        ));
         assert!(!c.transient);
     }
 }
