@@ -650,6 +650,20 @@ pub const TABLES: &[ClientTable] = &[
             said("closed connection before returning the first response byte", Connection),
         ],
     },
+    // (batch 24) Python's `websockets` (src/websockets/exceptions.py, ConnectionClosed.__str__):
+    // "no close frame received or sent", "sent 1000 (OK); no close frame received", "received
+    // 1011 (internal error); no close frame sent". A handshake left half done is a socket that
+    // dropped (as close code 1006 is), whichever side's code was sent; the Realtime clients
+    // (openai-python's realtime, LiveKit's and Pipecat's plugins) raise it as it is.
+    ClientTable {
+        client: "Python websockets (ConnectionClosed's text)",
+        source: "github.com/python-websockets/websockets src/websockets/exceptions.py",
+        rows: &[
+            said("no close frame received or sent", Connection),
+            said("no close frame received", Connection),
+            said("no close frame sent", Connection),
+        ],
+    },
 ];
 
 /// Every row of every client table, in table order.
@@ -805,5 +819,27 @@ mod tests {
         // A server's own 500 with no client's connect words stays the server's.
         let c = classify(&Failure::new("Request failed with status code 500"));
         assert_eq!((c.category, c.transient), (ServerError, true));
+    }
+
+    /// websockets' ConnectionClosed texts (src/websockets/exceptions.py): a close handshake
+    /// left half done is a dropped socket.
+    #[test]
+    fn websockets_half_done_close_handshake() {
+        for (text, want) in [
+            ("no close frame received or sent", Connection),
+            ("sent 1000 (OK); no close frame received", Connection),
+            (
+                "websockets.exceptions.ConnectionClosedError: no close frame received or sent",
+                Connection,
+            ),
+            // A code the server sent names the failure itself (1011: its internal error).
+            (
+                "received 1011 (internal error) keepalive ping timeout; no close frame sent",
+                ServerError,
+            ),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, true), "{text}");
+        }
     }
 }
