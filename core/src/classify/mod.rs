@@ -186,7 +186,8 @@ fn provider_error(
         .as_deref()
         .and_then(body::parse)
         .or_else(|| body::from_text(&f.message))
-        .or_else(|| bare_code(&f.message));
+        .or_else(|| bare_code(&f.message))
+        .or_else(|| minimax_text_code(&f.message));
     // Cloudflare Workers AI's code printed at the head of the words: the provider's own code
     // goes first, ahead of the catch-all code of the envelope around it.
     let head = body::cloudflare_head(&f.message).or_else(|| {
@@ -226,6 +227,19 @@ fn bare_code(message: &str) -> Option<ProviderError> {
         return None;
     }
     let code = body::normalize_code(m);
+    tables::code_row(&code)?;
+    Some(ProviderError {
+        codes: vec![code],
+        has_error: true,
+        ..ProviderError::default()
+    })
+}
+
+/// (batch 24) A MiniMax code at the end of a message with no envelope (`text::
+/// minimax_trailing_code`), read as its `base_resp` code where MiniMax's table has it.
+fn minimax_text_code(message: &str) -> Option<ProviderError> {
+    let n = text::minimax_trailing_code(message)?;
+    let code = format!("base_resp_{n}");
     tables::code_row(&code)?;
     Some(ProviderError {
         codes: vec![code],
@@ -3132,6 +3146,37 @@ mod batch24 {
                 r#"invalid params, invalid thinking.type: "enabled" (allowed: adaptive, disabled) (2013)"#
             )),
             (BadRequest, false)
+        );
+    }
+
+    /// MiniMax's code at the end of its status message, as clients print it with no envelope
+    /// (platform.minimax.io/docs/api-reference/errorcode's messages).
+    #[test]
+    fn minimax_codes_at_the_end_of_the_text() {
+        for (m, want) in [
+            ("conn limit (1041)", RateLimited),
+            ("rate growth limit (2045)", RateLimited),
+            ("token limit (1039)", RateLimited),
+            (
+                "unknown error (1000) (request_id:05db5ded497bacba)",
+                ServerError,
+            ),
+            ("You don't have access to this voice_id (2042)", Forbidden),
+            ("invalid samples or voice_id (20132)", BadRequest),
+            ("usage limit exceeded (2056)", PaymentRequired),
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (want, want.is_transient()), "{m}");
+        }
+        // A number in parentheses elsewhere, or one MiniMax has no code for, is no code.
+        assert_eq!(cat(&Failure::new("the model (1000) is ready")).0, Unknown);
+        assert_eq!(cat(&Failure::new("something odd (1999)")).0, Unknown);
+        // Multi-byte text before the code is cut safely.
+        assert_eq!(
+            cat(&Failure::new(format!(
+                "{}conn limit (1041)",
+                "é".repeat(150)
+            ))),
+            (RateLimited, true)
         );
     }
 

@@ -144,7 +144,9 @@ pub const TABLES: &[ProviderTable] = &[
             row("base_resp_1027", ContentFiltered), // output sensitive
             row("base_resp_1033", ServerError),
             row("base_resp_1039", RateLimited),                 // TPM
-            row("base_resp_2013", BadRequest),                  // invalid parameters
+            // (batch 24) Generic: 2013 is MiniMax's one code for any refused parameter ("invalid
+            // params / glyph definition format error"), tool pairing included; its words say which.
+            generic("base_resp_2013", BadRequest), // invalid parameters
             row("base_resp_2049", Unauthorized),                // invalid api key
             row("insufficient_balance_error", PaymentRequired), // the ModelScope relay's type for 1008
             // (batch 24) The rest of the same page's table, re-read whole as its markdown
