@@ -34,7 +34,29 @@ const MAX_WAIT_SCAN: usize = 64 * 1024;
 /// Builds this module's patterns now (see `crate::warm`).
 pub(crate) fn warm() {
     from_body("retryDelay");
+    reset_field("seconds");
     wait_in_text("");
+}
+
+/// (batch 24) A reset or wait an error body gives as a number of seconds in a field of its own:
+/// ChatGPT's Codex backend `usage_limit_reached` (`"resets_in_seconds": 529498`, beside
+/// `resets_at`), a relay's queue answer (`"retryAfterSeconds": 30`), `retry_after_seconds`.
+/// JSON, a Python repr or an escaped quote (`\"retryAfterSeconds\":`) alike.
+pub fn reset_field(text: &str) -> Option<f64> {
+    let text = head(text);
+    if !text.contains("econds") {
+        return None;
+    }
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(
+            r#"(?i-u)["']\\*(?:resets?_in_seconds|resets?_after_seconds|retry_?after_?seconds)\\*["']\s*:\s*"?([0-9]+(?:\.[0-9]+)?)"#,
+        )
+        .expect("valid regex")
+    });
+    r.captures(text)
+        .and_then(|c| c[1].parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s <= MAX_SECONDS)
 }
 
 /// The wait an error body gives as data: `google.rpc.RetryInfo.retryDelay` ("36s", "0.5s"),
@@ -439,5 +461,34 @@ mod tests {
         assert_eq!(parse_seconds("99999999999999999999"), None);
         assert_eq!(parse_seconds("NaN"), None);
         assert_eq!(parse_seconds(""), None);
+    }
+
+    /// Reset fields as bodies give them: the Codex backend's `usage_limit_reached`
+    /// (CLIProxyAPI#1666), a relay's queue answer, escaped once in a quoted message.
+    #[test]
+    fn reset_fields_in_bodies() {
+        let cases: &[(&str, Option<f64>)] = &[
+            (
+                r#"{"error":{"type":"usage_limit_reached","resets_at":1772180859,"resets_in_seconds":529498}}"#,
+                Some(529498.0),
+            ),
+            (
+                r#"{"isQueued":false,"queueType":"slow","retryAfterSeconds":30}"#,
+                Some(30.0),
+            ),
+            (
+                r#"[qoder error 403: {\"retryAfterSeconds\":12}"#,
+                Some(12.0),
+            ),
+            ("{'retry_after_seconds': 2.5}", Some(2.5)),
+            (r#"{"reset_after_seconds": "60"}"#, Some(60.0)),
+            // A field with no number (a log cut it off), or another name, is no wait.
+            (r#"{\"retryAfterSeconds\":"#, None),
+            (r#"{"timeout_seconds": 30}"#, None),
+            ("resets in 30 seconds", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(reset_field(text), *want, "{text}");
+        }
     }
 }

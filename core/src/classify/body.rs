@@ -578,6 +578,11 @@ fn read_error_object(err: &Map<String, Value>, out: &mut ProviderError, depth: u
     out.push_value(err.get("code"));
     out.push_value(err.get("type"));
     out.push_value(err.get("status"));
+    // (batch 24) MiniMax's Anthropic-shaped envelope states its HTTP status as a string beside
+    // the type ({"type":"bad_request_error",...,"http_code":"400"}); a relay that lower-cases
+    // keys prints it "httpcode".
+    out.push_value(err.get("http_code"));
+    out.push_value(err.get("httpcode"));
     if out.numeric_code.is_none() {
         out.numeric_code = upstream_status;
     }

@@ -186,7 +186,8 @@ fn provider_error(
         .as_deref()
         .and_then(body::parse)
         .or_else(|| body::from_text(&f.message))
-        .or_else(|| bare_code(&f.message));
+        .or_else(|| bare_code(&f.message))
+        .or_else(|| minimax_text_code(&f.message));
     // Cloudflare Workers AI's code printed at the head of the words: the provider's own code
     // goes first, ahead of the catch-all code of the envelope around it.
     let head = body::cloudflare_head(&f.message).or_else(|| {
@@ -234,6 +235,19 @@ fn bare_code(message: &str) -> Option<ProviderError> {
     })
 }
 
+/// (batch 24) A MiniMax code at the end of a message with no envelope (`text::
+/// minimax_trailing_code`), read as its `base_resp` code where MiniMax's table has it.
+fn minimax_text_code(message: &str) -> Option<ProviderError> {
+    let n = text::minimax_trailing_code(message)?;
+    let code = format!("base_resp_{n}");
+    tables::code_row(&code)?;
+    Some(ProviderError {
+        codes: vec![code],
+        has_error: true,
+        ..ProviderError::default()
+    })
+}
+
 /// The wait a failure's body states as data (Gemini's RetryInfo) or its words state ("Please
 /// try again in 6.5s"), with where it came from.
 fn stated_wait(f: &Failure, hay: &Hay) -> Option<(f64, RetryAfterSource)> {
@@ -241,6 +255,8 @@ fn stated_wait(f: &Failure, hay: &Hay) -> Option<(f64, RetryAfterSource)> {
     if let Some(s) = retry_after::from_body(body)
         .or_else(|| retry_after::from_body(&f.message))
         .or_else(|| text::proto_retry_delay(&f.message))
+        .or_else(|| retry_after::reset_field(body))
+        .or_else(|| retry_after::reset_field(&f.message))
     {
         return Some((s, RetryAfterSource::Body));
     }
@@ -255,6 +271,11 @@ fn long_window(f: &Failure, hay: &Hay) -> bool {
     text::long_window().first(hay.get()).is_some()
         || text::long_window_in_ids(f.body.as_deref().unwrap_or(""))
         || text::long_window_in_ids(&f.message)
+        // (batch 24) A reset the body states as data that no retry budget waits for (Codex's
+        // 429 usage_limit_reached, "resets_in_seconds": 529498, six days).
+        || retry_after::reset_field(f.body.as_deref().unwrap_or(""))
+            .or_else(|| retry_after::reset_field(&f.message))
+            .is_some_and(|secs| secs >= LONG_WAIT_SECS)
 }
 
 /// (batch 20) An allowance the text says resets, within a stated wait of under an hour, and no
@@ -302,6 +323,17 @@ fn decide(
     // 1. Cancellation wins over everything: it is re-raised untouched.
     if let Some((Category::Cancelled, _)) = classes.category {
         return (Category::Cancelled, Evidence::Cancellation);
+    }
+
+    // (batch 24) A realtime session or socket at the lifetime its server allows, in an error
+    // event with no status (`tables::sessions`): a new connection carries on, whatever type
+    // the event gives.
+    if f.status.is_none()
+        && tables::sessions::LIFETIME_ENDED
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
+    {
+        return (Category::Connection, Evidence::Message);
     }
 
     // 2. (x-should-retry only flips `transient`; see classify_at.)
@@ -422,6 +454,16 @@ fn decide(
     // 4. The exception class chain, wrappers looked through (the binding concatenates chains).
     if let Some((c, network_or_config)) = classes.category {
         if network_or_config || c == Category::Connection {
+            // (batch 24) A connection class around an answer whose quoted envelope states a
+            // client error (LiteLLM's APIConnectionError "MinimaxException - {...\"http_code\":
+            // \"400\"}"): the answer came, and its status decides. 408 stays the wrapper's.
+            if let Some(n) = provider
+                .filter(|p| p.has_error)
+                .and_then(|p| p.numeric_code)
+                .filter(|n| (400..500).contains(n) && *n != 408)
+            {
+                return (refine_status(n, provider, hay), Evidence::Body);
+            }
             return (network_or_configuration(hay.get()), Evidence::ErrorClass);
         }
         if c.is_transient() {
@@ -587,6 +629,13 @@ fn decide(
     // 6. The message text, last.
     if let Some(c) = message_category(f, provider, hay) {
         return (c, Evidence::Message);
+    }
+    // (batch 24) An error raised on a success status that nothing above names: the answer
+    // came and the client could not use it (openai-python 0.x's "HTTP code 200 from API (...)"
+    // and "Invalid response object from API: ... (HTTP response code was 200)", raised when a
+    // 200's body is not the JSON it expects).
+    if f.status.is_some_and(|s| (200..300).contains(&s)) {
+        return (Category::InvalidResponse, Evidence::Status);
     }
     (Category::Unknown, Evidence::Nothing)
 }
@@ -936,7 +985,18 @@ fn says_connection_failed(hay: &Hay) -> bool {
     [text::network(), text::transient()].iter().any(|set| {
         set.first(hay.get())
             .is_some_and(|p| p.category == Category::Connection && !p.text.contains("eof"))
-    })
+    }) || connect_timed_out(hay)
+}
+
+/// (batch 24) A connection that was never made because the peer did not answer in time, in a
+/// socket error's number (`[WinError 10060]`, WSAETIMEDOUT, whatever language its words are
+/// in) or in urllib3's words: relayed by an app's own 500 ("Request failed with status code
+/// 500 ... Failed to establish a new connection: [WinError 10060]"), the connection is what
+/// failed.
+fn connect_timed_out(hay: &Hay) -> bool {
+    tables::clients::CONNECT_TIMEOUT_WORDS
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// The text places the failure in a stream ("stream error", "event: error", SSE).
@@ -3019,5 +3079,194 @@ mod batch19 {
             text("response_format.type must be either 'json_object' or 'json_schema'"),
             (BadRequest, false)
         );
+    }
+}
+
+#[cfg(test)]
+mod batch24 {
+    //! Sibling strings of batch 24a's families, from the sources named at each rule.
+    use super::*;
+    use Category::*;
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let r = classify_at(f, SystemTime::UNIX_EPOCH);
+        (r.category, r.transient)
+    }
+
+    fn chain(classes: &[&str], m: &str) -> Failure {
+        let mut f = Failure::new(m);
+        f.error_class = classes.iter().map(|c| c.to_string()).collect();
+        f
+    }
+
+    /// A connection class around a quoted envelope that states its own 4xx: the answer came.
+    #[test]
+    fn a_quoted_client_error_under_a_connection_class_is_that_error() {
+        let litellm = [
+            "litellm.exceptions.APIConnectionError",
+            "openai.APIConnectionError",
+        ];
+        // MiniMax's Anthropic-shaped envelope (http_code), through OpenRouter's raw too.
+        let m = r#"litellm.APIConnectionError: MinimaxException - {"type":"error","error":{"type":"bad_request_error","message":"invalid params, tool call result does not follow tool call (2013)","http_code":"400"},"request_id":"05b1"}"#;
+        assert_eq!(cat(&chain(&litellm, m)), (OrphanToolCalls, false));
+        let m = r#"litellm.APIConnectionError: MinimaxException - {"type":"error","error":{"type":"authentication_error","message":"invalid api key (2049)","http_code":"401"}}"#;
+        assert!(!cat(&chain(&litellm, m)).1);
+        // A connection class with no answer quoted stays a connection; a quoted 5xx or 408
+        // stays transient.
+        assert_eq!(
+            cat(&chain(
+                &litellm,
+                "litellm.APIConnectionError: Connection error."
+            )),
+            (Connection, true)
+        );
+        let m = r#"litellm.APIConnectionError: {"error":{"type":"api_error","message":"upstream","http_code":"503"}}"#;
+        assert!(cat(&chain(&litellm, m)).1);
+        let m = r#"litellm.APIConnectionError: {"error":{"type":"timeout","message":"slow","http_code":"408"}}"#;
+        assert!(cat(&chain(&litellm, m)).1);
+    }
+
+    /// MiniMax's 2013 texts with no status, as apps log them (MiniMax-AI/MiniMax-M2#76, the
+    /// bridge sources quoting it).
+    #[test]
+    fn minimax_2013_without_a_status() {
+        assert_eq!(
+            cat(&Failure::new("invalid params, tool result's tool id(call_function_0f058212kmr5_1) not found (2013)")),
+            (OrphanToolCalls, false)
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                "invalid params, tool call result does not follow tool call (2013)"
+            )),
+            (OrphanToolCalls, false)
+        );
+        // Under a relay's 500 the pairing is still the history's.
+        assert_eq!(
+            cat(&Failure::http(
+                500,
+                "upstream error: invalid params, tool result's tool id(call_a) not found (2013)"
+            )),
+            (OrphanToolCalls, false)
+        );
+        assert!(
+            !cat(&Failure::new(
+                "invalid params, invalid function arguments json string, tool_call_id: x (2013)"
+            ))
+            .1
+        );
+        assert_eq!(
+            cat(&Failure::new(
+                r#"invalid params, invalid thinking.type: "enabled" (allowed: adaptive, disabled) (2013)"#
+            )),
+            (BadRequest, false)
+        );
+    }
+
+    /// MiniMax's code at the end of its status message, as clients print it with no envelope
+    /// (platform.minimax.io/docs/api-reference/errorcode's messages).
+    #[test]
+    fn minimax_codes_at_the_end_of_the_text() {
+        for (m, want) in [
+            ("conn limit (1041)", RateLimited),
+            ("rate growth limit (2045)", RateLimited),
+            ("token limit (1039)", RateLimited),
+            (
+                "unknown error (1000) (request_id:05db5ded497bacba)",
+                ServerError,
+            ),
+            ("You don't have access to this voice_id (2042)", Forbidden),
+            ("invalid samples or voice_id (20132)", BadRequest),
+            ("usage limit exceeded (2056)", PaymentRequired),
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (want, want.is_transient()), "{m}");
+        }
+        // A number in parentheses elsewhere, or one MiniMax has no code for, is no code.
+        assert_eq!(cat(&Failure::new("the model (1000) is ready")).0, Unknown);
+        assert_eq!(cat(&Failure::new("something odd (1999)")).0, Unknown);
+        // Multi-byte text before the code is cut safely.
+        assert_eq!(
+            cat(&Failure::new(format!(
+                "{}conn limit (1041)",
+                "é".repeat(150)
+            ))),
+            (RateLimited, true)
+        );
+    }
+
+    /// Gson's and Moshi's decoder classes: an EOF under them is the reply ending under the
+    /// parser (ChatGPT-Java-API#30), not a dropped socket.
+    #[test]
+    fn jvm_json_decoder_classes() {
+        for class in [
+            "com.google.gson.JsonSyntaxException",
+            "com.google.gson.stream.MalformedJsonException",
+            "com.squareup.moshi.JsonDataException",
+        ] {
+            let f = chain(
+                &[class],
+                "java.io.EOFException: End of input at line 1 column 2 path $.",
+            );
+            assert_eq!(cat(&f), (InvalidResponse, false), "{class}");
+        }
+        // The EOF alone, with no decoder named, is still the socket's.
+        assert!(cat(&chain(&["java.io.EOFException"], "java.io.EOFException")).1);
+    }
+
+    /// An error raised on a 2xx that nothing names is the reply's (openai-python 0.x).
+    #[test]
+    fn an_error_on_a_success_status() {
+        let f = Failure::http(
+            200,
+            "Invalid response object from API: '<html>' (HTTP response code was 200)",
+        );
+        assert_eq!(cat(&f), (InvalidResponse, false));
+        // Words that name a nature still decide (a stream's overload inside a 200).
+        let f = Failure::http(
+            200,
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        );
+        assert!(cat(&f).1);
+    }
+
+    /// A body that states its reset as data: a week away is a quota; a wait under a 403 is a
+    /// throttle (CLIProxyAPI#1666; 9router#3510).
+    #[test]
+    fn resets_stated_as_data() {
+        let week = r#"{"error":{"type":"usage_limit_reached","message":"The usage limit has been reached","plan_type":"plus","resets_in_seconds":604000}}"#;
+        assert_eq!(
+            cat(&Failure::http(429, week).with_body(week)),
+            (PaymentRequired, false)
+        );
+        let minutes = r#"{"error":{"type":"usage_limit_reached","message":"The usage limit has been reached","resets_in_seconds":1200}}"#;
+        let r = classify_at(
+            &Failure::http(429, minutes).with_body(minutes),
+            SystemTime::UNIX_EPOCH,
+        );
+        assert_eq!(
+            (r.category, r.transient, r.retry_after),
+            (RateLimited, true, Some(1200.0))
+        );
+        let queued = r#"{"code":"10605","message":"{\"isQueued\":false,\"queueType\":\"slow\",\"retryAfterSeconds\":20}"}"#;
+        assert_eq!(cat(&Failure::http(403, queued)), (RateLimited, true));
+        // A 403 with no such field stays a refusal.
+        assert!(
+            !cat(&Failure::http(
+                403,
+                r#"{"code":"10605","message":"forbidden"}"#
+            ))
+            .1
+        );
+    }
+
+    /// A reply with only reasoning (llm_wiki#471) and its siblings.
+    #[test]
+    fn a_reasoning_only_reply() {
+        for m in [
+            "Model produced 512 characters of reasoning / chain-of-thought, but no actual response content.",
+            "LLM returned only reasoning content",
+            "Model returned reasoning but no content",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (InvalidResponse, false), "{m}");
+        }
     }
 }

@@ -167,6 +167,7 @@ mod intl;
 pub mod names;
 pub mod nearby;
 pub mod output_form;
+pub mod sessions;
 pub mod setup_registry;
 pub mod stated_faults;
 pub mod throttle_4xx;
@@ -903,6 +904,23 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // be parsed into code or a tool call.
     (".AgentParsingError", Is(Validation)),
     ("AgentParsingError", Is(Validation)),
+    // (batch 24) The JVM's other JSON decoders, as Java and Kotlin SDKs chain them: Gson's
+    // `com.google.gson.JsonSyntaxException` / `JsonParseException` / `stream.
+    // MalformedJsonException` ("java.io.EOFException: End of input at line 1 column 2 path $."
+    // when a reply or stream chunk is cut or not JSON), Moshi's `JsonDataException` and
+    // `JsonEncodingException`. The decoder's class names the fault; an EOF in its words is the
+    // reply ending early under the parser, not a dropped socket.
+    ("com.google.gson.JsonSyntaxException", Is(InvalidResponse)),
+    ("com.google.gson.JsonParseException", Is(InvalidResponse)),
+    (
+        "com.google.gson.stream.MalformedJsonException",
+        Is(InvalidResponse),
+    ),
+    ("com.squareup.moshi.JsonDataException", Is(InvalidResponse)),
+    (
+        "com.squareup.moshi.JsonEncodingException",
+        Is(InvalidResponse),
+    ),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

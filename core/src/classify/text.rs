@@ -77,6 +77,7 @@ pub(crate) fn warm() {
     go_request_unmarshal("");
     unparsed_server_error("");
     let _ = requests_client_errors("").count();
+    minimax_trailing_code("");
 }
 
 /// The compiled permanent and transient phrase tables.
@@ -1234,4 +1235,24 @@ fn validated_model_ends_in(hay: &str, suffixes: &[&str], alone: bool) -> bool {
                     .any(|s| (alone || name.len() > s.len()) && name.ends_with(s))
             })
         })
+}
+
+/// (batch 24) MiniMax's code as its clients print it, at the end of the status message in
+/// parentheses ("invalid params, ... (2013)", "conn limit (1041)", "rate growth limit (2045)
+/// (request_id:05db5d...)"): the number of its `base_resp.status_code` (1000-1999, 2000-2999,
+/// 20132), read only at the very end of the text.
+pub fn minimax_trailing_code(message: &str) -> Option<u32> {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(
+            r"(?-u)\(([12][0-9]{3}|20132)\)(?:\s*\(request_id:\s*[0-9a-zA-Z_-]*\))?\s*$",
+        )
+        .expect("valid regex")
+    });
+    // Only the tail is searched (the code ends the text), cut on a character boundary.
+    let start = (message.len().saturating_sub(200)..message.len())
+        .find(|i| message.is_char_boundary(*i))
+        .unwrap_or(message.len());
+    r.captures(&message[start..])
+        .and_then(|c| c[1].parse().ok())
 }

@@ -161,6 +161,9 @@ pub struct ErrObj<'a> {
     message: Scalar<'a>,
     #[serde(borrow, default)]
     param: Scalar<'a>,
+    /// MiniMax's Anthropic-shaped envelope: the status as a string (`"http_code": "400"`).
+    #[serde(borrow, default, alias = "httpcode")]
+    http_code: Scalar<'a>,
 }
 
 /// `"error"` is an object (most providers) or a string (Ollama, TGI).
@@ -416,6 +419,7 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
     push(out, &e.code);
     push(out, &e.kind);
     push(out, &e.status);
+    push(out, &e.http_code);
     if out.numeric_code.is_none() {
         out.numeric_code = upstream_status;
     }

@@ -342,6 +342,31 @@ pub const PERMANENT: &[Phrase] = &[
     // An app that could not turn messages into its prompt format (MemGPT's LocalLLMError
     // "Failed to convert ChatCompletion messages into prompt string with wrapper"): its code.
     said("messages into prompt string", Programming),
+    // (batch 24) MiniMax's pairing checks, under its 400 and code 2013 (MiniMax-AI/MiniMax-M2#76;
+    // bridge and agent sources quoting it: "invalid params, tool result's tool id(call_a) not
+    // found (2013)", "invalid params, tool call result does not follow tool call (2013)"): a
+    // result whose call the history lost, or a call left without its result; pruning repairs
+    // both, so stated over any status a relay wraps them in.
+    stated("tool result's tool id", OrphanToolCalls),
+    stated(
+        "tool call result does not follow tool call",
+        OrphanToolCalls,
+    ),
+    // (batch 24) MiniMax's 2013 wording of any other refused parameter ("invalid params,
+    // invalid thinking.type: \"enabled\" (allowed: adaptive, disabled) (2013)"; "invalid params,
+    // invalid function arguments json string"), and JSON-RPC's -32602 "Invalid params": the
+    // request's own fault, read where no status says more.
+    said("invalid params", BadRequest),
+    // (batch 24) A reply whose only text is the model's reasoning (llm_wiki: "Model produced
+    // 2,176 characters of reasoning / chain-of-thought, but no actual response content"; the
+    // OpenAI-compatible servers' `reasoning_content` with an empty `content`, as apps word it:
+    // "only reasoning content", "reasoning but no content"): no answer to use, as an empty
+    // reply is.
+    said("no actual response content", InvalidResponse),
+    said("no response content", InvalidResponse),
+    said("only reasoning content", InvalidResponse),
+    said("reasoning but no content", InvalidResponse),
+    said("reasoning content but no content", InvalidResponse),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -470,6 +495,13 @@ pub const TRANSIENT: &[Phrase] = &[
     said("system_busy", Overloaded),
     said("high levels of traffic", Overloaded),
     said("too_many_concurrent_requests", RateLimited),
+    // (batch 24) A body that names a wait before the next try in a field of its own (a relay's
+    // queue answer under its 403, 9router's Qoder "{\"isQueued\":false,...,
+    // \"retryAfterSeconds\":..."; `retry_after_seconds` elsewhere): a throttle, whatever
+    // status carries it, even when the log cut the number off (`retry_after::reset_field`
+    // reads the number where it is there).
+    said("retryafterseconds", RateLimited),
+    said("retry_after_seconds", RateLimited),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers

@@ -70,6 +70,20 @@ pub const TABLES: &[ClientTable] = &[
             said("[winerror 11004]", Configuration), // valid name, no data record
             said("[errno 11004]", Configuration),
             said("socketexception (11004)", Configuration),
+            // (batch 24) The same numbers as Rust's io::Error prints them ("Connection reset by
+            // peer (os error 10054)", std's Display: "{description} (os error {code})") and by
+            // their Winsock names (WSAECONNRESET, WSAETIMEDOUT... in Go's, Java's and C's logs).
+            said("(os error 10053)", Connection),
+            said("(os error 10054)", Connection),
+            said("(os error 10060)", Timeout),
+            said("(os error 10061)", Connection),
+            said("(os error 10065)", Connection),
+            said("wsaeconnaborted", Connection),
+            said("wsaeconnreset", Connection),
+            said("wsaetimedout", Timeout),
+            said("wsaeconnrefused", Connection),
+            said("wsaehostunreach", Connection),
+            said("wsaenetunreach", Connection),
         ],
     },
     ClientTable {
@@ -636,14 +650,15 @@ pub const TABLES: &[ClientTable] = &[
             said("closed connection before returning the first response byte", Connection),
         ],
     },
+    // (batch 24) Python's `websockets` (src/websockets/exceptions.py, ConnectionClosed.__str__):
+    // "sent 1000 (OK); no close frame received", "received
+    // 1011 (internal error); no close frame sent". A handshake left half done is a socket that
+    // dropped (as close code 1006 is), whichever side's code was sent; the Realtime clients
+    // (openai-python's realtime, LiveKit's and Pipecat's plugins) raise it as it is.
     ClientTable {
-        client: "python-websockets ConnectionClosed, when one side's close frame is missing",
-        source: "python-websockets src/websockets/exceptions.py ConnectionClosed.__str__",
+        client: "Python websockets (ConnectionClosed's text)",
+        source: "github.com/python-websockets/websockets src/websockets/exceptions.py",
         rows: &[
-            // "sent 1000 (OK); no close frame received" (our close, never answered: the peer
-            // or the path dropped) and "received 1011 (internal error); no close frame sent":
-            // an abnormal closure (1006) either way, whatever code one side gave. (Both
-            // missing, "no close frame received or sent", is in the main table.)
             said("no close frame received", Connection),
             said("no close frame sent", Connection),
         ],
@@ -694,6 +709,23 @@ pub fn rows() -> impl Iterator<Item = &'static Phrase> {
 /// of the first module is read as its twin in the second.
 pub const MODULE_TWINS: &[(&str, &str)] =
     &[("httpcore._exceptions.", "httpx."), ("httpcore.", "httpx.")];
+
+/// (batch 24) A connect that timed out, in the words a client prints whatever its language:
+/// Winsock's 10060 by number and by name (learn.microsoft.com windows-sockets-error-codes-2:
+/// WSAETIMEDOUT "A connection attempt failed because the connected party did not properly
+/// respond after a period of time", in Chinese Windows "由于连接方在一段时间后没有正确答复或连接
+/// 的主机没有反应"), urllib3's `ConnectTimeoutError`. Read by `mod.rs` where an app's own 500
+/// relays it: the connection is what failed.
+pub const CONNECT_TIMEOUT_WORDS: &[&str] = &[
+    "[winerror 10060]",
+    "[errno 10060]",
+    "socketexception (10060)",
+    "(os error 10060)",
+    "wsaetimedout",
+    "did not properly respond after a period of time",
+    "没有正确答复",
+    "connecttimeouterror",
+];
 
 #[cfg(test)]
 mod tests {
@@ -806,6 +838,62 @@ mod tests {
             ("連線逾時，請稍後再試", Timeout),
             ("API Error: The response stopped arriving. The response above may be incomplete.", StreamInterrupted),
             ("ERROR Stream Transport Error", StreamInterrupted),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, true), "{text}");
+        }
+    }
+
+    /// Winsock errors in Rust's, Go's and C's renderings, and a connect timeout an app's own
+    /// 500 relays (learn.microsoft.com windows-sockets-error-codes-2; Rust std io::Error
+    /// Display; Go's "wsarecv: An existing connection was forcibly closed").
+    #[test]
+    fn winsock_errors_in_every_rendering() {
+        for (text, want) in [
+            (
+                "error sending request: Connection reset by peer (os error 10054)",
+                Connection,
+            ),
+            (
+                "tcp connect error: No connection could be made (os error 10061)",
+                Connection,
+            ),
+            ("connect failed: WSAECONNREFUSED", Connection),
+            ("recv failed: WSAECONNRESET", Connection),
+            ("operation timed out (os error 10060)", Timeout),
+            ("socket error WSAETIMEDOUT", Timeout),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, true), "{text}");
+        }
+        for text in [
+            "Request failed with status code 500\nError: Error communicating with OpenAI: HTTPSConnectionPool(host='api.openai.com', port=443): Max retries exceeded (Caused by NewConnectionError('Failed to establish a new connection: [WinError 10060] A connection attempt failed because the connected party did not properly respond after a period of time'))",
+            "Request failed with status code 500: urllib3.exceptions.ConnectTimeoutError: Connection to api.openai.com timed out. (connect timeout=10)",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (Connection, true), "{text}");
+        }
+        // A server's own 500 with no client's connect words stays the server's.
+        let c = classify(&Failure::new("Request failed with status code 500"));
+        assert_eq!((c.category, c.transient), (ServerError, true));
+    }
+
+    /// websockets' ConnectionClosed texts (src/websockets/exceptions.py): a close handshake
+    /// left half done is a dropped socket.
+    #[test]
+    fn websockets_half_done_close_handshake() {
+        for (text, want) in [
+            ("no close frame received or sent", Connection),
+            ("sent 1000 (OK); no close frame received", Connection),
+            (
+                "websockets.exceptions.ConnectionClosedError: no close frame received or sent",
+                Connection,
+            ),
+            // A code the server sent names the failure itself (1011: its internal error).
+            (
+                "received 1011 (internal error) keepalive ping timeout; no close frame sent",
+                ServerError,
+            ),
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, true), "{text}");

@@ -144,9 +144,27 @@ pub const TABLES: &[ProviderTable] = &[
             row("base_resp_1027", ContentFiltered), // output sensitive
             row("base_resp_1033", ServerError),
             row("base_resp_1039", RateLimited),                 // TPM
-            row("base_resp_2013", BadRequest),                  // invalid parameters
+            // (batch 24) Generic: 2013 is MiniMax's one code for any refused parameter ("invalid
+            // params / glyph definition format error"), tool pairing included; its words say which.
+            generic("base_resp_2013", BadRequest), // invalid parameters
             row("base_resp_2049", Unauthorized),                // invalid api key
             row("insufficient_balance_error", PaymentRequired), // the ModelScope relay's type for 1008
+            // (batch 24) The rest of the same page's table, re-read whole as its markdown
+            // (platform.minimax.io/docs/api-reference/errorcode; mirrored in petehsu/LLM-Docs
+            // docs/MiniMax/English/api-reference/errorcode.md), with its message and advice:
+            doc(0, "base_resp_1041", "conn limit", RateLimited), // concurrent connections
+            doc(0, "base_resp_1042", "invisible character ratio limit", BadRequest),
+            doc(0, "base_resp_1043", "The asr similarity check failed", BadRequest),
+            doc(0, "base_resp_1044", "clone prompt similarity check failed", BadRequest),
+            doc(0, "base_resp_20132", "invalid samples or voice_id", BadRequest),
+            doc(0, "base_resp_2037", "voice duration too short / voice duration too long", BadRequest),
+            doc(0, "base_resp_2039", "voice clone voice id duplicate", BadRequest),
+            doc(0, "base_resp_2042", "You don't have access to this voice_id", Forbidden),
+            doc(0, "base_resp_2045", "rate growth limit", RateLimited), // "avoid sudden increases"
+            doc(0, "base_resp_2048", "prompt audio too long", BadRequest),
+            // "Please wait for the resource release in the next 5-hour window": no retry budget
+            // waits hours (the `usage limit exceeded` phrase reads it the same way).
+            doc(0, "base_resp_2056", "usage limit exceeded", PaymentRequired),
         ],
     },
     // Re-checked (issue 20): the ERNIE error-code page (cloud.baidu.com/doc/WENXINWORKSHOP/s/

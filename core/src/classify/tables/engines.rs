@@ -111,4 +111,48 @@ pub const PERMANENT: &[Phrase] = &[
     stated("trying to keep the first", ContextOverflow),
     // LM Studio's crash at the context limit (see the sources above): never a retry.
     stated("crashed without additional information", ContextOverflow),
+    // (batch 24) An input longer than what the engine holds per sequence or per batch, as the
+    // embedding and rerank servers word it under their 400 or 500: llama.cpp's server "input (N
+    // tokens) is too large to process. increase the physical batch size (current batch size:
+    // 512)" (tools/server, send_error; quoted in Roo-Code's and Docker Model Runner's notes);
+    // GPUStack's llama-box "Illegal param: prefill N tokens exceed n_ctx_per_seq, try increasing
+    // total context size" (gpustack#1845); llama.cpp's "input is larger than the max context
+    // size"; Ollama's embed "the input length exceeds the context length". The same input
+    // fails the same way: shorten it.
+    stated("is too large to process", ContextOverflow),
+    stated("increase the physical batch size", ContextOverflow),
+    stated("exceed n_ctx_per_seq", ContextOverflow),
+    stated("exceeds n_ctx_per_seq", ContextOverflow),
+    stated("exceed n_ctx", ContextOverflow),
+    stated("exceeds n_ctx", ContextOverflow),
+    stated("larger than the max context size", ContextOverflow),
+    stated("input length exceeds the context length", ContextOverflow),
 ];
+
+#[cfg(test)]
+mod tests {
+    //! Wordings from the servers' sources and notes named above, not only the corpus's.
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn an_input_over_the_engines_batch_or_context_is_not_retried_under_a_500() {
+        for (status, m) in [
+            // llama.cpp server (embeddings, rerank), as Docker Model Runner's notes quote it.
+            (500, "input (5567 tokens) is too large to process. increase the physical batch size (current batch size: 4096)"),
+            (500, r#"{"error":{"code":500,"message":"input is too large to process. increase the physical batch size","type":"server_error"}}"#),
+            // GPUStack's llama-box.
+            (400, "Illegal param: prefill 744 tokens exceed n_ctx_per_seq, try increasing total context size"),
+            (500, "input is larger than the max context size. skipping"),
+            // Ollama's /api/embed.
+            (500, "the input length exceeds the context length"),
+        ] {
+            let c = classify(&Failure::http(status, m));
+            assert_eq!((c.category, c.transient), (ContextOverflow, false), "{m}");
+        }
+        // A batch word alone is no overflow: llama.cpp's own busy answer stays transient.
+        let c = classify(&Failure::http(503, "Loading model"));
+        assert!(c.transient);
+    }
+}
