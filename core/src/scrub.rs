@@ -709,11 +709,13 @@ fn placeholder(value: &str) -> bool {
 }
 
 /// Whether the value after a credential's name is a credential: not a word, not a count, not a
-/// masked key.
+/// masked key, and with six letters or digits at least (a reporter's own mask, "Incorrect API
+/// key provided: ##YOUR C****EY##", is punctuation around a word).
 fn is_credential(value: &str) -> bool {
     let v = value.trim_end_matches(['.', ',', ':', ';', '!', '?']);
     let short_number = v.bytes().all(|b| b.is_ascii_digit()) && v.len() < 16;
-    v.len() >= 6 && !wordlike(v) && !masked(value) && !short_number
+    let alnum = v.bytes().filter(u8::is_ascii_alphanumeric).count();
+    alnum >= 6 && !wordlike(v) && !masked(value) && !short_number
 }
 
 /// Random enough to be a piece of a key: a digit with letters, or mixed case inside a word.
@@ -1536,6 +1538,8 @@ mod tests {
     fn masked_keys_and_ids_stay() {
         for kept in [
             "Incorrect API key provided: sk-PMafP***************************************E873. You can find your API key at https://platform.openai.com/account/api-keys.",
+            // A reporter's own mask around a placeholder (batch 24, OpenAISwift #60).
+            "Incorrect API key provided: ##YOUR C******************EY##. You can find your API key at https://platform.openai.com/account/api-keys.",
             "Received API Key = sk-...abcd, Key Hash (Token) =1a2b3c.",
             "Please include the request ID fac8b65ed1c009c456a00410c4f6c376 in your email.",
             "Error 400 with provider vertex API key: None: [{'error': {}}]",

@@ -665,13 +665,12 @@ pub const TABLES: &[ClientTable] = &[
     },
     ClientTable {
         client: "Apps' own words for a reply that never came, or stopped coming",
-        source: "chatgpt-in-slack (\"OpenAI didn't respond within 75 seconds\"); Claude Code (\"The response stopped arriving\"); crush (\"Stream Transport Error\"); Chinese bots (请求超时 / 响应超时)",
+        source: "github.com/seratch/ChatGPT-in-Slack (\"OpenAI didn't respond within 75 seconds\"); github.com/anthropics/claude-code (\"The response stopped arriving\"); github.com/charmbracelet/crush (\"Stream Transport Error\"); Chinese bots (请求超时 / 响应超时)",
         rows: &[
             // A wait the app gave up on, in any words: a timeout, read before the main tables'
             // "try again later" (a catch-all) and 繁忙 (a guess at the cause beside it).
             said("didn't respond within", Timeout),
             said("did not respond within", Timeout),
-            said("failed to respond within", Timeout),
             said("no response within", Timeout),
             said("did not respond in time", Timeout),
             said("didn't respond in time", Timeout),
