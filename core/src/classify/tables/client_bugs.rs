@@ -75,6 +75,15 @@ pub const PERMANENT: &[Phrase] = &[
     // ("curl could not be started: ENAMETOOLONG").
     said("client has been closed", Programming),
     said("enametoolong", Programming),
+    // (batch 25) asyncio misused by the caller (CPython `base_events.py`: "This event loop is
+    // already running", "asyncio.run() cannot be called from a running event loop", "Cannot
+    // run the event loop while another loop is running", "Event loop is closed"; `events.py`:
+    // "There is no current event loop in thread"): ragas' executor inside a notebook's loop.
+    said("event loop is already running", Programming),
+    said("cannot be called from a running event loop", Programming),
+    said("while another loop is running", Programming),
+    said("there is no current event loop", Programming),
+    said("event loop is closed", Programming),
 ];
 
 #[cfg(test)]

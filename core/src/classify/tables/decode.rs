@@ -121,6 +121,11 @@ pub const SERVER_ERROR_HEADS: &[(&str, crate::Category)] = &[
     ("upstream request timeout", Timeout),
 ];
 
+/// (batch 25) Marks of an HTML page quoted in a decoder's error (requests' `JSONDecodeError`
+/// "[Errno Expecting value] <!doctype html>...<title>429</title>429 Too Many Requests"): the
+/// reply was a server's or proxy's error page, whose stated status decides.
+pub const HTML_PAGE_MARKS: &[&str] = &["<!doctype html", "<html", "<title>"];
+
 /// A Go struct the server decodes the *request* into ("json: cannot unmarshal string into Go
 /// struct field ChatRequest.messages of type []api.Message": Ollama's `api.ChatRequest`,
 /// `GenerateRequest`; any `...Request` type): a server's words about what it received, the

@@ -56,6 +56,34 @@ pub const PERMANENT: &[Phrase] = &[
         Configuration,
     ),
     stated("is not recognized as the name of a cmdlet", Configuration),
+    // (batch 25) An app with no chat model in its own set-up (Cody's agent: "No default chat
+    // model found", "No chat model found in server-provided config"; Continue's "No chat model
+    // selected"; "No model configured"): nothing was sent.
+    said("no default chat model", Configuration),
+    said("no chat model found", Configuration),
+    said("no chat model configured", Configuration),
+    said("no model configured", Configuration),
+    // An app's own provider set-up refusing a model id before any call (Crush: "Failed to
+    // configure providers: bedrock provider only supports anthropic models for now").
+    said("provider only supports", Configuration),
+    // (batch 25) The runtime an MCP server or CLI tool is launched with is not on the PATH
+    // (`/usr/bin/env`: "env: node: No such file or directory", GNU's "env: 'node': No such
+    // file or directory"; Node's spawn: "spawn npx ENOENT", "spawn uvx ENOENT"; shells:
+    // "npx: command not found"): the launch fails again until the set-up changes, whatever
+    // "transport closed" follows it.
+    stated("env: node:", Configuration),
+    stated("env: 'node'", Configuration),
+    stated("env: npx:", Configuration),
+    stated("env: 'npx'", Configuration),
+    stated("env: python", Configuration),
+    stated("env: 'python", Configuration),
+    stated("spawn npx enoent", Configuration),
+    stated("spawn node enoent", Configuration),
+    stated("spawn uvx enoent", Configuration),
+    stated("spawn uv enoent", Configuration),
+    stated("npx: command not found", Configuration),
+    stated("node: command not found", Configuration),
+    stated("uvx: command not found", Configuration),
 ];
 
 /// (batch 21) A key the client never had, in the words SDKs print before sending anything

@@ -194,6 +194,12 @@ pub const TRANSIENT: &[Phrase] = &[
 /// error ("Retry failed after 3 attempts, last err: ...") is read by that error instead.
 pub const GIVE_UP_WITHOUT_CAUSE: &[&str] = &["retry settings can be adjusted in clientoptions"];
 
+/// (batch 25) A stock error page that names overload only as one guess among two: Werkzeug's
+/// (Flask's) `InternalServerError` description, "The server encountered an internal error and
+/// was unable to complete your request. Either the server is overloaded or there is an error in
+/// the application." The page is a plain 500 (`says_overloaded` skips the guess).
+pub const HEDGED_OVERLOAD: &[&str] = &["either the server is overloaded or there"];
+
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
 /// WORDS, whose "invalid" would read an invalid key as a bad request). Lower-case, as found
 /// inside the run-together name.
