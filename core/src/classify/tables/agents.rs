@@ -755,4 +755,46 @@ mod tests {
             assert_eq!(cat(f.clone()), (want, true), "{f:?}");
         }
     }
+
+    /// (batch 25) Each agent framework's own step budget (LangGraph `GraphRecursionError`,
+    /// openai-agents `MaxTurnsExceeded`, LangChain `AgentExecutor`, LlamaIndex ReActAgent,
+    /// smolagents): unknown and never retried, whatever frame the app put around it.
+    #[test]
+    fn an_agent_step_budget_is_unknown_under_any_frame() {
+        for f in [
+            Failure::new("Failed to stream response: Recursion limit of 25 reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key."),
+            Failure::new("Max turns (10) exceeded").with_class(["agents.exceptions.MaxTurnsExceeded"]),
+            Failure::new("agents.exceptions.MaxTurnsExceeded: Max turns (25) exceeded"),
+            Failure::new("Agent stopped due to iteration limit or time limit."),
+            Failure::new("ValueError: Reached max iterations."),
+            Failure::new("AgentMaxStepsError: Reached max steps."),
+        ] {
+            assert_eq!(cat(f.clone()), (Unknown, false), "{f:?}");
+        }
+    }
+
+    /// (batch 25) A history with no user turn, a request with no model, a plan or key without
+    /// the model, a 401 reason in an app's code, a reply failing an agent's structure check, a
+    /// client catch-all that asks for the message again.
+    #[test]
+    fn batch_25_app_wordings() {
+        for (f, want) in [
+            (Failure::new("error: invalid message bedrock requires at least one non-system messageno fallback model group found for original model_group=bedrock-claude"), (BadRequest, false)),
+            (Failure::new("messages: at least one message is required"), (BadRequest, false)),
+            (Failure::new("ValidationException: A conversation must start with a user message. Try again with a conversation that starts with a user message."), (BadRequest, false)),
+            (Failure::new("Chat error: neither PlanModel nor RequestedModel specified. You must specify a valid model."), (BadRequest, false)),
+            (Failure::new("Invalid Model: The model does not work with your current plan or api key."), (Forbidden, false)),
+            (Failure::new("Caught Exception. Error: Error 40101: Authorization required.  Find your API Key in the settings."), (Unauthorized, false)),
+            (Failure::new("Cannot process your request due to Exception: Planner failed to generate response because LLM failed to generate complete attachments"), (Validation, false)),
+            (Failure::new("Error handling model response\nThere was an error handling the response from Llama 3.1 8B.\n\nPlease try to submit your message again."), (ServerError, true)),
+            (Failure::new("ERROR service=acp-command reason=ProviderModelNotFoundError Unhandled rejection"), (Configuration, false)),
+        ] {
+            assert_eq!(cat(f.clone()), want, "{f:?}");
+        }
+        // A provider's own 404 for a model stays not found.
+        assert_eq!(
+            cat(Failure::http(404, "{\"error\":{\"message\":\"The model `x` does not exist\",\"code\":\"model_not_found\"}}")).0,
+            NotFound
+        );
+    }
 }

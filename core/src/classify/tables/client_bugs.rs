@@ -165,4 +165,22 @@ mod batch21_tests {
             assert_eq!((c.category, c.transient), (Programming, false), "{text}");
         }
     }
+
+    /// (batch 25) asyncio misused by the caller, in CPython's own words (`base_events.py`,
+    /// `events.py`): a bug of the app's, never retried.
+    #[test]
+    fn asyncio_loop_misuse_is_the_callers_bug() {
+        for text in [
+            "RuntimeError: This event loop is already running",
+            "asyncio.run() cannot be called from a running event loop",
+            "Cannot run the event loop while another loop is running",
+            "RuntimeError: There is no current event loop in thread 'ThreadPoolExecutor-0_0'.",
+            "RuntimeError: Event loop is closed",
+        ] {
+            let c = classify(&Failure::new(text).with_class(["RuntimeError"]));
+            assert_eq!((c.category, c.transient), (Programming, false), "{text}");
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (Programming, false), "{text}");
+        }
+    }
 }

@@ -680,7 +680,11 @@ pub const FAMILIES: &[Family] = &[
     // list of models lacks it until a release adds it, set-up on every try.
     near(
         &["model"],
-        &["not yet supported", "not supported yet", "not yet available in"],
+        &[
+            "not yet supported",
+            "not supported yet",
+            "not yet available in",
+        ],
         Configuration,
         false,
     ),

@@ -155,4 +155,33 @@ mod tests {
         ));
         assert!(c.transient, "{c:?}");
     }
+
+    /// (batch 25) No chat model in an app's own set-up (Cody's agent, Continue), a provider
+    /// set-up that refuses a model id before any call (Crush), and the launch runtime of an MCP
+    /// server missing from the PATH (`/usr/bin/env`, Node's spawn, shells), even with the MCP
+    /// client's "transport closed" after it: configuration, never retried.
+    #[test]
+    fn no_chat_model_and_a_missing_runtime_are_set_up() {
+        for f in [
+            Failure::new("org.eclipse.lsp4j.jsonrpc.ResponseErrorException: No default chat model found"),
+            Failure::new("Request commands/explain failed with message: No chat model found in server-provided config"),
+            Failure::new("No chat model configured"),
+            Failure::new("Error: no model configured for role 'chat'"),
+            Failure::new("Failed to configure providers: bedrock provider only supports anthropic models for now"),
+            Failure::new("env: node: No such file or directory\n[info] Server transport closed unexpectedly, this is likely due to the process exiting early."),
+            Failure::new("/usr/bin/env: 'node': No such file or directory"),
+            Failure::new("Error: spawn npx ENOENT"),
+            Failure::new("spawn uvx ENOENT"),
+            Failure::new("zsh:1: npx: command not found"),
+            Failure::new("env: python3: No such file or directory"),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (Configuration, false), "{f:?}");
+        }
+        // The transport closing alone stays a connection that failed.
+        let c = classify(&Failure::new(
+            "Server transport closed unexpectedly, this is likely due to the process exiting early.",
+        ));
+        assert!(c.transient, "{c:?}");
+    }
 }

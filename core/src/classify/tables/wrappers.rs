@@ -527,4 +527,21 @@ mod tests {
             );
         }
     }
+
+    /// (batch 25) Werkzeug's stock 500 page guesses "Either the server is overloaded or there is
+    /// an error in the application": a plain server error; a page that says it is overloaded
+    /// stays overloaded.
+    #[test]
+    fn a_hedged_overload_on_a_stock_500_page_is_a_server_error() {
+        let page = "<!doctype html> <html lang=en> <title>500 Internal Server Error</title> <h1>Internal Server Error</h1> <p>The server encountered an internal error and was unable to complete your request. Either the server is overloaded or there is an error in the application.</p>";
+        let c = classify(&Failure::http(500, page));
+        assert_eq!((c.category, c.transient), (ServerError, true));
+        let c = classify(&Failure::http(500, "").with_body(page));
+        assert_eq!((c.category, c.transient), (ServerError, true));
+        let c = classify(&Failure::http(
+            500,
+            "The server is overloaded, please retry.",
+        ));
+        assert_eq!(c.category, Overloaded);
+    }
 }
