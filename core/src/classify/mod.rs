@@ -580,6 +580,21 @@ fn decide(
         // (batch 22) A decoder's class (Python's `JSONDecodeError`) whose words say the text
         // was written by a model (`output_form::MODEL_WRITTEN`: a bad escape, a raw control
         // character): the model's output failed the caller's parser, validation (CONTRACT §2).
+        // (batch 25) A decoder's class whose text quotes an HTML error page that states its
+        // status (`decode::HTML_PAGE_MARKS`: "Expecting value ... <title>429</title>429 Too
+        // Many Requests"): the reply was that page, the failure the status names.
+        if c == Category::InvalidResponse
+            && tables::decode::HTML_PAGE_MARKS
+                .iter()
+                .any(|w| hay.get().contains(w))
+        {
+            if let Some(n) = text_status(f, hay)
+                .or_else(|| text::html_title_status(hay.get()))
+                .filter(|n| *n >= 400)
+            {
+                return (refine_status(n, provider, hay), Evidence::Message);
+            }
+        }
         if c == Category::InvalidResponse
             && tables::output_form::MODEL_WRITTEN
                 .iter()
@@ -1011,6 +1026,9 @@ fn says_stream(hay: &Hay) -> bool {
 /// around "AnthropicException - Overloaded") is only the wrapper's name for it (batch 17).
 fn says_overloaded(hay: &Hay) -> bool {
     text::overload().first(hay.get()).is_some()
+        && !tables::wrappers::HEDGED_OVERLOAD
+            .iter()
+            .any(|w| hay.get().contains(w))
 }
 
 fn refine_by_phrase(base: Category, phrase: Option<Category>) -> Category {

@@ -376,4 +376,27 @@ mod tests {
         assert_eq!(reason_status("the page was not found anywhere"), None);
         assert_eq!(reason_status("Gone fishing"), None);
     }
+
+    /// (batch 25) A server that disconnected, in MCP clients' words (Claude Desktop's "MCP
+    /// server image-downloader disconnected", its log's "Server disconnected. For
+    /// troubleshooting guidance ..."), is a connection lost; a model a relay or app does not
+    /// serve yet is its set-up.
+    #[test]
+    fn disconnected_servers_and_models_not_yet_supported() {
+        for text in [
+            "2025-01-02T13:05:12.443Z [info] MCP server image-downloader disconnected. For troubleshooting guidance, please visit our debugging documentation",
+            "[error] [weather] Server disconnected. For troubleshooting guidance, please visit our debugging documentation",
+            "The provider disconnected",
+        ] {
+            let c = crate::classify::classify(&crate::failure::Failure::new(text));
+            assert_eq!((c.category, c.transient), (Connection, true), "{text}");
+        }
+        for text in [
+            "model 'windsurf/claude-3-7-sonnet' is not not yet supported",
+            "Model gpt-5.1-codex is not supported yet",
+        ] {
+            let c = crate::classify::classify(&crate::failure::Failure::new(text));
+            assert_eq!((c.category, c.transient), (Configuration, false), "{text}");
+        }
+    }
 }

@@ -991,6 +991,19 @@ pub fn head(s: &str, limit: usize) -> &str {
     &s[..end]
 }
 
+/// (batch 25) The status an HTML error page puts first in its title ("<title>429</title>",
+/// "<title>503 Service Unavailable</title>"), in lower-case text.
+pub fn html_title_status(hay: &str) -> Option<u16> {
+    hay.match_indices("<title>").find_map(|(at, tag)| {
+        let rest = hay[at + tag.len()..].trim_start();
+        let digits = rest.get(..3)?;
+        let after = rest[3..].chars().next();
+        (digits.bytes().all(|b| b.is_ascii_digit()) && !after.is_some_and(|c| c.is_ascii_digit()))
+            .then(|| digits.parse().ok())
+            .flatten()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

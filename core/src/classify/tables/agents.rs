@@ -367,6 +367,26 @@ pub const PERMANENT: &[Phrase] = &[
     said("only reasoning content", InvalidResponse),
     said("reasoning but no content", InvalidResponse),
     said("reasoning content but no content", InvalidResponse),
+    // (batch 25) A history with no user turn, refused before any model ran (LiteLLM's Bedrock
+    // adapter: "bedrock requires at least one non-system message"; Anthropic's "messages: at
+    // least one message is required"; Bedrock Converse's "A conversation must start with a user
+    // message").
+    said("at least one non-system", BadRequest),
+    said("at least one message is required", BadRequest),
+    said("conversation must start with a user message", BadRequest),
+    // A request sent with no model in it (a Windsurf relay: "neither PlanModel nor
+    // RequestedModel specified. You must specify a valid model.").
+    said("must specify a valid model", BadRequest),
+    // The plan or key has no access to the model (Cursor: "Invalid Model: The model does not
+    // work with your current plan or api key.").
+    said("with your current plan or api key", Forbidden),
+    said("does not work with your current plan", Forbidden),
+    // A 401's reason phrase in an app's own code (Obsidian Local REST API: "Error 40101:
+    // Authorization required. Find your API Key ...").
+    said("authorization required", Unauthorized),
+    // The model's reply failed an agent's own check of its structure (TaskWeaver's planner:
+    // "LLM failed to generate complete attachments").
+    said("llm failed to generate complete", Validation),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -391,6 +411,19 @@ pub const BEFORE_ANY_CALL: &[Phrase] = &[
     said("[invalid_request_error]", BadRequest),
     // "Invalid or missing API key": the key, before the main tables' "missing api key" set-up.
     said("invalid or missing api key", Unauthorized),
+    // (batch 25) An agent framework's own step budget ran out (LangGraph's GraphRecursionError
+    // "Recursion limit of 25 reached without hitting a stop condition"; openai-agents'
+    // MaxTurnsExceeded "Max turns (10) exceeded"; LangChain's AgentExecutor "Agent stopped due
+    // to iteration limit or time limit"; LlamaIndex's "Reached max iterations"; smolagents'
+    // "Reached max steps"). The corpus labels these `unknown` since batch 18: the loop is the
+    // model's and the app's together, no API failed, and a bigger budget is a guess. Read
+    // before the frame around it ("Failed to stream response: ...").
+    said("without hitting a stop condition", Unknown),
+    said("maxturnsexceeded", Unknown),
+    said("max turns (", Unknown),
+    said("due to iteration limit", Unknown),
+    said("reached max iterations", Unknown),
+    said("reached max steps", Unknown),
 ];
 
 /// Transient natures said in words only.
@@ -502,6 +535,11 @@ pub const TRANSIENT: &[Phrase] = &[
     // reads the number where it is there).
     said("retryafterseconds", RateLimited),
     said("retry_after_seconds", RateLimited),
+    // (batch 25) A client's catch-all that asks for the message again (Continue: "There was an
+    // error handling the response from {model}. Please try to submit your message again"),
+    // with nothing more specific: the labelling guide's try-again catch-all.
+    said("error handling the response from", ServerError),
+    said("try to submit your message again", ServerError),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -620,6 +658,9 @@ pub const LOCAL_REGISTRY_WORDS: &[&str] = &[
     "in the configuration",
     "in your configuration",
     "for the correct `model_id`",
+    // (batch 25) opencode's error name itself in its log ("reason=ProviderModelNotFoundError
+    // Unhandled rejection"): its lookup in its own registry (models.dev) failed.
+    "providermodelnotfounderror",
 ];
 
 /// (batch 19) Class names whose library gives them a status of their own, read when nothing
@@ -713,5 +754,47 @@ mod tests {
         ] {
             assert_eq!(cat(f.clone()), (want, true), "{f:?}");
         }
+    }
+
+    /// (batch 25) Each agent framework's own step budget (LangGraph `GraphRecursionError`,
+    /// openai-agents `MaxTurnsExceeded`, LangChain `AgentExecutor`, LlamaIndex ReActAgent,
+    /// smolagents): unknown and never retried, whatever frame the app put around it.
+    #[test]
+    fn an_agent_step_budget_is_unknown_under_any_frame() {
+        for f in [
+            Failure::new("Failed to stream response: Recursion limit of 25 reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key."),
+            Failure::new("Max turns (10) exceeded").with_class(["agents.exceptions.MaxTurnsExceeded"]),
+            Failure::new("agents.exceptions.MaxTurnsExceeded: Max turns (25) exceeded"),
+            Failure::new("Agent stopped due to iteration limit or time limit."),
+            Failure::new("ValueError: Reached max iterations."),
+            Failure::new("AgentMaxStepsError: Reached max steps."),
+        ] {
+            assert_eq!(cat(f.clone()), (Unknown, false), "{f:?}");
+        }
+    }
+
+    /// (batch 25) A history with no user turn, a request with no model, a plan or key without
+    /// the model, a 401 reason in an app's code, a reply failing an agent's structure check, a
+    /// client catch-all that asks for the message again.
+    #[test]
+    fn batch_25_app_wordings() {
+        for (f, want) in [
+            (Failure::new("error: invalid message bedrock requires at least one non-system messageno fallback model group found for original model_group=bedrock-claude"), (BadRequest, false)),
+            (Failure::new("messages: at least one message is required"), (BadRequest, false)),
+            (Failure::new("ValidationException: A conversation must start with a user message. Try again with a conversation that starts with a user message."), (BadRequest, false)),
+            (Failure::new("Chat error: neither PlanModel nor RequestedModel specified. You must specify a valid model."), (BadRequest, false)),
+            (Failure::new("Invalid Model: The model does not work with your current plan or api key."), (Forbidden, false)),
+            (Failure::new("Caught Exception. Error: Error 40101: Authorization required.  Find your API Key in the settings."), (Unauthorized, false)),
+            (Failure::new("Cannot process your request due to Exception: Planner failed to generate response because LLM failed to generate complete attachments"), (Validation, false)),
+            (Failure::new("Error handling model response\nThere was an error handling the response from Llama 3.1 8B.\n\nPlease try to submit your message again."), (ServerError, true)),
+            (Failure::new("ERROR service=acp-command reason=ProviderModelNotFoundError Unhandled rejection"), (Configuration, false)),
+        ] {
+            assert_eq!(cat(f.clone()), want, "{f:?}");
+        }
+        // A provider's own 404 for a model stays not found.
+        assert_eq!(
+            cat(Failure::http(404, "{\"error\":{\"message\":\"The model `x` does not exist\",\"code\":\"model_not_found\"}}")).0,
+            NotFound
+        );
     }
 }

@@ -75,6 +75,15 @@ pub const PERMANENT: &[Phrase] = &[
     // ("curl could not be started: ENAMETOOLONG").
     said("client has been closed", Programming),
     said("enametoolong", Programming),
+    // (batch 25) asyncio misused by the caller (CPython `base_events.py`: "This event loop is
+    // already running", "asyncio.run() cannot be called from a running event loop", "Cannot
+    // run the event loop while another loop is running", "Event loop is closed"; `events.py`:
+    // "There is no current event loop in thread"): ragas' executor inside a notebook's loop.
+    said("event loop is already running", Programming),
+    said("cannot be called from a running event loop", Programming),
+    said("while another loop is running", Programming),
+    said("there is no current event loop", Programming),
+    said("event loop is closed", Programming),
 ];
 
 #[cfg(test)]
@@ -152,6 +161,24 @@ mod batch21_tests {
             "RuntimeError: Cannot send a request, as the client has been closed.",
             "spawn ENAMETOOLONG",
         ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (Programming, false), "{text}");
+        }
+    }
+
+    /// (batch 25) asyncio misused by the caller, in CPython's own words (`base_events.py`,
+    /// `events.py`): a bug of the app's, never retried.
+    #[test]
+    fn asyncio_loop_misuse_is_the_callers_bug() {
+        for text in [
+            "RuntimeError: This event loop is already running",
+            "asyncio.run() cannot be called from a running event loop",
+            "Cannot run the event loop while another loop is running",
+            "RuntimeError: There is no current event loop in thread 'ThreadPoolExecutor-0_0'.",
+            "RuntimeError: Event loop is closed",
+        ] {
+            let c = classify(&Failure::new(text).with_class(["RuntimeError"]));
+            assert_eq!((c.category, c.transient), (Programming, false), "{text}");
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (Programming, false), "{text}");
         }

@@ -121,6 +121,11 @@ pub const SERVER_ERROR_HEADS: &[(&str, crate::Category)] = &[
     ("upstream request timeout", Timeout),
 ];
 
+/// (batch 25) Marks of an HTML page quoted in a decoder's error (requests' `JSONDecodeError`
+/// "[Errno Expecting value] <!doctype html>...<title>429</title>429 Too Many Requests"): the
+/// reply was a server's or proxy's error page, whose stated status decides.
+pub const HTML_PAGE_MARKS: &[&str] = &["<!doctype html", "<html", "<title>"];
+
 /// A Go struct the server decodes the *request* into ("json: cannot unmarshal string into Go
 /// struct field ChatRequest.messages of type []api.Message": Ollama's `api.ChatRequest`,
 /// `GenerateRequest`; any `...Request` type): a server's words about what it received, the
@@ -261,5 +266,33 @@ mod tests {
             "proxy: 401 Client Error: Unauthorized for url: https://example.test/v1/chat",
         ));
         assert_eq!((c.category, c.transient), (Category::Unauthorized, false));
+    }
+
+    /// (batch 25) A JSON decoder's error that quotes an HTML error page with its status in the
+    /// title (requests' `JSONDecodeError` over a relay's 429 page, a proxy's 502/503 page): the
+    /// page's status decides; a decoder's error over a page with no status stays a bad reply.
+    #[test]
+    fn an_html_error_page_under_a_decoder_is_its_status() {
+        let class = [
+            "requests.exceptions.JSONDecodeError",
+            "json.JSONDecodeError",
+            "ValueError",
+        ];
+        for (text, want, retry) in [
+            ("[Errno Expecting value] <!doctype html><meta charset=\"utf-8\"><title>429</title>429 Too Many Requests: 0", Category::RateLimited, true),
+            ("Expecting value: line 1 column 1 (char 0) <html><head><title>502 Bad Gateway</title></head>", Category::ServerError, true),
+            ("Expecting value: line 1 column 1 (char 0) <html><title>401 Authorization Required</title>", Category::Unauthorized, false),
+        ] {
+            let c = classify(&Failure::new(text).with_class(class));
+            assert_eq!((c.category, c.transient), (want, retry), "{text}");
+        }
+        let c = classify(
+            &Failure::new("Expecting value: line 1 column 1 (char 0) <html><title>Welcome</title>")
+                .with_class(class),
+        );
+        assert_eq!(
+            (c.category, c.transient),
+            (Category::InvalidResponse, false)
+        );
     }
 }

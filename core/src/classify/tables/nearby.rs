@@ -516,6 +516,9 @@ pub const FAMILIES: &[Family] = &[
             "not connected",
             "is down",
             "offline",
+            // (batch 25) Claude Desktop: "MCP server image-downloader disconnected"; the MCP
+            // SDKs' "Server disconnected".
+            "disconnected",
             "不可达",
             "无法访问",
         ],
@@ -671,6 +674,19 @@ pub const FAMILIES: &[Family] = &[
         ],
         Configuration,
         true,
+    ),
+    // (batch 25) A relay or app that does not serve a model yet (bypass's "model
+    // 'windsurf/claude-3-7-sonnet' is not yet supported"; "model X not supported yet"): its own
+    // list of models lacks it until a release adds it, set-up on every try.
+    near(
+        &["model"],
+        &[
+            "not yet supported",
+            "not supported yet",
+            "not yet available in",
+        ],
+        Configuration,
+        false,
     ),
 ];
 

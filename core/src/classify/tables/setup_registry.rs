@@ -56,6 +56,34 @@ pub const PERMANENT: &[Phrase] = &[
         Configuration,
     ),
     stated("is not recognized as the name of a cmdlet", Configuration),
+    // (batch 25) An app with no chat model in its own set-up (Cody's agent: "No default chat
+    // model found", "No chat model found in server-provided config"; Continue's "No chat model
+    // selected"; "No model configured"): nothing was sent.
+    said("no default chat model", Configuration),
+    said("no chat model found", Configuration),
+    said("no chat model configured", Configuration),
+    said("no model configured", Configuration),
+    // An app's own provider set-up refusing a model id before any call (Crush: "Failed to
+    // configure providers: bedrock provider only supports anthropic models for now").
+    said("provider only supports", Configuration),
+    // (batch 25) The runtime an MCP server or CLI tool is launched with is not on the PATH
+    // (`/usr/bin/env`: "env: node: No such file or directory", GNU's "env: 'node': No such
+    // file or directory"; Node's spawn: "spawn npx ENOENT", "spawn uvx ENOENT"; shells:
+    // "npx: command not found"): the launch fails again until the set-up changes, whatever
+    // "transport closed" follows it.
+    stated("env: node:", Configuration),
+    stated("env: 'node'", Configuration),
+    stated("env: npx:", Configuration),
+    stated("env: 'npx'", Configuration),
+    stated("env: python", Configuration),
+    stated("env: 'python", Configuration),
+    stated("spawn npx enoent", Configuration),
+    stated("spawn node enoent", Configuration),
+    stated("spawn uvx enoent", Configuration),
+    stated("spawn uv enoent", Configuration),
+    stated("npx: command not found", Configuration),
+    stated("node: command not found", Configuration),
+    stated("uvx: command not found", Configuration),
 ];
 
 /// (batch 21) A key the client never had, in the words SDKs print before sending anything
@@ -124,6 +152,35 @@ mod tests {
         let c = classify(&Failure::http(
             500,
             "could not load model: rpc error: code = Unavailable desc = error reading from server: EOF",
+        ));
+        assert!(c.transient, "{c:?}");
+    }
+
+    /// (batch 25) No chat model in an app's own set-up (Cody's agent, Continue), a provider
+    /// set-up that refuses a model id before any call (Crush), and the launch runtime of an MCP
+    /// server missing from the PATH (`/usr/bin/env`, Node's spawn, shells), even with the MCP
+    /// client's "transport closed" after it: configuration, never retried.
+    #[test]
+    fn no_chat_model_and_a_missing_runtime_are_set_up() {
+        for f in [
+            Failure::new("org.eclipse.lsp4j.jsonrpc.ResponseErrorException: No default chat model found"),
+            Failure::new("Request commands/explain failed with message: No chat model found in server-provided config"),
+            Failure::new("No chat model configured"),
+            Failure::new("Error: no model configured for role 'chat'"),
+            Failure::new("Failed to configure providers: bedrock provider only supports anthropic models for now"),
+            Failure::new("env: node: No such file or directory\n[info] Server transport closed unexpectedly, this is likely due to the process exiting early."),
+            Failure::new("/usr/bin/env: 'node': No such file or directory"),
+            Failure::new("Error: spawn npx ENOENT"),
+            Failure::new("spawn uvx ENOENT"),
+            Failure::new("zsh:1: npx: command not found"),
+            Failure::new("env: python3: No such file or directory"),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (Configuration, false), "{f:?}");
+        }
+        // The transport closing alone stays a connection that failed.
+        let c = classify(&Failure::new(
+            "Server transport closed unexpectedly, this is likely due to the process exiting early.",
         ));
         assert!(c.transient, "{c:?}");
     }

@@ -194,6 +194,12 @@ pub const TRANSIENT: &[Phrase] = &[
 /// error ("Retry failed after 3 attempts, last err: ...") is read by that error instead.
 pub const GIVE_UP_WITHOUT_CAUSE: &[&str] = &["retry settings can be adjusted in clientoptions"];
 
+/// (batch 25) A stock error page that names overload only as one guess among two: Werkzeug's
+/// (Flask's) `InternalServerError` description, "The server encountered an internal error and
+/// was unable to complete your request. Either the server is overloaded or there is an error in
+/// the application." The page is a plain 500 (`says_overloaded` skips the guess).
+pub const HEDGED_OVERLOAD: &[&str] = &["either the server is overloaded or there"];
+
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
 /// WORDS, whose "invalid" would read an invalid key as a bad request). Lower-case, as found
 /// inside the run-together name.
@@ -520,5 +526,22 @@ mod tests {
                 f.message
             );
         }
+    }
+
+    /// (batch 25) Werkzeug's stock 500 page guesses "Either the server is overloaded or there is
+    /// an error in the application": a plain server error; a page that says it is overloaded
+    /// stays overloaded.
+    #[test]
+    fn a_hedged_overload_on_a_stock_500_page_is_a_server_error() {
+        let page = "<!doctype html> <html lang=en> <title>500 Internal Server Error</title> <h1>Internal Server Error</h1> <p>The server encountered an internal error and was unable to complete your request. Either the server is overloaded or there is an error in the application.</p>";
+        let c = classify(&Failure::http(500, page));
+        assert_eq!((c.category, c.transient), (ServerError, true));
+        let c = classify(&Failure::http(500, "").with_body(page));
+        assert_eq!((c.category, c.transient), (ServerError, true));
+        let c = classify(&Failure::http(
+            500,
+            "The server is overloaded, please retry.",
+        ));
+        assert_eq!(c.category, Overloaded);
     }
 }
