@@ -76,9 +76,9 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     } else {
         category
     };
-    // (batch 20) An allowance that names its reset, with a wait of under an hour stated ("Your
+    // (batch 20) An allowance that names its reset, with a wait of hours at most stated ("Your
     // quota will reset after 20s"): a rate limit, whose stated wait is the remedy
-    // (`tables::stated_faults::RESETTING_ALLOWANCES`; hours away stay payment).
+    // (`tables::stated_faults::RESETTING_ALLOWANCES`; more than five hours away stay payment).
     let category = if category == Category::PaymentRequired && allowance_resets_soon(failure, &hay)
     {
         Category::RateLimited
@@ -278,18 +278,24 @@ fn long_window(f: &Failure, hay: &Hay) -> bool {
             .is_some_and(|secs| secs >= LONG_WAIT_SECS)
 }
 
-/// (batch 20) An allowance the text says resets, within a stated wait of under an hour, and no
+/// (batch 20) An allowance the text says resets, within a stated wait of hours (`HOURS_WINDOW_SECS`), and no
 /// word of money or of a day's window.
 fn allowance_resets_soon(f: &Failure, hay: &Hay) -> bool {
     tables::stated_faults::RESETTING_ALLOWANCES
         .iter()
         .any(|w| text::contains_phrase(hay.get(), w))
-        && stated_wait(f, hay).is_some_and(|(secs, _)| secs < 3600.0)
+        && stated_wait(f, hay).is_some_and(|(secs, _)| secs < HOURS_WINDOW_SECS)
         && !long_window(f, hay)
         && !tables::BILLING_HINTS
             .iter()
             .any(|w| text::contains_phrase(hay.get(), w))
 }
+
+/// (batch 25) The longest sub-day allowance windows (Claude's, Codex's and Antigravity's
+/// five-hour windows): a reset stated within them is an hours' quota, which the labelling guide
+/// counts as a rate limit ("Your quota will reset after 2h1m1s"); a reset further away is a
+/// day's window seen near its end ("... after 8h44m7s"), payment.
+const HOURS_WINDOW_SECS: f64 = 5.0 * 3600.0;
 
 /// A wait this long, stated by words that say nothing else ("All accounts are currently
 /// limited. Please wait 84152s."), is a day's quota in other words: no retry budget waits half
@@ -919,6 +925,17 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         {
             Category::Connection
         }
+        // (batch 25) A gateway's 504 whose words say it waited for its upstream and got nothing
+        // ("the server did not receive a response from the upstream server", RFC 9110's "did
+        // not receive a timely response"): the wait ran out, a timeout, as the words name it.
+        Category::ServerError
+            if status == 504
+                && text::transient()
+                    .first(hay.get())
+                    .is_some_and(|p| p.category == Category::Timeout) =>
+        {
+            Category::Timeout
+        }
         // (batch 23) google-api-core maps gRPC's UNAVAILABLE to a 503 (`ServiceUnavailable`),
         // keeping grpc core's words for a channel that never connected ("503 failed to connect
         // to all addresses; last error: UNKNOWN: ipv4:...:443: TCP handshake shutdown"): the
@@ -1046,6 +1063,13 @@ fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category>
         return Some(s.category);
     }
     if p.codes.iter().any(|c| c == "invalid_request_error") {
+        // (batch 25) A relay that types the upstream's capacity refusal as a request error
+        // (sub2api's `response.failed` "Selected model is at capacity. Please try a different
+        // model." under `invalid_request_error`): the words' overload is the failure, as the
+        // same event typed `server_is_overloaded` is.
+        if let Some(o) = text::overload().first(hay.get()) {
+            return Some(o.category);
+        }
         return Some(Category::InvalidResponse);
     }
     match code_category(p) {

@@ -391,6 +391,11 @@ pub const BEFORE_ANY_CALL: &[Phrase] = &[
     said("[invalid_request_error]", BadRequest),
     // "Invalid or missing API key": the key, before the main tables' "missing api key" set-up.
     said("invalid or missing api key", Unauthorized),
+    // (batch 25) The Anthropic SDKs refuse a non-streaming request whose max_tokens implies over
+    // ten minutes, before sending (anthropic-sdk-python `_calculate_nonstreaming_timeout`,
+    // anthropic-sdk-typescript `calculateNonstreamingTimeout`: "Streaming is strongly
+    // recommended for operations that may take longer than 10 minutes"): the request must change.
+    said("streaming is strongly recommended", BadRequest),
 ];
 
 /// Transient natures said in words only.

@@ -68,6 +68,12 @@ pub const PERMANENT: &[Phrase] = &[
     stated("quota has been used up", PaymentRequired),
     said("upgrade to a paid plan", PaymentRequired),
     stated("key limit exceeded", PaymentRequired),
+    // (batch 25) Gemini's 429 for a paid-only model on a free-tier key ("Gemini 2.5 Pro Preview
+    // doesn't have a free quota tier. Please use ... instead"): only billing or another model
+    // helps, whatever retry_delay the body adds.
+    stated("have a free quota tier", PaymentRequired),
+    stated("has no free quota tier", PaymentRequired),
+    stated("no free tier available", PaymentRequired),
 ];
 
 #[cfg(test)]

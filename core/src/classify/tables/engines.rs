@@ -81,6 +81,11 @@ pub const DOWN: &[&str] = &[
     "has terminated",
     "not responding",
     "was signaled to shutdown",
+    // (batch 25) Ollama `llm/server.go`: "llama runner exited, you may not have enough
+    // available memory to run this model"; "runner process exited".
+    "exited",
+    "has exited",
+    "process exited",
 ];
 
 /// Transient states of a serving engine, read before the main transient table.

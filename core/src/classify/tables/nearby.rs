@@ -672,6 +672,20 @@ pub const FAMILIES: &[Family] = &[
         Configuration,
         true,
     ),
+    // (batch 25) A provider's own words for a model it does not serve (SambaNova: "The
+    // requested model (X) is not available on SambaNova Cloud"; "The requested model X is not
+    // supported"; "requested model does not exist"): not found where the request went.
+    near(
+        &["requested model", "the model you requested"],
+        &[
+            "is not available on",
+            "not available on this",
+            "is not supported",
+            "is no longer available",
+        ],
+        NotFound,
+        false,
+    ),
 ];
 
 /// HTTP reason phrases (RFC 9110 §15, with the older wordings servers still send): a whole

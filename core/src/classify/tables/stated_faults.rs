@@ -159,6 +159,17 @@ pub const PERMANENT: &[Phrase] = &[
     // its earlier turn; not retrying is the cheaper mistake.
     stated("chat is in progress", BadRequest),
     stated("conversation is in progress", BadRequest),
+    // (batch 25) LM Studio / llama.cpp's truncation refusal: "Cannot truncate prompt with
+    // n_keep (15028) >= n_ctx (7424)" (the prompt to keep is over the loaded context); older
+    // llama.cpp servers: "the request exceeds the available context size, try increasing it".
+    stated("cannot truncate prompt with n_keep", ContextOverflow),
+    stated("exceeds the available context size", ContextOverflow),
+    // (batch 25) A count limit on the request's inputs (Qianfan rerank 336221 "max number of
+    // documents is 64"; rerank/embedding APIs' "too many documents", "maximum number of
+    // documents"): the request must be split, the same on every try.
+    stated("max number of documents", BadRequest),
+    stated("maximum number of documents", BadRequest),
+    stated("too many documents", BadRequest),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
@@ -169,6 +180,14 @@ pub const TRANSIENT: &[Phrase] = &[
     // TabbyAPI `endpoints/OAI/utils/completion.py` logs and answers "FATAL ERROR with
     // generation" when the backend's generator raised mid-request: the engine's, not the call's.
     said("fatal error with generation", ServerError),
+    // (batch 25) A gateway that waited for its upstream and got nothing (RFC 9110 §15.6.5 504
+    // "did not receive a timely response from an upstream server"; lobe-chat's 504 "the server
+    // did not receive a response from the upstream server"; nginx "upstream timed out"): a timeout.
+    said("did not receive a response from the upstream", Timeout),
+    said("did not receive a timely response", Timeout),
+    // (batch 25) Elixir Finch/Req: "Finch streaming task exited: {:noproc, ...}" with events
+    // already relayed: the stream's process died mid-answer.
+    said("streaming task exited", StreamInterrupted),
 ];
 
 /// A gateway's own code for an upstream that did not answer, under its generic 400 (Cloudflare
@@ -631,6 +650,22 @@ pub const READ_FIRST: &[Phrase] = &[
     stated("inappropiate content", ContentFiltered),
     said("model_decommissioned", NotFound),
     said("has been decommissioned", NotFound),
+    // (batch 25) A router with no provider behind the model (Hugging Face's router
+    // `router.huggingface.co`: "The requested model 'X' is not supported by any provider you
+    // have enabled.", its passthrough "Model not supported by provider together"): the model is
+    // unknown where the request went, under the 400 it answers.
+    stated("not supported by any provider", NotFound),
+    stated("model not supported by provider", NotFound),
+    stated("model is not supported by provider", NotFound),
+    // (batch 25) llama.cpp/ggml memory words under a model load (Ollama "llama runner process
+    // has terminated: error loading model: unable to allocate backend buffer"; ggml-backend
+    // "failed to allocate buffer", llama.cpp "failed to allocate compute buffers", "unable to
+    // allocate CUDA0 buffer"): memory, which frees up (`engines::TRANSIENT`), read before the
+    // main tables' "error loading model" (set-up).
+    said("unable to allocate backend buffer", ServerError),
+    said("failed to allocate compute buffers", ServerError),
+    said("unable to allocate cuda0 buffer", ServerError),
+    said("not enough available memory", ServerError),
 ];
 
 #[cfg(test)]
