@@ -3294,3 +3294,45 @@ mod batch24 {
         }
     }
 }
+
+#[cfg(test)]
+mod batch25a_tests {
+    use super::classify;
+    use crate::category::Category::*;
+    use crate::failure::Failure;
+
+    /// (batch 25) An allowance resetting within hours is a rate limit (the labelling guide's
+    /// per-hour quota); half a day away it is a day's quota, payment.
+    #[test]
+    fn allowance_reset_within_hours() {
+        let gemini = |reset: &str, delay: &str| {
+            Failure::http(429, "").with_body(format!(
+                "{{\"error\":{{\"code\":429,\"message\":\"You have exhausted your capacity on this model. Your quota will reset after {reset}.\",\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"{delay}\"}}]}}}}"
+            ))
+        };
+        let c = classify(&gemini("2h1m1s", "7261.27s"));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+        let c = classify(&gemini("4h59m0s", "17940s"));
+        assert_eq!((c.category, c.transient), (RateLimited, true));
+        let c = classify(&gemini("8h44m7s", "31447s"));
+        assert_eq!((c.category, c.transient), (PaymentRequired, false));
+    }
+
+    /// (batch 25) A relay's `response.failed` typed as a request error whose words are a
+    /// capacity refusal: the overload; a request error without such words stays the stream's
+    /// protocol failing.
+    #[test]
+    fn capacity_typed_as_a_request_error_in_a_stream() {
+        let event = |msg: &str| {
+            Failure::http(200, msg).with_body(format!(
+                "event: response.failed\ndata: {{\"type\":\"response.failed\",\"error\":{{\"type\":\"invalid_request_error\",\"message\":\"{msg}\"}}}}"
+            ))
+        };
+        let c = classify(&event("Selected model is at capacity. Please try a different model."));
+        assert_eq!((c.category, c.transient), (Overloaded, true));
+        let c = classify(&event("The model is overloaded right now."));
+        assert_eq!((c.category, c.transient), (Overloaded, true));
+        let c = classify(&event("Unsupported parameter: 'temperature'."));
+        assert!(!c.transient);
+    }
+}

@@ -720,3 +720,23 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod batch25a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 25) The Anthropic SDKs' refusal, before sending, of a non-streaming request that
+    /// may run over ten minutes (Python raises ValueError; TypeScript an Error): the request.
+    #[test]
+    fn sdk_requires_streaming() {
+        for f in [
+            Failure::new("Streaming is strongly recommended for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-python#long-requests for more details").with_class(["ValueError"]),
+            Failure::new("Error: Streaming is strongly recommended for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-typescript#long-requests for more details"),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (BadRequest, false), "{f:?}");
+        }
+    }
+}

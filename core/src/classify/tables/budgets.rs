@@ -134,3 +134,23 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod batch25a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 25) A paid-only model on a free key (Gemini API "doesn't have a free quota tier"),
+    /// whatever retry_delay the 429 carries: payment, not retried.
+    #[test]
+    fn no_free_quota_tier() {
+        for f in [
+            Failure::http(429, "Gemini 2.5 Pro Preview doesn't have a free quota tier. Please use Gemini 2.5 Pro Experimental instead. [violations { } , retry_delay { seconds: 33 } ]").with_class(["ResourceExhausted"]),
+            Failure::http(429, "{\"error\":{\"code\":429,\"message\":\"Gemini 3 Pro has no free quota tier.\",\"status\":\"RESOURCE_EXHAUSTED\"}}"),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (PaymentRequired, false), "{f:?}");
+        }
+    }
+}

@@ -750,3 +750,97 @@ mod batch23a_tests {
         assert_eq!(cat(&f), (Category::InvalidResponse, false));
     }
 }
+
+#[cfg(test)]
+mod batch25a_tests {
+    use crate::category::Category::{self, *};
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let c = classify(f);
+        (c.category, c.transient)
+    }
+
+    /// (batch 25) A router with no provider behind the model, in the router's wordings
+    /// (huggingface.js / router.huggingface.co), under the 400 it answers: not found.
+    #[test]
+    fn router_without_a_provider_for_the_model() {
+        for f in [
+            Failure::http(400, "The requested model 'meta-llama/Llama-3.3-70B-Instruct' is not supported by any provider you have enabled."),
+            Failure::http(400, "{\"error\":\"Model not supported by provider fireworks-ai\"}"),
+            Failure::new("400 The requested model 'Qwen/Qwen3-32B' is not supported by any provider you have enabled."),
+        ] {
+            assert_eq!(cat(&f), (NotFound, false), "{f:?}");
+        }
+        // A parameter a provider does not support is not a missing model.
+        assert_ne!(
+            cat(&Failure::http(400, "Parameter 'tools' is not supported by this provider")).0,
+            NotFound
+        );
+    }
+
+    /// (batch 25) Memory gone while a model loads (ggml/llama.cpp allocator words, Ollama's
+    /// runner): transient, read before the set-up "error loading model".
+    #[test]
+    fn memory_words_under_a_model_load() {
+        for m in [
+            "Error: llama runner process has terminated: error loading model: unable to allocate backend buffer",
+            "llama_new_context_with_model: failed to allocate compute buffers",
+            "error loading model: unable to allocate CUDA0 buffer",
+            "Error: llama runner exited, you may not have enough available memory to run this model",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (ServerError, true), "{m}");
+        }
+        // A model file that will not load for another reason stays set-up.
+        assert_eq!(
+            cat(&Failure::new("error loading model: unknown model architecture: 'foo'")).1,
+            false
+        );
+    }
+
+    /// (batch 25) The prompt to keep over the loaded context (LM Studio / llama.cpp): context
+    /// overflow, whatever status wraps it.
+    #[test]
+    fn prompt_over_the_loaded_context() {
+        for f in [
+            Failure::new("Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"),
+            Failure::http(500, "{\"error\":\"Cannot truncate prompt with n_keep (4270) >= n_ctx (4096)\"}"),
+            Failure::http(400, "the request exceeds the available context size, try increasing it"),
+        ] {
+            assert_eq!(cat(&f), (ContextOverflow, false), "{f:?}");
+        }
+    }
+
+    /// (batch 25) Count limits on a request's inputs (Qianfan rerank 336221; rerank APIs).
+    #[test]
+    fn input_count_limits() {
+        for f in [
+            Failure::new("api request req_id: as-x failed with error code: 336221, err msg: max number of documents is 64"),
+            Failure::http(400, "{\"message\":\"too many documents, at most 1000 allowed\"}"),
+            Failure::http(500, "The maximum number of documents is 100"),
+        ] {
+            assert_eq!(cat(&f), (BadRequest, false), "{f:?}");
+        }
+    }
+
+    /// (batch 25) A gateway's 504 whose words say the upstream never answered: a timeout; a
+    /// bare 504 stays a server error.
+    #[test]
+    fn gateway_waited_for_its_upstream() {
+        for b in [
+            "{\"type\":504,\"message\":\"Sorry, the server did not receive a response from the upstream server. Please try again later.\"}",
+            "The gateway did not receive a timely response from the upstream server.",
+        ] {
+            assert_eq!(cat(&Failure::http(504, b)), (Timeout, true), "{b}");
+        }
+        assert_eq!(cat(&Failure::http(504, "")), (ServerError, true));
+    }
+
+    /// (batch 25) Elixir Finch's streaming task gone mid-answer: the stream was cut.
+    #[test]
+    fn finch_streaming_task_exited() {
+        let f = Failure::new("Finch streaming task exited: {:noproc, {GenServer, :call, [#PID<0.1.0>, {:http_event, {:data, \"event: content_block_delta\"}}, 5000]}}");
+        assert_eq!(cat(&f), (StreamInterrupted, true));
+    }
+}
