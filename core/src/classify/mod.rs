@@ -76,9 +76,9 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     } else {
         category
     };
-    // (batch 20) An allowance that names its reset, with a wait of hours at most stated ("Your
+    // (batch 20) An allowance that names its reset, with a wait of under an hour stated ("Your
     // quota will reset after 20s"): a rate limit, whose stated wait is the remedy
-    // (`tables::stated_faults::RESETTING_ALLOWANCES`; more than five hours away stay payment).
+    // (`tables::stated_faults::RESETTING_ALLOWANCES`; hours away stay payment).
     let category = if category == Category::PaymentRequired && allowance_resets_soon(failure, &hay)
     {
         Category::RateLimited
@@ -278,24 +278,18 @@ fn long_window(f: &Failure, hay: &Hay) -> bool {
             .is_some_and(|secs| secs >= LONG_WAIT_SECS)
 }
 
-/// (batch 20) An allowance the text says resets, within a stated wait of hours (`HOURS_WINDOW_SECS`), and no
+/// (batch 20) An allowance the text says resets, within a stated wait of under an hour, and no
 /// word of money or of a day's window.
 fn allowance_resets_soon(f: &Failure, hay: &Hay) -> bool {
     tables::stated_faults::RESETTING_ALLOWANCES
         .iter()
         .any(|w| text::contains_phrase(hay.get(), w))
-        && stated_wait(f, hay).is_some_and(|(secs, _)| secs < HOURS_WINDOW_SECS)
+        && stated_wait(f, hay).is_some_and(|(secs, _)| secs < 3600.0)
         && !long_window(f, hay)
         && !tables::BILLING_HINTS
             .iter()
             .any(|w| text::contains_phrase(hay.get(), w))
 }
-
-/// (batch 25) The longest sub-day allowance windows (Claude's, Codex's and Antigravity's
-/// five-hour windows): a reset stated within them is an hours' quota, which the labelling guide
-/// counts as a rate limit ("Your quota will reset after 2h1m1s"); a reset further away is a
-/// day's window seen near its end ("... after 8h44m7s"), payment.
-const HOURS_WINDOW_SECS: f64 = 5.0 * 3600.0;
 
 /// A wait this long, stated by words that say nothing else ("All accounts are currently
 /// limited. Please wait 84152s."), is a day's quota in other words: no retry budget waits half
@@ -924,17 +918,6 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
             if status == 500 && says_connection_failed(hay) && !engine_died(hay) =>
         {
             Category::Connection
-        }
-        // (batch 25) A gateway's 504 whose words say it waited for its upstream and got nothing
-        // ("the server did not receive a response from the upstream server", RFC 9110's "did
-        // not receive a timely response"): the wait ran out, a timeout, as the words name it.
-        Category::ServerError
-            if status == 504
-                && text::transient()
-                    .first(hay.get())
-                    .is_some_and(|p| p.category == Category::Timeout) =>
-        {
-            Category::Timeout
         }
         // (batch 23) google-api-core maps gRPC's UNAVAILABLE to a 503 (`ServiceUnavailable`),
         // keeping grpc core's words for a channel that never connected ("503 failed to connect
@@ -3300,23 +3283,6 @@ mod batch25a_tests {
     use super::classify;
     use crate::category::Category::*;
     use crate::failure::Failure;
-
-    /// (batch 25) An allowance resetting within hours is a rate limit (the labelling guide's
-    /// per-hour quota); half a day away it is a day's quota, payment.
-    #[test]
-    fn allowance_reset_within_hours() {
-        let gemini = |reset: &str, delay: &str| {
-            Failure::http(429, "").with_body(format!(
-                "{{\"error\":{{\"code\":429,\"message\":\"You have exhausted your capacity on this model. Your quota will reset after {reset}.\",\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"{delay}\"}}]}}}}"
-            ))
-        };
-        let c = classify(&gemini("2h1m1s", "7261.27s"));
-        assert_eq!((c.category, c.transient), (RateLimited, true));
-        let c = classify(&gemini("4h59m0s", "17940s"));
-        assert_eq!((c.category, c.transient), (RateLimited, true));
-        let c = classify(&gemini("8h44m7s", "31447s"));
-        assert_eq!((c.category, c.transient), (PaymentRequired, false));
-    }
 
     /// (batch 25) A relay's `response.failed` typed as a request error whose words are a
     /// capacity refusal: the overload; a request error without such words stays the stream's
