@@ -3294,7 +3294,9 @@ mod batch25a_tests {
                 "event: response.failed\ndata: {{\"type\":\"response.failed\",\"error\":{{\"type\":\"invalid_request_error\",\"message\":\"{msg}\"}}}}"
             ))
         };
-        let c = classify(&event("Selected model is at capacity. Please try a different model."));
+        let c = classify(&event(
+            "Selected model is at capacity. Please try a different model.",
+        ));
         assert_eq!((c.category, c.transient), (Overloaded, true));
         let c = classify(&event("The model is overloaded right now."));
         assert_eq!((c.category, c.transient), (Overloaded, true));

@@ -169,7 +169,9 @@ mod batch25a_tests {
     /// (batch 25) A runner or engine that exited (Ollama `llm/server.go`, vLLM's engine core).
     #[test]
     fn exited_parts_are_down() {
-        assert!(engine_down("llama runner exited, you may not have enough available memory"));
+        assert!(engine_down(
+            "llama runner exited, you may not have enough available memory"
+        ));
         assert!(engine_down("engine core process exited with code 1"));
         assert!(engine_down("the runner has exited"));
         // Not a part of a server: an MCP tool's subprocess is the app's.

@@ -775,7 +775,11 @@ mod batch25a_tests {
         }
         // A parameter a provider does not support is not a missing model.
         assert_ne!(
-            cat(&Failure::http(400, "Parameter 'tools' is not supported by this provider")).0,
+            cat(&Failure::http(
+                400,
+                "Parameter 'tools' is not supported by this provider"
+            ))
+            .0,
             NotFound
         );
     }
@@ -793,9 +797,11 @@ mod batch25a_tests {
             assert_eq!(cat(&Failure::new(m)), (ServerError, true), "{m}");
         }
         // A model file that will not load for another reason stays set-up.
-        assert_eq!(
-            cat(&Failure::new("error loading model: unknown model architecture: 'foo'")).1,
-            false
+        assert!(
+            !cat(&Failure::new(
+                "error loading model: unknown model architecture: 'foo'"
+            ))
+            .1
         );
     }
 
@@ -805,8 +811,14 @@ mod batch25a_tests {
     fn prompt_over_the_loaded_context() {
         for f in [
             Failure::new("Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"),
-            Failure::http(500, "{\"error\":\"Cannot truncate prompt with n_keep (4270) >= n_ctx (4096)\"}"),
-            Failure::http(400, "the request exceeds the available context size, try increasing it"),
+            Failure::http(
+                500,
+                "{\"error\":\"Cannot truncate prompt with n_keep (4270) >= n_ctx (4096)\"}",
+            ),
+            Failure::http(
+                400,
+                "the request exceeds the available context size, try increasing it",
+            ),
         ] {
             assert_eq!(cat(&f), (ContextOverflow, false), "{f:?}");
         }
