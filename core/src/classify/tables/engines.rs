@@ -86,6 +86,8 @@ pub const DOWN: &[&str] = &[
     "exited",
     "has exited",
     "process exited",
+    // Ollama `llm/server.go`: "llama runner process no longer running: -1".
+    "no longer running",
 ];
 
 /// Transient states of a serving engine, read before the main transient table.
@@ -174,6 +176,9 @@ mod batch25a_tests {
         ));
         assert!(engine_down("engine core process exited with code 1"));
         assert!(engine_down("the runner has exited"));
+        assert!(engine_down(
+            "llama runner process no longer running: -1 error:failed to create context with model"
+        ));
         // Not a part of a server: an MCP tool's subprocess is the app's.
         assert!(!engine_down("the user exited the program"));
     }

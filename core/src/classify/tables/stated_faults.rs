@@ -770,6 +770,10 @@ mod batch25a_tests {
             Failure::http(400, "The requested model 'meta-llama/Llama-3.3-70B-Instruct' is not supported by any provider you have enabled."),
             Failure::http(400, "{\"error\":\"Model not supported by provider fireworks-ai\"}"),
             Failure::new("400 The requested model 'Qwen/Qwen3-32B' is not supported by any provider you have enabled."),
+            // Under a 503 an app relays it with, and with the router's code (public threads quoting
+            // `{'message': "...", 'code': 'model_not_supported'}`).
+            Failure::http(503, "The requested model 'meta-llama/Llama-3.2-1B-Instruct' is not supported by any provider you have enabled."),
+            Failure::http(400, "Bad request: {'message': \"The requested model 'X' is not supported by any provider you have enabled.\", 'code': 'model_not_supported'}"),
         ] {
             assert_eq!(cat(&f), (NotFound, false), "{f:?}");
         }
@@ -811,6 +815,8 @@ mod batch25a_tests {
     fn prompt_over_the_loaded_context() {
         for f in [
             Failure::new("Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"),
+            // LM Studio's other wording of the same refusal.
+            Failure::http(400, "{\"error\":\"Trying to keep the first 6269 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input\"}"),
             Failure::http(
                 500,
                 "{\"error\":\"Cannot truncate prompt with n_keep (4270) >= n_ctx (4096)\"}",
