@@ -1064,6 +1064,13 @@ fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category>
         return Some(s.category);
     }
     if p.codes.iter().any(|c| c == "invalid_request_error") {
+        // (batch 25) A relay that types the upstream's capacity refusal as a request error
+        // (sub2api's `response.failed` "Selected model is at capacity. Please try a different
+        // model." under `invalid_request_error`): the words' overload is the failure, as the
+        // same event typed `server_is_overloaded` is.
+        if let Some(o) = text::overload().first(hay.get()) {
+            return Some(o.category);
+        }
         return Some(Category::InvalidResponse);
     }
     match code_category(p) {
@@ -3286,5 +3293,32 @@ mod batch24 {
         ] {
             assert_eq!(cat(&Failure::new(m)), (InvalidResponse, false), "{m}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch25a_tests {
+    use super::classify;
+    use crate::category::Category::*;
+    use crate::failure::Failure;
+
+    /// (batch 25) A relay's `response.failed` typed as a request error whose words are a
+    /// capacity refusal: the overload; a request error without such words stays the stream's
+    /// protocol failing.
+    #[test]
+    fn capacity_typed_as_a_request_error_in_a_stream() {
+        let event = |msg: &str| {
+            Failure::http(200, msg).with_body(format!(
+                "event: response.failed\ndata: {{\"type\":\"response.failed\",\"error\":{{\"type\":\"invalid_request_error\",\"message\":\"{msg}\"}}}}"
+            ))
+        };
+        let c = classify(&event(
+            "Selected model is at capacity. Please try a different model.",
+        ));
+        assert_eq!((c.category, c.transient), (Overloaded, true));
+        let c = classify(&event("The model is overloaded right now."));
+        assert_eq!((c.category, c.transient), (Overloaded, true));
+        let c = classify(&event("Unsupported parameter: 'temperature'."));
+        assert!(!c.transient);
     }
 }

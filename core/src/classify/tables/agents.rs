@@ -424,6 +424,11 @@ pub const BEFORE_ANY_CALL: &[Phrase] = &[
     said("due to iteration limit", Unknown),
     said("reached max iterations", Unknown),
     said("reached max steps", Unknown),
+    // (batch 25) The Anthropic SDKs refuse a non-streaming request whose max_tokens implies over
+    // ten minutes, before sending (anthropic-sdk-python `_calculate_nonstreaming_timeout`,
+    // anthropic-sdk-typescript `calculateNonstreamingTimeout`: "Streaming is strongly
+    // recommended for operations that may take longer than 10 minutes"): the request must change.
+    said("streaming is strongly recommended", BadRequest),
 ];
 
 /// Transient natures said in words only.
@@ -796,5 +801,25 @@ mod tests {
             cat(Failure::http(404, "{\"error\":{\"message\":\"The model `x` does not exist\",\"code\":\"model_not_found\"}}")).0,
             NotFound
         );
+    }
+}
+
+#[cfg(test)]
+mod batch25a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 25) The Anthropic SDKs' refusal, before sending, of a non-streaming request that
+    /// may run over ten minutes (Python raises ValueError; TypeScript an Error): the request.
+    #[test]
+    fn sdk_requires_streaming() {
+        for f in [
+            Failure::new("Streaming is strongly recommended for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-python#long-requests for more details").with_class(["ValueError"]),
+            Failure::new("Error: Streaming is strongly recommended for operations that may take longer than 10 minutes. See https://github.com/anthropics/anthropic-sdk-typescript#long-requests for more details"),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (BadRequest, false), "{f:?}");
+        }
     }
 }

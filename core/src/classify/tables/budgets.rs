@@ -68,6 +68,12 @@ pub const PERMANENT: &[Phrase] = &[
     stated("quota has been used up", PaymentRequired),
     said("upgrade to a paid plan", PaymentRequired),
     stated("key limit exceeded", PaymentRequired),
+    // (batch 25) Gemini's 429 for a paid-only model on a free-tier key ("Gemini 2.5 Pro Preview
+    // doesn't have a free quota tier. Please use ... instead"): only billing or another model
+    // helps, whatever retry_delay the body adds.
+    stated("have a free quota tier", PaymentRequired),
+    stated("has no free quota tier", PaymentRequired),
+    stated("no free tier available", PaymentRequired),
 ];
 
 #[cfg(test)]
@@ -122,6 +128,26 @@ mod tests {
             // OpenRouter key caps
             Failure::http(403, "Key limit exceeded (total limit). Manage it using https://openrouter.ai/settings/keys"),
             Failure::http(429, "Key limit exceeded (monthly limit)"),
+        ] {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (PaymentRequired, false), "{f:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod batch25a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 25) A paid-only model on a free key (Gemini API "doesn't have a free quota tier"),
+    /// whatever retry_delay the 429 carries: payment, not retried.
+    #[test]
+    fn no_free_quota_tier() {
+        for f in [
+            Failure::http(429, "Gemini 2.5 Pro Preview doesn't have a free quota tier. Please use Gemini 2.5 Pro Experimental instead. [violations { } , retry_delay { seconds: 33 } ]").with_class(["ResourceExhausted"]),
+            Failure::http(429, "{\"error\":{\"code\":429,\"message\":\"Gemini 3 Pro has no free quota tier.\",\"status\":\"RESOURCE_EXHAUSTED\"}}"),
         ] {
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (PaymentRequired, false), "{f:?}");

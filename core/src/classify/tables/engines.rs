@@ -81,6 +81,13 @@ pub const DOWN: &[&str] = &[
     "has terminated",
     "not responding",
     "was signaled to shutdown",
+    // (batch 25) Ollama `llm/server.go`: "llama runner exited, you may not have enough
+    // available memory to run this model"; "runner process exited".
+    "exited",
+    "has exited",
+    "process exited",
+    // Ollama `llm/server.go`: "llama runner process no longer running: -1".
+    "no longer running",
 ];
 
 /// Transient states of a serving engine, read before the main transient table.
@@ -154,5 +161,25 @@ mod tests {
         // A batch word alone is no overflow: llama.cpp's own busy answer stays transient.
         let c = classify(&Failure::http(503, "Loading model"));
         assert!(c.transient);
+    }
+}
+
+#[cfg(test)]
+mod batch25a_tests {
+    use crate::classify::text::engine_down;
+
+    /// (batch 25) A runner or engine that exited (Ollama `llm/server.go`, vLLM's engine core).
+    #[test]
+    fn exited_parts_are_down() {
+        assert!(engine_down(
+            "llama runner exited, you may not have enough available memory"
+        ));
+        assert!(engine_down("engine core process exited with code 1"));
+        assert!(engine_down("the runner has exited"));
+        assert!(engine_down(
+            "llama runner process no longer running: -1 error:failed to create context with model"
+        ));
+        // Not a part of a server: an MCP tool's subprocess is the app's.
+        assert!(!engine_down("the user exited the program"));
     }
 }

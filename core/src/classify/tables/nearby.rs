@@ -688,6 +688,20 @@ pub const FAMILIES: &[Family] = &[
         Configuration,
         false,
     ),
+    // (batch 25) A provider's own words for a model it does not serve (SambaNova: "The
+    // requested model (X) is not available on SambaNova Cloud"; "The requested model X is not
+    // supported"; "requested model does not exist"): not found where the request went.
+    near(
+        &["requested model", "the model you requested"],
+        &[
+            "is not available on",
+            "not available on this",
+            "is not supported",
+            "is no longer available",
+        ],
+        NotFound,
+        false,
+    ),
 ];
 
 /// HTTP reason phrases (RFC 9110 §15, with the older wordings servers still send): a whole
@@ -856,3 +870,23 @@ pub const CALLER_FAULT: &[&str] = &[
     "欠费",
     "封禁",
 ];
+
+#[cfg(test)]
+mod batch25a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 25) A provider's words for a model it does not serve (SambaNova's deprecations).
+    #[test]
+    fn requested_model_not_served() {
+        for m in [
+            "The requested model (DeepSeek-R1-Distill-Llama-70B) is not available on SambaNova Cloud. For more information, please visit the deprecations page.",
+            "The requested model Meta-Llama-3.1-405B-Instruct is no longer available.",
+            "The requested model 'gpt-x' is not supported.",
+        ] {
+            let c = classify(&Failure::new(m).with_class(["openai.APIStatusError"]));
+            assert_eq!((c.category, c.transient), (NotFound, false), "{m}");
+        }
+    }
+}

@@ -159,6 +159,17 @@ pub const PERMANENT: &[Phrase] = &[
     // its earlier turn; not retrying is the cheaper mistake.
     stated("chat is in progress", BadRequest),
     stated("conversation is in progress", BadRequest),
+    // (batch 25) LM Studio / llama.cpp's truncation refusal: "Cannot truncate prompt with
+    // n_keep (15028) >= n_ctx (7424)" (the prompt to keep is over the loaded context); older
+    // llama.cpp servers: "the request exceeds the available context size, try increasing it".
+    stated("cannot truncate prompt with n_keep", ContextOverflow),
+    stated("exceeds the available context size", ContextOverflow),
+    // (batch 25) A count limit on the request's inputs (Qianfan rerank 336221 "max number of
+    // documents is 64"; rerank/embedding APIs' "too many documents", "maximum number of
+    // documents"): the request must be split, the same on every try.
+    stated("max number of documents", BadRequest),
+    stated("maximum number of documents", BadRequest),
+    stated("too many documents", BadRequest),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
@@ -169,6 +180,14 @@ pub const TRANSIENT: &[Phrase] = &[
     // TabbyAPI `endpoints/OAI/utils/completion.py` logs and answers "FATAL ERROR with
     // generation" when the backend's generator raised mid-request: the engine's, not the call's.
     said("fatal error with generation", ServerError),
+    // (batch 25) A gateway that waited for its upstream and got nothing (RFC 9110 §15.6.5 504
+    // "did not receive a timely response from an upstream server"; lobe-chat's 504 "the server
+    // did not receive a response from the upstream server"; nginx "upstream timed out"): a timeout.
+    said("did not receive a response from the upstream", Timeout),
+    said("did not receive a timely response", Timeout),
+    // (batch 25) Elixir Finch/Req: "Finch streaming task exited: {:noproc, ...}" with events
+    // already relayed: the stream's process died mid-answer.
+    said("streaming task exited", StreamInterrupted),
 ];
 
 /// A gateway's own code for an upstream that did not answer, under its generic 400 (Cloudflare
@@ -631,6 +650,22 @@ pub const READ_FIRST: &[Phrase] = &[
     stated("inappropiate content", ContentFiltered),
     said("model_decommissioned", NotFound),
     said("has been decommissioned", NotFound),
+    // (batch 25) A router with no provider behind the model (Hugging Face's router
+    // `router.huggingface.co`: "The requested model 'X' is not supported by any provider you
+    // have enabled.", its passthrough "Model not supported by provider together"): the model is
+    // unknown where the request went, under the 400 it answers.
+    stated("not supported by any provider", NotFound),
+    stated("model not supported by provider", NotFound),
+    stated("model is not supported by provider", NotFound),
+    // (batch 25) llama.cpp/ggml memory words under a model load (Ollama "llama runner process
+    // has terminated: error loading model: unable to allocate backend buffer"; ggml-backend
+    // "failed to allocate buffer", llama.cpp "failed to allocate compute buffers", "unable to
+    // allocate CUDA0 buffer"): memory, which frees up (`engines::TRANSIENT`), read before the
+    // main tables' "error loading model" (set-up).
+    said("unable to allocate backend buffer", ServerError),
+    said("failed to allocate compute buffers", ServerError),
+    said("unable to allocate cuda0 buffer", ServerError),
+    said("not enough available memory", ServerError),
 ];
 
 #[cfg(test)]
@@ -713,5 +748,117 @@ mod batch23a_tests {
         // MATLAB jsondecode on a reply cut short, another expected token.
         let f = Failure::new("JSON syntax error: expected ',' or '}' but found end of text.");
         assert_eq!(cat(&f), (Category::InvalidResponse, false));
+    }
+}
+
+#[cfg(test)]
+mod batch25a_tests {
+    use crate::category::Category::{self, *};
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn cat(f: &Failure) -> (Category, bool) {
+        let c = classify(f);
+        (c.category, c.transient)
+    }
+
+    /// (batch 25) A router with no provider behind the model, in the router's wordings
+    /// (huggingface.js / router.huggingface.co), under the 400 it answers: not found.
+    #[test]
+    fn router_without_a_provider_for_the_model() {
+        for f in [
+            Failure::http(400, "The requested model 'meta-llama/Llama-3.3-70B-Instruct' is not supported by any provider you have enabled."),
+            Failure::http(400, "{\"error\":\"Model not supported by provider fireworks-ai\"}"),
+            Failure::new("400 The requested model 'Qwen/Qwen3-32B' is not supported by any provider you have enabled."),
+            // Under a 503 an app relays it with, and with the router's code (public threads quoting
+            // `{'message': "...", 'code': 'model_not_supported'}`).
+            Failure::http(503, "The requested model 'meta-llama/Llama-3.2-1B-Instruct' is not supported by any provider you have enabled."),
+            Failure::http(400, "Bad request: {'message': \"The requested model 'X' is not supported by any provider you have enabled.\", 'code': 'model_not_supported'}"),
+        ] {
+            assert_eq!(cat(&f), (NotFound, false), "{f:?}");
+        }
+        // A parameter a provider does not support is not a missing model.
+        assert_ne!(
+            cat(&Failure::http(
+                400,
+                "Parameter 'tools' is not supported by this provider"
+            ))
+            .0,
+            NotFound
+        );
+    }
+
+    /// (batch 25) Memory gone while a model loads (ggml/llama.cpp allocator words, Ollama's
+    /// runner): transient, read before the set-up "error loading model".
+    #[test]
+    fn memory_words_under_a_model_load() {
+        for m in [
+            "Error: llama runner process has terminated: error loading model: unable to allocate backend buffer",
+            "llama_new_context_with_model: failed to allocate compute buffers",
+            "error loading model: unable to allocate CUDA0 buffer",
+            "Error: llama runner exited, you may not have enough available memory to run this model",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (ServerError, true), "{m}");
+        }
+        // A model file that will not load for another reason stays set-up.
+        assert!(
+            !cat(&Failure::new(
+                "error loading model: unknown model architecture: 'foo'"
+            ))
+            .1
+        );
+    }
+
+    /// (batch 25) The prompt to keep over the loaded context (LM Studio / llama.cpp): context
+    /// overflow, whatever status wraps it.
+    #[test]
+    fn prompt_over_the_loaded_context() {
+        for f in [
+            Failure::new("Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"),
+            // LM Studio's other wording of the same refusal.
+            Failure::http(400, "{\"error\":\"Trying to keep the first 6269 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input\"}"),
+            Failure::http(
+                500,
+                "{\"error\":\"Cannot truncate prompt with n_keep (4270) >= n_ctx (4096)\"}",
+            ),
+            Failure::http(
+                400,
+                "the request exceeds the available context size, try increasing it",
+            ),
+        ] {
+            assert_eq!(cat(&f), (ContextOverflow, false), "{f:?}");
+        }
+    }
+
+    /// (batch 25) Count limits on a request's inputs (Qianfan rerank 336221; rerank APIs).
+    #[test]
+    fn input_count_limits() {
+        for f in [
+            Failure::new("api request req_id: as-x failed with error code: 336221, err msg: max number of documents is 64"),
+            Failure::http(400, "{\"message\":\"too many documents, at most 1000 allowed\"}"),
+            Failure::http(500, "The maximum number of documents is 100"),
+        ] {
+            assert_eq!(cat(&f), (BadRequest, false), "{f:?}");
+        }
+    }
+
+    /// (batch 25) Words that say a gateway waited for its upstream and got nothing: a timeout
+    /// where no status speaks; under a 504 the status's server error stays (CONTRACT §2).
+    #[test]
+    fn gateway_waited_for_its_upstream() {
+        for m in [
+            "Sorry, the server did not receive a response from the upstream server. Please try again later.",
+            "The gateway did not receive a timely response from the upstream server.",
+        ] {
+            assert_eq!(cat(&Failure::new(m)), (Timeout, true), "{m}");
+            assert_eq!(cat(&Failure::http(504, m)), (ServerError, true), "{m}");
+        }
+    }
+
+    /// (batch 25) Elixir Finch's streaming task gone mid-answer: the stream was cut.
+    #[test]
+    fn finch_streaming_task_exited() {
+        let f = Failure::new("Finch streaming task exited: {:noproc, {GenServer, :call, [#PID<0.1.0>, {:http_event, {:data, \"event: content_block_delta\"}}, 5000]}}");
+        assert_eq!(cat(&f), (StreamInterrupted, true));
     }
 }
