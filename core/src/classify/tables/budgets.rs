@@ -81,7 +81,10 @@ pub const PERMANENT: &[Phrase] = &[
     // Logs cut the sentence short ("You have reached your specified API usage"), so the row
     // stops before "limits".
     stated("reached your specified api usage", PaymentRequired),
-    stated("reached your specified workspace api usage", PaymentRequired),
+    stated(
+        "reached your specified workspace api usage",
+        PaymentRequired,
+    ),
     stated("you will regain access on", PaymentRequired),
 ];
 
@@ -166,8 +169,8 @@ mod batch25a_tests {
 
 #[cfg(test)]
 mod batch26b_tests {
-    use crate::category::Category::*;
     use crate::category::Category;
+    use crate::category::Category::*;
     use crate::classify::classify;
     use crate::failure::Failure;
 

@@ -201,8 +201,8 @@ mod tests {
 
 #[cfg(test)]
 mod batch26b_tests {
-    use crate::category::Category::*;
     use crate::category::Category;
+    use crate::category::Category::*;
     use crate::classify::classify;
     use crate::failure::Failure;
 

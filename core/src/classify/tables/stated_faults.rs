@@ -871,8 +871,8 @@ mod batch25a_tests {
 
 #[cfg(test)]
 mod batch26b_tests {
-    use crate::category::Category::*;
     use crate::category::Category;
+    use crate::category::Category::*;
     use crate::classify::classify;
     use crate::failure::Failure;
 
