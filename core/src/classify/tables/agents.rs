@@ -896,6 +896,8 @@ mod batch26b_tests {
             (Failure::http(500, "{\"error\":{\"message\":\"The model produced invalid content. Consider modifying your prompt if you are seeing this error persistently.\",\"type\":\"model_error\",\"param\":null,\"code\":null}}"), ServerError, true),
             (Failure::new("openai.InternalServerError: Error code: 500 - {'error': {'message': 'x', 'type': 'model_error', 'param': None, 'code': None}}"), ServerError, true),
             (Failure::new("APIError: The model produced invalid content."), ServerError, true),
+            // LiteLLM's print (BerriAI/litellm#8020)
+            (Failure::new("litellm.APIError: APIError: OpenAIException - Error code: 500 - {'error': {'message': 'The model produced invalid content. Consider modifying your prompt if you are seeing this error persistently.', 'type': 'model_error', 'param': None, 'code': None}}"), ServerError, true),
             // Alibaba Cloud FC, Dify plugin daemon, Chinese bots
             (Failure::new("Error: Invocation cancelled by client (duration: 30001ms)"), Timeout, true),
             (Failure::new("PluginInvokeError: [models] Error: MAX_REQUEST_TIMEOUT"), Timeout, true),
@@ -917,6 +919,7 @@ mod batch26b_tests {
             (Failure::new("Your message will exceed the length limit for this chat. Try attaching fewer or smaller files or starting a new conversation."), ContextOverflow, false),
             (Failure::new("Failed to spawn: `uvx` Caused by: No such file or directory (os error 2)"), Configuration, false),
             (Failure::new("spawn npx ENOENT"), Configuration, false),
+            (Failure::new("Failed to start MCP server: spawn node ENOENT"), Configuration, false),
             (Failure::new("Error: spawn uvx ENOENT\nMCP error -32000: Connection closed"), Configuration, false),
             (Failure::new("接口不可用，可能是网络问题，也有可能是余额不足"), Unknown, false),
         ]);
