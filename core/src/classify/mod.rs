@@ -1242,6 +1242,11 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     {
         return Some(*c);
     }
+    // (batch 26) A program the host could not start ("spawn npx ENOENT"): its set-up, before
+    // the "connection failed" or "connection closed" the host says after it.
+    if text::program_missing(hay.get()) {
+        return Some(Category::Configuration);
+    }
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));
     }

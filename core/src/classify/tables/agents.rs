@@ -403,14 +403,11 @@ pub const PERMANENT: &[Phrase] = &[
     said("exceeds the length limit for this chat", ContextOverflow),
     said("try shortening your message", ContextOverflow),
     // (batch 26) An MCP host that could not start the server's program (uv/uvx "Failed to
-    // spawn: `x` Caused by: program not found", Node's "spawn npx ENOENT", Claude Desktop's
-    // "MCP error -32000: Connection closed" after it): the command is missing or wrong in the
-    // host's set-up, the same on every start. Read before the "connection closed" after it.
+    // spawn: `x` Caused by: program not found", Claude Desktop's "MCP error -32000: Connection
+    // closed" after it; Node's form is `PROGRAM_MISSING`): the command is missing or wrong in
+    // the host's set-up, the same on every start. Read before the "connection closed".
     said("failed to spawn", Configuration),
     said("program not found", Configuration),
-    said("spawn npx enoent", Configuration),
-    said("spawn uvx enoent", Configuration),
-    said("spawn node enoent", Configuration),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -458,6 +455,16 @@ pub const BEFORE_ANY_CALL: &[Phrase] = &[
     said("也可能是", Unknown),
     said("也有可能是", Unknown),
 ];
+
+/// (batch 26) A program a host could not start because it is not there, in Node's
+/// child_process words: "spawn <command> ENOENT" for any command ("spawn npx ENOENT", "spawn
+/// /Users/u/.venv/bin/python ENOENT", VS Code's "Connection state: Error spawn uv ENOENT";
+/// anything-llm#3854, binary_ninja_mcp#9): the command in the host's set-up, the same on every
+/// start, whatever "connection failed" the host says after it. Each row: the word before the
+/// command and the code after it, within `PROGRAM_MISSING_SPAN` bytes on one line.
+pub const PROGRAM_MISSING: &[(&str, &str)] = &[("spawn ", " enoent")];
+/// How long a command (a path) may be between the two words of a `PROGRAM_MISSING` row.
+pub const PROGRAM_MISSING_SPAN: usize = 200;
 
 /// Transient natures said in words only.
 pub const TRANSIENT: &[Phrase] = &[
@@ -920,6 +927,12 @@ mod batch26b_tests {
             (Failure::new("Failed to spawn: `uvx` Caused by: No such file or directory (os error 2)"), Configuration, false),
             (Failure::new("spawn npx ENOENT"), Configuration, false),
             (Failure::new("Failed to start MCP server: spawn node ENOENT"), Configuration, false),
+            // other commands (nova-memory#4, VS Code's MCP log, binary_ninja_mcp#9)
+            (Failure::new("MCP server \"mcp-nova\": Connection failed: Error: spawn mcp-nova ENOENT"), Configuration, false),
+            (Failure::new("Connection state: Error spawn uv ENOENT"), Configuration, false),
+            (Failure::new("spawn /Users/user/binary_ninja_mcp/.venv/bin/python ENOENT"), Configuration, false),
+            // Not a missing program: an argument list over the OS limit stays the client's bug.
+            (Failure::new("Error: spawn ENAMETOOLONG"), Programming, false),
             (Failure::new("Error: spawn uvx ENOENT\nMCP error -32000: Connection closed"), Configuration, false),
             (Failure::new("接口不可用，可能是网络问题，也有可能是余额不足"), Unknown, false),
         ]);
