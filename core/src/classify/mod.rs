@@ -569,6 +569,15 @@ fn decide(
             if let Some(p) = text::overload_under_4xx().first(hay.get()) {
                 return (p.category, Evidence::Message);
             }
+            // (batch 26) A set-up the message states outright (LiteLLM raises "LLM Provider NOT
+            // provided" as a BadRequestError before any request): the caller's configuration,
+            // as the same words without the class read.
+            if let Some(p) = text::stated()
+                .first(hay.get())
+                .filter(|p| p.category == Category::Configuration)
+            {
+                return (p.category, Evidence::Message);
+            }
             // (batch 17) A transport failure the wrapper's generic class only names (Dify's
             // `InvokeBadRequestError` "[models] Bad Request Error, The read operation timed
             // out"): the inner timeout or connection failure is the failure; the class carries
@@ -1232,6 +1241,11 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         .find(|(m, _)| whole.eq_ignore_ascii_case(m))
     {
         return Some(*c);
+    }
+    // (batch 26) A program the host could not start ("spawn npx ENOENT"): its set-up, before
+    // the "connection failed" or "connection closed" the host says after it.
+    if text::program_missing(hay.get()) {
+        return Some(Category::Configuration);
     }
     if let Some(status) = text_status(f, hay) {
         return Some(refine_status(status, provider, hay));

@@ -1331,7 +1331,7 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("invalid url", Configuration),
     // requests: "No connection adapters were found for '127.0.0.1:5001/v1'" (no scheme).
     said("no connection adapters", Configuration),
-    said("llm provider not provided", Configuration), // LiteLLM: the model lacks its provider
+    stated("llm provider not provided", Configuration), // LiteLLM: the model lacks its provider
     said("verify your api base", Configuration),
     said("page not found", NotFound), // a wrong path's default 404 page ("404 page not found")
     said("unknown model", Configuration),

@@ -740,6 +740,19 @@ pub fn status_before_status_code(hay: &str) -> Option<u16> {
     None
 }
 
+/// Whether a host could not start a program that is not there (`agents::PROGRAM_MISSING`):
+/// "spawn <command> ENOENT" on one line, the command at most `PROGRAM_MISSING_SPAN` bytes.
+pub fn program_missing(hay: &str) -> bool {
+    agents::PROGRAM_MISSING.iter().any(|(head, tail)| {
+        hay.match_indices(head).any(|(at, _)| {
+            let rest = &hay[at + head.len()..];
+            let line = rest.split('\n').next().unwrap_or("");
+            line.find(tail)
+                .is_some_and(|end| end <= agents::PROGRAM_MISSING_SPAN)
+        })
+    })
+}
+
 /// What a curl exit code a message reports says (`tables::CURL_CODES`): "curl: (92) ...", or a
 /// code after "code" / "errcode" in a text that names curl or curl_cffi's "failed to perform".
 pub fn curl_code(hay: &str) -> Option<Category> {

@@ -387,6 +387,27 @@ pub const PERMANENT: &[Phrase] = &[
     // The model's reply failed an agent's own check of its structure (TaskWeaver's planner:
     // "LLM failed to generate complete attachments").
     said("llm failed to generate complete", Validation),
+    // (batch 26) An answer with no message in it, in agents' words (Letta: "API call didn't
+    // return a message: ... choices=[]"; "returned no choices", "No choices returned"; a repr
+    // or JSON with an empty `choices` list).
+    said("didn't return a message", InvalidResponse),
+    said("did not return a message", InvalidResponse),
+    said("returned no choices", InvalidResponse),
+    said("no choices returned", InvalidResponse),
+    said("choices=[]", InvalidResponse),
+    // (batch 26) A chat app's own length limit for the conversation (Claude Desktop and
+    // claude.ai: "Your message will exceed the limit for this chat" / "the length limit for
+    // this chat"; "Try shortening your message or starting a new conversation").
+    said("exceed the limit for this chat", ContextOverflow),
+    said("exceed the length limit for this chat", ContextOverflow),
+    said("exceeds the length limit for this chat", ContextOverflow),
+    said("try shortening your message", ContextOverflow),
+    // (batch 26) An MCP host that could not start the server's program (uv/uvx "Failed to
+    // spawn: `x` Caused by: program not found", Claude Desktop's "MCP error -32000: Connection
+    // closed" after it; Node's form is `PROGRAM_MISSING`): the command is missing or wrong in
+    // the host's set-up, the same on every start. Read before the "connection closed".
+    said("failed to spawn", Configuration),
+    said("program not found", Configuration),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -429,7 +450,21 @@ pub const BEFORE_ANY_CALL: &[Phrase] = &[
     // anthropic-sdk-typescript `calculateNonstreamingTimeout`: "Streaming is strongly
     // recommended for operations that may take longer than 10 minutes"): the request must change.
     said("streaming is strongly recommended", BadRequest),
+    // (batch 26) A hedged list in Chinese ("可能是密钥错误，也可能是请求过快": it may be the key,
+    // it may also be requests too fast): the causes are guesses, none decides.
+    said("也可能是", Unknown),
+    said("也有可能是", Unknown),
 ];
+
+/// (batch 26) A program a host could not start because it is not there, in Node's
+/// child_process words: "spawn <command> ENOENT" for any command ("spawn npx ENOENT", "spawn
+/// /Users/u/.venv/bin/python ENOENT", VS Code's "Connection state: Error spawn uv ENOENT";
+/// anything-llm#3854, binary_ninja_mcp#9): the command in the host's set-up, the same on every
+/// start, whatever "connection failed" the host says after it. Each row: the word before the
+/// command and the code after it, within `PROGRAM_MISSING_SPAN` bytes on one line.
+pub const PROGRAM_MISSING: &[(&str, &str)] = &[("spawn ", " enoent")];
+/// How long a command (a path) may be between the two words of a `PROGRAM_MISSING` row.
+pub const PROGRAM_MISSING_SPAN: usize = 200;
 
 /// Transient natures said in words only.
 pub const TRANSIENT: &[Phrase] = &[
@@ -545,6 +580,28 @@ pub const TRANSIENT: &[Phrase] = &[
     // with nothing more specific: the labelling guide's try-again catch-all.
     said("error handling the response from", ServerError),
     said("try to submit your message again", ServerError),
+    // (batch 26) OpenAI's `model_error` ("The model produced invalid content. Consider modifying
+    // your prompt if you are seeing this error persistently.", type `model_error` under a 500):
+    // the model's sampling failed on the provider's side; the same prompt usually passes on a
+    // retry, so a server error, whatever client prints it.
+    said("model produced invalid content", ServerError),
+    said("'type': 'model_error'", ServerError),
+    said("\"type\":\"model_error\"", ServerError),
+    said("\"type\": \"model_error\"", ServerError),
+    // (batch 26) A function platform's invocation the caller gave up on (Alibaba Cloud FC's
+    // "Error: Invocation canceled by client (duration: 62936ms ...)"): the caller's timer ran out.
+    said("invocation canceled by client", Timeout),
+    said("invocation cancelled by client", Timeout),
+    // (batch 26) Dify's plugin runtime past its request budget ("[models] Error:
+    // MAX_REQUEST_TIMEOUT", the daemon's MAX_REQUEST_TIMEOUT setting).
+    said("max_request_timeout", Timeout),
+    // (batch 26) MCP hosts and SDKs that waited for a tool's answer and gave up (Claude
+    // Desktop: "No result received from the Claude Desktop app after waiting 4 minutes";
+    // modelcontextprotocol/python-sdk shared/session.py "Timed out while waiting for response
+    // to ClientRequest"; typescript-sdk's McpError -32001 "Request timed out").
+    said("no result received", Timeout),
+    said("timed out while waiting for response", Timeout),
+    said("mcp error -32001", Timeout),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -821,5 +878,63 @@ mod batch25a_tests {
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (BadRequest, false), "{f:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch26b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category, bool)>) {
+        for (f, want, transient) in cases {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
+        }
+    }
+
+    /// (batch 26) OpenAI's model_error in each client's print, platform and MCP timeouts.
+    #[test]
+    fn model_error_and_waits_given_up() {
+        check(vec![
+            // OpenAI model_error (openai-python issues; OpenHands, opencode)
+            (Failure::http(500, "{\"error\":{\"message\":\"The model produced invalid content. Consider modifying your prompt if you are seeing this error persistently.\",\"type\":\"model_error\",\"param\":null,\"code\":null}}"), ServerError, true),
+            (Failure::new("openai.InternalServerError: Error code: 500 - {'error': {'message': 'x', 'type': 'model_error', 'param': None, 'code': None}}"), ServerError, true),
+            (Failure::new("APIError: The model produced invalid content."), ServerError, true),
+            // LiteLLM's print (BerriAI/litellm#8020)
+            (Failure::new("litellm.APIError: APIError: OpenAIException - Error code: 500 - {'error': {'message': 'The model produced invalid content. Consider modifying your prompt if you are seeing this error persistently.', 'type': 'model_error', 'param': None, 'code': None}}"), ServerError, true),
+            // Alibaba Cloud FC, Dify plugin daemon, Chinese bots
+            (Failure::new("Error: Invocation cancelled by client (duration: 30001ms)"), Timeout, true),
+            (Failure::new("PluginInvokeError: [models] Error: MAX_REQUEST_TIMEOUT"), Timeout, true),
+            // MCP python-sdk / typescript-sdk / Claude Desktop
+            (Failure::new("Timed out while waiting for response to ClientRequest. Waited 5.0 seconds."), Timeout, true),
+            (Failure::new("McpError: MCP error -32001: Request timed out"), Timeout, true),
+            (Failure::new("No result received from client-side tool execution."), Timeout, true),
+        ]);
+    }
+
+    /// (batch 26) Empty replies, a chat's length limit, MCP servers that could not start, and a
+    /// hedged Chinese list of causes.
+    #[test]
+    fn empty_replies_chat_limits_and_spawns() {
+        check(vec![
+            (Failure::new("LLM API call did not return a message"), InvalidResponse, false),
+            (Failure::new("ChatCompletion(id='x', choices=[], model='gpt-4o')"), InvalidResponse, false),
+            (Failure::new("The provider returned no choices"), InvalidResponse, false),
+            (Failure::new("Your message will exceed the length limit for this chat. Try attaching fewer or smaller files or starting a new conversation."), ContextOverflow, false),
+            (Failure::new("Failed to spawn: `uvx` Caused by: No such file or directory (os error 2)"), Configuration, false),
+            (Failure::new("spawn npx ENOENT"), Configuration, false),
+            (Failure::new("Failed to start MCP server: spawn node ENOENT"), Configuration, false),
+            // other commands (nova-memory#4, VS Code's MCP log, binary_ninja_mcp#9)
+            (Failure::new("MCP server \"mcp-nova\": Connection failed: Error: spawn mcp-nova ENOENT"), Configuration, false),
+            (Failure::new("Connection state: Error spawn uv ENOENT"), Configuration, false),
+            (Failure::new("spawn /Users/user/binary_ninja_mcp/.venv/bin/python ENOENT"), Configuration, false),
+            // Not a missing program: an argument list over the OS limit stays the client's bug.
+            (Failure::new("Error: spawn ENAMETOOLONG"), Programming, false),
+            (Failure::new("Error: spawn uvx ENOENT\nMCP error -32000: Connection closed"), Configuration, false),
+            (Failure::new("接口不可用，可能是网络问题，也有可能是余额不足"), Unknown, false),
+        ]);
     }
 }

@@ -74,6 +74,18 @@ pub const PERMANENT: &[Phrase] = &[
     stated("have a free quota tier", PaymentRequired),
     stated("has no free quota tier", PaymentRequired),
     stated("no free tier available", PaymentRequired),
+    // (batch 26) Anthropic's workspace spend limit under a 400 invalid_request_error ("You have
+    // reached your specified API usage limits. You will regain access on 2025-07-01 at 00:00
+    // UTC."; "specified workspace API usage limits"): a cap the owner set, lifted by a person
+    // or a new month.
+    // Logs cut the sentence short ("You have reached your specified API usage"), so the row
+    // stops before "limits".
+    stated("reached your specified api usage", PaymentRequired),
+    stated(
+        "reached your specified workspace api usage",
+        PaymentRequired,
+    ),
+    stated("you will regain access on", PaymentRequired),
 ];
 
 #[cfg(test)]
@@ -152,5 +164,33 @@ mod batch25a_tests {
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (PaymentRequired, false), "{f:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch26b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category, bool)>) {
+        for (f, want, transient) in cases {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
+        }
+    }
+
+    /// (batch 26) Anthropic's workspace spend limits, under whatever 400 carries them.
+    #[test]
+    fn specified_usage_limits() {
+        check(vec![
+            (Failure::http(400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"You have reached your specified API usage limits. You will regain access on 2025-07-01 at 00:00 UTC.\"}}"), PaymentRequired, false),
+            (Failure::http(400, "You have reached your specified workspace API usage limits."), PaymentRequired, false),
+            (Failure::http(429, "You will regain access on 2025-08-01 at 00:00 UTC."), PaymentRequired, false),
+            // the same words under a 429's rate_limit_error (a crate's README example, found by
+            // find_string "specified API usage limits")
+            (Failure::http(429, "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"You have reached your specified API usage limits.\"}}"), PaymentRequired, false),
+        ]);
     }
 }

@@ -84,6 +84,20 @@ pub const PERMANENT: &[Phrase] = &[
     said("while another loop is running", Programming),
     said("there is no current event loop", Programming),
     said("event loop is closed", Programming),
+    // (batch 26) Code written for the openai<1.0 interface run against openai>=1.0 (openai-python
+    // lib/_old_api.py APIRemovedInV1: "You tried to access openai.ChatCompletion, but this is no
+    // longer supported in openai>=1.0.0"; "You can run `openai migrate`"): the caller's code.
+    said("no longer supported in openai>=1.0", Programming),
+    said("apiremovedinv1", Programming),
+    said("you can run `openai migrate`", Programming),
+    // (batch 26) httpx's misuse of a streamed response (httpx _exceptions.py ResponseNotRead
+    // "Attempted to access streaming response content, without having called `read()`.",
+    // StreamConsumed "... but the content has already been streamed", StreamClosed "... but
+    // the stream has been closed"): the client's code read the body wrongly.
+    said("without having called `read()`", Programming),
+    said("responsenotread", Programming),
+    said("content has already been streamed", Programming),
+    said("streamconsumed", Programming),
 ];
 
 #[cfg(test)]
@@ -182,5 +196,31 @@ mod batch21_tests {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (Programming, false), "{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch26b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category, bool)>) {
+        for (f, want, transient) in cases {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
+        }
+    }
+
+    /// (batch 26) The openai>=1.0 migration error for every removed name, httpx's stream misuse.
+    #[test]
+    fn removed_interfaces_and_stream_misuse() {
+        check(vec![
+            (Failure::new("You tried to access openai.Completion, but this is no longer supported in openai>=1.0.0 - see the README"), Programming, false),
+            (Failure::new("APIRemovedInV1: You tried to access openai.Embedding").with_class(["openai.lib._old_api.APIRemovedInV1"]), Programming, false),
+            (Failure::new("httpx.ResponseNotRead: Attempted to access streaming response content, without having called `read()`."), Programming, false),
+            (Failure::new("httpx.StreamConsumed: Attempted to read or stream some content, but the content has already been streamed."), Programming, false),
+        ]);
     }
 }

@@ -683,6 +683,9 @@ pub const TABLES: &[ClientTable] = &[
             said("连接超时", Timeout), // connection timed out
             said("读取超时", Timeout), // read timed out
             said("超时未响应", Timeout),
+            // (batch 26) A bot's "处理超时，请稍后重试" (processing timed out, try later).
+            said("处理超时", Timeout),
+            said("處理逾時", Timeout),
             said("請求逾時", Timeout), // the same in Traditional Chinese
             said("回應逾時", Timeout),
             said("連線逾時", Timeout),
@@ -834,6 +837,7 @@ mod tests {
             ("响应时间过长，请稍后再试", Timeout),
             ("openai服务器仍然响应超时，这有极有可能是openai服务器处于繁忙状态", Timeout),
             ("请求超时，请稍后再试！", Timeout),
+            ("处理超时，请稍后重试", Timeout), // (batch 26) a Feishu bot's words
             ("連線逾時，請稍後再試", Timeout),
             ("API Error: The response stopped arriving. The response above may be incomplete.", StreamInterrupted),
             ("ERROR Stream Transport Error", StreamInterrupted),

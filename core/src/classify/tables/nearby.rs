@@ -613,6 +613,7 @@ pub const FAMILIES: &[Family] = &[
             "request failed",
             "sorry",
             "oops",
+            "unfortunately",
             "出了点问题",
             "出错了",
             "发生错误",
@@ -655,6 +656,10 @@ pub const FAMILIES: &[Family] = &[
             "попробуйте еще раз",
             "попробуйте ещё раз",
             "повторите попытку",
+            // (batch 26) ChatGPT's "Something went wrong. If this issue persists please contact
+            // us through our help center": try again first, only then ask for help.
+            "if this issue persists",
+            "if the issue persists",
         ],
         ServerError,
     ),
@@ -888,5 +893,30 @@ mod batch25a_tests {
             let c = classify(&Failure::new(m).with_class(["openai.APIStatusError"]));
             assert_eq!((c.category, c.transient), (NotFound, false), "{m}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch26b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category, bool)>) {
+        for (f, want, transient) in cases {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
+        }
+    }
+
+    /// (batch 26) Catch-alls that ask to try again in other words.
+    #[test]
+    fn catch_alls_that_ask_again() {
+        check(vec![
+            (Failure::new("Something went wrong. If this issue persists please contact us through our help center at help.openai.com."), ServerError, true),
+            (Failure::new("An error occurred. If the issue persists, contact support."), ServerError, true),
+            (Failure::new("Unfortunately, the request could not be completed. Please try again."), ServerError, true),
+        ]);
     }
 }

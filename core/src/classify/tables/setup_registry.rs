@@ -84,6 +84,19 @@ pub const PERMANENT: &[Phrase] = &[
     stated("npx: command not found", Configuration),
     stated("node: command not found", Configuration),
     stated("uvx: command not found", Configuration),
+    // (batch 26) openai<1.0 with an Azure type and no deployment ("Must provide an 'engine' or
+    // 'deployment_id' parameter to create a <class ...ChatCompletion>").
+    said("must provide an 'engine' or 'deployment_id'", Configuration),
+    said("must provide an 'engine' parameter", Configuration),
+    // (batch 26) A framework's own missing-key exception (PandasAI's APIKeyNotFoundError "OpenAI
+    // API key is required"): no key was configured, not a model that was not found.
+    said("apikeynotfounderror", Configuration),
+    said("api key is required", Configuration),
+    // (batch 26) ioredis gave up on a command because its Redis is unreachable ("Reached the max
+    // retries per request limit (which is 20). Refer to \"maxRetriesPerRequest\" option"): the
+    // app's own store is misconfigured or down, nothing an LLM call's retry changes.
+    said("max retries per request limit", Configuration),
+    said("maxretriesperrequest", Configuration),
 ];
 
 /// (batch 21) A key the client never had, in the words SDKs print before sending anything
@@ -183,5 +196,33 @@ mod tests {
             "Server transport closed unexpectedly, this is likely due to the process exiting early.",
         ));
         assert!(c.transient, "{c:?}");
+    }
+}
+
+#[cfg(test)]
+mod batch26b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category, bool)>) {
+        for (f, want, transient) in cases {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
+        }
+    }
+
+    /// (batch 26) Set-up refused before any call: LiteLLM's provider, openai<1.0's Azure engine,
+    /// a framework's missing key, ioredis' store.
+    #[test]
+    fn setup_refused_before_any_call() {
+        check(vec![
+            (Failure::new("litellm.BadRequestError: LLM Provider NOT provided. Pass in the LLM provider you are trying to call. You passed model=llama3").with_class(["litellm.BadRequestError"]), Configuration, false),
+            (Failure::http(400, "LLM Provider NOT provided"), Configuration, false),
+            (Failure::new("InvalidRequestError: Must provide an 'engine' or 'deployment_id' parameter to create a <class 'openai.api_resources.completion.Completion'>"), Configuration, false),
+            (Failure::new("Anthropic API key is required").with_class(["pandasai.exceptions.APIKeyNotFoundError"]), Configuration, false),
+            (Failure::new("MaxRetriesPerRequestError: Reached the max retries per request limit (which is 3)."), Configuration, false),
+        ]);
     }
 }

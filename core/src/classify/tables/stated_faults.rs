@@ -666,6 +666,12 @@ pub const READ_FIRST: &[Phrase] = &[
     said("failed to allocate compute buffers", ServerError),
     said("unable to allocate cuda0 buffer", ServerError),
     said("not enough available memory", ServerError),
+    // (batch 26) A FastAPI-style body that names a throttle ({"detail":"Rate limit exceeded"},
+    // as Sourcegraph's "Anthropic API failed with: ..." relays it), even where the client then
+    // failed to parse that body as its answer: the server's own words decide.
+    stated("{\"detail\":\"rate limit exceeded\"}", RateLimited),
+    stated("{\"detail\": \"rate limit exceeded\"}", RateLimited),
+    stated("{\"detail\":\"too many requests\"}", RateLimited),
 ];
 
 #[cfg(test)]
@@ -860,5 +866,29 @@ mod batch25a_tests {
     fn finch_streaming_task_exited() {
         let f = Failure::new("Finch streaming task exited: {:noproc, {GenServer, :call, [#PID<0.1.0>, {:http_event, {:data, \"event: content_block_delta\"}}, 5000]}}");
         assert_eq!(cat(&f), (StreamInterrupted, true));
+    }
+}
+
+#[cfg(test)]
+mod batch26b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category, bool)>) {
+        for (f, want, transient) in cases {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
+        }
+    }
+
+    /// (batch 26) A FastAPI throttle body inside a client's parse failure.
+    #[test]
+    fn throttle_body_inside_a_parse_failure() {
+        check(vec![
+            (Failure::new("error parsing response: SyntaxError: Unexpected token A in JSON at position 0, response text: OpenAI API failed with: {\"detail\":\"Rate limit exceeded\"}"), RateLimited, true),
+            (Failure::new("Unexpected token T, response text: {\"detail\": \"Too many requests\"}"), RateLimited, true),
+        ]);
     }
 }
