@@ -131,10 +131,8 @@ pub fn answered_status(hay: &str) -> Option<u16> {
             && b.get(i + 3).map_or(true, |c| {
                 !(is_word(*c) || *c == b'.' && b.get(i + 4).is_some_and(u8::is_ascii_digit))
             });
-        // (batch 26) A port after an address ("peer ipv4:158.160.54.160:443", "[::1]:443") is
-        // no status: gRPC's debug_error_string names the peer so.
-        let port = i >= 2 && b[i - 1] == b':' && (b[i - 2].is_ascii_digit() || b[i - 2] == b']');
-        if !alone || port {
+        // (batch 26) A port after an address is no status (`text::port_at`).
+        if !alone || super::text::port_at(b, i) {
             return None;
         }
         let n = digits

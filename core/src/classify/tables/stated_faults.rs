@@ -227,15 +227,21 @@ pub const TRANSIENT: &[Phrase] = &[
     // (batch 25) Elixir Finch/Req: "Finch streaming task exited: {:noproc, ...}" with events
     // already relayed: the stream's process died mid-answer.
     said("streaming task exited", StreamInterrupted),
-    // (batch 26) A gateway's own word that its upstream stream broke ("Error occured during
-    // streaming: '<model>'" as opencode's gateway relays it, misspelt as served; the correct
-    // spelling too): the answer had started, a cut stream.
-    said("error occured during streaming", StreamInterrupted),
-    said("error occurred during streaming", StreamInterrupted),
+    said(STREAM_BROKE[0], StreamInterrupted),
+    said(STREAM_BROKE[1], StreamInterrupted),
     // (batch 26) Cog (`cog/server/worker.py` FatalWorkerException): "Prediction failed for an
     // unknown reason. It might have run out of memory? (exitcode N)": the worker died, memory
     // that frees up on a fresh worker.
     said("might have run out of memory", ServerError),
+];
+
+/// (batch 26) A gateway's own word that its upstream stream broke ("Error occured during
+/// streaming: '<model>'" as opencode's gateway sends it as a chunk, misspelt as served; the
+/// correct spelling too): the answer had started, a cut stream, also where a decoder's class
+/// (the AI SDK's `AI_TypeValidationError`) quotes the chunk that said so.
+pub const STREAM_BROKE: &[&str] = &[
+    "error occured during streaming",
+    "error occurred during streaming",
 ];
 
 /// A gateway's own code for an upstream that did not answer, under its generic 400 (Cloudflare
@@ -953,5 +959,9 @@ mod batch26_tests {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, true), "{text}");
         }
+        // The AI SDK's decoder class quoting the chunk that said so.
+        let f = Failure::new("Type validation failed: Value: {\"id\":\"x\",\"error\":\"Error occurred during streaming: 'gpt-5'\"}.")
+            .with_class(["AI_TypeValidationError", "Error"]);
+        assert_eq!(classify(&f).category, StreamInterrupted);
     }
 }
