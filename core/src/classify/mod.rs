@@ -917,6 +917,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     if status >= 500 && text::request_key_error(hay.get()) {
         return Category::BadRequest;
     }
+    // (batch 26) Likewise a JSONDecodeError raised where the server decodes the request it
+    // received (`text::request_decode_frame`): LiteLLM proxy's 500 "Expecting value" traceback.
+    if status >= 500 && text::request_decode_frame(hay.get()) {
+        return Category::BadRequest;
+    }
     // Softer billing wording decides only when the provider named no code: Gemini's
     // per-minute RESOURCE_EXHAUSTED says "check your plan and billing details" yet clears.
     if specific.is_none() && phrase() == Some(Category::PaymentRequired) && !short_quota(hay.f, hay)

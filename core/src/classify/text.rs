@@ -540,6 +540,15 @@ pub fn request_json_fault(hay: &str) -> bool {
     })
 }
 
+/// (batch 26) A `JSONDecodeError` raised in a frame that decodes the request the server
+/// received (`tables::decode::REQUEST_DECODE_FRAMES`): the request's body, not a reply.
+pub fn request_decode_frame(hay: &str) -> bool {
+    hay.contains("jsondecodeerror")
+        && decode_rows::REQUEST_DECODE_FRAMES
+            .iter()
+            .any(|f| hay.contains(f))
+}
+
 /// "Invalid <name> API key" with one word naming whose key ("Invalid xAI API Key. Try
 /// again?", "Invalid OpenAI API key"): the key was refused.
 pub fn invalid_named_key(hay: &str) -> bool {
@@ -1046,6 +1055,14 @@ mod tests {
 
     /// (batch 26) grpc-core's debug_error_string names the peer with its port before its
     /// fields; a status before a body still reads.
+    #[test]
+    fn a_server_decoding_the_request_it_received() {
+        assert!(request_decode_frame("file \"app.py\", line 9, in chat\n    payload = await request.json()\njson.decoder.jsondecodeerror: expecting value: line 1 column 1 (char 0)"));
+        assert!(request_decode_frame("data = json.loads(body_str)\n json.decoder.jsondecodeerror: expecting value"));
+        // A client decoding a reply is not the request's fault.
+        assert!(!request_decode_frame("data = json.loads(response.text)\njson.decoder.jsondecodeerror: expecting value"));
+    }
+
     #[test]
     fn a_status_another_service_answered() {
         assert_eq!(relayed_status("reason fetching subscription from ssc: unexpected status code 429"), Some(429));

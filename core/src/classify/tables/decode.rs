@@ -48,6 +48,18 @@ pub const PHRASES: &[Phrase] = &[
     said("json parse error: unexpected", InvalidResponse),
 ];
 
+/// (batch 26) Traceback frames where a Python server decodes the request it received: LiteLLM
+/// proxy `proxy_server.py` "data = json.loads(body_str)" after `await request.body()`;
+/// Starlette/FastAPI handlers "await request.json()"; Flask "request.get_json(". A
+/// `JSONDecodeError` raised there is the request's body, answered as the server's 500.
+pub const REQUEST_DECODE_FRAMES: &[&str] = &[
+    "json.loads(body",
+    "json.loads(request",
+    "json.loads(raw_body",
+    "await request.json()",
+    "request.get_json(",
+];
+
 /// reqwest's decode error with no serde words: a wrong shape, unless the text places it in a
 /// stream or the transport ("Stream error: error decoding response body", "Transport error:
 /// Error while reading the server response: error decoding response body").
