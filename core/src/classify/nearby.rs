@@ -176,8 +176,14 @@ mod tests {
     /// after an answering word still is.
     #[test]
     fn a_port_after_an_address_is_no_status() {
-        assert_eq!(answered_status("error received from peer ipv4:10.0.0.7:443 {grpc_status:8}"), None);
-        assert_eq!(answered_status("error received from peer ipv6:[::1]:443 {grpc_status:3}"), None);
+        assert_eq!(
+            answered_status("error received from peer ipv4:10.0.0.7:443 {grpc_status:8}"),
+            None
+        );
+        assert_eq!(
+            answered_status("error received from peer ipv6:[::1]:443 {grpc_status:3}"),
+            None
+        );
         assert_eq!(answered_status("the server responded with 503"), Some(503));
     }
 

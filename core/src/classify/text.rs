@@ -1058,16 +1058,29 @@ mod tests {
     #[test]
     fn a_server_decoding_the_request_it_received() {
         assert!(request_decode_frame("file \"app.py\", line 9, in chat\n    payload = await request.json()\njson.decoder.jsondecodeerror: expecting value: line 1 column 1 (char 0)"));
-        assert!(request_decode_frame("data = json.loads(body_str)\n json.decoder.jsondecodeerror: expecting value"));
+        assert!(request_decode_frame(
+            "data = json.loads(body_str)\n json.decoder.jsondecodeerror: expecting value"
+        ));
         // A client decoding a reply is not the request's fault.
-        assert!(!request_decode_frame("data = json.loads(response.text)\njson.decoder.jsondecodeerror: expecting value"));
+        assert!(!request_decode_frame(
+            "data = json.loads(response.text)\njson.decoder.jsondecodeerror: expecting value"
+        ));
     }
 
     #[test]
     fn a_status_another_service_answered() {
-        assert_eq!(relayed_status("reason fetching subscription from ssc: unexpected status code 429"), Some(429));
-        assert_eq!(relayed_status("upstream: unexpected status 503: service unavailable"), Some(503));
-        assert_eq!(relayed_status("unexpected response status 502 from origin"), Some(502));
+        assert_eq!(
+            relayed_status("reason fetching subscription from ssc: unexpected status code 429"),
+            Some(429)
+        );
+        assert_eq!(
+            relayed_status("upstream: unexpected status 503: service unavailable"),
+            Some(503)
+        );
+        assert_eq!(
+            relayed_status("unexpected response status 502 from origin"),
+            Some(502)
+        );
         assert_eq!(relayed_status("unexpected status code 4290"), None);
         assert_eq!(relayed_status("unexpected status quo"), None);
     }
@@ -1078,7 +1091,10 @@ mod tests {
             status_before_body("UNKNOWN:Error received from peer ipv4:158.160.54.160:443 {grpc_message:\"x\", grpc_status:8}"),
             None
         );
-        assert_eq!(status_before_body("peer ipv6:[::1]:443 {grpc_status:3}"), None);
+        assert_eq!(
+            status_before_body("peer ipv6:[::1]:443 {grpc_status:3}"),
+            None
+        );
         assert_eq!(status_before_body("Error: 429 {\"error\":{}}"), Some(429));
     }
 

@@ -38,7 +38,10 @@ pub const PHRASES: &[Phrase] = &[
     // next or an empty body, never the request's JSON (that one the caller built).
     said("non-whitespace character after json", InvalidResponse),
     said("unterminated string in json", InvalidResponse),
-    said("bad control character in string literal in json", InvalidResponse),
+    said(
+        "bad control character in string literal in json",
+        InvalidResponse,
+    ),
     said("json.parse: unexpected", InvalidResponse),
     said("json.parse: unterminated", InvalidResponse),
     said("json.parse: bad", InvalidResponse),
