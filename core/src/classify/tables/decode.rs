@@ -58,7 +58,6 @@ pub const PHRASES: &[Phrase] = &[
 pub const REQUEST_DECODE_FRAMES: &[&str] = &[
     "json.loads(body",
     "json.loads(request",
-    "json.loads(raw_body",
     "await request.json()",
     "request.get_json(",
 ];

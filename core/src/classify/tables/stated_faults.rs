@@ -185,11 +185,10 @@ pub const PERMANENT: &[Phrase] = &[
     stated("max length exceeded", ContextOverflow),
     stated("maximum length exceeded", ContextOverflow),
     stated("floor_output_tokens", ContextOverflow),
-    // (batch 26) A count limit on a batch (text-embeddings-inference `router/src/http/server.rs`
-    // "batch size {N} > maximum allowed batch size {M}"; its siblings "batch size exceeds the
-    // maximum", OpenAI embeddings "too many inputs"): split the request.
+    // (batch 26) A count limit on a batch (text-embeddings-inference's validation, as
+    // opea-project/GenAIComps#564 quotes it: "batch size 270 > maximum allowed batch size 32",
+    // set by its `--max-client-batch-size`): split the request.
     stated("maximum allowed batch size", BadRequest),
-    stated("batch size exceeds the maximum", BadRequest),
     // (batch 26) gRPC's own size guard between an app and its backend (grpc-go `rpc_util.go`
     // "grpc: received message larger than max (N vs. M)", "grpc: trying to send message larger
     // than max"; grpc core "Received message larger than max"): answered as RESOURCE_EXHAUSTED
@@ -204,9 +203,10 @@ pub const PERMANENT: &[Phrase] = &[
     stated("invalid temperature", BadRequest),
     stated("only the default (1) value is supported", BadRequest),
     stated("only 1 is allowed for this model", BadRequest),
-    // (batch 26) The web relays' login token (LLM-Red-Team's step-/kimi-/qwen-free-api wrap any
-    // upstream refusal as code -2001 "[请求step失败]: token is missing"; their -2002 is
-    // "token expired"): the credential is absent or stale, the same on every try.
+    // (batch 26) The web relays' login token (LLM-Red-Team's step-free-api wraps the upstream
+    // refusal as its generic request-failed code -2001 "[请求step失败]: token is missing", so
+    // the words, not the code, decide; "token has expired" is the same refusal for a stale
+    // one): the credential is absent or stale, the same on every try.
     stated("token is missing", Unauthorized),
     stated("token has expired", Unauthorized),
 ];
