@@ -509,6 +509,15 @@ fn decide(
         {
             return (Category::Configuration, Evidence::Message);
         }
+        // (batch 26) A decoder's class around a chunk whose words say the stream broke
+        // (`stated_faults::STREAM_BROKE`): the cut the chunk reports, not its shape.
+        if c == Category::InvalidResponse
+            && tables::stated_faults::STREAM_BROKE
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w))
+        {
+            return (Category::StreamInterrupted, Evidence::Message);
+        }
         // (batch 20) A schema class (pydantic's `ValidationError`) whose text states a set-up
         // limit (Letta's memory block: "Exceeds 2000 character limit (requested 2563)"): the
         // value checked was the caller's stored set-up, not the model's output (CONTRACT §2).
@@ -626,10 +635,7 @@ fn decide(
                 }
             }
             // A generic server_error whose words name an overload, as a 5xx's would be read.
-            let c = match c {
-                Category::ServerError if says_overloaded(hay) => Category::Overloaded,
-                c => c,
-            };
+            let c = generic_server_error(c, hay);
             return (
                 refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category)),
                 Evidence::Body,
@@ -798,8 +804,7 @@ fn refine_code(c: Category, hay: &Hay) -> Category {
             Some(p) => p.category,
             // A generic server_error whose words name an overload (OpenAI's "That model is
             // currently overloaded with other requests" under type server_error, no status).
-            None if c == Category::ServerError && says_overloaded(hay) => Category::Overloaded,
-            None => c,
+            None => generic_server_error(c, hay),
         }
     } else if let Some(p) = text::stated().first(hay.get()) {
         // A stated nature wins as it does over a permanent status (Kimi's permission_error
@@ -809,6 +814,23 @@ fn refine_code(c: Category, hay: &Hay) -> Category {
         Category::RateLimited
     } else {
         refine_by_phrase(c, text::permanent().first(hay.get()).map(|p| p.category))
+    }
+}
+
+/// A generic server_error code read by its words: an overload (OpenAI's "That model is
+/// currently overloaded with other requests" under type server_error, no status), or (batch 26)
+/// a timeout (Dify's plugin daemon: "{'message': 'context deadline exceeded', 'type':
+/// 'server_error'}"): the more specific nature, the same retry.
+fn generic_server_error(c: Category, hay: &Hay) -> Category {
+    if c != Category::ServerError {
+        return c;
+    }
+    if says_overloaded(hay) {
+        return Category::Overloaded;
+    }
+    match text::transient().first(hay.get()) {
+        Some(p) if p.category == Category::Timeout => Category::Timeout,
+        _ => c,
     }
 }
 
@@ -826,8 +848,9 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         status_category(status),
         Category::BadRequest | Category::ClientError
     ) {
-        if let Some(inner) =
-            text::upstream_status(hay.get()).filter(|n| *n == 429 || (500..600).contains(n))
+        if let Some(inner) = text::upstream_status(hay.get())
+            .or_else(|| text::relayed_status(hay.get()))
+            .filter(|n| *n == 429 || (500..600).contains(n))
         {
             return refine_status(inner, provider, hay);
         }
@@ -901,6 +924,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // (batch 20) A server's 500 around a Python KeyError on a field of the request
     // (`text::request_key_error`): the request's fault, stated by the exception's repr.
     if status >= 500 && text::request_key_error(hay.get()) {
+        return Category::BadRequest;
+    }
+    // (batch 26) Likewise a JSONDecodeError raised where the server decodes the request it
+    // received (`text::request_decode_frame`): LiteLLM proxy's 500 "Expecting value" traceback.
+    if status >= 500 && text::request_decode_frame(hay.get()) {
         return Category::BadRequest;
     }
     // Softer billing wording decides only when the provider named no code: Gemini's

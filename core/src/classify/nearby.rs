@@ -131,7 +131,8 @@ pub fn answered_status(hay: &str) -> Option<u16> {
             && b.get(i + 3).map_or(true, |c| {
                 !(is_word(*c) || *c == b'.' && b.get(i + 4).is_some_and(u8::is_ascii_digit))
             });
-        if !alone {
+        // (batch 26) A port after an address is no status (`text::port_at`).
+        if !alone || super::text::port_at(b, i) {
             return None;
         }
         let n = digits
@@ -169,6 +170,22 @@ pub fn answered_status(hay: &str) -> Option<u16> {
 mod tests {
     use super::*;
     use Category::*;
+
+    /// (batch 26) A port after an address is not the answer's status (grpc-core's
+    /// debug_error_string "Error received from peer ipv4:158.160.54.160:443 {...}"); a status
+    /// after an answering word still is.
+    #[test]
+    fn a_port_after_an_address_is_no_status() {
+        assert_eq!(
+            answered_status("error received from peer ipv4:10.0.0.7:443 {grpc_status:8}"),
+            None
+        );
+        assert_eq!(
+            answered_status("error received from peer ipv6:[::1]:443 {grpc_status:3}"),
+            None
+        );
+        assert_eq!(answered_status("the server responded with 503"), Some(503));
+    }
 
     /// Wordings written for this test in the families' shapes, each with its parts apart or
     /// turned around; none from the corpus.

@@ -540,6 +540,15 @@ pub fn request_json_fault(hay: &str) -> bool {
     })
 }
 
+/// (batch 26) A `JSONDecodeError` raised in a frame that decodes the request the server
+/// received (`tables::decode::REQUEST_DECODE_FRAMES`): the request's body, not a reply.
+pub fn request_decode_frame(hay: &str) -> bool {
+    hay.contains("jsondecodeerror")
+        && decode_rows::REQUEST_DECODE_FRAMES
+            .iter()
+            .any(|f| hay.contains(f))
+}
+
 /// "Invalid <name> API key" with one word naming whose key ("Invalid xAI API Key. Try
 /// again?", "Invalid OpenAI API key"): the key was refused.
 pub fn invalid_named_key(hay: &str) -> bool {
@@ -570,6 +579,34 @@ fn invalid_named(hay: &str, tail: &str) -> bool {
         }
     }
     false
+}
+
+/// (batch 26) Words a service puts before the status another service answered it (Go's
+/// customary `fmt.Errorf("unexpected status code %d", ...)`: Sourcegraph's "fetching
+/// subscription from SSC: unexpected status code 429" under its own 400; "unexpected status
+/// 503", "unexpected response status 502", "received status code 429").
+const RELAYED_STATUS_WORDS: &[&str] = &[
+    "unexpected status code",
+    "unexpected status",
+    "unexpected response status",
+    "unexpected http status",
+    "received status code",
+];
+
+/// The status a service says another answered it (`RELAYED_STATUS_WORDS`), then the digits.
+pub fn relayed_status(hay: &str) -> Option<u16> {
+    let h = hay.as_bytes();
+    RELAYED_STATUS_WORDS.iter().find_map(|w| {
+        hay.match_indices(w).find_map(|(at, _)| {
+            let mut i = at + w.len();
+            while i < h.len() && matches!(h[i], b' ' | b':' | b'=') {
+                i += 1;
+            }
+            (i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)))
+                .then(|| error_status_at(h, i))
+                .flatten()
+        })
+    })
 }
 
 /// The status a gateway says its upstream returned ("Error: Upstream returned 429", "Upstream
@@ -958,11 +995,19 @@ pub fn status_before_body(message: &str) -> Option<u16> {
         };
         let spring = m[i + 4] == b'-';
         let framed = (i == 0 || !is_word(m[i - 1]))
+            && !port_at(m, i)
             && after
                 .first()
                 .is_some_and(|c| matches!(c, b'{' | b'[') || (spring && *c == b'<'));
         framed.then(|| error_status_at(m, i)).flatten()
     })
+}
+
+/// (batch 26) Whether the digits at `i` are a port after an address ("peer
+/// ipv4:158.160.54.160:443 {grpc_message:...}" in grpc-core's debug_error_string, "[::1]:443"):
+/// a number there is never the answer's status.
+pub fn port_at(h: &[u8], i: usize) -> bool {
+    i >= 2 && h[i - 1] == b':' && (h[i - 2].is_ascii_digit() || h[i - 2] == b']')
 }
 
 /// The status of an aiohttp `ClientResponseError` quoted inside another error: aiohttp prints
@@ -1020,6 +1065,51 @@ pub fn html_title_status(hay: &str) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (batch 26) grpc-core's debug_error_string names the peer with its port before its
+    /// fields; a status before a body still reads.
+    #[test]
+    fn a_server_decoding_the_request_it_received() {
+        assert!(request_decode_frame("file \"app.py\", line 9, in chat\n    payload = await request.json()\njson.decoder.jsondecodeerror: expecting value: line 1 column 1 (char 0)"));
+        assert!(request_decode_frame(
+            "data = json.loads(body_str)\n json.decoder.jsondecodeerror: expecting value"
+        ));
+        // A client decoding a reply is not the request's fault.
+        assert!(!request_decode_frame(
+            "data = json.loads(response.text)\njson.decoder.jsondecodeerror: expecting value"
+        ));
+    }
+
+    #[test]
+    fn a_status_another_service_answered() {
+        assert_eq!(
+            relayed_status("reason fetching subscription from ssc: unexpected status code 429"),
+            Some(429)
+        );
+        assert_eq!(
+            relayed_status("upstream: unexpected status 503: service unavailable"),
+            Some(503)
+        );
+        assert_eq!(
+            relayed_status("unexpected response status 502 from origin"),
+            Some(502)
+        );
+        assert_eq!(relayed_status("unexpected status code 4290"), None);
+        assert_eq!(relayed_status("unexpected status quo"), None);
+    }
+
+    #[test]
+    fn a_port_before_a_body_is_no_status() {
+        assert_eq!(
+            status_before_body("UNKNOWN:Error received from peer ipv4:158.160.54.160:443 {grpc_message:\"x\", grpc_status:8}"),
+            None
+        );
+        assert_eq!(
+            status_before_body("peer ipv6:[::1]:443 {grpc_status:3}"),
+            None
+        );
+        assert_eq!(status_before_body("Error: 429 {\"error\":{}}"), Some(429));
+    }
 
     #[test]
     fn phrases_match_whole_words_only() {

@@ -27,6 +27,39 @@ pub const PHRASES: &[Phrase] = &[
     // transport tables' bare "eof". (reqwest's `json()` reads the whole body first: a body read
     // that broke is its body error, not serde's.)
     said("eof while parsing", InvalidResponse),
+    // (batch 26) `JSON.parse` of a reply that is not one JSON text, in each JavaScript engine's
+    // words. V8 (`src/common/message-template.h` kJsonParseUnexpectedNonWhiteSpaceCharacter,
+    // kJsonParseUnterminatedString, kJsonParseBadControlCharacter ...): "Unexpected
+    // non-whitespace character after JSON at position N", "Unterminated string in JSON at
+    // position N"; SpiderMonkey (`js/src/builtin/JSON.cpp` / `JSONParser.cpp`): "JSON.parse:
+    // unexpected end of data at line 1 column 1 of the JSON data", "JSON.parse: unexpected
+    // character at ..."; JavaScriptCore (`runtime/LiteralParser.cpp`): "JSON Parse error:
+    // Unexpected EOF", "JSON Parse error: Unrecognized token '<'". An SSE frame glued to the
+    // next or an empty body, never the request's JSON (that one the caller built).
+    said("non-whitespace character after json", InvalidResponse),
+    said("unterminated string in json", InvalidResponse),
+    said(
+        "bad control character in string literal in json",
+        InvalidResponse,
+    ),
+    said("json.parse: unexpected", InvalidResponse),
+    said("json.parse: unterminated", InvalidResponse),
+    said("json.parse: bad", InvalidResponse),
+    said("json.parse: expected", InvalidResponse),
+    said("json parse error: unexpected eof", InvalidResponse),
+    said("json parse error: unrecognized token", InvalidResponse),
+    said("json parse error: unexpected", InvalidResponse),
+];
+
+/// (batch 26) Traceback frames where a Python server decodes the request it received: LiteLLM
+/// proxy `proxy_server.py` "data = json.loads(body_str)" after `await request.body()`;
+/// Starlette/FastAPI handlers "await request.json()"; Flask "request.get_json(". A
+/// `JSONDecodeError` raised there is the request's body, answered as the server's 500.
+pub const REQUEST_DECODE_FRAMES: &[&str] = &[
+    "json.loads(body",
+    "json.loads(request",
+    "await request.json()",
+    "request.get_json(",
 ];
 
 /// reqwest's decode error with no serde words: a wrong shape, unless the text places it in a
@@ -294,5 +327,31 @@ mod tests {
             (c.category, c.transient),
             (Category::InvalidResponse, false)
         );
+    }
+}
+
+#[cfg(test)]
+mod js_engine_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 26) Each JavaScript engine's `JSON.parse` words (V8, SpiderMonkey, JavaScriptCore;
+    /// sources at `PHRASES`) are an answer that did not parse.
+    #[test]
+    fn every_js_engines_json_parse_error_is_an_invalid_answer() {
+        for text in [
+            "SyntaxError: Unexpected non-whitespace character after JSON at position 124 (line 2 column 1)",
+            "SyntaxError: Unterminated string in JSON at position 4096",
+            "SyntaxError: Bad control character in string literal in JSON at position 12",
+            "SyntaxError: JSON.parse: unexpected end of data at line 1 column 1 of the JSON data",
+            "SyntaxError: JSON.parse: unexpected character at line 1 column 1 of the JSON data",
+            "SyntaxError: JSON.parse: unterminated string at line 1 column 90 of the JSON data",
+            "SyntaxError: JSON Parse error: Unexpected EOF",
+            "SyntaxError: JSON Parse error: Unrecognized token '<'",
+        ] {
+            let c = classify(&Failure::new(text).with_class(["SyntaxError"]));
+            assert_eq!((c.category, c.transient), (InvalidResponse, false), "{text}");
+        }
     }
 }

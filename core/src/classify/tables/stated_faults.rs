@@ -170,6 +170,45 @@ pub const PERMANENT: &[Phrase] = &[
     stated("max number of documents", BadRequest),
     stated("maximum number of documents", BadRequest),
     stated("too many documents", BadRequest),
+    // (batch 26) A prompt over the engine's KV cache or loaded length, in each engine's words:
+    // ik_llama.cpp / llama.cpp `examples/server` "Input prompt is too big compared to KV size.
+    // Please try increasing KV size."; llama.cpp "the request exceeds the available context
+    // size" (above); vLLM "Input prompt (N tokens) is too long and exceeds limit of M";
+    // IBM TGIS (`fmaas`) "input tokens (N) plus prefix length (M) must be < 4096"; Moonshot
+    // "model max length exceeded, max length:8192"; Claude Code's own budget check
+    // "availableContext N is less than FLOOR_OUTPUT_TOKENS 3000" (the conversation leaves no
+    // room for the answer). The same prompt fails the same way on the next try.
+    stated("too big compared to kv size", ContextOverflow),
+    stated("input prompt is too big", ContextOverflow),
+    stated("is too long and exceeds limit of", ContextOverflow),
+    stated("plus prefix length", ContextOverflow),
+    stated("max length exceeded", ContextOverflow),
+    stated("maximum length exceeded", ContextOverflow),
+    stated("floor_output_tokens", ContextOverflow),
+    // (batch 26) A count limit on a batch (text-embeddings-inference's validation, as
+    // opea-project/GenAIComps#564 quotes it: "batch size 270 > maximum allowed batch size 32",
+    // set by its `--max-client-batch-size`): split the request.
+    stated("maximum allowed batch size", BadRequest),
+    // (batch 26) gRPC's own size guard between an app and its backend (grpc-go `rpc_util.go`
+    // "grpc: received message larger than max (N vs. M)", "grpc: trying to send message larger
+    // than max"; grpc core "Received message larger than max"): answered as RESOURCE_EXHAUSTED
+    // but the limit is the channel's set-up (LocalAI's backend channel), not a rate.
+    stated("received message larger than max", Configuration),
+    stated("trying to send message larger than max", Configuration),
+    stated("sent message larger than max", Configuration),
+    // (batch 26) A sampling parameter the model accepts only at one value (Kimi k2 / reasoning
+    // models: "invalid temperature: only 1 is allowed for this model"; OpenAI o-series
+    // "Unsupported value: 'temperature' does not support 0.7 with this model. Only the default
+    // (1) value is supported."): the same request fails again.
+    stated("invalid temperature", BadRequest),
+    stated("only the default (1) value is supported", BadRequest),
+    stated("only 1 is allowed for this model", BadRequest),
+    // (batch 26) The web relays' login token (LLM-Red-Team's step-free-api wraps the upstream
+    // refusal as its generic request-failed code -2001 "[请求step失败]: token is missing", so
+    // the words, not the code, decide; "token has expired" is the same refusal for a stale
+    // one): the credential is absent or stale, the same on every try.
+    stated("token is missing", Unauthorized),
+    stated("token has expired", Unauthorized),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
@@ -188,6 +227,21 @@ pub const TRANSIENT: &[Phrase] = &[
     // (batch 25) Elixir Finch/Req: "Finch streaming task exited: {:noproc, ...}" with events
     // already relayed: the stream's process died mid-answer.
     said("streaming task exited", StreamInterrupted),
+    said(STREAM_BROKE[0], StreamInterrupted),
+    said(STREAM_BROKE[1], StreamInterrupted),
+    // (batch 26) Cog (`cog/server/worker.py` FatalWorkerException): "Prediction failed for an
+    // unknown reason. It might have run out of memory? (exitcode N)": the worker died, memory
+    // that frees up on a fresh worker.
+    said("might have run out of memory", ServerError),
+];
+
+/// (batch 26) A gateway's own word that its upstream stream broke ("Error occured during
+/// streaming: '<model>'" as opencode's gateway sends it as a chunk, misspelt as served; the
+/// correct spelling too): the answer had started, a cut stream, also where a decoder's class
+/// (the AI SDK's `AI_TypeValidationError`) quotes the chunk that said so.
+pub const STREAM_BROKE: &[&str] = &[
+    "error occured during streaming",
+    "error occurred during streaming",
 ];
 
 /// A gateway's own code for an upstream that did not answer, under its generic 400 (Cloudflare
@@ -890,5 +944,54 @@ mod batch26b_tests {
             (Failure::new("error parsing response: SyntaxError: Unexpected token A in JSON at position 0, response text: OpenAI API failed with: {\"detail\":\"Rate limit exceeded\"}"), RateLimited, true),
             (Failure::new("Unexpected token T, response text: {\"detail\": \"Too many requests\"}"), RateLimited, true),
         ]);
+    }
+}
+
+#[cfg(test)]
+mod batch26_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 26) Sibling wordings of the families added above, from the sources named at the
+    /// rows: the stated fault decides with or without a status around it.
+    #[test]
+    fn engines_words_for_a_prompt_over_the_loaded_context() {
+        for (status, text, want) in [
+            (None, "Input prompt is too big compared to KV size. Please try increasing KV size.", ContextOverflow),
+            (Some(500), "{\"error\":{\"code\":500,\"message\":\"Input prompt is too big compared to KV size.\",\"type\":\"server_error\"}}", ContextOverflow),
+            (Some(400), "The decoder prompt (length 9000) is longer than the maximum model length of 8192. Input prompt (9000 tokens) is too long and exceeds limit of 8192", ContextOverflow),
+            (Some(400), "3 INVALID_ARGUMENT: input tokens (5000) plus prefix length (20) must be < 4096", ContextOverflow),
+            (Some(400), "model max length exceeded, max length:32768", ContextOverflow),
+            (None, "availableContext 120 is less than FLOOR_OUTPUT_TOKENS 3000", ContextOverflow),
+            (Some(413), "batch size 64 > maximum allowed batch size 32", BadRequest),
+            (None, "rpc error: code = ResourceExhausted desc = grpc: trying to send message larger than max (5000000 vs. 4194304)", Configuration),
+            (Some(400), "invalid temperature: only 1 is allowed for this model", BadRequest),
+            (Some(400), "Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.", BadRequest),
+            (None, "{'code': -2001, 'message': '[请求kimi失败]: token is missing', 'data': None}", Unauthorized),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, false), "{status:?} {text}");
+        }
+    }
+
+    /// (batch 26) Transient words: a gateway's stream that broke, a worker that died.
+    #[test]
+    fn a_broken_stream_or_worker_is_retried() {
+        for (text, want) in [
+            ("{\"error\":\"Error occurred during streaming: 'claude-sonnet-4'\"}", StreamInterrupted),
+            ("Prediction failed for an unknown reason. It might have run out of memory? (exitcode -9)", ServerError),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, true), "{text}");
+        }
+        // The AI SDK's decoder class quoting the chunk that said so.
+        let f = Failure::new("Type validation failed: Value: {\"id\":\"x\",\"error\":\"Error occurred during streaming: 'gpt-5'\"}.")
+            .with_class(["AI_TypeValidationError", "Error"]);
+        assert_eq!(classify(&f).category, StreamInterrupted);
     }
 }
