@@ -96,7 +96,8 @@ module RetryCore
     # @return [Object] the block's value
     def call_llm_with_retry(max_retries: nil, delay: nil, policy: nil, on_event: nil, fleet: nil, key: nil,
                             messages: nil, on_orphans: nil, on_progress: nil, logger: nil, estimate: nil, &block)
-      raise ArgumentError, "call_llm_with_retry needs a block" unless block
+      # block_given?, not the block itself: reading `block` makes it a Proc at every call.
+      raise ArgumentError, "call_llm_with_retry needs a block" unless block_given?
 
       # Every option is checked, and the policy built, before the first call: a misspelt
       # policy fails now, not in place of the API's error during an outage.
