@@ -10,6 +10,7 @@
 #
 #   bash bench/doors_instr.sh [--calls N]     # or: make bench-doors-instr
 set -euo pipefail
+shopt -s inherit_errexit  # a door that fails under callgrind stops the script, not a row
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 calls=2000
@@ -30,7 +31,8 @@ RELEASE=1 rake compile >/dev/null
 # Instructions of one process under callgrind (its `summary:` line).
 count() {
     local file="$out/run"
-    PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null 2>&1
+    PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null 2>"$out/err" ||
+        { echo "doors_instr: failed under callgrind: $*" >&2; grep -v '^==' "$out/err" | tail -5 >&2; exit 1; }
     awk '/^summary:/ {print $2}' "$file"
 }
 
@@ -47,8 +49,12 @@ per_call() {
 }
 
 declare -A n
-for door in plain plain_usage backoff door fleet admission estimate; do n[py.$door]=$(per_call py "$door"); done
-for door in plain plain_usage door fleet admission estimate; do n[rb.$door]=$(per_call rb "$door"); done
+for door in plain plain_usage backoff door fleet admission estimate; do
+    c=$(per_call py "$door"); n[py.$door]=$c
+done
+for door in plain plain_usage door fleet admission estimate; do
+    c=$(per_call rb "$door"); n[rb.$door]=$c
+done
 
 peer=$(( n[py.backoff] - n[py.plain] ))
 echo "Instructions a call over a plain call (callgrind, (I($((calls + 1)) calls) - I(1 call)) / $calls, release builds)"
