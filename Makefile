@@ -48,6 +48,11 @@ bench:
 bench-doors:
 	@bench/doors.sh
 
+## The same doors' instructions a call over a plain call, counted by callgrind (deterministic).
+.PHONY: bench-doors-instr
+bench-doors-instr:
+	@bench/doors_instr.sh
+
 ## The measured report: bench/results/REPORT.md and its charts (simulator, live lab, criterion, bindings).
 .PHONY: bench-report
 bench-report:

@@ -227,4 +227,28 @@ class RetryTest < Minitest::Test
     Process.wait(pid)
     assert_equal "interrupted", result
   end
+
+  # The success path allocates nothing: not a Proc of the block (`block_given?`, not the block
+  # read), nor an Array to look the policy up by when a preset alone, or nothing, is given.
+  def test_the_success_path_allocates_nothing
+    value = Object.new
+    doors = { "nothing" => -> { RetryCore.call_llm_with_retry { value } },
+              "a preset" => -> { RetryCore.call_llm_with_retry(policy: :swarm_sdk) { value } } }
+    doors.each do |given, door|
+      door.call # what the first call sets up once
+      allocated = Array.new(6) do
+        before = GC.stat(:total_allocated_objects)
+        door.call
+        GC.stat(:total_allocated_objects) - before
+      end
+      # The first count also holds what reading the counter first allocates (1 on Ruby 3.1).
+      assert_equal [0] * 5, allocated.drop(1), "objects allocated by each call given #{given}"
+      assert_same value, door.call
+    end
+  end
+
+  def test_a_call_without_a_block_is_an_argument_error
+    error = assert_raises(ArgumentError) { RetryCore.call_llm_with_retry(policy: :default) }
+    assert_match(/needs a block/, error.message)
+  end
 end

@@ -193,6 +193,8 @@ class _CallOptions(TypedDict, total=False):
 
 
 _OPTION_SET = frozenset(_CallOptions.__annotations__)
+#: The options whose checks a call with only ``fleet``, ``key``, ``estimate`` and ``on_event`` skips.
+_RARE_OPTIONS = _OPTION_SET - {"fleet", "key", "estimate", "on_event"}
 
 
 def _hook(name: str, hook: Any) -> Any:
@@ -230,24 +232,29 @@ class _Options:
                 if option not in _OPTION_SET:
                     raise TypeError(f"{name}() got an unexpected keyword argument {option!r}")
         self.__dict__.update(options)
+        # The options a call with a fleet, a key, an estimate and a hook does without are looked
+        # for once (a set's `isdisjoint`), not one by one; the checks keep their order.
+        rare = not _RARE_OPTIONS.isdisjoint(options)
         on_event = self.on_event
         if on_event is not None and not callable(on_event):
             _hook("on_event", on_event)
-        if "on_orphans" in options:
-            _hook("on_orphans", self.on_orphans)
-        if "on_context_overflow" in options:
-            _hook("on_context_overflow", self.on_context_overflow)
-        if "on_progress" in options:
-            _hook("on_progress", self.on_progress)
+        if rare:
+            if "on_orphans" in options:
+                _hook("on_orphans", self.on_orphans)
+            if "on_context_overflow" in options:
+                _hook("on_context_overflow", self.on_context_overflow)
+            if "on_progress" in options:
+                _hook("on_progress", self.on_progress)
         fleet = self.fleet
         key = self.key
         if (fleet is not None or key is not None) and not (type(fleet) is Fleet and type(key) is str and key):
             _check_fleet(fleet, key)
-        messages = self.messages
-        if messages is not None and (isinstance(messages, (str, bytes)) or not isinstance(messages, MutableSequence)):
-            raise TypeError(f"messages must be a list of messages (pruned in place), not {type(messages).__name__}")
-        if self.seed is not None:
-            _check_seed(self.seed)
+        if rare:
+            messages = self.messages
+            if messages is not None and (isinstance(messages, (str, bytes)) or not isinstance(messages, MutableSequence)):
+                raise TypeError(f"messages must be a list of messages (pruned in place), not {type(messages).__name__}")
+            if self.seed is not None:
+                _check_seed(self.seed)
         estimate = self.estimate
         if estimate is not None:
             # One native call on the success path; without a fleet, the error.
@@ -255,7 +262,7 @@ class _Options:
         # Which policy the call gets is the core's rule (CONTRACT §6); misspelt preset names,
         # bad configurations and both forms at once fail here, before the first call. Given
         # none of the three, the call gets the class's (the core's answer for nothing given).
-        if "policy" in options or "max_retries" in options or "delay" in options:
+        if rare and ("policy" in options or "max_retries" in options or "delay" in options):
             self.native = policy_for_call(self.policy, self.max_retries, self.delay)
 
     def run(self, slot: Any = None) -> "_native.Run":

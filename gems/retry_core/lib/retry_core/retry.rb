@@ -96,7 +96,8 @@ module RetryCore
     # @return [Object] the block's value
     def call_llm_with_retry(max_retries: nil, delay: nil, policy: nil, on_event: nil, fleet: nil, key: nil,
                             messages: nil, on_orphans: nil, on_progress: nil, logger: nil, estimate: nil, &block)
-      raise ArgumentError, "call_llm_with_retry needs a block" unless block
+      # block_given?, not the block itself: reading `block` makes it a Proc at every call.
+      raise ArgumentError, "call_llm_with_retry needs a block" unless block_given?
 
       # Every option is checked, and the policy built, before the first call: a misspelt
       # policy fails now, not in place of the API's error during an outage.
@@ -110,7 +111,7 @@ module RetryCore
         raise TypeError, "fleet: takes a RetryCore::Fleet, not #{fleet.class}" unless fleet.is_a?(Fleet)
         raise ArgumentError, "fleet: needs key: (the provider and model called, e.g. \"openai:gpt-4o\")" if key.nil?
 
-        key = Fleet.key!(key)
+        key = Fleet.key!(key) unless key.is_a?(String) && !key.empty? # the usual key as it is, no call
       end
       # One native call when the fleet is there (checked above); without one, Retry.cost's error.
       cost = fleet ? fleet._cost(estimate) : Retry.cost(estimate, fleet) unless estimate.nil?
@@ -302,6 +303,8 @@ module RetryCore
     # @return [Array] usage (an object, a body, an Array of both to try in order, or nil) and
     #   headers (or nil)
     def self.settlement(value)
+      return [usage_of(value), nil] if value.is_a?(Hash) # a parsed body is no response: one call less
+
       response = response_of(value)
       return [usage_of(value), nil] if response.nil?
 
