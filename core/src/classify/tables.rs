@@ -1433,6 +1433,16 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // be a named tool, 'auto', or 'none'", pydantic's "Input should be 'a' or 'b'").
     said("must either be", BadRequest),
     said("must be either", BadRequest),
+    // (batch 27) Gemini's blocking finishReasons as Gemini CLI words them
+    // (`useGeminiStream.ts` finishReasonMessages: SAFETY, RECITATION, BLOCKLIST,
+    // PROHIBITED_CONTENT, SPII, IMAGE_SAFETY, IMAGE_PROHIBITED_CONTENT): moderation of the reply.
+    said("stopped due to safety reasons", ContentFiltered),
+    said("stopped due to recitation policy", ContentFiltered),
+    said("stopped due to forbidden terms", ContentFiltered),
+    said("stopped due to prohibited content", ContentFiltered),
+    said("stopped due to sensitive personally identifiable information", ContentFiltered),
+    said("stopped due to image safety violations", ContentFiltered),
+    said("stopped due to image prohibited content", ContentFiltered),
 ];
 
 /// Transient phrases: only consulted when nothing permanent (and no status) was found.

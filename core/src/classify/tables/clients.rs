@@ -696,6 +696,40 @@ pub const TABLES: &[ClientTable] = &[
             said("stream transport error", StreamInterrupted),
         ],
     },
+    // (batch 27) A TLS set-up, as each runtime words it, parted by what the next try meets: a
+    // link dropped before the handshake finished may pass (connection); a certificate, a name
+    // or a protocol the peer refuses fails every time (configuration). Negotiation refused by
+    // the peer's alert (Go "remote error: tls: handshake failure", OpenSSL "sslv3 alert
+    // handshake failure", Erlang's "handshake failure") is the set-up kind, as the rows above
+    // already read it.
+    ClientTable {
+        client: "TLS handshakes in Node, Go, Java and curl",
+        source: "github.com/nodejs/node lib/_tls_wrap.js (onSocketClose: ECONNRESET \"Client network socket disconnected before secure TLS connection was established\"); go.dev/src/crypto/tls/alert.go, conn.go (\"remote error: tls: \" + alert text, \"first record does not look like a TLS handshake\"); docs.oracle.com javax.net.ssl.SSLHandshakeException (\"Remote host terminated the handshake\"); curl.se/libcurl/c/libcurl-errors.html (CURLE_PEER_FAILED_VERIFICATION \"SSL certificate problem\")",
+        rows: &[
+            said("disconnected before secure tls connection was established", Connection),
+            said("remote host terminated the handshake", Connection),
+            said("remote host closed connection during handshake", Connection),
+            said("remote error: tls: handshake failure", Configuration),
+            said("remote error: tls: unrecognized name", Configuration),
+            said("remote error: tls: protocol version not supported", Configuration),
+            said("first record does not look like a tls handshake", Configuration),
+            said("ssl certificate problem", Configuration),
+            said("does not match certificate's altnames", Configuration),
+            said("unable to verify the first certificate", Configuration),
+        ],
+    },
+    // (batch 27) The Go relays' words for a request to their upstream that never got an
+    // answer: one-api `relay/adaptor/common.go` and new-api `relay/channel/api_request.go`
+    // wrap `http.Client.Do`'s error as "do request failed: %w" (new-api's code
+    // `do_request_failed`). The link failed; words of a certificate inside are read first.
+    ClientTable {
+        client: "one-api / new-api relays (Go)",
+        source: "github.com/songquanpeng/one-api relay/adaptor/common.go; github.com/QuantumNous/new-api relay/channel/api_request.go, types/error.go (ErrorCodeDoRequestFailed)",
+        rows: &[
+            said("do request failed", Connection),
+            said("do_request_failed", Connection),
+        ],
+    },
 ];
 
 /// Every row of every client table, in table order.
@@ -900,6 +934,56 @@ mod tests {
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, true), "{text}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod batch27a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 27) TLS set-ups: a link dropped mid-handshake is retried; a certificate, a name
+    /// or a negotiation the peer refuses is set-up.
+    #[test]
+    fn tls_handshakes_split_by_what_the_next_try_meets() {
+        for (text, want) in [
+            // Node _tls_wrap.js, with and without the code Node attaches
+            ("HTTP: SOCKET ERROR: Client network socket disconnected before secure TLS connection was established", Connection),
+            ("Error: Client network socket disconnected before secure TLS connection was established\n  code: 'ECONNRESET'", Connection),
+            // Java SSLHandshakeException
+            ("javax.net.ssl.SSLHandshakeException: Remote host terminated the handshake", Connection),
+            ("Remote host closed connection during handshake", Connection),
+            // OpenSSL through curl / Python: a cut handshake
+            ("curl: (35) error:0A000126:SSL routines::unexpected eof while reading", Connection),
+            // Go crypto/tls alerts and record check
+            ("remote error: tls: handshake failure", Configuration),
+            ("Post \"https://api.openai.com/v1/chat/completions\": remote error: tls: unrecognized name", Configuration),
+            ("http: server gave HTTP response to HTTPS client", Configuration),
+            ("tls: first record does not look like a TLS handshake", Configuration),
+            // curl 60, Node's certificate messages
+            ("curl: (60) SSL certificate problem: unable to get local issuer certificate", Configuration),
+            ("Hostname/IP does not match certificate's altnames: Host: x. is not in the cert's altnames", Configuration),
+            ("Error: unable to verify the first certificate", Configuration),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, want == Connection), "{text}");
+        }
+    }
+
+    /// (batch 27) one-api / new-api's "do request failed": the upstream was not reached; a
+    /// certificate named inside is read first.
+    #[test]
+    fn go_relays_do_request_failed() {
+        for (text, want) in [
+            ("{message: \"do request failed: upstream error: do request failed\", success: false, time: 0}", Connection),
+            ("do request failed: Post \"https://api.x.ai/v1/chat/completions\": read tcp 10.0.0.2:443: read: connection reset by peer", Connection),
+            ("{\"error\":{\"message\":\"do request failed\",\"type\":\"new_api_error\",\"code\":\"do_request_failed\"}}", Connection),
+            ("do request failed: Post \"https://a\": tls: failed to verify certificate: x509: certificate signed by unknown authority", Configuration),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, want == Connection), "{text}");
         }
     }
 }
