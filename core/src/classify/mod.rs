@@ -1162,7 +1162,11 @@ fn retried_inner_class(f: &Failure) -> Option<Category> {
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
         .map(|w| w.trim_end_matches('.'))
         .filter(|w| w.ends_with("Error") || w.ends_with("Exception"))
-        .filter(|w| !tables::output_form::RETRY_WRAPPERS.iter().any(|r| w.ends_with(r)))
+        .filter(|w| {
+            !tables::output_form::RETRY_WRAPPERS
+                .iter()
+                .any(|r| w.ends_with(r))
+        })
         .find_map(|w| match class_rule(w) {
             Some(ClassRule::Is(c)) if c != Category::Validation => Some(c),
             _ => None,

@@ -1440,7 +1440,10 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     said("stopped due to recitation policy", ContentFiltered),
     said("stopped due to forbidden terms", ContentFiltered),
     said("stopped due to prohibited content", ContentFiltered),
-    said("stopped due to sensitive personally identifiable information", ContentFiltered),
+    said(
+        "stopped due to sensitive personally identifiable information",
+        ContentFiltered,
+    ),
     said("stopped due to image safety violations", ContentFiltered),
     said("stopped due to image prohibited content", ContentFiltered),
 ];
@@ -1872,6 +1875,11 @@ pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("本周", PaymentRequired),
     said("tomorrow", PaymentRequired), // "Please try again tomorrow"
     said("明天", PaymentRequired),     // 请明天再试
+    // (batch 27) The window as a quota id's suffix: OpenRouter's "Rate limit exceeded:
+    // limit_rpd/<model>/<key>" (its free models' requests per day, LiteLLM#9035), the same
+    // shape for tokens per day. ("rpd" alone needs a word boundary the underscore denies.)
+    said("_rpd", PaymentRequired),
+    said("_tpd", PaymentRequired),
 ];
 
 /// curl's exit and error codes (curl.se/libcurl/c/libcurl-errors.html) that name a failure of
@@ -2061,6 +2069,35 @@ mod tests {
         }
         for t in provider_tables() {
             assert!(!t.source.is_empty() && !t.rows.is_empty(), "{}", t.provider);
+        }
+    }
+}
+
+#[cfg(test)]
+mod batch27a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 27) A day's quota named by its id's suffix is payment, not a rate to wait out;
+    /// the per-minute ids beside it stay rate limits.
+    #[test]
+    fn quota_id_suffixes_name_the_window() {
+        let body = |id: &str| {
+            format!("{{\"error\":{{\"message\":\"Rate limit exceeded: {id}/google/gemini-2.0-flash-exp/54276bca\",\"code\":429}}}}")
+        };
+        for (id, want) in [
+            ("limit_rpd", PaymentRequired),
+            ("limit_tpd", PaymentRequired),
+            ("limit_rpm", RateLimited),
+        ] {
+            let b = body(id);
+            let c = classify(&Failure::http(429, "").with_body(b.as_str()));
+            assert_eq!(
+                (c.category, c.transient),
+                (want, want == RateLimited),
+                "{id}"
+            );
         }
     }
 }

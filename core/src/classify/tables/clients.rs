@@ -718,18 +718,6 @@ pub const TABLES: &[ClientTable] = &[
             said("unable to verify the first certificate", Configuration),
         ],
     },
-    // (batch 27) The Go relays' words for a request to their upstream that never got an
-    // answer: one-api `relay/adaptor/common.go` and new-api `relay/channel/api_request.go`
-    // wrap `http.Client.Do`'s error as "do request failed: %w" (new-api's code
-    // `do_request_failed`). The link failed; words of a certificate inside are read first.
-    ClientTable {
-        client: "one-api / new-api relays (Go)",
-        source: "github.com/songquanpeng/one-api relay/adaptor/common.go; github.com/QuantumNous/new-api relay/channel/api_request.go, types/error.go (ErrorCodeDoRequestFailed)",
-        rows: &[
-            said("do request failed", Connection),
-            said("do_request_failed", Connection),
-        ],
-    },
 ];
 
 /// Every row of every client table, in table order.
@@ -966,21 +954,6 @@ mod batch27a_tests {
             ("curl: (60) SSL certificate problem: unable to get local issuer certificate", Configuration),
             ("Hostname/IP does not match certificate's altnames: Host: x. is not in the cert's altnames", Configuration),
             ("Error: unable to verify the first certificate", Configuration),
-        ] {
-            let c = classify(&Failure::new(text));
-            assert_eq!((c.category, c.transient), (want, want == Connection), "{text}");
-        }
-    }
-
-    /// (batch 27) one-api / new-api's "do request failed": the upstream was not reached; a
-    /// certificate named inside is read first.
-    #[test]
-    fn go_relays_do_request_failed() {
-        for (text, want) in [
-            ("{message: \"do request failed: upstream error: do request failed\", success: false, time: 0}", Connection),
-            ("do request failed: Post \"https://api.x.ai/v1/chat/completions\": read tcp 10.0.0.2:443: read: connection reset by peer", Connection),
-            ("{\"error\":{\"message\":\"do request failed\",\"type\":\"new_api_error\",\"code\":\"do_request_failed\"}}", Connection),
-            ("do request failed: Post \"https://a\": tls: failed to verify certificate: x509: certificate signed by unknown authority", Configuration),
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, want == Connection), "{text}");

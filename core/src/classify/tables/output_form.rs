@@ -175,16 +175,40 @@ mod batch27a_tests {
     #[test]
     fn gemini_finish_reasons_in_any_wrapper() {
         for (text, want) in [
-            ("Response stopped due to malformed function call.", InvalidResponse),
-            ("ℹ ⚠️ Response stopped due to malformed function call.", InvalidResponse),
-            ("Response stopped due to unexpected tool call.", InvalidResponse),
-            ("Candidate finished with reason MALFORMED_FUNCTION_CALL", InvalidResponse),
+            (
+                "Response stopped due to malformed function call.",
+                InvalidResponse,
+            ),
+            (
+                "ℹ ⚠️ Response stopped due to malformed function call.",
+                InvalidResponse,
+            ),
+            (
+                "Response stopped due to unexpected tool call.",
+                InvalidResponse,
+            ),
+            (
+                "Candidate finished with reason MALFORMED_FUNCTION_CALL",
+                InvalidResponse,
+            ),
             ("finishReason: TOO_MANY_TOOL_CALLS", InvalidResponse),
             ("Response stopped due to safety reasons.", ContentFiltered),
-            ("Response stopped due to recitation policy.", ContentFiltered),
-            ("Response stopped due to prohibited content.", ContentFiltered),
-            ("Response stopped due to sensitive personally identifiable information.", ContentFiltered),
-            ("Response stopped due to image safety violations.", ContentFiltered),
+            (
+                "Response stopped due to recitation policy.",
+                ContentFiltered,
+            ),
+            (
+                "Response stopped due to prohibited content.",
+                ContentFiltered,
+            ),
+            (
+                "Response stopped due to sensitive personally identifiable information.",
+                ContentFiltered,
+            ),
+            (
+                "Response stopped due to image safety violations.",
+                ContentFiltered,
+            ),
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, false), "{text}");
@@ -196,7 +220,9 @@ mod batch27a_tests {
     #[test]
     fn retry_wrappers_defer_to_the_inner_error() {
         let wrapped = |text: &str| {
-            classify(&Failure::new(text).with_class(["instructor.exceptions.InstructorRetryException"]))
+            classify(
+                &Failure::new(text).with_class(["instructor.exceptions.InstructorRetryException"]),
+            )
         };
         // ExtractThinker#327: LiteLLM's 400 re-raised by instructor after its tries.
         let c = wrapped("litellm.BadRequestError: OpenAIException - Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
