@@ -1446,6 +1446,14 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     ),
     said("stopped due to image safety violations", ContentFiltered),
     said("stopped due to image prohibited content", ContentFiltered),
+    // ... and by the enum's own names, as SDKs print a candidate (ai.google.dev FinishReason;
+    // google-genai's repr "FinishReason.RECITATION", REST's "finishReason": "RECITATION").
+    said("finishreason: recitation", ContentFiltered),
+    said("finishreason.recitation", ContentFiltered),
+    said("\"finishreason\": \"recitation\"", ContentFiltered),
+    said("finishreason.safety", ContentFiltered),
+    said("prohibited_content", ContentFiltered),
+    said("image_safety", ContentFiltered),
 ];
 
 /// Transient phrases: only consulted when nothing permanent (and no status) was found.

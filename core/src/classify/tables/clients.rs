@@ -716,6 +716,9 @@ pub const TABLES: &[ClientTable] = &[
             said("ssl certificate problem", Configuration),
             said("does not match certificate's altnames", Configuration),
             said("unable to verify the first certificate", Configuration),
+            // OpenSSL's reason in its spaced form (Node's EPROTO "ssl3_get_record:wrong version
+            // number"): plain HTTP where TLS was expected, a URL's scheme or port.
+            said("wrong version number", Configuration),
         ],
     },
 ];
@@ -954,6 +957,9 @@ mod batch27a_tests {
             ("curl: (60) SSL certificate problem: unable to get local issuer certificate", Configuration),
             ("Hostname/IP does not match certificate's altnames: Host: x. is not in the cert's altnames", Configuration),
             ("Error: unable to verify the first certificate", Configuration),
+            // Node's EPROTO with OpenSSL's reason: plain HTTP where TLS was expected
+            ("Error: write EPROTO 00000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number", Configuration),
+            ("Error: read EPROTO", Connection),
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, want == Connection), "{text}");

@@ -209,6 +209,18 @@ mod batch27a_tests {
                 "Response stopped due to image safety violations.",
                 ContentFiltered,
             ),
+            // the enum's names as SDKs print a candidate
+            ("finishReason: RECITATION", ContentFiltered),
+            (
+                "ValueError: finish_reason: FinishReason.RECITATION",
+                ContentFiltered,
+            ),
+            (
+                "{\"candidates\":[{\"finishReason\": \"RECITATION\"}]}",
+                ContentFiltered,
+            ),
+            ("finish_reason: PROHIBITED_CONTENT", ContentFiltered),
+            ("finishReason IMAGE_SAFETY", ContentFiltered),
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, false), "{text}");
