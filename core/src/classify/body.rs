@@ -174,6 +174,11 @@ fn sse_data(body: &str) -> &str {
 /// or botocore's `An error occurred (ThrottlingException) when calling ...`.
 pub fn from_text(text: &str) -> Option<ProviderError> {
     let text = &text[..floor_boundary(text, MAX_JSON_BODY)];
+    // (batch 27) A body pasted through a Chinese input method or a word processor, its quotes
+    // made typographic (请求大模型 API 失败：{“error”:{“code”:“1214”,...}}): read with plain ones.
+    if text.contains(['\u{201c}', '\u{201d}']) {
+        return from_text(&text.replace(['\u{201c}', '\u{201d}'], "\""));
+    }
     let mut out = ProviderError::default();
     // Quoted JSON, or the Python repr of a body (`{'error': {'message': '...'}}`): the first
     // `{` that starts a whole object holding an envelope. The outermost envelope comes first,

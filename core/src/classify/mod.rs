@@ -509,6 +509,11 @@ fn decide(
         {
             return (Category::Configuration, Evidence::Message);
         }
+        // (batch 27) A retry wrapper's class (`output_form::RETRY_WRAPPERS`) around an inner
+        // exception its text names ("litellm.BadRequestError: ..."): the inner error decides.
+        if let Some(inner) = retried_inner_class(f) {
+            return (inner, Evidence::ErrorClass);
+        }
         // (batch 26) A decoder's class around a chunk whose words say the stream broke
         // (`stated_faults::STREAM_BROKE`): the cut the chunk reports, not its shape.
         if c == Category::InvalidResponse
@@ -966,8 +971,13 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // failure, the 500 only its relay. (An "unexpected EOF" under a 500 is the server's own
         // worker ending its output, Ollama's runner: still the server's, as is any engine the
         // text says died, whatever connection class the wrapper raised.)
+        // (batch 27) Not where the provider's own code already names a server fault (Zhipu's
+        // 500 code 1234 "网络错误...请联系客服": its network, not the caller's link).
         Category::ServerError
-            if status == 500 && says_connection_failed(hay) && !engine_died(hay) =>
+            if status == 500
+                && specific != Some(Category::ServerError)
+                && says_connection_failed(hay)
+                && !engine_died(hay) =>
         {
             Category::Connection
         }
@@ -1138,6 +1148,29 @@ fn refine_by_class(status: u16, c: Category, classes: &ClassFacts) -> Category {
         }
         _ => c,
     }
+}
+
+/// (batch 27) The category of the inner exception a retry wrapper's text names, where the
+/// outermost class is a retry wrapper and the text names a class the class table decides.
+fn retried_inner_class(f: &Failure) -> Option<Category> {
+    let outer = f.error_class.first()?;
+    let short = outer.rsplit(['.', ':']).next().unwrap_or(outer);
+    if !tables::output_form::RETRY_WRAPPERS.contains(&short) {
+        return None;
+    }
+    f.message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| w.ends_with("Error") || w.ends_with("Exception"))
+        .filter(|w| {
+            !tables::output_form::RETRY_WRAPPERS
+                .iter()
+                .any(|r| w.ends_with(r))
+        })
+        .find_map(|w| match class_rule(w) {
+            Some(ClassRule::Is(c)) if c != Category::Validation => Some(c),
+            _ => None,
+        })
 }
 
 fn normalized(name: &str) -> &str {

@@ -1433,6 +1433,27 @@ pub const PERMANENT_PHRASES: &[Phrase] = &[
     // be a named tool, 'auto', or 'none'", pydantic's "Input should be 'a' or 'b'").
     said("must either be", BadRequest),
     said("must be either", BadRequest),
+    // (batch 27) Gemini's blocking finishReasons as Gemini CLI words them
+    // (`useGeminiStream.ts` finishReasonMessages: SAFETY, RECITATION, BLOCKLIST,
+    // PROHIBITED_CONTENT, SPII, IMAGE_SAFETY, IMAGE_PROHIBITED_CONTENT): moderation of the reply.
+    said("stopped due to safety reasons", ContentFiltered),
+    said("stopped due to recitation policy", ContentFiltered),
+    said("stopped due to forbidden terms", ContentFiltered),
+    said("stopped due to prohibited content", ContentFiltered),
+    said(
+        "stopped due to sensitive personally identifiable information",
+        ContentFiltered,
+    ),
+    said("stopped due to image safety violations", ContentFiltered),
+    said("stopped due to image prohibited content", ContentFiltered),
+    // ... and by the enum's own names, as SDKs print a candidate (ai.google.dev FinishReason;
+    // google-genai's repr "FinishReason.RECITATION", REST's "finishReason": "RECITATION").
+    said("finishreason: recitation", ContentFiltered),
+    said("finishreason.recitation", ContentFiltered),
+    said("\"finishreason\": \"recitation\"", ContentFiltered),
+    said("finishreason.safety", ContentFiltered),
+    said("prohibited_content", ContentFiltered),
+    said("image_safety", ContentFiltered),
 ];
 
 /// Transient phrases: only consulted when nothing permanent (and no status) was found.
@@ -1862,6 +1883,11 @@ pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("本周", PaymentRequired),
     said("tomorrow", PaymentRequired), // "Please try again tomorrow"
     said("明天", PaymentRequired),     // 请明天再试
+    // (batch 27) The window as a quota id's suffix: OpenRouter's "Rate limit exceeded:
+    // limit_rpd/<model>/<key>" (its free models' requests per day, LiteLLM#9035), the same
+    // shape for tokens per day. ("rpd" alone needs a word boundary the underscore denies.)
+    said("_rpd", PaymentRequired),
+    said("_tpd", PaymentRequired),
 ];
 
 /// curl's exit and error codes (curl.se/libcurl/c/libcurl-errors.html) that name a failure of
@@ -2051,6 +2077,35 @@ mod tests {
         }
         for t in provider_tables() {
             assert!(!t.source.is_empty() && !t.rows.is_empty(), "{}", t.provider);
+        }
+    }
+}
+
+#[cfg(test)]
+mod batch27a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 27) A day's quota named by its id's suffix is payment, not a rate to wait out;
+    /// the per-minute ids beside it stay rate limits.
+    #[test]
+    fn quota_id_suffixes_name_the_window() {
+        let body = |id: &str| {
+            format!("{{\"error\":{{\"message\":\"Rate limit exceeded: {id}/google/gemini-2.0-flash-exp/54276bca\",\"code\":429}}}}")
+        };
+        for (id, want) in [
+            ("limit_rpd", PaymentRequired),
+            ("limit_tpd", PaymentRequired),
+            ("limit_rpm", RateLimited),
+        ] {
+            let b = body(id);
+            let c = classify(&Failure::http(429, "").with_body(b.as_str()));
+            assert_eq!(
+                (c.category, c.transient),
+                (want, want == RateLimited),
+                "{id}"
+            );
         }
     }
 }

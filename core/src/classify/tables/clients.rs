@@ -696,6 +696,31 @@ pub const TABLES: &[ClientTable] = &[
             said("stream transport error", StreamInterrupted),
         ],
     },
+    // (batch 27) A TLS set-up, as each runtime words it, parted by what the next try meets: a
+    // link dropped before the handshake finished may pass (connection); a certificate, a name
+    // or a protocol the peer refuses fails every time (configuration). Negotiation refused by
+    // the peer's alert (Go "remote error: tls: handshake failure", OpenSSL "sslv3 alert
+    // handshake failure", Erlang's "handshake failure") is the set-up kind, as the rows above
+    // already read it.
+    ClientTable {
+        client: "TLS handshakes in Node, Go, Java and curl",
+        source: "github.com/nodejs/node lib/_tls_wrap.js (onSocketClose: ECONNRESET \"Client network socket disconnected before secure TLS connection was established\"); go.dev/src/crypto/tls/alert.go, conn.go (\"remote error: tls: \" + alert text, \"first record does not look like a TLS handshake\"); docs.oracle.com javax.net.ssl.SSLHandshakeException (\"Remote host terminated the handshake\"); curl.se/libcurl/c/libcurl-errors.html (CURLE_PEER_FAILED_VERIFICATION \"SSL certificate problem\")",
+        rows: &[
+            said("disconnected before secure tls connection was established", Connection),
+            said("remote host terminated the handshake", Connection),
+            said("remote host closed connection during handshake", Connection),
+            said("remote error: tls: handshake failure", Configuration),
+            said("remote error: tls: unrecognized name", Configuration),
+            said("remote error: tls: protocol version not supported", Configuration),
+            said("first record does not look like a tls handshake", Configuration),
+            said("ssl certificate problem", Configuration),
+            said("does not match certificate's altnames", Configuration),
+            said("unable to verify the first certificate", Configuration),
+            // OpenSSL's reason in its spaced form (Node's EPROTO "ssl3_get_record:wrong version
+            // number"): plain HTTP where TLS was expected, a URL's scheme or port.
+            said("wrong version number", Configuration),
+        ],
+    },
 ];
 
 /// Every row of every client table, in table order.
@@ -900,6 +925,44 @@ mod tests {
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, true), "{text}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod batch27a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 27) TLS set-ups: a link dropped mid-handshake is retried; a certificate, a name
+    /// or a negotiation the peer refuses is set-up.
+    #[test]
+    fn tls_handshakes_split_by_what_the_next_try_meets() {
+        for (text, want) in [
+            // Node _tls_wrap.js, with and without the code Node attaches
+            ("HTTP: SOCKET ERROR: Client network socket disconnected before secure TLS connection was established", Connection),
+            ("Error: Client network socket disconnected before secure TLS connection was established\n  code: 'ECONNRESET'", Connection),
+            // Java SSLHandshakeException
+            ("javax.net.ssl.SSLHandshakeException: Remote host terminated the handshake", Connection),
+            ("Remote host closed connection during handshake", Connection),
+            // OpenSSL through curl / Python: a cut handshake
+            ("curl: (35) error:0A000126:SSL routines::unexpected eof while reading", Connection),
+            // Go crypto/tls alerts and record check
+            ("remote error: tls: handshake failure", Configuration),
+            ("Post \"https://api.openai.com/v1/chat/completions\": remote error: tls: unrecognized name", Configuration),
+            ("http: server gave HTTP response to HTTPS client", Configuration),
+            ("tls: first record does not look like a TLS handshake", Configuration),
+            // curl 60, Node's certificate messages
+            ("curl: (60) SSL certificate problem: unable to get local issuer certificate", Configuration),
+            ("Hostname/IP does not match certificate's altnames: Host: x. is not in the cert's altnames", Configuration),
+            ("Error: unable to verify the first certificate", Configuration),
+            // Node's EPROTO with OpenSSL's reason: plain HTTP where TLS was expected
+            ("Error: write EPROTO 00000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number", Configuration),
+            ("Error: read EPROTO", Connection),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, want == Connection), "{text}");
         }
     }
 }

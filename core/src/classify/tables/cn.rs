@@ -47,6 +47,11 @@ pub const TABLES: &[ProviderTable] = &[
             row("1310", PaymentRequired), // weekly/monthly cap
             row("1311", Forbidden),       // plan does not include the model
             row("1312", Overloaded),      // 该模型当前访问量过大,请您稍后再试
+            // (batch 27) The rest of the page's table (docs.bigmodel.cn/cn/faq/api-code.md with
+            // its statuses; cn/api/api-code):
+            row("1005", Unauthorized), // 401 已开启二次认证保护,需要二次认证登录
+            row("1200", ServerError),  // 500 API 调用失败
+            row("1300", Forbidden),    // API 调用被策略阻止
         ],
     },
     ProviderTable {
@@ -379,3 +384,75 @@ pub const TABLES: &[ProviderTable] = &[
         ],
     },
 ];
+
+#[cfg(test)]
+mod batch27a_tests {
+    use crate::category::Category::{self, *};
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 27) Zhipu's codes (docs.bigmodel.cn/cn/faq/api-code) decide over the words and
+    /// the status around them, and are read through typographic quotes too.
+    #[test]
+    fn zhipu_codes_decide() {
+        let body = |code: &str, msg: &str| {
+            format!("{{\"error\":{{\"code\":\"{code}\",\"message\":\"{msg}\"}}}}")
+        };
+        let cases: &[(Option<u16>, String, Category)] = &[
+            // 1234 网络错误 under a 500: the platform's network, not the caller's link.
+            (
+                Some(500),
+                body("1234", "网络错误，错误id：2026022610293，请联系客服。"),
+                ServerError,
+            ),
+            (Some(400), body("1214", "messages:输入不能为空"), BadRequest),
+            (
+                Some(400),
+                body("1213", "未正常接收到prompt参数。"),
+                BadRequest,
+            ),
+            (
+                Some(429),
+                body("1113", "您的账户已欠费，请充值后重试。"),
+                PaymentRequired,
+            ),
+            (
+                Some(429),
+                body(
+                    "1302",
+                    "您当前使用该API的并发数过高，请降低并发，或联系客服增加限额。",
+                ),
+                RateLimited,
+            ),
+            (Some(400), body("1261", "Prompt 超长"), ContextOverflow),
+            (Some(500), body("1200", "API 调用失败"), ServerError),
+            (
+                Some(401),
+                body("1005", "已开启二次认证保护，需要二次认证登录。"),
+                Unauthorized,
+            ),
+        ];
+        for (status, b, want) in cases {
+            let f = match status {
+                Some(s) => Failure::http(*s, b.as_str()),
+                None => Failure::new(b.as_str()),
+            }
+            .with_body(b.as_str());
+            assert_eq!(classify(&f).category, *want, "{status:?} {b}");
+        }
+        // The same envelopes pasted with typographic quotes (geekai-plus#1), no status.
+        for (text, want) in [
+            (
+                "请求大模型 API 失败：{“error”:{“code”:“1214”,“message”:“messages:输入不能为空”}}",
+                BadRequest,
+            ),
+            (
+                "请求失败：{“error”:{“code”:“1113”,“message”:“余额不足或无可用资源包,请充值。”}}",
+                PaymentRequired,
+            ),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, false), "{text}");
+        }
+    }
+}

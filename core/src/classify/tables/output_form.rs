@@ -41,7 +41,24 @@ pub const PERMANENT: &[Phrase] = &[
     // response: ,", packages/core/src/code_assist/server.ts): a line outside the protocol.
     said("type validation failed", InvalidResponse),
     said("unexpected line format", InvalidResponse),
+    // (batch 27) Gemini's finishReason for a tool call the model wrote that does not parse,
+    // or one it was not offered (ai.google.dev FinishReason MALFORMED_FUNCTION_CALL,
+    // UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS; Gemini CLI `useGeminiStream.ts` prints
+    // "Response stopped due to malformed function call.", "... unexpected tool call."): the
+    // reply breaks the protocol, in the enum's name or the clients' sentence.
+    said("malformed_function_call", InvalidResponse),
+    said("malformed function call", InvalidResponse),
+    said("unexpected_tool_call", InvalidResponse),
+    said("stopped due to unexpected tool call", InvalidResponse),
+    said("too_many_tool_calls", InvalidResponse),
 ];
+
+/// (batch 27) Retry wrappers: a class raised after the wrapper's attempts ran out, whose text
+/// names the last inner error (instructor `core/exceptions.py` InstructorRetryException,
+/// tenacity `RetryError`, backoff's giveup re-raise). Where that text names an exception class
+/// the class table knows, the inner error decides: an API's 400 re-raised after three tries is
+/// still the 400, not the model's output failing the schema.
+pub const RETRY_WRAPPERS: &[&str] = &["InstructorRetryException", "RetryError"];
 
 /// Python's json decoder words for JSON no serializer writes (read also under a decoder's
 /// class, which alone would say a broken reply).
@@ -144,5 +161,88 @@ mod tests {
             let c = classify(f);
             assert_eq!((c.category, c.transient), (*want, false), "{}", f.message);
         }
+    }
+}
+
+#[cfg(test)]
+mod batch27a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 27) Gemini's finishReasons, by enum name and as Gemini CLI words them
+    /// (`useGeminiStream.ts`): a broken tool call is an invalid reply, a block is moderation.
+    #[test]
+    fn gemini_finish_reasons_in_any_wrapper() {
+        for (text, want) in [
+            (
+                "Response stopped due to malformed function call.",
+                InvalidResponse,
+            ),
+            (
+                "ℹ ⚠️ Response stopped due to malformed function call.",
+                InvalidResponse,
+            ),
+            (
+                "Response stopped due to unexpected tool call.",
+                InvalidResponse,
+            ),
+            (
+                "Candidate finished with reason MALFORMED_FUNCTION_CALL",
+                InvalidResponse,
+            ),
+            ("finishReason: TOO_MANY_TOOL_CALLS", InvalidResponse),
+            ("Response stopped due to safety reasons.", ContentFiltered),
+            (
+                "Response stopped due to recitation policy.",
+                ContentFiltered,
+            ),
+            (
+                "Response stopped due to prohibited content.",
+                ContentFiltered,
+            ),
+            (
+                "Response stopped due to sensitive personally identifiable information.",
+                ContentFiltered,
+            ),
+            (
+                "Response stopped due to image safety violations.",
+                ContentFiltered,
+            ),
+            // the enum's names as SDKs print a candidate
+            ("finishReason: RECITATION", ContentFiltered),
+            (
+                "ValueError: finish_reason: FinishReason.RECITATION",
+                ContentFiltered,
+            ),
+            (
+                "{\"candidates\":[{\"finishReason\": \"RECITATION\"}]}",
+                ContentFiltered,
+            ),
+            ("finish_reason: PROHIBITED_CONTENT", ContentFiltered),
+            ("finishReason IMAGE_SAFETY", ContentFiltered),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, false), "{text}");
+        }
+    }
+
+    /// (batch 27) A retry wrapper's class around a named inner error: the inner one decides;
+    /// a wrapper whose text names no known class keeps the wrapper's verdict.
+    #[test]
+    fn retry_wrappers_defer_to_the_inner_error() {
+        let wrapped = |text: &str| {
+            classify(
+                &Failure::new(text).with_class(["instructor.exceptions.InstructorRetryException"]),
+            )
+        };
+        // ExtractThinker#327: LiteLLM's 400 re-raised by instructor after its tries.
+        let c = wrapped("litellm.BadRequestError: OpenAIException - Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.");
+        assert_eq!((c.category, c.transient), (BadRequest, false));
+        let c = wrapped("openai.AuthenticationError: Error code: 401 - invalid api key");
+        assert_eq!((c.category, c.transient), (Unauthorized, false));
+        // The model's output failing the schema three times stays validation.
+        let c = wrapped("1 validation error for User\nage\n  Field required");
+        assert_eq!((c.category, c.transient), (Validation, false));
     }
 }

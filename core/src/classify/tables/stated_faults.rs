@@ -209,6 +209,17 @@ pub const PERMANENT: &[Phrase] = &[
     // one): the credential is absent or stale, the same on every try.
     stated("token is missing", Unauthorized),
     stated("token has expired", Unauthorized),
+    // (batch 27) A prompt over the loaded window in the local engines' words, under whatever
+    // 500 the server around them answers: llama-cpp-python `llama.py` ValueError("Requested
+    // tokens (N) exceed context window of M"), the MLX-style servers' "Requested tokens exceed
+    // context window of M" (the same words without the count).
+    stated("exceed context window", ContextOverflow),
+    stated("exceeds context window", ContextOverflow),
+    // (batch 27) Triton's core (`src/model.cc` Model::GetInput / GetOutput, INVALID_ARG):
+    // "unexpected inference input 'x' for model 'm'", "... output ...": the request names a
+    // tensor the model does not declare; the same request fails again.
+    stated("unexpected inference input", BadRequest),
+    stated("unexpected inference output", BadRequest),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
@@ -993,5 +1004,36 @@ mod batch26_tests {
         let f = Failure::new("Type validation failed: Value: {\"id\":\"x\",\"error\":\"Error occurred during streaming: 'gpt-5'\"}.")
             .with_class(["AI_TypeValidationError", "Error"]);
         assert_eq!(classify(&f).category, StreamInterrupted);
+    }
+}
+
+#[cfg(test)]
+mod batch27a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 27) A prompt over the loaded window and a tensor the model does not declare, in
+    /// the servers' own words, decide over the 500 around them.
+    #[test]
+    fn local_engines_state_the_request_fault() {
+        for (status, text, want) in [
+            // llama-cpp-python llama.py ValueError, as quoted in threads and tests
+            (Some(500), "Requested tokens (5136) exceed context window of 4096", ContextOverflow),
+            (None, "ValueError: Requested tokens (18690) exceed context window of 7168", ContextOverflow),
+            // an MLX-style server's form without the count
+            (Some(500), "Requested tokens exceed context window of 2048", ContextOverflow),
+            // Triton core src/model.cc GetInput; the config validator's "allowed inputs" form
+            (None, "{\"detail\":\"unexpected inference input 'return_num_input_tokens' for model 'llama'\"}", BadRequest),
+            (Some(500), "unexpected inference input 'ids', allowed inputs are: input_ids, attention_mask", BadRequest),
+            (Some(400), "unexpected inference output 'logits' for model 'bert'", BadRequest),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, false), "{status:?} {text}");
+        }
     }
 }

@@ -183,6 +183,11 @@ pub const TRANSIENT: &[Phrase] = &[
         "did not receive done or success response",
         StreamInterrupted,
     ),
+    // (batch 27) one-api / new-api's relay (`relay/adaptor/common.go`, `relay/channel/
+    // api_request.go`: "do request failed: %w" around `http.Client.Do`'s error; new-api's code
+    // `do_request_failed`, 请求上游失败, as `hosts.rs` reads it): the relay's upstream did not
+    // answer, a server-side failure to the caller, as the corpus labels it since batch 22.
+    said("do request failed", ServerError),
 ];
 
 /// (batch 22) A retry loop's own give-up that names no cause: Azure.Core's `RetryPolicy`
@@ -543,5 +548,31 @@ mod tests {
             "The server is overloaded, please retry.",
         ));
         assert_eq!(c.category, Overloaded);
+    }
+}
+
+#[cfg(test)]
+mod batch27a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 27) one-api / new-api's "do request failed" in any frame: the relay's upstream
+    /// was not reached (retried); a certificate named inside is the set-up's.
+    #[test]
+    fn go_relays_do_request_failed() {
+        for (status, text, want) in [
+            (None, "{message: \"do request failed: upstream error: do request failed\", success: false, time: 0}", ServerError),
+            (None, "{\"error\":{\"message\":\"do request failed\",\"type\":\"new_api_error\",\"code\":\"do_request_failed\"}}", ServerError),
+            (Some(500), "upstream error: do request failed (request id: 2025120719452917)", ServerError),
+            (None, "do request failed: Post \"https://a\": tls: failed to verify certificate: x509: certificate signed by unknown authority", Configuration),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, want == ServerError), "{text}");
+        }
     }
 }
