@@ -164,6 +164,7 @@ pub mod decode;
 pub mod engines;
 mod hosts;
 mod intl;
+pub mod jsonrpc;
 pub mod names;
 pub mod nearby;
 pub mod output_form;
@@ -1862,6 +1863,10 @@ pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("本周", PaymentRequired),
     said("tomorrow", PaymentRequired), // "Please try again tomorrow"
     said("明天", PaymentRequired),     // 请明天再试
+    // (batch 27) OpenRouter's limit ids joined by underscores ("Rate limit exceeded:
+    // limit_rpd/google/gemini-2.0-flash-thinking-exp-01-21/...", its free models' day cap).
+    said("limit_rpd", PaymentRequired),
+    said("limit_tpd", PaymentRequired),
 ];
 
 /// curl's exit and error codes (curl.se/libcurl/c/libcurl-errors.html) that name a failure of
