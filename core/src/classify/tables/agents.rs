@@ -643,10 +643,6 @@ pub const TRANSIENT: &[Phrase] = &[
     said("no result received", Timeout),
     said("timed out while waiting for response", Timeout),
     said("mcp error -32001", Timeout),
-    // (batch 27) An app's catch-all that asks to try again ("Request to OpenAI failed. Please
-    // try again."): the guide's server_error.
-    said("failed. please try again", ServerError),
-    said("failed, please try again", ServerError),
     // (batch 27) ChatLuna's own transient codes (see its permanent rows).
     said("使用 chatluna 时出现错误，错误码为 1", Connection), // NETWORK_ERROR
     said("使用 chatluna 时出现错误，错误码为 102", Timeout),  // API_REQUEST_TIMEOUT
@@ -1033,9 +1029,9 @@ mod batch27b_tests {
             (Failure::http(500, "ProviderNotFoundError: Provider not found: OpenaiChat"), Configuration),
             // litellm#2969 (slack_sdk's words)
             (Failure::new("Either an env variable `SLACK_BOT_TOKEN` or `token` argument in the constructor is required."), Configuration),
-            // researchgpt#57 and siblings
+            // researchgpt#57 and siblings; a named cause stays its own
             (Failure::new("Error: Request to OpenAI failed. Please try again."), ServerError),
-            (Failure::new("Generation failed, please try again"), ServerError),
+            (Failure::new("The request to the model server failed, please try again"), ServerError),
             // chatgpt-alfred#4: a reload asked for under the app's 400
             (Failure::http(400, "UserError: An error ocurred. Try refreshing your browser."), ServerError),
             (Failure::http(400, "Invalid 'messages': try refreshing the pages index"), BadRequest),
