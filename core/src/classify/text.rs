@@ -164,8 +164,7 @@ pub fn overload_under_4xx() -> &'static PhraseSet {
             agents::OVERLOAD_UNDER_4XX
                 .iter()
                 .chain(stated_faults::UPSTREAM_UNDER_4XX)
-                .chain(throttle_4xx::UNDER_4XX)
-                .chain(agents::RELOAD_UNDER_4XX),
+                .chain(throttle_4xx::UNDER_4XX),
         )
     })
 }

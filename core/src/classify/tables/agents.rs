@@ -654,15 +654,6 @@ pub const TRANSIENT: &[Phrase] = &[
 /// busy, never a request's fault.
 pub const OVERLOAD_UNDER_4XX: &[Phrase] = &[said("due to high traffic", Overloaded)];
 
-/// (batch 27) A web app's catch-all that asks for a reload, under the generic 4xx it answers
-/// every failure with (ChatGPT Alfred workflow: 400 UserError "An error ocurred. Try
-/// refreshing your browser."): the guide's catch-all that advises trying again, nothing about
-/// the request.
-pub const RELOAD_UNDER_4XX: &[Phrase] = &[
-    said("try refreshing your browser", ServerError),
-    said("try refreshing the page", ServerError),
-];
-
 /// (batch 18) Pydantic locations into a reply's list of answers ("3 validation errors for
 /// typed-dict\ncandidates.0.content.role\n  Field required"; Gemini's GenerateContentResponse
 /// `candidates`, OpenAI's ChatCompletion `choices`): the provider's reply failed the client's
@@ -1032,9 +1023,9 @@ mod batch27b_tests {
             // researchgpt#57 and siblings; a named cause stays its own
             (Failure::new("Error: Request to OpenAI failed. Please try again."), ServerError),
             (Failure::new("The request to the model server failed, please try again"), ServerError),
-            // chatgpt-alfred#4: a reload asked for under the app's 400
-            (Failure::http(400, "UserError: An error ocurred. Try refreshing your browser."), ServerError),
-            (Failure::http(400, "Invalid 'messages': try refreshing the pages index"), BadRequest),
+            // chatgpt-alfred#4 and chatgpt-telegram-bot#6: ChatGPT's web 400 "Try refreshing your
+            // browser" came from a changed model name; the 400 decides
+            (Failure::http(400, "UserError: An error ocurred. Try refreshing your browser."), BadRequest),
             // The same parser's empty event (anthropic-sdk-go in a GitHub app)
             (Failure::new("Error: Failed to parse Anthropic message stream event:\nEOF while parsing a value at line 1 column 0"), StreamInterrupted),
         ]);
