@@ -695,7 +695,7 @@ pub fn long_window_in_words(hay: &str) -> bool {
 fn in_an_aside(before: &str) -> bool {
     let open = before.rfind(['(', '（']);
     let close = before.rfind([')', '）']);
-    open.is_some_and(|o| close.is_none_or(|c| c < o))
+    open.is_some_and(|o| close.map_or(true, |c| c < o))
 }
 
 /// Whether the window word is a folder's name: at most one more word, then a `/` and a file
