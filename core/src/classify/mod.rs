@@ -268,7 +268,7 @@ fn stated_wait(f: &Failure, hay: &Hay) -> Option<(f64, RetryAfterSource)> {
 /// Whether a rate limit names a window of a day or more: in its words
 /// (`tables::LONG_WINDOW_PHRASES`) or in a quota id's CamelCase words (`...PerDay...`).
 fn long_window(f: &Failure, hay: &Hay) -> bool {
-    text::long_window().first(hay.get()).is_some()
+    text::long_window_in_words(hay.get())
         || text::long_window_in_ids(f.body.as_deref().unwrap_or(""))
         || text::long_window_in_ids(&f.message)
         // (batch 24) A reset the body states as data that no retry budget waits for (Codex's
@@ -1319,6 +1319,10 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     // failure words ("Unexpected token 'I', \"Internal s\"... is not valid JSON"): an error page.
     if let Some(c) = text::unparsed_server_error(hay.get()) {
         return Some(c);
+    }
+    // (batch 27) An empty event at a stream's end: the stream stopped (`tables::decode`).
+    if text::empty_stream_event(hay.get()) {
+        return Some(Category::StreamInterrupted);
     }
     if text::decode().first(hay.get()).is_some() || text::serde_debug_error(hay.get()) {
         // (batch 20) The reply that failed to decode is a server's own failure in words (Llama

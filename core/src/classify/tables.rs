@@ -164,6 +164,7 @@ pub mod decode;
 pub mod engines;
 mod hosts;
 mod intl;
+pub mod jsonrpc;
 pub mod names;
 pub mod nearby;
 pub mod output_form;
@@ -1883,11 +1884,10 @@ pub const LONG_WINDOW_PHRASES: &[Phrase] = &[
     said("本周", PaymentRequired),
     said("tomorrow", PaymentRequired), // "Please try again tomorrow"
     said("明天", PaymentRequired),     // 请明天再试
-    // (batch 27) The window as a quota id's suffix: OpenRouter's "Rate limit exceeded:
-    // limit_rpd/<model>/<key>" (its free models' requests per day, LiteLLM#9035), the same
-    // shape for tokens per day. ("rpd" alone needs a word boundary the underscore denies.)
-    said("_rpd", PaymentRequired),
-    said("_tpd", PaymentRequired),
+    // (batch 27) OpenRouter's limit ids joined by underscores ("Rate limit exceeded:
+    // limit_rpd/google/gemini-2.0-flash-thinking-exp-01-21/...", its free models' day cap).
+    said("limit_rpd", PaymentRequired),
+    said("limit_tpd", PaymentRequired),
 ];
 
 /// curl's exit and error codes (curl.se/libcurl/c/libcurl-errors.html) that name a failure of

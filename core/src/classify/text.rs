@@ -5,8 +5,9 @@ use std::sync::OnceLock;
 use aho_corasick::AhoCorasick;
 
 use super::tables::{
-    agents, budgets, client_bugs, clients, decode as decode_rows, engines, output_form, said,
-    setup_registry, stated as stated_row, stated_faults, throttle_4xx, words, wrappers, Phrase,
+    agents, budgets, client_bugs, clients, decode as decode_rows, engines, jsonrpc, output_form,
+    said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words, wrappers,
+    Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -103,6 +104,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(setup_registry::PERMANENT)
                 .chain(output_form::PERMANENT)
                 .chain(client_bugs::PERMANENT)
+                .chain(jsonrpc::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient())),
         )
     })
@@ -127,6 +129,7 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(agents::PERMANENT)
                 .chain(budgets::PERMANENT)
                 .chain(setup_registry::PERMANENT)
+                .chain(jsonrpc::PERMANENT)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -180,7 +183,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
-                .chain(agents::TRANSIENT),
+                .chain(agents::TRANSIENT)
+                .chain(jsonrpc::TRANSIENT),
         )
     })
 }
@@ -296,6 +300,17 @@ pub fn decode() -> &'static PhraseSet {
                 .chain(decode_rows::OTHER_LANGUAGES),
         )
     })
+}
+
+/// (batch 27) A stream event parsed from an input that had already ended
+/// (`tables::decode::STREAM_EVENT_FRAMES` with `EMPTY_INPUT_ENDS`).
+pub fn empty_stream_event(hay: &str) -> bool {
+    decode_rows::STREAM_EVENT_FRAMES
+        .iter()
+        .any(|w| hay.contains(w))
+        && decode_rows::EMPTY_INPUT_ENDS
+            .iter()
+            .any(|w| hay.contains(w))
 }
 
 /// (batch 19) reqwest's bare "error decoding response body": a wrong shape, unless the text
@@ -654,6 +669,49 @@ pub fn long_window() -> &'static PhraseSet {
                 .chain(words::LONG_WINDOW),
         )
     })
+}
+
+/// (batch 27) Whether the text names a window of a day or more in words, not counting a
+/// window word that names a folder or file ("failed embedding: 5 Daily Notes/2022-11-14-Mon.md",
+/// an Obsidian note path in a plugin's 429): the words after it reach a `/` and a file name.
+pub fn long_window_in_words(hay: &str) -> bool {
+    let set = long_window();
+    let h = hay.as_bytes();
+    set.ac.find_overlapping_iter(hay).any(|m| {
+        let p = set.rows[m.pattern().as_usize()].text.as_bytes();
+        let left_ok = !needs_left(p[0]) || m.start() == 0 || !is_word(h[m.start() - 1]);
+        let right_ok = !is_word(p[p.len() - 1]) || m.end() == h.len() || !is_word(h[m.end()]);
+        left_ok
+            && right_ok
+            && !names_a_path(&hay[m.end()..])
+            && !(in_an_aside(&hay[..m.start()]) && short_window("", hay))
+    })
+}
+
+/// Whether a position is inside an open parenthesis: a day window named as an aside to a
+/// minute one is a list of the provider's windows, not the one exhausted (OpenAI's rate-limit
+/// text as Bob's plugin translates it: "每分钟请求数（某些情况下是每天请求数）", requests per
+/// minute (in some cases per day)).
+fn in_an_aside(before: &str) -> bool {
+    let open = before.rfind(['(', '（']);
+    let close = before.rfind([')', '）']);
+    open.is_some_and(|o| close.map_or(true, |c| c < o))
+}
+
+/// Whether the window word is a folder's name: at most one more word, then a `/` and a file
+/// name with an extension (`daily notes/2022-11-14-mon.md`).
+fn names_a_path(after: &str) -> bool {
+    let Some((folder, rest)) = after.split_once('/') else {
+        return false;
+    };
+    let file = rest.split(' ').next().unwrap_or("");
+    folder.split_whitespace().count() <= 1
+        && folder.len() <= 40
+        && file.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
 }
 
 /// Whether an identifier in `text` has the CamelCase words `Per` + `Day` / `Week` / `Month`

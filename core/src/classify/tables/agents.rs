@@ -408,6 +408,47 @@ pub const PERMANENT: &[Phrase] = &[
     // the host's set-up, the same on every start. Read before the "connection closed".
     said("failed to spawn", Configuration),
     said("program not found", Configuration),
+    // (batch 27) A reply the app could not use, in apps' words ("Incorrect response from
+    // OpenAI API", Copilot's "The model unexpectedly did not return a response").
+    said("incorrect response from", InvalidResponse),
+    said("model unexpectedly did not return", InvalidResponse),
+    said("model did not return a response", InvalidResponse),
+    // (batch 27) A request the app itself calls too large for the model (gpt-pilot's "We sent
+    // too large request to the LLM").
+    stated("too large request", ContextOverflow),
+    // (batch 27) A planner whose output missed the fields its parser needs (TaskWeaver's
+    // "Planner failed to generate response because Missing elements: send_to, ..." and "...
+    // because Post send_to field is None"; AutoGPT's "ERROR PARSING YOUR RESPONSE: LLM did
+    // not call create_agent function").
+    said("missing elements:", Validation),
+    said("failed to generate response because", Validation),
+    said("error parsing your response", Validation),
+    said("did not call create_agent", Validation),
+    // (batch 27) A router with no entry for the provider named (g4f's ProviderNotFoundError,
+    // relayed under its 500): the app's set-up, whatever the status.
+    stated("providernotfounderror", Configuration),
+    stated("provider not found", Configuration),
+    // (batch 27) A client built without its token (slack_sdk's and pydantic settings' "Either
+    // an env variable `SLACK_BOT_TOKEN` or `token` argument in the constructor is required").
+    said("either an env variable", Configuration),
+    // (batch 27) ChatLuna (koishi) prints only its own code ("使用 ChatLuna 时出现错误，错误码为
+    // 301。请联系开发者以解决此问题。"); codes from its `ChatLunaErrorCode` enum (src/utils/error.ts).
+    // These are not HTTP statuses: 301 is MODEL_NOT_FOUND in its registry, 403 an invalid room
+    // template.
+    said("使用 chatluna 时出现错误，错误码为 2", Configuration), // UNSUPPORTED_PROXY_PROTOCOL
+    said("使用 chatluna 时出现错误，错误码为 6", Configuration), // PLUGIN_ALREADY_REGISTERED
+    said("使用 chatluna 时出现错误，错误码为 104", ContentFiltered), // API_UNSAFE_CONTENT
+    said("使用 chatluna 时出现错误，错误码为 300", Configuration), // MODEL_ADAPTER_NOT_FOUND
+    said("使用 chatluna 时出现错误，错误码为 301", Configuration), // MODEL_NOT_FOUND (its own registry)
+    said("使用 chatluna 时出现错误，错误码为 302", Configuration), // PREST_NOT_FOUND
+    said("使用 chatluna 时出现错误，错误码为 303", Configuration), // MODEL_INIT_ERROR
+    said("使用 chatluna 时出现错误，错误码为 304", Configuration), // EMBEDDINGS_INIT_ERROR
+    said("使用 chatluna 时出现错误，错误码为 305", Configuration), // VECTOR_STORE_INIT_ERROR
+    said("使用 chatluna 时出现错误，错误码为 307", Configuration), // NOT_AVAILABLE_CONFIG
+    said("使用 chatluna 时出现错误，错误码为 309", InvalidResponse), // MODEL_RESPONSE_IS_EMPTY
+    said("使用 chatluna 时出现错误，错误码为 311", Configuration), // PRESET_LOAD_ERROR
+    said("使用 chatluna 时出现错误，错误码为 403", Configuration), // ROOM_TEMPLATE_INVALID
+    said("使用 chatluna 时出现错误，错误码为 405", Configuration), // ROOM_NOT_FOUND
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -602,6 +643,9 @@ pub const TRANSIENT: &[Phrase] = &[
     said("no result received", Timeout),
     said("timed out while waiting for response", Timeout),
     said("mcp error -32001", Timeout),
+    // (batch 27) ChatLuna's own transient codes (see its permanent rows).
+    said("使用 chatluna 时出现错误，错误码为 1", Connection), // NETWORK_ERROR
+    said("使用 chatluna 时出现错误，错误码为 102", Timeout),  // API_REQUEST_TIMEOUT
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -935,6 +979,100 @@ mod batch26b_tests {
             (Failure::new("Error: spawn ENAMETOOLONG"), Programming, false),
             (Failure::new("Error: spawn uvx ENOENT\nMCP error -32000: Connection closed"), Configuration, false),
             (Failure::new("接口不可用，可能是网络问题，也有可能是余额不足"), Unknown, false),
+        ]);
+    }
+}
+
+#[cfg(test)]
+mod batch27b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category)>) {
+        for (f, want) in cases {
+            let c = classify(&f);
+            assert_eq!(
+                (c.category, c.transient),
+                (want, want.is_transient()),
+                "{f:?}"
+            );
+        }
+    }
+
+    /// (batch 27) Apps' own words for an unusable reply, a request too large, a planner's
+    /// missing fields, a provider or token absent from the set-up, a catch-all to try again.
+    #[test]
+    fn apps_words() {
+        check(vec![
+            // easychatgpt#2, Copilot (vscode-copilot-release#8619)
+            (Failure::new("发生错误: Incorrect response from OpenAI API"), InvalidResponse),
+            (Failure::new("Error: incorrect response from the server"), InvalidResponse),
+            (Failure::new("The model unexpectedly did not return a response, which may indicate a service issue. Please report a bug."), InvalidResponse),
+            // gpt-pilot#1070
+            (Failure::new("We sent too large request to the LLM, resulting in an error."), ContextOverflow),
+            // TaskWeaver#274, #25; AutoGPT with LM Studio
+            (Failure::new("Planner failed to generate response because Missing elements: send_to, message in the `response` element"), Validation),
+            (Failure::new("Planner failed to generate response because Post send_to field is None"), Validation),
+            (Failure::new("ERROR PARSING YOUR RESPONSE: LLM did not call create_agent function"), Validation),
+            // pot-app#707 (g4f behind it): its 500 carries the router's own fault
+            (Failure::http(500, "ProviderNotFoundError: Provider not found: OpenaiChat"), Configuration),
+            // litellm#2969 (slack_sdk's words)
+            (Failure::new("Either an env variable `SLACK_BOT_TOKEN` or `token` argument in the constructor is required."), Configuration),
+            // researchgpt#57 and siblings; a named cause stays its own
+            (Failure::new("Error: Request to OpenAI failed. Please try again."), ServerError),
+            (Failure::new("The request to the model server failed, please try again"), ServerError),
+            // chatgpt-alfred#4 and chatgpt-telegram-bot#6: ChatGPT's web 400 "Try refreshing your
+            // browser" came from a changed model name; the 400 decides
+            (Failure::http(400, "UserError: An error ocurred. Try refreshing your browser."), BadRequest),
+            // The same parser's empty event (anthropic-sdk-go in a GitHub app)
+            (Failure::new("Error: Failed to parse Anthropic message stream event:\nEOF while parsing a value at line 1 column 0"), StreamInterrupted),
+        ]);
+    }
+
+    /// (batch 27) ChatLuna's own codes: never read as HTTP statuses.
+    #[test]
+    fn chatluna_codes() {
+        check(vec![
+            (
+                Failure::new("使用 ChatLuna 时出现错误，错误码为 301。请联系开发者以解决此问题。"),
+                Configuration,
+            ),
+            (
+                Failure::new("使用 ChatLuna 时出现错误，错误码为 403。请联系开发者以解决此问题。"),
+                Configuration,
+            ),
+            (
+                Failure::new("使用 ChatLuna 时出现错误，错误码为 309。请联系开发者以解决此问题。"),
+                InvalidResponse,
+            ),
+            (
+                Failure::new("使用 ChatLuna 时出现错误，错误码为 102。请联系开发者以解决此问题。"),
+                Timeout,
+            ),
+            (
+                Failure::new("使用 ChatLuna 时出现错误，错误码为 1。请联系开发者以解决此问题。"),
+                Connection,
+            ),
+        ]);
+    }
+
+    /// (batch 27) A day window only where it names the quota: not a note's folder, not an
+    /// aside in a list of windows that names a minute one; OpenRouter's `limit_rpd` id.
+    #[test]
+    fn day_windows_read_where_they_name_the_quota() {
+        check(vec![
+            // obsidian-smart-connections#24
+            (Failure::http(429, "failed embedding: 5 Daily Notes/2022-11-14-Mon.md\nError: Request failed, status 429"), RateLimited),
+            // Bob's OpenAI plugin (bob-plugin-openai-translator#106), and OpenAI's English
+            (Failure::http(429, "请求过于频繁，请慢一点。这些限制适用于每分钟 tokens 数、每分钟请求数（某些情况下是每天请求数）。"), RateLimited),
+            (Failure::http(429, "Rate limits apply to tokens per minute, requests per minute (in some cases requests per day)."), RateLimited),
+            // A day quota stays one
+            (Failure::http(429, "You exceeded your daily quota (requests per day)."), PaymentRequired),
+            (Failure::http(429, "Daily limit reached for notes/x.md uploads"), PaymentRequired),
+            // litellm#9035 (OpenRouter)
+            (Failure::http(429, "{\"error\":{\"message\":\"Rate limit exceeded: limit_rpd/google/gemini-2.0-flash-thinking-exp-01-21/54276bca\",\"code\":429}}"), PaymentRequired),
         ]);
     }
 }

@@ -166,6 +166,20 @@ pub const HTML_PAGE_MARKS: &[&str] = &["<!doctype html", "<html", "<title>"];
 pub const GO_REQUEST_TARGET: &str =
     r"into go (?:struct field|value of type) (?:[a-z0-9_]+\.)*[a-z0-9_]*request\b";
 
+/// (batch 27) A stream's event parser that met the end of its input before any JSON: the
+/// event was empty because the stream stopped, not because the server sent a malformed one
+/// (a GitHub app on anthropic-sdk-go's words: "Failed to parse Anthropic message stream event:
+/// EOF while parsing a value at line 1 column 0"). Both a frame and an end must be present.
+pub const STREAM_EVENT_FRAMES: &[&str] = &["stream event", "sse event", "stream chunk"];
+/// The parsers' words for input that ended before a value began: serde_json's line 1 column 0
+/// EOF, V8's "Unexpected end of JSON input", SpiderMonkey's "unexpected end of data at line 1
+/// column 1".
+pub const EMPTY_INPUT_ENDS: &[&str] = &[
+    "eof while parsing a value at line 1 column 0",
+    "unexpected end of json input",
+    "unexpected end of data at line 1 column 1",
+];
+
 #[cfg(test)]
 mod tests {
     //! Each decoder's own error text (the sources above), not the corpus's.
@@ -353,5 +367,30 @@ mod js_engine_tests {
             let c = classify(&Failure::new(text).with_class(["SyntaxError"]));
             assert_eq!((c.category, c.transient), (InvalidResponse, false), "{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch27b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// An empty event at the end of a stream is a cut; the same EOF on a whole body stays an
+    /// unusable reply.
+    #[test]
+    fn empty_stream_event_is_a_cut() {
+        for msg in [
+            "Error: Failed to parse Anthropic message stream event:\nEOF while parsing a value at line 1 column 0",
+            "failed to parse SSE event: Unexpected end of JSON input",
+            "Could not parse stream chunk: JSON.parse: unexpected end of data at line 1 column 1 of the JSON data",
+        ] {
+            let c = classify(&Failure::new(msg));
+            assert_eq!((c.category, c.transient), (StreamInterrupted, true), "{msg}");
+        }
+        let c = classify(&Failure::new(
+            "EOF while parsing a value at line 1 column 0",
+        ));
+        assert_eq!(c.category, InvalidResponse);
     }
 }

@@ -611,6 +611,9 @@ pub const FAMILIES: &[Family] = &[
             "internal failure",
             "unknown failure",
             "request failed",
+            // (batch 27) "Request to OpenAI failed. Please try again." (ResearchGPT): the
+            // request and its target, nothing of what went wrong.
+            "request to",
             "sorry",
             "oops",
             "unfortunately",
