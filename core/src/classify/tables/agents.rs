@@ -449,6 +449,34 @@ pub const PERMANENT: &[Phrase] = &[
     said("使用 chatluna 时出现错误，错误码为 311", Configuration), // PRESET_LOAD_ERROR
     said("使用 chatluna 时出现错误，错误码为 403", Configuration), // ROOM_TEMPLATE_INVALID
     said("使用 chatluna 时出现错误，错误码为 405", Configuration), // ROOM_NOT_FOUND
+    // (batch 28) A challenge page (Cloudflare's "security check") in front of a web back end
+    // that a script cannot pass (ChatGPTBox: "OpenAI Security Check Required ... open
+    // https://chat.openai.com/ And refresh"): refused until a person passes it, as the block
+    // page above is.
+    said("security check required", Forbidden),
+    said("complete the security check", Forbidden),
+    // (batch 28) ChatGPT's web back end no longer knows the conversation ("Conversation key
+    // not found. Try starting a new conversation."; "Conversation not found").
+    said("conversation key not found", NotFound),
+    said("conversation not found", NotFound),
+    // (batch 28) LangChain's PydanticOutputParser: "Failed to parse {name} from completion
+    // {text}. Got: ..." (open-notebook's "Failed to parse Outline from completion"): the
+    // model's output failed the app's schema; read before the generic "failed to parse".
+    said("from completion", Validation),
+    // (batch 28) Zod's issue texts when an app parses a model's JSON ("Expected object,
+    // received array", code invalid_type; Langfuse's "Failed to call LLM: [...]").
+    said("expected object, received", Validation),
+    said("expected array, received", Validation),
+    // (batch 28) An eval tool's own list of judge models (Langfuse: "Selected model is not
+    // supported for evaluations. Test tool call failed."; DeepEval models/gpt_model.py:
+    // "Invalid model. Available GPT models: ..."): the configured model, set-up.
+    said("selected model is not supported", Configuration),
+    said("not supported for evaluations", Configuration),
+    said("available gpt models", Configuration),
+    said("invalid model. available", Configuration),
+    // (batch 28) MCP typescript-sdk client/streamableHttp.ts "Unexpected content type: X":
+    // the server answered neither JSON nor SSE (an HTML page), the same on every try.
+    said("unexpected content type", InvalidResponse),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -646,13 +674,27 @@ pub const TRANSIENT: &[Phrase] = &[
     // (batch 27) ChatLuna's own transient codes (see its permanent rows).
     said("使用 chatluna 时出现错误，错误码为 1", Connection), // NETWORK_ERROR
     said("使用 chatluna 时出现错误，错误码为 102", Timeout),  // API_REQUEST_TIMEOUT
+    // (batch 28) LibreChat's "The response is incomplete; it's either still processing, was
+    // cancelled, or censored": the stream gave no proper end.
+    said("the response is incomplete", StreamInterrupted),
+    // (batch 28) ChatGPT's catch-all ("Hmm...something seems to have gone wrong. Maybe try me
+    // again in a little bit."): a try-again catch-all, a server error.
+    said("something seems to have gone wrong", ServerError),
+    said("try me again", ServerError),
+    // (batch 28) A relay's statement that the upstream failed for overload (OmniRoute's
+    // "Antigravity upstream error (400) due to overload").
+    said("due to overload", Overloaded),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
 /// built on it answer their own "NETWORK ERROR DUE TO HIGH TRAFFIC. PLEASE REGENERATE OR
 /// REFRESH THIS PAGE." with a 400 (`SERVER_ERROR_MSG`). Only words that say the server is
 /// busy, never a request's fault.
-pub const OVERLOAD_UNDER_4XX: &[Phrase] = &[said("due to high traffic", Overloaded)];
+pub const OVERLOAD_UNDER_4XX: &[Phrase] = &[
+    said("due to high traffic", Overloaded),
+    // (batch 28) OmniRoute's "upstream error (400) due to overload".
+    said("due to overload", Overloaded),
+];
 
 /// (batch 18) Pydantic locations into a reply's list of answers ("3 validation errors for
 /// typed-dict\ncandidates.0.content.role\n  Field required"; Gemini's GenerateContentResponse
