@@ -463,10 +463,6 @@ pub const PERMANENT: &[Phrase] = &[
     // {text}. Got: ..." (open-notebook's "Failed to parse Outline from completion"): the
     // model's output failed the app's schema; read before the generic "failed to parse".
     said("from completion", Validation),
-    // (batch 28) Zod's issue texts when an app parses a model's JSON ("Expected object,
-    // received array", code invalid_type; Langfuse's "Failed to call LLM: [...]").
-    said("expected object, received", Validation),
-    said("expected array, received", Validation),
     // (batch 28) An eval tool's own list of judge models (Langfuse: "Selected model is not
     // supported for evaluations. Test tool call failed."; DeepEval models/gpt_model.py:
     // "Invalid model. Available GPT models: ..."): the configured model, set-up.

@@ -51,6 +51,13 @@ pub const PERMANENT: &[Phrase] = &[
     said("unexpected_tool_call", InvalidResponse),
     said("stopped due to unexpected tool call", InvalidResponse),
     said("too_many_tool_calls", InvalidResponse),
+    // (batch 28) Zod's issue texts when an app parses the model's JSON with its own schema
+    // ("Expected object, received array", v4 "Invalid input: expected object, received
+    // array"; Langfuse's "Failed to call LLM: [...]"): the model's output, validation. Read
+    // after the AI SDK's "type validation failed" above, where the same words are a reply
+    // that broke the provider's schema.
+    said("expected object, received", Validation),
+    said("expected array, received", Validation),
 ];
 
 /// (batch 27) Retry wrappers: a class raised after the wrapper's attempts ran out, whose text
