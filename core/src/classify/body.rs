@@ -936,3 +936,39 @@ mod tests {
         assert!(from_text(&deep).is_none());
     }
 }
+
+/// (batch 28) A validator's issue and a logger's record are not a provider's envelope.
+#[cfg(test)]
+mod batch28b_tests {
+    use super::from_text;
+    use crate::category::Category;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn zod_issues_are_no_envelope() {
+        // Zod v3 and v4 ZodIssue JSON as apps print them.
+        for text in [
+            "Failed to call LLM: [{\"code\": \"invalid_type\", \"expected\": \"object\", \"received\": \"array\", \"path\": [], \"message\": \"Expected object, received array\"}]",
+            "[{\"expected\":\"string\",\"code\":\"invalid_type\",\"path\":[\"name\"],\"message\":\"Invalid input\"}]",
+        ] {
+            assert!(from_text(text).is_none(), "{text}");
+        }
+        // A provider's envelope with a code is still read.
+        assert!(
+            from_text("{\"error\": {\"code\": \"invalid_type\", \"message\": \"x\"}}").is_some()
+        );
+    }
+
+    #[test]
+    fn type_error_without_error_object_is_no_stream_event() {
+        // GraphRAG's logger record, cut (graphrag#1228): no error object, no stream event.
+        let graphrag = "{\"type\": \"error\", \"data\": \"Error Invoking LLM\", \"stack\":";
+        assert!(from_text(graphrag).is_some_and(|p| !p.event));
+        let c = classify(&Failure::new(graphrag));
+        assert_eq!((c.category, c.transient), (Category::Unknown, false));
+        // Anthropic's event, cut after its error object began: still an event.
+        let cut = "{\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overl";
+        assert!(from_text(cut).is_some_and(|p| p.event));
+    }
+}

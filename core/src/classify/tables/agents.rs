@@ -462,7 +462,8 @@ pub const PERMANENT: &[Phrase] = &[
     // (batch 28) LangChain's PydanticOutputParser: "Failed to parse {name} from completion
     // {text}. Got: ..." (open-notebook's "Failed to parse Outline from completion"): the
     // model's output failed the app's schema; read before the generic "failed to parse".
-    said("from completion", Validation),
+    said("from completion {", Validation),
+    said("from completion [", Validation),
     // (batch 28) An eval tool's own list of judge models (Langfuse: "Selected model is not
     // supported for evaluations. Test tool call failed."; DeepEval models/gpt_model.py:
     // "Invalid model. Available GPT models: ..."): the configured model, set-up.
@@ -1111,6 +1112,60 @@ mod batch27b_tests {
             (Failure::http(429, "Daily limit reached for notes/x.md uploads"), PaymentRequired),
             // litellm#9035 (OpenRouter)
             (Failure::http(429, "{\"error\":{\"message\":\"Rate limit exceeded: limit_rpd/google/gemini-2.0-flash-thinking-exp-01-21/54276bca\",\"code\":429}}"), PaymentRequired),
+        ]);
+    }
+}
+
+/// (batch 28) Sibling wordings of batch 28b's app, eval and MCP families, each with its source.
+#[cfg(test)]
+mod batch28b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category)>) {
+        for (f, want) in cases {
+            let c = classify(&f);
+            assert_eq!(
+                (c.category, c.transient),
+                (want, want.is_transient()),
+                "{f:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn challenge_pages_and_chatgpt_web_words() {
+        check(vec![
+            // ChatGPTBox's wording; Cloudflare's challenge text.
+            (Failure::new("OpenAI Security Check Required\nPlease open https://chat.openai.com/"), Forbidden),
+            (Failure::new("Please complete the security check to access chatgpt.com"), Forbidden),
+            // ChatGPT web back end (chatgpt-api / ChatGPTBox threads).
+            (Failure::new("Error: Conversation not found"), NotFound),
+            (Failure::new("{\"detail\":{\"message\":\"Conversation key not found. Try starting a new conversation.\"}}"), NotFound),
+            (Failure::new("{\"detail\":\"Hmm...something seems to have gone wrong. Maybe try me again in a little bit.\"}"), ServerError),
+            // LibreChat client/src/... "The response is incomplete; it's either still processing, was cancelled, or censored."
+            (Failure::new("The response is incomplete; it's either still processing, was cancelled, or censored. Refresh or try a different prompt."), StreamInterrupted),
+        ]);
+    }
+
+    #[test]
+    fn parsers_judge_models_and_transports_named() {
+        check(vec![
+            // langchain_core/output_parsers/pydantic.py: "Failed to parse {name} from completion {json}. Got: {e}".
+            (Failure::new("OutputParserException: Failed to parse Flower from completion {'name': 'x', 'colors': ['a']}. Got: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"), Validation),
+            (Failure::new("Failed to parse Action from completion {\"action\": \"search\"}. Got: 1 validation error for Action"), Validation),
+            // A log that merely resumes "from completion 3/10" is no parser's failure.
+            (Failure::new("resuming from completion 3/10"), Unknown),
+            // Langfuse's judge check; DeepEval models/gpt_model.py.
+            (Failure::new("Selected model is not supported for evaluations."), Configuration),
+            (Failure::new("ValueError: Invalid model. Available GPT models: gpt-4o, gpt-4o-mini, gpt-4.1"), Configuration),
+            // MCP typescript-sdk client/streamableHttp.ts "Unexpected content type: ${contentType}".
+            (Failure::new("Streamable HTTP error: Unexpected content type: text/plain"), InvalidResponse),
+            // A relay's overload under its own 400, and without a status.
+            (Failure::http(400, "Gemini upstream error (400) due to overload"), Overloaded),
+            (Failure::new("upstream error due to overload, retry later"), Overloaded),
         ]);
     }
 }

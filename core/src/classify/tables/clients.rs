@@ -1019,3 +1019,35 @@ mod batch27a_tests {
         }
     }
 }
+
+/// (batch 28) Firefox's nsresult names, urql's "[Network]" and JS timers' words.
+#[cfg(test)]
+mod batch28b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn gecko_names_urql_and_js_timers() {
+        for (text, want) in [
+            ("请求 ChatGPT 服务器时出现问题，请稍后再试\n错误信息: Error: NS_ERROR_NET_TIMEOUT", Timeout),
+            // XPCOM's "Component returned failure code: 0x... (NAME)" form.
+            ("Component returned failure code: 0x804b000d (NS_ERROR_CONNECTION_REFUSED) [nsIXMLHttpRequest.send]", Connection),
+            ("Component returned failure code: 0x804b001e (NS_ERROR_UNKNOWN_HOST)", Configuration),
+            ("fetch error: NS_ERROR_NET_RESET", Connection),
+            ("NS_ERROR_NET_INTERRUPT", Connection),
+            ("TypeError: NetworkError when attempting to fetch resource. NS_ERROR_OFFLINE", Connection),
+            ("stream died: NS_ERROR_NET_PARTIAL_TRANSFER", StreamInterrupted),
+            ("NS_ERROR_PROXY_AUTHENTICATION_FAILED", Configuration),
+            // urql CombinedError.
+            ("[Network] undefined", Connection),
+            ("CombinedError: [Network] Failed to fetch", Connection),
+            // promptfoo; p-timeout / ky style.
+            ("Network error: Request timed out after 30000 ms. Please check your API configuration or try again later.", Timeout),
+            ("TimeoutError: Timed out after 60000ms", Timeout),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, want.is_transient()), "{text}");
+        }
+    }
+}

@@ -253,3 +253,27 @@ mod batch27a_tests {
         assert_eq!((c.category, c.transient), (Validation, false));
     }
 }
+
+/// (batch 28) Zod's issue words: the model's JSON against an app's schema is validation; the
+/// same words inside the AI SDK's "Type validation failed" are a reply that broke its schema.
+#[cfg(test)]
+mod batch28b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn zod_issues_by_whose_schema() {
+        for (text, want) in [
+            // Zod v3 ZodIssue JSON (code, expected, received, path, message).
+            ("[{\"code\":\"invalid_type\",\"expected\":\"array\",\"received\":\"string\",\"path\":[\"items\"],\"message\":\"Expected array, received string\"}]", Validation),
+            // Zod v4's message.
+            ("Failed to call LLM: Invalid input: expected object, received array", Validation),
+            // The AI SDK's TypeValidationError around the same issue: the provider's reply.
+            ("Type validation failed: Value: {\"choices\":null}. Error message: [{\"expected\":\"array\",\"code\":\"invalid_type\",\"path\":[\"choices\"],\"message\":\"Invalid input: expected array, received null\"}]", InvalidResponse),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, false), "{text}");
+        }
+    }
+}
