@@ -191,6 +191,9 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
             _ => repr_to_json(&text[i..]).and_then(|j| serde_json::from_str::<Value>(&j).ok()),
         };
         if let Some(v @ Value::Object(_)) = v {
+            if is_schema_issue(&v) {
+                return None;
+            }
             if read_envelope(&v, &mut out, 0) && out.says_something() {
                 return Some(out);
             }
@@ -207,7 +210,12 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
         .flatten()
     {
         match (c.get(2).or_else(|| c.get(3)), c.get(4)) {
-            (Some(name), _) if &c[1] == "type" && name.as_str() == "error" => out.event = true,
+            // (batch 28) An event's `"type": "error"` comes with its `error` object; a logger's
+            // record of the same type with no such key (GraphRAG's cut `{"type": "error",
+            // "data": "Error Invoking LLM", "stack": ...`) is an app's report, not a stream's.
+            (Some(name), _) if &c[1] == "type" && name.as_str() == "error" => {
+                out.event |= EVENT_ERROR_KEYS.iter().any(|k| text.contains(k));
+            }
             (Some(name), _) => out.push_code(name.as_str()),
             (None, Some(n)) => {
                 if let Ok(n) = n.as_str().parse::<u16>() {
@@ -434,6 +442,23 @@ fn floor_boundary(s: &str, mut i: usize) -> usize {
 }
 
 /// Reads one envelope into `out`. Returns whether `v` was an object (or an array of one).
+/// (batch 28) How a quoted event's `error` object begins: where none is quoted, a `"type":
+/// "error"` field is a logger's record, not an SSE error event.
+const EVENT_ERROR_KEYS: &[&str] = &["\"error\":", "'error':", "\"error\" :", "'error' :"];
+
+/// (batch 28) Keys that together mark a schema validator's issue, not a provider's envelope:
+/// Zod's `ZodIssue` ({"code": "invalid_type", "expected": "object", "received": "array",
+/// "path": [], "message": ...}; v4 drops "received"), as an app prints it when the model's JSON
+/// failed its schema (Langfuse's "Failed to call LLM: [...]"). Its `code` is the validator's,
+/// never the provider's, so the words decide.
+const SCHEMA_ISSUE_KEYS: &[&str] = &["code", "expected", "path"];
+
+/// The object is a schema validator's issue ([`SCHEMA_ISSUE_KEYS`]).
+fn is_schema_issue(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| SCHEMA_ISSUE_KEYS.iter().all(|k| o.contains_key(*k)))
+}
+
 fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
     // Gemini sometimes wraps the envelope in a one-element array.
     let v = match v {
@@ -909,5 +934,41 @@ mod tests {
         let deep = format!("{}{}", "{\"a\":".repeat(100_000), "1");
         assert!(parse(&deep).is_none());
         assert!(from_text(&deep).is_none());
+    }
+}
+
+/// (batch 28) A validator's issue and a logger's record are not a provider's envelope.
+#[cfg(test)]
+mod batch28b_tests {
+    use super::from_text;
+    use crate::category::Category;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn zod_issues_are_no_envelope() {
+        // Zod v3 and v4 ZodIssue JSON as apps print them.
+        for text in [
+            "Failed to call LLM: [{\"code\": \"invalid_type\", \"expected\": \"object\", \"received\": \"array\", \"path\": [], \"message\": \"Expected object, received array\"}]",
+            "[{\"expected\":\"string\",\"code\":\"invalid_type\",\"path\":[\"name\"],\"message\":\"Invalid input\"}]",
+        ] {
+            assert!(from_text(text).is_none(), "{text}");
+        }
+        // A provider's envelope with a code is still read.
+        assert!(
+            from_text("{\"error\": {\"code\": \"invalid_type\", \"message\": \"x\"}}").is_some()
+        );
+    }
+
+    #[test]
+    fn type_error_without_error_object_is_no_stream_event() {
+        // GraphRAG's logger record, cut (graphrag#1228): no error object, no stream event.
+        let graphrag = "{\"type\": \"error\", \"data\": \"Error Invoking LLM\", \"stack\":";
+        assert!(from_text(graphrag).is_some_and(|p| !p.event));
+        let c = classify(&Failure::new(graphrag));
+        assert_eq!((c.category, c.transient), (Category::Unknown, false));
+        // Anthropic's event, cut after its error object began: still an event.
+        let cut = "{\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overl";
+        assert!(from_text(cut).is_some_and(|p| p.event));
     }
 }

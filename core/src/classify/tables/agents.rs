@@ -449,6 +449,31 @@ pub const PERMANENT: &[Phrase] = &[
     said("使用 chatluna 时出现错误，错误码为 311", Configuration), // PRESET_LOAD_ERROR
     said("使用 chatluna 时出现错误，错误码为 403", Configuration), // ROOM_TEMPLATE_INVALID
     said("使用 chatluna 时出现错误，错误码为 405", Configuration), // ROOM_NOT_FOUND
+    // (batch 28) A challenge page (Cloudflare's "security check") in front of a web back end
+    // that a script cannot pass (ChatGPTBox: "OpenAI Security Check Required ... open
+    // https://chat.openai.com/ And refresh"): refused until a person passes it, as the block
+    // page above is.
+    said("security check required", Forbidden),
+    said("complete the security check", Forbidden),
+    // (batch 28) ChatGPT's web back end no longer knows the conversation ("Conversation key
+    // not found. Try starting a new conversation."; "Conversation not found").
+    said("conversation key not found", NotFound),
+    said("conversation not found", NotFound),
+    // (batch 28) LangChain's PydanticOutputParser: "Failed to parse {name} from completion
+    // {text}. Got: ..." (open-notebook's "Failed to parse Outline from completion"): the
+    // model's output failed the app's schema; read before the generic "failed to parse".
+    said("from completion {", Validation),
+    said("from completion [", Validation),
+    // (batch 28) An eval tool's own list of judge models (Langfuse: "Selected model is not
+    // supported for evaluations. Test tool call failed."; DeepEval models/gpt_model.py:
+    // "Invalid model. Available GPT models: ..."): the configured model, set-up.
+    said("selected model is not supported", Configuration),
+    said("not supported for evaluations", Configuration),
+    said("available gpt models", Configuration),
+    said("invalid model. available", Configuration),
+    // (batch 28) MCP typescript-sdk client/streamableHttp.ts "Unexpected content type: X":
+    // the server answered neither JSON nor SSE (an HTML page), the same on every try.
+    said("unexpected content type", InvalidResponse),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -646,13 +671,27 @@ pub const TRANSIENT: &[Phrase] = &[
     // (batch 27) ChatLuna's own transient codes (see its permanent rows).
     said("使用 chatluna 时出现错误，错误码为 1", Connection), // NETWORK_ERROR
     said("使用 chatluna 时出现错误，错误码为 102", Timeout),  // API_REQUEST_TIMEOUT
+    // (batch 28) LibreChat's "The response is incomplete; it's either still processing, was
+    // cancelled, or censored": the stream gave no proper end.
+    said("the response is incomplete", StreamInterrupted),
+    // (batch 28) ChatGPT's catch-all ("Hmm...something seems to have gone wrong. Maybe try me
+    // again in a little bit."): a try-again catch-all, a server error.
+    said("something seems to have gone wrong", ServerError),
+    said("try me again", ServerError),
+    // (batch 28) A relay's statement that the upstream failed for overload (OmniRoute's
+    // "Antigravity upstream error (400) due to overload").
+    said("due to overload", Overloaded),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
 /// built on it answer their own "NETWORK ERROR DUE TO HIGH TRAFFIC. PLEASE REGENERATE OR
 /// REFRESH THIS PAGE." with a 400 (`SERVER_ERROR_MSG`). Only words that say the server is
 /// busy, never a request's fault.
-pub const OVERLOAD_UNDER_4XX: &[Phrase] = &[said("due to high traffic", Overloaded)];
+pub const OVERLOAD_UNDER_4XX: &[Phrase] = &[
+    said("due to high traffic", Overloaded),
+    // (batch 28) OmniRoute's "upstream error (400) due to overload".
+    said("due to overload", Overloaded),
+];
 
 /// (batch 18) Pydantic locations into a reply's list of answers ("3 validation errors for
 /// typed-dict\ncandidates.0.content.role\n  Field required"; Gemini's GenerateContentResponse
@@ -1073,6 +1112,60 @@ mod batch27b_tests {
             (Failure::http(429, "Daily limit reached for notes/x.md uploads"), PaymentRequired),
             // litellm#9035 (OpenRouter)
             (Failure::http(429, "{\"error\":{\"message\":\"Rate limit exceeded: limit_rpd/google/gemini-2.0-flash-thinking-exp-01-21/54276bca\",\"code\":429}}"), PaymentRequired),
+        ]);
+    }
+}
+
+/// (batch 28) Sibling wordings of batch 28b's app, eval and MCP families, each with its source.
+#[cfg(test)]
+mod batch28b_tests {
+    use crate::category::Category;
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    fn check(cases: Vec<(Failure, Category)>) {
+        for (f, want) in cases {
+            let c = classify(&f);
+            assert_eq!(
+                (c.category, c.transient),
+                (want, want.is_transient()),
+                "{f:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn challenge_pages_and_chatgpt_web_words() {
+        check(vec![
+            // ChatGPTBox's wording; Cloudflare's challenge text.
+            (Failure::new("OpenAI Security Check Required\nPlease open https://chat.openai.com/"), Forbidden),
+            (Failure::new("Please complete the security check to access chatgpt.com"), Forbidden),
+            // ChatGPT web back end (chatgpt-api / ChatGPTBox threads).
+            (Failure::new("Error: Conversation not found"), NotFound),
+            (Failure::new("{\"detail\":{\"message\":\"Conversation key not found. Try starting a new conversation.\"}}"), NotFound),
+            (Failure::new("{\"detail\":\"Hmm...something seems to have gone wrong. Maybe try me again in a little bit.\"}"), ServerError),
+            // LibreChat client/src/... "The response is incomplete; it's either still processing, was cancelled, or censored."
+            (Failure::new("The response is incomplete; it's either still processing, was cancelled, or censored. Refresh or try a different prompt."), StreamInterrupted),
+        ]);
+    }
+
+    #[test]
+    fn parsers_judge_models_and_transports_named() {
+        check(vec![
+            // langchain_core/output_parsers/pydantic.py: "Failed to parse {name} from completion {json}. Got: {e}".
+            (Failure::new("OutputParserException: Failed to parse Flower from completion {'name': 'x', 'colors': ['a']}. Got: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"), Validation),
+            (Failure::new("Failed to parse Action from completion {\"action\": \"search\"}. Got: 1 validation error for Action"), Validation),
+            // A log that merely resumes "from completion 3/10" is no parser's failure.
+            (Failure::new("resuming from completion 3/10"), Unknown),
+            // Langfuse's judge check; DeepEval models/gpt_model.py.
+            (Failure::new("Selected model is not supported for evaluations."), Configuration),
+            (Failure::new("ValueError: Invalid model. Available GPT models: gpt-4o, gpt-4o-mini, gpt-4.1"), Configuration),
+            // MCP typescript-sdk client/streamableHttp.ts "Unexpected content type: ${contentType}".
+            (Failure::new("Streamable HTTP error: Unexpected content type: text/plain"), InvalidResponse),
+            // A relay's overload under its own 400, and without a status.
+            (Failure::http(400, "Gemini upstream error (400) due to overload"), Overloaded),
+            (Failure::new("upstream error due to overload, retry later"), Overloaded),
         ]);
     }
 }

@@ -721,6 +721,59 @@ pub const TABLES: &[ClientTable] = &[
             said("wrong version number", Configuration),
         ],
     },
+    // (batch 28) Firefox's network results, as a WebExtension, a Gecko-hosted app or a
+    // browser-driving bot prints them ("Error: NS_ERROR_NET_TIMEOUT"): a name where Chromium
+    // says net::ERR_*, parted the same way.
+    ClientTable {
+        client: "Firefox / Gecko network nsresult names (NS_ERROR_*)",
+        source: "searchfox.org/mozilla-central/source/xpcom/base/ErrorList.py (module NETWORK)",
+        rows: &[
+            said("ns_error_net_timeout", Timeout),
+            said("ns_error_net_timeout_external", Timeout),
+            said("ns_error_proxy_gateway_timeout", Timeout),
+            said("ns_error_net_reset", Connection),
+            said("ns_error_net_interrupt", Connection),
+            said("ns_error_net_empty_response", Connection),
+            said("ns_error_net_http2_sent_goaway", Connection),
+            said("ns_error_net_http3_protocol_error", Connection),
+            said("ns_error_connection_refused", Connection),
+            said("ns_error_proxy_connection_refused", Connection),
+            said("ns_error_offline", Connection),
+            said("ns_error_dns_lookup_queue_full", Connection),
+            said("ns_error_proxy_bad_gateway", ServerError),
+            // The body stopped short of its declared length: a stream cut.
+            said("ns_error_net_partial_transfer", StreamInterrupted),
+            said("ns_error_corrupted_content", InvalidResponse),
+            // The same request meets these again (as ENOTFOUND and ERR_NAME_NOT_RESOLVED are).
+            said("ns_error_unknown_host", Configuration),
+            said("ns_error_unknown_proxy_host", Configuration),
+            said("ns_error_proxy_authentication_failed", Configuration),
+            said("ns_error_net_inadequate_security", Configuration),
+            said("ns_error_port_access_not_allowed", Configuration),
+            said("ns_error_malformed_uri", Configuration),
+            said("ns_error_unknown_protocol", Configuration),
+            said("ns_error_redirect_loop", Configuration),
+        ],
+    },
+    // (batch 28) urql's CombinedError prefixes a transport failure with "[Network]" (and a
+    // server's GraphQL errors with "[GraphQL]"); Tabby's chat panel shows it bare ("[Network]
+    // undefined") when fetch gave no reason.
+    ClientTable {
+        client: "urql CombinedError (GraphQL clients' network failures)",
+        source: "github.com/urql-graphql/urql packages/core/src/utils/error.ts (generateErrorMessage)",
+        rows: &[said("[network]", Connection)],
+    },
+    // (batch 28) A JavaScript client's own timer, in its words: promptfoo "Request timed out
+    // after 5000 ms"; ky's TimeoutError "Request timed out"; openai-node's APIConnectionTimeoutError
+    // "Request timed out."; "Timed out after 30000ms".
+    ClientTable {
+        client: "JavaScript clients' timers (promptfoo fetchWithTimeout, ky, openai-node, p-timeout)",
+        source: "github.com/promptfoo/promptfoo src/util/fetch; github.com/sindresorhus/ky source/errors/TimeoutError.ts; github.com/openai/openai-node src/error.ts",
+        rows: &[
+            said("request timed out after", Timeout),
+            said("timed out after", Timeout),
+        ],
+    },
 ];
 
 /// Every row of every client table, in table order.
@@ -963,6 +1016,38 @@ mod batch27a_tests {
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, want == Connection), "{text}");
+        }
+    }
+}
+
+/// (batch 28) Firefox's nsresult names, urql's "[Network]" and JS timers' words.
+#[cfg(test)]
+mod batch28b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn gecko_names_urql_and_js_timers() {
+        for (text, want) in [
+            ("请求 ChatGPT 服务器时出现问题，请稍后再试\n错误信息: Error: NS_ERROR_NET_TIMEOUT", Timeout),
+            // XPCOM's "Component returned failure code: 0x... (NAME)" form.
+            ("Component returned failure code: 0x804b000d (NS_ERROR_CONNECTION_REFUSED) [nsIXMLHttpRequest.send]", Connection),
+            ("Component returned failure code: 0x804b001e (NS_ERROR_UNKNOWN_HOST)", Configuration),
+            ("fetch error: NS_ERROR_NET_RESET", Connection),
+            ("NS_ERROR_NET_INTERRUPT", Connection),
+            ("TypeError: NetworkError when attempting to fetch resource. NS_ERROR_OFFLINE", Connection),
+            ("stream died: NS_ERROR_NET_PARTIAL_TRANSFER", StreamInterrupted),
+            ("NS_ERROR_PROXY_AUTHENTICATION_FAILED", Configuration),
+            // urql CombinedError.
+            ("[Network] undefined", Connection),
+            ("CombinedError: [Network] Failed to fetch", Connection),
+            // promptfoo; p-timeout / ky style.
+            ("Network error: Request timed out after 30000 ms. Please check your API configuration or try again later.", Timeout),
+            ("TimeoutError: Timed out after 60000ms", Timeout),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, want.is_transient()), "{text}");
         }
     }
 }

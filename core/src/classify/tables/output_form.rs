@@ -51,6 +51,13 @@ pub const PERMANENT: &[Phrase] = &[
     said("unexpected_tool_call", InvalidResponse),
     said("stopped due to unexpected tool call", InvalidResponse),
     said("too_many_tool_calls", InvalidResponse),
+    // (batch 28) Zod's issue texts when an app parses the model's JSON with its own schema
+    // ("Expected object, received array", v4 "Invalid input: expected object, received
+    // array"; Langfuse's "Failed to call LLM: [...]"): the model's output, validation. Read
+    // after the AI SDK's "type validation failed" above, where the same words are a reply
+    // that broke the provider's schema.
+    said("expected object, received", Validation),
+    said("expected array, received", Validation),
 ];
 
 /// (batch 27) Retry wrappers: a class raised after the wrapper's attempts ran out, whose text
@@ -244,5 +251,29 @@ mod batch27a_tests {
         // The model's output failing the schema three times stays validation.
         let c = wrapped("1 validation error for User\nage\n  Field required");
         assert_eq!((c.category, c.transient), (Validation, false));
+    }
+}
+
+/// (batch 28) Zod's issue words: the model's JSON against an app's schema is validation; the
+/// same words inside the AI SDK's "Type validation failed" are a reply that broke its schema.
+#[cfg(test)]
+mod batch28b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    #[test]
+    fn zod_issues_by_whose_schema() {
+        for (text, want) in [
+            // Zod v3 ZodIssue JSON (code, expected, received, path, message).
+            ("[{\"code\":\"invalid_type\",\"expected\":\"array\",\"received\":\"string\",\"path\":[\"items\"],\"message\":\"Expected array, received string\"}]", Validation),
+            // Zod v4's message.
+            ("Failed to call LLM: Invalid input: expected object, received array", Validation),
+            // The AI SDK's TypeValidationError around the same issue: the provider's reply.
+            ("Type validation failed: Value: {\"choices\":null}. Error message: [{\"expected\":\"array\",\"code\":\"invalid_type\",\"path\":[\"choices\"],\"message\":\"Invalid input: expected array, received null\"}]", InvalidResponse),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, false), "{text}");
+        }
     }
 }
