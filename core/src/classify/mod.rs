@@ -1039,6 +1039,9 @@ fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
         && tables::agents::LOCAL_REGISTRY_WORDS
             .iter()
             .any(|w| text::contains_phrase(hay.get(), w))
+        && !tables::agents::PROVIDER_SUGGESTIONS
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// (batch 19) The words name a connection that failed (a network or transient phrase of the

@@ -769,6 +769,13 @@ pub const LOCAL_REGISTRY_WORDS: &[&str] = &[
     "providermodelnotfounderror",
 ];
 
+/// (batch 28) Suggestions only a provider's answer makes, which `LOCAL_REGISTRY_WORDS`' "did
+/// you mean" would otherwise read as a client's registry: OpenAI's wrong-endpoint refusals
+/// suggest the other endpoint ("This is not a chat model and thus not supported in the
+/// v1/chat/completions endpoint. Did you mean to use v1/completions?", and its mirror "Did you
+/// mean to use v1/chat/completions?"). The model exists; the provider does not serve it there.
+pub const PROVIDER_SUGGESTIONS: &[&str] = &["did you mean to use v1/"];
+
 /// (batch 19) Class names whose library gives them a status of their own, read when nothing
 /// else in the failure decided: LiteLLM's proxy answers a litellm exception that carries no
 /// status with 500, "Internal Server Error as default" (litellm/proxy/common_utils/

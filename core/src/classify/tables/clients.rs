@@ -721,6 +721,21 @@ pub const TABLES: &[ClientTable] = &[
             said("wrong version number", Configuration),
         ],
     },
+    ClientTable {
+        client: "HTTP proxies asking for credentials (407), in every client's words",
+        source: "RFC 9110 §15.5.8; cpython Lib/http/client.py _tunnel (\"Tunnel connection failed: 407 Proxy Authentication Required\"); square/okhttp RealConnection.createTunnel (\"Failed to authenticate with proxy\"); curl lib/http_proxy.c (\"CONNECT tunnel failed, response 407\"); nodejs/undici ProxyAgent (\"Proxy response (407) !== 200 when HTTP Tunneling\"); axios (\"Request failed with status code 407\"); JDK HttpURLConnection (\"Unable to tunnel through proxy. Proxy returns \\\"HTTP/1.1 407\")",
+        rows: &[
+            // (batch 28) The proxy between the app and the provider wants credentials the
+            // client does not send: set-up, the same on every try, whatever the client calls it.
+            said("proxy authentication required", Configuration),
+            said("failed to authenticate with proxy", Configuration),
+            said("tunnel connection failed: 407", Configuration),
+            said("tunnel failed, response 407", Configuration),
+            said("proxy response (407)", Configuration),
+            said("status code 407", Configuration),
+            said("proxy returns \"http/1.1 407", Configuration),
+        ],
+    },
 ];
 
 /// Every row of every client table, in table order.
@@ -963,6 +978,35 @@ mod batch27a_tests {
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, want == Connection), "{text}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod batch28a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 28) A proxy's 407 in every HTTP client's words is set-up, never retried.
+    #[test]
+    fn proxy_authentication_is_setup_in_every_client() {
+        for (status, text) in [
+            (Some(407), "Tunnel connection failed: 407 Proxy Authentication Required"), // cpython http.client
+            (None, "java.io.IOException: Failed to authenticate with proxy"), // OkHttp
+            (None, "curl: (56) CONNECT tunnel failed, response 407"),       // curl
+            (None, "Proxy response (407) !== 200 when HTTP Tunneling"),     // undici ProxyAgent
+            (None, "AxiosError: Request failed with status code 407"),      // axios
+            (None, "java.io.IOException: Unable to tunnel through proxy. Proxy returns \"HTTP/1.1 407 Proxy Authentication Required\""), // JDK
+            (None, "proxyconnect tcp: Proxy Authentication Required"),      // Go net/http
+            (None, "The proxy tunnel request to proxy 'http://10.0.0.1:3128/' failed with status code '407'."), // .NET
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (Configuration, false), "{text}");
         }
     }
 }

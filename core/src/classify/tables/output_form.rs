@@ -3,7 +3,7 @@
 //! not parse) is `validation`; a reply that breaks the protocol (no generation at all in a
 //! stream, no tool call where the API was told to make one) is `invalid_response`.
 
-use super::{said, Phrase};
+use super::{said, stated, Phrase};
 use crate::category::Category::*;
 
 /// Output-form words, read after the main tables.
@@ -51,6 +51,15 @@ pub const PERMANENT: &[Phrase] = &[
     said("unexpected_tool_call", InvalidResponse),
     said("stopped due to unexpected tool call", InvalidResponse),
     said("too_many_tool_calls", InvalidResponse),
+    // (batch 28) Groq's refusals of output the model wrote, in their message alone when the
+    // code (`tool_use_failed`, `json_validate_failed`) is not printed: "Failed to call a
+    // function. Please adjust your prompt. See 'failed_generation' for more details.", "Failed
+    // to generate JSON. Please adjust your prompt. See 'failed_generation' for more details."
+    // (console.groq.com/docs/errors; groq-typescript BadRequestError as apps print it). The
+    // corpus labels these validation (groq.json); the same prompt fails the same way.
+    stated("see 'failed_generation'", Validation),
+    stated("failed to call a function. please adjust your prompt", Validation),
+    stated("failed to generate json. please adjust your prompt", Validation),
 ];
 
 /// (batch 27) Retry wrappers: a class raised after the wrapper's attempts ran out, whose text
@@ -244,5 +253,33 @@ mod batch27a_tests {
         // The model's output failing the schema three times stays validation.
         let c = wrapped("1 validation error for User\nage\n  Field required");
         assert_eq!((c.category, c.transient), (Validation, false));
+    }
+}
+
+#[cfg(test)]
+mod batch28a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 28) Groq's words for a tool call or JSON the model wrote that did not parse,
+    /// with or without the code, under its 400 or none.
+    #[test]
+    fn groq_failed_generation_is_validation_without_its_code() {
+        for (status, text) in [
+            // groq-typescript BadRequestError, as apps print it
+            (Some(400), "400 Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details."),
+            // JSON mode (console.groq.com/docs/errors json_validate_failed)
+            (Some(400), "Failed to generate JSON. Please adjust your prompt. See 'failed_generation' for more details."),
+            // a wrapper that kept neither status nor code
+            (None, "Error: Failed to call a function. Please adjust your prompt."),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (Validation, false), "{text}");
+        }
     }
 }
