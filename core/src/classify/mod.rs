@@ -185,7 +185,7 @@ fn provider_error(
         .body
         .as_deref()
         .and_then(body::parse)
-        .or_else(|| body::from_text(&f.message))
+        .or_else(|| body::from_text(before_schema_cause(&f.message)))
         .or_else(|| bare_code(&f.message))
         .or_else(|| minimax_text_code(&f.message));
     // Cloudflare Workers AI's code printed at the head of the words: the provider's own code
@@ -1030,6 +1030,20 @@ fn transport_words(hay: &Hay) -> Option<Category> {
 /// of the caller's that killed it ("Engine is dead: model file is corrupt" dies again).
 fn engine_died(hay: &Hay) -> bool {
     text::engine_down(hay.get()) && !nearby::names_caller_fault(hay.get())
+}
+
+/// (batch 28) The text up to a schema validator's own cause (`output_form::SCHEMA_REPORT_HEADS`):
+/// the issue list after it carries the validator's codes, not a provider's.
+fn before_schema_cause(message: &str) -> &str {
+    let lower = message.to_ascii_lowercase();
+    let is_report = tables::output_form::SCHEMA_REPORT_HEADS
+        .iter()
+        .any(|h| lower.contains(h));
+    match lower.find(tables::output_form::SCHEMA_REPORT_CAUSE) {
+        // ASCII lower-casing keeps byte offsets, so the cut is on a char boundary.
+        Some(i) if is_report => &message[..i],
+        _ => message,
+    }
 }
 
 /// (batch 19) Whether a not-found was said by the client's own registry: no provider envelope

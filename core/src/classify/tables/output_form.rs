@@ -62,6 +62,16 @@ pub const PERMANENT: &[Phrase] = &[
     stated("failed to generate json. please adjust your prompt", Validation),
 ];
 
+/// (batch 28) The AI SDK's reports of a reply that failed its schema or its JSON parser
+/// (`@ai-sdk/provider` TypeValidationError "Type validation failed: Value: {...}.\nError
+/// message: [zod issues]", JSONParseError "JSON parsing failed: Text: ...\nError message: ..."):
+/// what follows `SCHEMA_REPORT_CAUSE` is the validator's own list (zod's `"code":
+/// "invalid_type"`, `"invalid_union"`), never a provider's envelope, so a provider's code is
+/// read only before it.
+pub const SCHEMA_REPORT_HEADS: &[&str] = &["type validation failed", "json parsing failed"];
+/// Where the validator's cause starts in a `SCHEMA_REPORT_HEADS` report.
+pub const SCHEMA_REPORT_CAUSE: &str = "error message:";
+
 /// (batch 27) Retry wrappers: a class raised after the wrapper's attempts ran out, whose text
 /// names the last inner error (instructor `core/exceptions.py` InstructorRetryException,
 /// tenacity `RetryError`, backoff's giveup re-raise). Where that text names an exception class
@@ -281,5 +291,25 @@ mod batch28a_tests {
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (Validation, false), "{text}");
         }
+    }
+
+    /// (batch 28) A reply that failed the AI SDK's schema is an invalid response whatever
+    /// codes the validator's issue list carries (zod 4 and zod 3 wordings of an empty reply).
+    #[test]
+    fn validator_issue_codes_are_not_a_providers() {
+        for text in [
+            // zod 4 issue list (z.ai / GLM endpoint's empty shell, as an app printed it)
+            "Type validation failed: Value: {\"id\":\"\",\"choices\":null,\"usage\":null}. Error message: [ { \"code\": \"invalid_union\", \"errors\": [ [ { \"expected\": \"array\", \"code\": \"invalid_type\", \"path\": [ \"choices\" ], \"message\": \"Invalid input: expected array, received null\" } ] ], \"path\": [] } ]",
+            // zod 3 issue list, a Gemini-shaped reply with no candidates
+            "Type validation failed: Value: {\"candidates\":null}.\nError message: [{\"code\":\"invalid_type\",\"expected\":\"array\",\"received\":\"null\",\"path\":[\"candidates\"],\"message\":\"Expected array, received null\"}]",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (InvalidResponse, false), "{text}");
+        }
+        // The provider's own code before the cause still speaks (a 429 envelope quoted as the value).
+        let c = classify(&Failure::new(
+            "Type validation failed: Value: {\"error\":{\"code\":\"insufficient_quota\",\"message\":\"You exceeded your current quota\"}}. Error message: [{\"code\":\"invalid_type\"}]",
+        ));
+        assert_eq!(c.category, PaymentRequired);
     }
 }
