@@ -977,7 +977,8 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
             if status == 500
                 && specific != Some(Category::ServerError)
                 && says_connection_failed(hay)
-                && !engine_died(hay) =>
+                && !engine_died(hay)
+                && !fetch_answered(hay, status) =>
         {
             Category::Connection
         }
@@ -1030,6 +1031,14 @@ fn transport_words(hay: &Hay) -> Option<Category> {
 /// of the caller's that killed it ("Engine is dead: model file is corrupt" dies again).
 fn engine_died(hay: &Hay) -> bool {
     text::engine_down(hay.get()) && !nearby::names_caller_fault(hay.get())
+}
+
+/// (batch 28) The words of a fetch carry the status it got (`clients::FETCH_ANSWERED`).
+fn fetch_answered(hay: &Hay, status: u16) -> bool {
+    let status = status.to_string();
+    tables::clients::FETCH_ANSWERED
+        .iter()
+        .any(|form| hay.get().contains(&form.replace("{}", &status)))
 }
 
 /// (batch 28) The text up to a schema validator's own cause (`output_form::SCHEMA_REPORT_HEADS`):

@@ -449,6 +449,12 @@ pub const PERMANENT: &[Phrase] = &[
     said("使用 chatluna 时出现错误，错误码为 311", Configuration), // PRESET_LOAD_ERROR
     said("使用 chatluna 时出现错误，错误码为 403", Configuration), // ROOM_TEMPLATE_INVALID
     said("使用 chatluna 时出现错误，错误码为 405", Configuration), // ROOM_NOT_FOUND
+    // (batch 28) A retry layer's own verdict after its attempts ("Failed after 2 attempts with
+    // non-retryable error: 'Provider returned error'", OpenRouter's runner; "Non-retryable
+    // error: ..." in other wrappers): the client already found the error not worth a retry,
+    // and its catch-all words around it ("An error occurred while processing your request")
+    // are no server's advice. Unknown unless the relayed error names itself (read first).
+    said("with non-retryable error", Unknown),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -1081,5 +1087,32 @@ mod batch27b_tests {
             // litellm#9035 (OpenRouter)
             (Failure::http(429, "{\"error\":{\"message\":\"Rate limit exceeded: limit_rpd/google/gemini-2.0-flash-thinking-exp-01-21/54276bca\",\"code\":429}}"), PaymentRequired),
         ]);
+    }
+}
+
+#[cfg(test)]
+mod batch28a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 28) A retry layer's "non-retryable" verdict hides a catch-all: unknown, unless
+    /// the relayed error names itself.
+    #[test]
+    fn a_wrappers_non_retryable_verdict_is_not_a_server_catch_all() {
+        // OpenRouter runner (openrouter-runner#110)
+        let c = classify(&Failure::new("Error: An error occurred while processing your request. Failed after 2 attempts with non-retryable error: 'Provider returned error'"));
+        assert_eq!((c.category, c.transient), (Unknown, false));
+        let c = classify(&Failure::new(
+            "Failed after 1 attempts with non-retryable error: 'Provider returned error'",
+        ));
+        assert_eq!((c.category, c.transient), (Unknown, false));
+        // The relayed error's own words still decide.
+        let c = classify(&Failure::new(
+            "Failed after 3 attempts with non-retryable error: 'Incorrect API key provided'",
+        ));
+        assert_eq!(c.category, Unauthorized);
+        let c = classify(&Failure::new("Failed after 1 attempts with non-retryable error: 'You exceeded your current quota, please check your plan and billing details'"));
+        assert_eq!(c.category, PaymentRequired);
     }
 }

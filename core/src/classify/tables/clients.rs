@@ -738,6 +738,19 @@ pub const TABLES: &[ClientTable] = &[
     },
 ];
 
+/// (batch 28) A fetch that got an answer, in the app's words: the connection word is followed by
+/// the status the server answered ("Failed to fetch: 500" in ChatHub, "fetch failed: 502",
+/// "Failed to fetch (500)", "failed to fetch with status 500"). `{}` is the status of the
+/// failure; where it follows, the 5xx is the server's, not a connection that never happened.
+pub const FETCH_ANSWERED: &[&str] = &[
+    "failed to fetch: {}",
+    "failed to fetch ({})",
+    "failed to fetch with status {}",
+    "failed to fetch, status {}",
+    "fetch failed: {}",
+    "fetch failed with status {}",
+];
+
 /// Every row of every client table, in table order.
 pub fn rows() -> impl Iterator<Item = &'static Phrase> {
     TABLES.iter().flat_map(|t| t.rows.iter())
@@ -1008,5 +1021,23 @@ mod batch28a_tests {
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (Configuration, false), "{text}");
         }
+    }
+
+    /// (batch 28) A fetch whose words carry the status it got is the server's 5xx; the bare
+    /// words under a 500 stay a connection that failed.
+    #[test]
+    fn a_fetch_that_names_its_status_was_answered() {
+        for (status, text) in [
+            (500, "Failed to fetch: 500"),                 // ChatHub
+            (502, "Error: fetch failed: 502 Bad Gateway"), // a Node app's own wording
+            (500, "Failed to fetch (500) from /api/chat"),
+            (503, "failed to fetch with status 503"),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!(c.category, ServerError, "{text}");
+            assert!(c.transient, "{text}");
+        }
+        let c = classify(&Failure::http(500, "TypeError: Failed to fetch"));
+        assert_eq!((c.category, c.transient), (Connection, true));
     }
 }

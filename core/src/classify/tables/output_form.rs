@@ -58,8 +58,14 @@ pub const PERMANENT: &[Phrase] = &[
     // (console.groq.com/docs/errors; groq-typescript BadRequestError as apps print it). The
     // corpus labels these validation (groq.json); the same prompt fails the same way.
     stated("see 'failed_generation'", Validation),
-    stated("failed to call a function. please adjust your prompt", Validation),
-    stated("failed to generate json. please adjust your prompt", Validation),
+    stated(
+        "failed to call a function. please adjust your prompt",
+        Validation,
+    ),
+    stated(
+        "failed to generate json. please adjust your prompt",
+        Validation,
+    ),
 ];
 
 /// (batch 28) The AI SDK's reports of a reply that failed its schema or its JSON parser
