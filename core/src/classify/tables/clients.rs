@@ -722,17 +722,17 @@ pub const TABLES: &[ClientTable] = &[
         ],
     },
     ClientTable {
-        client: "HTTP proxies asking for credentials (407), in every client's words",
-        source: "RFC 9110 §15.5.8; cpython Lib/http/client.py _tunnel (\"Tunnel connection failed: 407 Proxy Authentication Required\"); square/okhttp RealConnection.createTunnel (\"Failed to authenticate with proxy\"); curl lib/http_proxy.c (\"CONNECT tunnel failed, response 407\"); nodejs/undici ProxyAgent (\"Proxy response (407) !== 200 when HTTP Tunneling\"); axios (\"Request failed with status code 407\"); JDK HttpURLConnection (\"Unable to tunnel through proxy. Proxy returns \\\"HTTP/1.1 407\")",
+        client: "HTTP proxy tunnels refused for credentials (407), in every client's words",
+        source: "RFC 9110 §15.5.8; cpython Lib/http/client.py _tunnel (\"Tunnel connection failed: 407 Proxy Authentication Required\"); square/okhttp RealConnection.createTunnel (\"Failed to authenticate with proxy\"); curl lib/http_proxy.c (\"CONNECT tunnel failed, response 407\"); nodejs/undici ProxyAgent (\"Proxy response (407) !== 200 when HTTP Tunneling\"); JDK HttpURLConnection (\"Unable to tunnel through proxy. Proxy returns \\\"HTTP/1.1 407\")",
         rows: &[
-            // (batch 28) The proxy between the app and the provider wants credentials the
-            // client does not send: set-up, the same on every try, whatever the client calls it.
-            said("proxy authentication required", Configuration),
+            // (batch 28) The client's own proxy refused its CONNECT tunnel for want of
+            // credentials: set-up, the same on every try, whatever the client calls it. Only
+            // the tunnel's words: a bare 407 and its reason phrase stay `client_error`, the
+            // contract's "any other 4xx" (tests/vectors faraday_proxy_auth_error_407).
             said("failed to authenticate with proxy", Configuration),
             said("tunnel connection failed: 407", Configuration),
             said("tunnel failed, response 407", Configuration),
             said("proxy response (407)", Configuration),
-            said("status code 407", Configuration),
             said("proxy returns \"http/1.1 407", Configuration),
         ],
     },
@@ -1001,7 +1001,7 @@ mod batch28a_tests {
     use crate::classify::classify;
     use crate::failure::Failure;
 
-    /// (batch 28) A proxy's 407 in every HTTP client's words is set-up, never retried.
+    /// (batch 28) A proxy tunnel refused for credentials, in every HTTP client's words, is set-up.
     #[test]
     fn proxy_authentication_is_setup_in_every_client() {
         for (status, text) in [
@@ -1009,9 +1009,7 @@ mod batch28a_tests {
             (None, "java.io.IOException: Failed to authenticate with proxy"), // OkHttp
             (None, "curl: (56) CONNECT tunnel failed, response 407"),       // curl
             (None, "Proxy response (407) !== 200 when HTTP Tunneling"),     // undici ProxyAgent
-            (None, "AxiosError: Request failed with status code 407"),      // axios
             (None, "java.io.IOException: Unable to tunnel through proxy. Proxy returns \"HTTP/1.1 407 Proxy Authentication Required\""), // JDK
-            (None, "proxyconnect tcp: Proxy Authentication Required"),      // Go net/http
             (None, "The proxy tunnel request to proxy 'http://10.0.0.1:3128/' failed with status code '407'."), // .NET
         ] {
             let f = match status {
@@ -1021,6 +1019,9 @@ mod batch28a_tests {
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (Configuration, false), "{text}");
         }
+        // A bare 407 with its reason phrase is the contract's other 4xx (Faraday::ProxyAuthError).
+        let c = classify(&Failure::http(407, "407 \"Proxy Authentication Required\""));
+        assert_eq!((c.category, c.transient), (ClientError, false));
     }
 
     /// (batch 28) A fetch whose words carry the status it got is the server's 5xx; the bare
