@@ -185,7 +185,7 @@ fn provider_error(
         .body
         .as_deref()
         .and_then(body::parse)
-        .or_else(|| body::from_text(&f.message))
+        .or_else(|| body::from_text(before_schema_cause(&f.message)))
         .or_else(|| bare_code(&f.message))
         .or_else(|| minimax_text_code(&f.message));
     // Cloudflare Workers AI's code printed at the head of the words: the provider's own code
@@ -977,7 +977,8 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
             if status == 500
                 && specific != Some(Category::ServerError)
                 && says_connection_failed(hay)
-                && !engine_died(hay) =>
+                && !engine_died(hay)
+                && !fetch_answered(hay, status) =>
         {
             Category::Connection
         }
@@ -1032,11 +1033,36 @@ fn engine_died(hay: &Hay) -> bool {
     text::engine_down(hay.get()) && !nearby::names_caller_fault(hay.get())
 }
 
+/// (batch 28) The words of a fetch carry the status it got (`clients::FETCH_ANSWERED`).
+fn fetch_answered(hay: &Hay, status: u16) -> bool {
+    let status = status.to_string();
+    tables::clients::FETCH_ANSWERED
+        .iter()
+        .any(|form| hay.get().contains(&form.replace("{}", &status)))
+}
+
+/// (batch 28) The text up to a schema validator's own cause (`output_form::SCHEMA_REPORT_HEADS`):
+/// the issue list after it carries the validator's codes, not a provider's.
+fn before_schema_cause(message: &str) -> &str {
+    let lower = message.to_ascii_lowercase();
+    let is_report = tables::output_form::SCHEMA_REPORT_HEADS
+        .iter()
+        .any(|h| lower.contains(h));
+    match lower.find(tables::output_form::SCHEMA_REPORT_CAUSE) {
+        // ASCII lower-casing keeps byte offsets, so the cut is on a char boundary.
+        Some(i) if is_report => &message[..i],
+        _ => message,
+    }
+}
+
 /// (batch 19) Whether a not-found was said by the client's own registry: no provider envelope
 /// with a status or code of its own, and words only a local lookup prints.
 fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
     provider.map_or(true, |p| p.numeric_code.is_none() && p.codes.is_empty())
         && tables::agents::LOCAL_REGISTRY_WORDS
+            .iter()
+            .any(|w| text::contains_phrase(hay.get(), w))
+        && !tables::agents::PROVIDER_SUGGESTIONS
             .iter()
             .any(|w| text::contains_phrase(hay.get(), w))
 }

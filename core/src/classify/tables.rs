@@ -2022,6 +2022,9 @@ pub const PERMANENT_REFINEMENTS: &[Category] = &[
     PaymentRequired,
     ContentFiltered,
     Unauthorized,
+    // (batch 28) A provider's 400 refusing what the model wrote (Groq's "Failed to call a
+    // function ... See 'failed_generation'") names the output, not the request.
+    Validation,
 ];
 
 #[cfg(test)]

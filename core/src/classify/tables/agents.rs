@@ -474,6 +474,12 @@ pub const PERMANENT: &[Phrase] = &[
     // (batch 28) MCP typescript-sdk client/streamableHttp.ts "Unexpected content type: X":
     // the server answered neither JSON nor SSE (an HTML page), the same on every try.
     said("unexpected content type", InvalidResponse),
+    // (batch 28) A retry layer's own verdict after its attempts ("Failed after 2 attempts with
+    // non-retryable error: 'Provider returned error'", OpenRouter's runner; "Non-retryable
+    // error: ..." in other wrappers): the client already found the error not worth a retry,
+    // and its catch-all words around it ("An error occurred while processing your request")
+    // are no server's advice. Unknown unless the relayed error names itself (read first).
+    said("with non-retryable error", Unknown),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -807,6 +813,13 @@ pub const LOCAL_REGISTRY_WORDS: &[&str] = &[
     // Unhandled rejection"): its lookup in its own registry (models.dev) failed.
     "providermodelnotfounderror",
 ];
+
+/// (batch 28) Suggestions only a provider's answer makes, which `LOCAL_REGISTRY_WORDS`' "did
+/// you mean" would otherwise read as a client's registry: OpenAI's wrong-endpoint refusals
+/// suggest the other endpoint ("This is not a chat model and thus not supported in the
+/// v1/chat/completions endpoint. Did you mean to use v1/completions?", and its mirror "Did you
+/// mean to use v1/chat/completions?"). The model exists; the provider does not serve it there.
+pub const PROVIDER_SUGGESTIONS: &[&str] = &["did you mean to use v1/"];
 
 /// (batch 19) Class names whose library gives them a status of their own, read when nothing
 /// else in the failure decided: LiteLLM's proxy answers a litellm exception that carries no
@@ -1167,5 +1180,32 @@ mod batch28b_tests {
             (Failure::http(400, "Gemini upstream error (400) due to overload"), Overloaded),
             (Failure::new("upstream error due to overload, retry later"), Overloaded),
         ]);
+    }
+}
+
+#[cfg(test)]
+mod batch28a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 28) A retry layer's "non-retryable" verdict hides a catch-all: unknown, unless
+    /// the relayed error names itself.
+    #[test]
+    fn a_wrappers_non_retryable_verdict_is_not_a_server_catch_all() {
+        // OpenRouter runner (openrouter-runner#110)
+        let c = classify(&Failure::new("Error: An error occurred while processing your request. Failed after 2 attempts with non-retryable error: 'Provider returned error'"));
+        assert_eq!((c.category, c.transient), (Unknown, false));
+        let c = classify(&Failure::new(
+            "Failed after 1 attempts with non-retryable error: 'Provider returned error'",
+        ));
+        assert_eq!((c.category, c.transient), (Unknown, false));
+        // The relayed error's own words still decide.
+        let c = classify(&Failure::new(
+            "Failed after 3 attempts with non-retryable error: 'Incorrect API key provided'",
+        ));
+        assert_eq!(c.category, Unauthorized);
+        let c = classify(&Failure::new("Failed after 1 attempts with non-retryable error: 'You exceeded your current quota, please check your plan and billing details'"));
+        assert_eq!(c.category, PaymentRequired);
     }
 }

@@ -774,6 +774,34 @@ pub const TABLES: &[ClientTable] = &[
             said("timed out after", Timeout),
         ],
     },
+    ClientTable {
+        client: "HTTP proxy tunnels refused for credentials (407), in every client's words",
+        source: "RFC 9110 §15.5.8; cpython Lib/http/client.py _tunnel (\"Tunnel connection failed: 407 Proxy Authentication Required\"); square/okhttp RealConnection.createTunnel (\"Failed to authenticate with proxy\"); curl lib/http_proxy.c (\"CONNECT tunnel failed, response 407\"); nodejs/undici ProxyAgent (\"Proxy response (407) !== 200 when HTTP Tunneling\"); JDK HttpURLConnection (\"Unable to tunnel through proxy. Proxy returns \\\"HTTP/1.1 407\")",
+        rows: &[
+            // (batch 28) The client's own proxy refused its CONNECT tunnel for want of
+            // credentials: set-up, the same on every try, whatever the client calls it. Only
+            // the tunnel's words: a bare 407 and its reason phrase stay `client_error`, the
+            // contract's "any other 4xx" (tests/vectors faraday_proxy_auth_error_407).
+            said("failed to authenticate with proxy", Configuration),
+            said("tunnel connection failed: 407", Configuration),
+            said("tunnel failed, response 407", Configuration),
+            said("proxy response (407)", Configuration),
+            said("proxy returns \"http/1.1 407", Configuration),
+        ],
+    },
+];
+
+/// (batch 28) A fetch that got an answer, in the app's words: the connection word is followed by
+/// the status the server answered ("Failed to fetch: 500" in ChatHub, "fetch failed: 502",
+/// "Failed to fetch (500)", "failed to fetch with status 500"). `{}` is the status of the
+/// failure; where it follows, the 5xx is the server's, not a connection that never happened.
+pub const FETCH_ANSWERED: &[&str] = &[
+    "failed to fetch: {}",
+    "failed to fetch ({})",
+    "failed to fetch with status {}",
+    "failed to fetch, status {}",
+    "fetch failed: {}",
+    "fetch failed with status {}",
 ];
 
 /// Every row of every client table, in table order.
@@ -1049,5 +1077,53 @@ mod batch28b_tests {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, want.is_transient()), "{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch28a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 28) A proxy tunnel refused for credentials, in every HTTP client's words, is set-up.
+    #[test]
+    fn proxy_authentication_is_setup_in_every_client() {
+        for (status, text) in [
+            (Some(407), "Tunnel connection failed: 407 Proxy Authentication Required"), // cpython http.client
+            (None, "java.io.IOException: Failed to authenticate with proxy"), // OkHttp
+            (None, "curl: (56) CONNECT tunnel failed, response 407"),       // curl
+            (None, "Proxy response (407) !== 200 when HTTP Tunneling"),     // undici ProxyAgent
+            (None, "java.io.IOException: Unable to tunnel through proxy. Proxy returns \"HTTP/1.1 407 Proxy Authentication Required\""), // JDK
+            (None, "The proxy tunnel request to proxy 'http://10.0.0.1:3128/' failed with status code '407'."), // .NET
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (Configuration, false), "{text}");
+        }
+        // A bare 407 with its reason phrase is the contract's other 4xx (Faraday::ProxyAuthError).
+        let c = classify(&Failure::http(407, "407 \"Proxy Authentication Required\""));
+        assert_eq!((c.category, c.transient), (ClientError, false));
+    }
+
+    /// (batch 28) A fetch whose words carry the status it got is the server's 5xx; the bare
+    /// words under a 500 stay a connection that failed.
+    #[test]
+    fn a_fetch_that_names_its_status_was_answered() {
+        for (status, text) in [
+            (500, "Failed to fetch: 500"),                 // ChatHub
+            (502, "Error: fetch failed: 502 Bad Gateway"), // a Node app's own wording
+            (500, "Failed to fetch (500) from /api/chat"),
+            (503, "failed to fetch with status 503"),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!(c.category, ServerError, "{text}");
+            assert!(c.transient, "{text}");
+        }
+        let c = classify(&Failure::http(500, "TypeError: Failed to fetch"));
+        assert_eq!((c.category, c.transient), (Connection, true));
     }
 }

@@ -3,7 +3,7 @@
 //! not parse) is `validation`; a reply that breaks the protocol (no generation at all in a
 //! stream, no tool call where the API was told to make one) is `invalid_response`.
 
-use super::{said, Phrase};
+use super::{said, stated, Phrase};
 use crate::category::Category::*;
 
 /// Output-form words, read after the main tables.
@@ -58,7 +58,32 @@ pub const PERMANENT: &[Phrase] = &[
     // that broke the provider's schema.
     said("expected object, received", Validation),
     said("expected array, received", Validation),
+    // (batch 28) Groq's refusals of output the model wrote, in their message alone when the
+    // code (`tool_use_failed`, `json_validate_failed`) is not printed: "Failed to call a
+    // function. Please adjust your prompt. See 'failed_generation' for more details.", "Failed
+    // to generate JSON. Please adjust your prompt. See 'failed_generation' for more details."
+    // (console.groq.com/docs/errors; groq-typescript BadRequestError as apps print it). The
+    // corpus labels these validation (groq.json); the same prompt fails the same way.
+    stated("see 'failed_generation'", Validation),
+    stated(
+        "failed to call a function. please adjust your prompt",
+        Validation,
+    ),
+    stated(
+        "failed to generate json. please adjust your prompt",
+        Validation,
+    ),
 ];
+
+/// (batch 28) The AI SDK's reports of a reply that failed its schema or its JSON parser
+/// (`@ai-sdk/provider` TypeValidationError "Type validation failed: Value: {...}.\nError
+/// message: [zod issues]", JSONParseError "JSON parsing failed: Text: ...\nError message: ..."):
+/// what follows `SCHEMA_REPORT_CAUSE` is the validator's own list (zod's `"code":
+/// "invalid_type"`, `"invalid_union"`), never a provider's envelope, so a provider's code is
+/// read only before it.
+pub const SCHEMA_REPORT_HEADS: &[&str] = &["type validation failed", "json parsing failed"];
+/// Where the validator's cause starts in a `SCHEMA_REPORT_HEADS` report.
+pub const SCHEMA_REPORT_CAUSE: &str = "error message:";
 
 /// (batch 27) Retry wrappers: a class raised after the wrapper's attempts ran out, whose text
 /// names the last inner error (instructor `core/exceptions.py` InstructorRetryException,
@@ -275,5 +300,53 @@ mod batch28b_tests {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, false), "{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch28a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 28) Groq's words for a tool call or JSON the model wrote that did not parse,
+    /// with or without the code, under its 400 or none.
+    #[test]
+    fn groq_failed_generation_is_validation_without_its_code() {
+        for (status, text) in [
+            // groq-typescript BadRequestError, as apps print it
+            (Some(400), "400 Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details."),
+            // JSON mode (console.groq.com/docs/errors json_validate_failed)
+            (Some(400), "Failed to generate JSON. Please adjust your prompt. See 'failed_generation' for more details."),
+            // a wrapper that kept neither status nor code
+            (None, "Error: Failed to call a function. Please adjust your prompt."),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (Validation, false), "{text}");
+        }
+    }
+
+    /// (batch 28) A reply that failed the AI SDK's schema is an invalid response whatever
+    /// codes the validator's issue list carries (zod 4 and zod 3 wordings of an empty reply).
+    #[test]
+    fn validator_issue_codes_are_not_a_providers() {
+        for text in [
+            // zod 4 issue list (z.ai / GLM endpoint's empty shell, as an app printed it)
+            "Type validation failed: Value: {\"id\":\"\",\"choices\":null,\"usage\":null}. Error message: [ { \"code\": \"invalid_union\", \"errors\": [ [ { \"expected\": \"array\", \"code\": \"invalid_type\", \"path\": [ \"choices\" ], \"message\": \"Invalid input: expected array, received null\" } ] ], \"path\": [] } ]",
+            // zod 3 issue list, a Gemini-shaped reply with no candidates
+            "Type validation failed: Value: {\"candidates\":null}.\nError message: [{\"code\":\"invalid_type\",\"expected\":\"array\",\"received\":\"null\",\"path\":[\"candidates\"],\"message\":\"Expected array, received null\"}]",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (InvalidResponse, false), "{text}");
+        }
+        // The provider's own code before the cause still speaks (a 429 envelope quoted as the value).
+        let c = classify(&Failure::new(
+            "Type validation failed: Value: {\"error\":{\"code\":\"insufficient_quota\",\"message\":\"You exceeded your current quota\"}}. Error message: [{\"code\":\"invalid_type\"}]",
+        ));
+        assert_eq!(c.category, PaymentRequired);
     }
 }

@@ -220,6 +220,29 @@ pub const PERMANENT: &[Phrase] = &[
     // tensor the model does not declare; the same request fails again.
     stated("unexpected inference input", BadRequest),
     stated("unexpected inference output", BadRequest),
+    // (batch 28) OpenAI's refusal of a model on an endpoint that does not serve it, in every
+    // client's rendering (openai-python, theokanning openai-java, apps' prefixes): "This is not
+    // a chat model and thus not supported in the v1/chat/completions endpoint. Did you mean to
+    // use v1/completions?", its mirror "This is a chat model and not supported in the
+    // v1/completions endpoint. Did you mean to use v1/chat/completions?", and the Responses-only
+    // models' "This model is only supported in v1/responses and not in v1/chat/completions.".
+    // The corpus labels the 404 form not_found (b19b AnythingLLM, b22b Semantic Kernel): the
+    // model is not served where it was asked for, with or without the status. (The mirror, a
+    // chat model on v1/completions, is labelled bad_request in b20a (openai-kit), so it is
+    // left to the status and the envelope.)
+    stated("not a chat model", NotFound),
+    stated("only supported in v1/responses", NotFound),
+    // (batch 28) Cloudflare's API v4 routing codes (7000 "No route for that URI", 7003 "Could not
+    // route to /accounts/.../ai/v1, perhaps your object identifier is invalid?"): the configured
+    // base URL or account id names nothing; a retry meets the same route table.
+    stated("no route for that uri", Configuration),
+    stated("perhaps your object identifier is invalid", Configuration),
+    // (batch 28) OpenAI's request-schema validator ("'json_object' is not of type 'object' -
+    // 'response_format'", "None is not of type 'string' - 'messages.1.content'"): a field of
+    // the request has the wrong JSON type.
+    said("is not of type 'object' - '", BadRequest),
+    said("is not of type 'string' - '", BadRequest),
+    said("is not of type 'array' - '", BadRequest),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
@@ -1027,6 +1050,40 @@ mod batch27a_tests {
             (None, "{\"detail\":\"unexpected inference input 'return_num_input_tokens' for model 'llama'\"}", BadRequest),
             (Some(500), "unexpected inference input 'ids', allowed inputs are: input_ids, attention_mask", BadRequest),
             (Some(400), "unexpected inference output 'logits' for model 'bert'", BadRequest),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, false), "{status:?} {text}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod batch28a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 28) A model asked for on an endpoint that does not serve it, Cloudflare's
+    /// routing codes and OpenAI's request-schema types, under any status or none.
+    #[test]
+    fn wrong_endpoints_routes_and_field_types_are_permanent() {
+        for (status, text, want) in [
+            // openai-python NotFoundError, as apps print it
+            (None, "Error code: 404 - {'error': {'message': 'This is not a chat model and thus not supported in the v1/chat/completions endpoint. Did you mean to use v1/completions?', 'type': 'invalid_request_error'}}", NotFound),
+            // theokanning openai-java OpenAiHttpException, no status kept
+            (None, "com.theokanning.openai.OpenAiHttpException: This is not a chat model and thus not supported in the v1/chat/completions endpoint.", NotFound),
+            (None, "This model is only supported in v1/responses and not in v1/chat/completions.", NotFound),
+            // Cloudflare API v4 7000/7003 (an account id or base URL that routes nowhere)
+            (Some(400), "{\"success\":false,\"errors\":[{\"code\":7003,\"message\":\"Could not route to /accounts/abc/ai/run, perhaps your object identifier is invalid?\"}]}", Configuration),
+            (Some(404), "{\"success\":false,\"errors\":[{\"code\":7000,\"message\":\"No route for that URI\"}],\"messages\":[],\"result\":null}", Configuration),
+            // OpenAI's schema validator through openai-php and openai-python
+            (None, "'json_object' is not of type 'object' - 'response_format'", BadRequest),
+            (Some(400), "None is not of type 'string' - 'messages.1.content'", BadRequest),
+            (Some(400), "'hello' is not of type 'array' - 'stop'", BadRequest),
         ] {
             let f = match status {
                 Some(s) => Failure::http(s, text),
