@@ -308,15 +308,17 @@ class OrphansTest < Minitest::Test
   # called (`[BUG] can't remove str from str_id` inside rb_imemo_new at `GC.stat`), once after
   # it had returned; Ruby fixed such crashes later (ruby/ruby#8940). So a child that dies is
   # judged by its crash report: a retry_core frame in the C backtrace fails the test at once;
-  # a crash in Ruby alone is tried again, up to three times.
+  # a crash in Ruby alone is tried again, up to three times, each from a heap laid out anew (a
+  # fork copies the parent's heap, so three children of one state crashed alike, at the same
+  # address, after a full suite had run in the parent).
   def test_pruning_under_a_compacting_gc
     history = build_history(40, seed: 3)
     history.each { |m| m.tool_call_id&.then { |id| m.instance_variable_set(:@tool_call_id, id.dup) } }
     expected = RetryCore._orphan_plan(history)
     refute_empty expected[1]
     ruby_crashes = []
-    3.times do
-      status, result, report = compacting_plan_in_a_child(history)
+    3.times do |attempt|
+      status, result, report = compacting_plan_in_a_child(history, attempt)
       if status.success?
         got, compactions = Marshal.load(result) # rubocop:disable Security/MarshalLoad -- our own child
         assert_equal expected, got
@@ -331,13 +333,18 @@ class OrphansTest < Minitest::Test
   end
 
   # [status, Marshal of [plan, compactions], crash report] of _orphan_plan run in a forked child
-  # with GC.stress and GC.auto_compact on (bounded: the child is killed after 120 s).
-  def compacting_plan_in_a_child(history)
+  # with GC.stress and GC.auto_compact on (bounded: the child is killed after 120 s). Attempt N
+  # first lays the child's heap out anew: N thousand short-lived strings, a full GC and one
+  # compaction without stress, so no two attempts start from the same heap.
+  def compacting_plan_in_a_child(history, attempt = 0)
     reader, writer = IO.pipe
     report = Tempfile.new("retry-core-compaction")
     pid = fork do
       reader.close
       $stderr.reopen(report.path, "w")
+      Array.new(attempt * 1000) { |i| "heap #{i}" }
+      GC.start(full_mark: true, immediate_sweep: true)
+      GC.compact
       GC.auto_compact = true
       GC.stress = true
       before = GC.stat(:compact_count)
