@@ -2112,3 +2112,31 @@ mod batch27a_tests {
         }
     }
 }
+
+/// What the tables' test modules share: each failure decides its category and its retry.
+#[cfg(test)]
+pub(crate) mod decides {
+    use crate::category::Category;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// Each failure decides `want`, retried as that category is.
+    pub(crate) fn each(cases: Vec<(Failure, Category)>) {
+        for (f, want) in cases {
+            let c = classify(&f);
+            assert_eq!(
+                (c.category, c.transient),
+                (want, want.is_transient()),
+                "{f:?}"
+            );
+        }
+    }
+
+    /// Each failure decides `want`, with the retry decision given.
+    pub(crate) fn each_with(cases: Vec<(Failure, Category, bool)>) {
+        for (f, want, transient) in cases {
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
+        }
+    }
+}

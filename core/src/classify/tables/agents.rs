@@ -979,17 +979,10 @@ mod batch25a_tests {
 
 #[cfg(test)]
 mod batch26b_tests {
-    use crate::category::Category;
     use crate::category::Category::*;
-    use crate::classify::classify;
     use crate::failure::Failure;
 
-    fn check(cases: Vec<(Failure, Category, bool)>) {
-        for (f, want, transient) in cases {
-            let c = classify(&f);
-            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
-        }
-    }
+    use crate::classify::tables::decides::each_with as check;
 
     /// (batch 26) OpenAI's model_error in each client's print, platform and MCP timeouts.
     #[test]
@@ -1037,21 +1030,10 @@ mod batch26b_tests {
 
 #[cfg(test)]
 mod batch27b_tests {
-    use crate::category::Category;
     use crate::category::Category::*;
-    use crate::classify::classify;
     use crate::failure::Failure;
 
-    fn check(cases: Vec<(Failure, Category)>) {
-        for (f, want) in cases {
-            let c = classify(&f);
-            assert_eq!(
-                (c.category, c.transient),
-                (want, want.is_transient()),
-                "{f:?}"
-            );
-        }
-    }
+    use crate::classify::tables::decides::each as check;
 
     /// (batch 27) Apps' own words for an unusable reply, a request too large, a planner's
     /// missing fields, a provider or token absent from the set-up, a catch-all to try again.
@@ -1132,21 +1114,10 @@ mod batch27b_tests {
 /// (batch 28) Sibling wordings of batch 28b's app, eval and MCP families, each with its source.
 #[cfg(test)]
 mod batch28b_tests {
-    use crate::category::Category;
     use crate::category::Category::*;
-    use crate::classify::classify;
     use crate::failure::Failure;
 
-    fn check(cases: Vec<(Failure, Category)>) {
-        for (f, want) in cases {
-            let c = classify(&f);
-            assert_eq!(
-                (c.category, c.transient),
-                (want, want.is_transient()),
-                "{f:?}"
-            );
-        }
-    }
+    use crate::classify::tables::decides::each as check;
 
     #[test]
     fn challenge_pages_and_chatgpt_web_words() {

@@ -201,17 +201,10 @@ mod tests {
 
 #[cfg(test)]
 mod batch26b_tests {
-    use crate::category::Category;
     use crate::category::Category::*;
-    use crate::classify::classify;
     use crate::failure::Failure;
 
-    fn check(cases: Vec<(Failure, Category, bool)>) {
-        for (f, want, transient) in cases {
-            let c = classify(&f);
-            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
-        }
-    }
+    use crate::classify::tables::decides::each_with as check;
 
     /// (batch 26) Set-up refused before any call: LiteLLM's provider, openai<1.0's Azure engine,
     /// a framework's missing key, ioredis' store.

@@ -959,17 +959,10 @@ mod batch25a_tests {
 
 #[cfg(test)]
 mod batch26b_tests {
-    use crate::category::Category;
     use crate::category::Category::*;
-    use crate::classify::classify;
     use crate::failure::Failure;
 
-    fn check(cases: Vec<(Failure, Category, bool)>) {
-        for (f, want, transient) in cases {
-            let c = classify(&f);
-            assert_eq!((c.category, c.transient), (want, transient), "{f:?}");
-        }
-    }
+    use crate::classify::tables::decides::each_with as check;
 
     /// (batch 26) A FastAPI throttle body inside a client's parse failure.
     #[test]
