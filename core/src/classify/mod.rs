@@ -554,7 +554,10 @@ fn decide(
             let quoted = || {
                 whole.match_indices("TypeError: ").find_map(|(at, intro)| {
                     let rest = &whole[at + intro.len()..];
-                    let end = [" at ", "\n", ": ", ". "]
+                    // (batch 29a) @google/genai wraps any fetch exception as "exception {e}
+                    // sending request" (Gemini CLI's "exception TypeError: fetch failed sending
+                    // request", google-gemini/gemini-cli#1549): its suffix ends undici's words.
+                    let end = [" at ", "\n", ": ", ". ", " sending request"]
                         .iter()
                         .filter_map(|w| rest.find(w))
                         .min()
@@ -973,8 +976,10 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // text says died, whatever connection class the wrapper raised.)
         // (batch 27) Not where the provider's own code already names a server fault (Zhipu's
         // 500 code 1234 "网络错误...请联系客服": its network, not the caller's link).
+        // (batch 29a) A router's 502 is the same relay: 9router's "[502]: fetch failed (reset
+        // after 29s)" (decolua/9router#326) is its own fetch to the upstream failing.
         Category::ServerError
-            if status == 500
+            if matches!(status, 500 | 502)
                 && specific != Some(Category::ServerError)
                 && says_connection_failed(hay)
                 && !engine_died(hay)
@@ -1001,6 +1006,7 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         Category::RateLimited
             if tables::throttle_4xx::RELAY_SATURATION
                 .iter()
+                .chain(tables::throttle_4xx::QUEUE_FULL)
                 .any(|w| text::contains_phrase(hay.get(), w)) =>
         {
             Category::Overloaded
@@ -3425,5 +3431,33 @@ mod batch25a_tests {
         assert_eq!((c.category, c.transient), (Overloaded, true));
         let c = classify(&event("Unsupported parameter: 'temperature'."));
         assert!(!c.transient);
+    }
+}
+
+#[cfg(test)]
+mod batch29a_tests {
+    use super::classify;
+    use crate::category::Category::*;
+    use crate::failure::Failure;
+
+    /// (batch 29a) @google/genai's "exception {e} sending request" around undici's TypeError
+    /// (google-gemini/gemini-cli#1549) is the transport's failure, not a bug in the app.
+    #[test]
+    fn genai_wrapped_undici_type_error_is_a_transport_failure() {
+        for text in [
+            "API Error: exception TypeError: fetch failed sending request",
+            "exception TypeError: terminated sending request",
+        ] {
+            let c = classify(&Failure::new(text).with_class(["TypeError"]));
+            assert_eq!((c.category, c.transient), (Connection, true), "{text}");
+        }
+        // A TypeError of the app's own, in the same wrapper, stays a programming error.
+        let c = classify(
+            &Failure::new(
+                "exception TypeError: Cannot read properties of undefined sending request",
+            )
+            .with_class(["TypeError"]),
+        );
+        assert_eq!(c.category, Programming);
     }
 }
