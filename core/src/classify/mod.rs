@@ -976,10 +976,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // text says died, whatever connection class the wrapper raised.)
         // (batch 27) Not where the provider's own code already names a server fault (Zhipu's
         // 500 code 1234 "网络错误...请联系客服": its network, not the caller's link).
-        // (batch 29a) A router's 502 is the same relay: 9router's "[502]: fetch failed (reset
-        // after 29s)" (decolua/9router#326) is its own fetch to the upstream failing.
+        // (batch 29a) A Node router's 502 in its own fetch's words is the same relay: 9router's
+        // "[502]: fetch failed (reset after 29s)" (decolua/9router#326). An upstream's words
+        // relayed under a 502 (OpenRouter's `metadata.raw` "upstream connect error") keep it.
         Category::ServerError
-            if matches!(status, 500 | 502)
+            if (status == 500 || (status == 502 && relay_fetch_failed(hay)))
                 && specific != Some(Category::ServerError)
                 && says_connection_failed(hay)
                 && !engine_died(hay)
@@ -1037,6 +1038,13 @@ fn transport_words(hay: &Hay) -> Option<Category> {
 /// of the caller's that killed it ("Engine is dead: model file is corrupt" dies again).
 fn engine_died(hay: &Hay) -> bool {
     text::engine_down(hay.get()) && !nearby::names_caller_fault(hay.get())
+}
+
+/// (batch 29a) A relay's own fetch failed before any answer (`clients::RELAY_FETCH_FAILED`).
+fn relay_fetch_failed(hay: &Hay) -> bool {
+    tables::clients::RELAY_FETCH_FAILED
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// (batch 28) The words of a fetch carry the status it got (`clients::FETCH_ANSWERED`).
@@ -3451,6 +3459,14 @@ mod batch29a_tests {
             let c = classify(&Failure::new(text).with_class(["TypeError"]));
             assert_eq!((c.category, c.transient), (Connection, true), "{text}");
         }
+        // A Node router's 502 in its own fetch's words; an upstream's words under a 502 keep it.
+        let c = classify(&Failure::http(
+            502,
+            "HTTP 502: [gemini-cli/m] [502]: fetch failed (reset after 29s)",
+        ));
+        assert_eq!((c.category, c.transient), (Connection, true));
+        let c = classify(&Failure::http(502, "{\"error\":{\"message\":\"upstream connect error or disconnect/reset before headers. reset reason: connection termination\"}}"));
+        assert_eq!((c.category, c.transient), (ServerError, true));
         // A TypeError of the app's own, in the same wrapper, stays a programming error.
         let c = classify(
             &Failure::new(
