@@ -554,7 +554,10 @@ fn decide(
             let quoted = || {
                 whole.match_indices("TypeError: ").find_map(|(at, intro)| {
                     let rest = &whole[at + intro.len()..];
-                    let end = [" at ", "\n", ": ", ". "]
+                    // (batch 29a) @google/genai wraps any fetch exception as "exception {e}
+                    // sending request" (Gemini CLI's "exception TypeError: fetch failed sending
+                    // request", google-gemini/gemini-cli#1549): its suffix ends undici's words.
+                    let end = [" at ", "\n", ": ", ". ", " sending request"]
                         .iter()
                         .filter_map(|w| rest.find(w))
                         .min()
@@ -973,8 +976,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // text says died, whatever connection class the wrapper raised.)
         // (batch 27) Not where the provider's own code already names a server fault (Zhipu's
         // 500 code 1234 "网络错误...请联系客服": its network, not the caller's link).
+        // (batch 29a) A Node router's 502 in its own fetch's words is the same relay: 9router's
+        // "[502]: fetch failed (reset after 29s)" (decolua/9router#326). An upstream's words
+        // relayed under a 502 (OpenRouter's `metadata.raw` "upstream connect error") keep it.
         Category::ServerError
-            if status == 500
+            if (status == 500 || (status == 502 && relay_fetch_failed(hay)))
                 && specific != Some(Category::ServerError)
                 && says_connection_failed(hay)
                 && !engine_died(hay)
@@ -1001,6 +1007,7 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         Category::RateLimited
             if tables::throttle_4xx::RELAY_SATURATION
                 .iter()
+                .chain(tables::throttle_4xx::QUEUE_FULL)
                 .any(|w| text::contains_phrase(hay.get(), w)) =>
         {
             Category::Overloaded
@@ -1031,6 +1038,13 @@ fn transport_words(hay: &Hay) -> Option<Category> {
 /// of the caller's that killed it ("Engine is dead: model file is corrupt" dies again).
 fn engine_died(hay: &Hay) -> bool {
     text::engine_down(hay.get()) && !nearby::names_caller_fault(hay.get())
+}
+
+/// (batch 29a) A relay's own fetch failed before any answer (`clients::RELAY_FETCH_FAILED`).
+fn relay_fetch_failed(hay: &Hay) -> bool {
+    tables::clients::RELAY_FETCH_FAILED
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// (batch 28) The words of a fetch carry the status it got (`clients::FETCH_ANSWERED`).
@@ -3425,5 +3439,41 @@ mod batch25a_tests {
         assert_eq!((c.category, c.transient), (Overloaded, true));
         let c = classify(&event("Unsupported parameter: 'temperature'."));
         assert!(!c.transient);
+    }
+}
+
+#[cfg(test)]
+mod batch29a_tests {
+    use super::classify;
+    use crate::category::Category::*;
+    use crate::failure::Failure;
+
+    /// (batch 29a) @google/genai's "exception {e} sending request" around undici's TypeError
+    /// (google-gemini/gemini-cli#1549) is the transport's failure, not a bug in the app.
+    #[test]
+    fn genai_wrapped_undici_type_error_is_a_transport_failure() {
+        for text in [
+            "API Error: exception TypeError: fetch failed sending request",
+            "exception TypeError: terminated sending request",
+        ] {
+            let c = classify(&Failure::new(text).with_class(["TypeError"]));
+            assert_eq!((c.category, c.transient), (Connection, true), "{text}");
+        }
+        // A Node router's 502 in its own fetch's words; an upstream's words under a 502 keep it.
+        let c = classify(&Failure::http(
+            502,
+            "HTTP 502: [gemini-cli/m] [502]: fetch failed (reset after 29s)",
+        ));
+        assert_eq!((c.category, c.transient), (Connection, true));
+        let c = classify(&Failure::http(502, "{\"error\":{\"message\":\"upstream connect error or disconnect/reset before headers. reset reason: connection termination\"}}"));
+        assert_eq!((c.category, c.transient), (ServerError, true));
+        // A TypeError of the app's own, in the same wrapper, stays a programming error.
+        let c = classify(
+            &Failure::new(
+                "exception TypeError: Cannot read properties of undefined sending request",
+            )
+            .with_class(["TypeError"]),
+        );
+        assert_eq!(c.category, Programming);
     }
 }

@@ -804,6 +804,11 @@ pub const FETCH_ANSWERED: &[&str] = &[
     "fetch failed with status {}",
 ];
 
+/// (batch 29a) Node's fetch failing in a relay's own words under the 502 it answers (9router's
+/// "[502]: fetch failed (reset after 29s)", decolua/9router#326): the relay never reached its
+/// upstream, a connection; `FETCH_ANSWERED` forms, which carry the upstream's status, are not.
+pub const RELAY_FETCH_FAILED: &[&str] = &["fetch failed"];
+
 /// Every row of every client table, in table order.
 pub fn rows() -> impl Iterator<Item = &'static Phrase> {
     TABLES.iter().flat_map(|t| t.rows.iter())

@@ -298,6 +298,20 @@ pub const UPSTREAM_UNDER_4XX: &[Phrase] = &[
     said("failed with status code '502'", Connection),
     said("failed with status code '503'", Connection),
     said("failed with status code '504'", Connection),
+    // (batch 29a) NVIDIA NIM / NVCF: "Function id 'X': DEGRADED function cannot be invoked"
+    // under its 400 (ninerouter#2527, freellmapi#522): the hosted function's health, which
+    // returns; not the request's.
+    said("degraded function cannot be invoked", ServerError),
+    // (batch 29a) Ollama's runner not ready ("unexpected server status: 1", ollama `llm/server.go`
+    // `fmt.Errorf("unexpected server status: %s", ...)`, its ServerStatus by number or by name:
+    // 1 no slot, 2 loading model, 3 not responding, 4 error), relayed under its OpenAI layer's
+    // 400 (ollama/ollama#3844; Continue ignores the words as Ollama's transient state). The
+    // words with any other status after them are an app's own and not here.
+    said("unexpected server status: 1", ServerError),
+    said("unexpected server status: 2", ServerError),
+    said("unexpected server status: 3", ServerError),
+    said("unexpected server status: 4", ServerError),
+    said("unexpected server status: llm", ServerError),
 ];
 
 /// (batch 20) Models the provider says it does not have, read before the main tables' "unknown
@@ -760,6 +774,33 @@ pub const READ_FIRST: &[Phrase] = &[
     stated("{\"detail\":\"rate limit exceeded\"}", RateLimited),
     stated("{\"detail\": \"rate limit exceeded\"}", RateLimited),
     stated("{\"detail\":\"too many requests\"}", RateLimited),
+    // (batch 29a) A llama.cpp-family engine with no KV cells left for the batch (llama.cpp
+    // `llama_decode`: "failed to find free space in the KV cache", older "failed to find KV
+    // cache slot for ubatch"; LocalAI relays it from `update_slots`): the prompt over the loaded
+    // context, the same on every try (ggml-org/llama.cpp#6603, mudler/LocalAI#2282).
+    stated("failed to find free space in the kv cache", ContextOverflow),
+    stated("failed to find kv cache slot", ContextOverflow),
+    // (batch 29a) A relay with no upstream that serves the model (gpt-load's
+    // `no_available_candidate` "No available upstream candidate."), the sibling of new-api's
+    // "no available channel for model" above and read the same way under its 503.
+    stated("no available upstream candidate", NotFound),
+    stated("no_available_candidate", NotFound),
+    // (batch 29a) LM Studio's unknown route ("Unexpected endpoint or method. (POST
+    // /v1/models/unload)", lmstudio-ai/lmstudio-bug-tracker#1680): not found where it went.
+    stated("unexpected endpoint or method", NotFound),
+    // (batch 29a) LM Studio's Responses API: "Prediction history node with id 'X' not found
+    // while attempting to build chat history chain" (lmstudio-bug-tracker#1188): the request
+    // names a previous response the server does not hold; the request must change.
+    stated("while attempting to build chat history chain", BadRequest),
+    stated("prediction history node with id", BadRequest),
+    // (batch 29a) A gateway refusing a parameter for one provider (LiteLLM's OCI adapter
+    // "param `n` is not supported on OCI" under its 500; LiteLLM's UnsupportedParamsError
+    // "does not support parameters"): the request's shape, the same on every try.
+    stated("is not supported on oci", BadRequest),
+    // (batch 29a) marshmallow's schema error (KoboldAI's API: {"detail": {"stop_sequence":
+    // ["Unknown field."]}}, SillyTavern#93): a field the server's schema does not know.
+    stated("'unknown field.'", BadRequest),
+    stated("\"unknown field.\"", BadRequest),
 ];
 
 #[cfg(test)]
@@ -801,6 +842,12 @@ mod batch22_tests {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, retry), "{text}");
         }
+        // An app's own "unexpected server status" with an HTTP status after it is not Ollama's.
+        let c = classify(&Failure::http(
+            400,
+            "Unexpected server status 404: Not Found",
+        ));
+        assert_ne!(c.category, ServerError);
     }
 }
 
@@ -1085,5 +1132,91 @@ mod batch28a_tests {
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (want, false), "{status:?} {text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod batch29a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 29a) Engines', relays' and servers' own words over the status they chose; sources
+    /// beside the rows in `READ_FIRST` and `UPSTREAM_UNDER_4XX`.
+    #[test]
+    fn engine_and_relay_words_decide() {
+        for (status, text, want, retry) in [
+            (
+                500,
+                "decode: failed to find free space in the KV cache",
+                ContextOverflow,
+                false,
+            ),
+            (
+                500,
+                "failed to find KV cache slot for ubatch of size 512",
+                ContextOverflow,
+                false,
+            ),
+            (
+                503,
+                "err=no_available_candidate err_msg=\"No available upstream candidate.\"",
+                NotFound,
+                false,
+            ),
+            (
+                404,
+                "Unexpected endpoint or method. (GET /v1/foo)",
+                NotFound,
+                false,
+            ),
+            (
+                500,
+                "param `temperature` is not supported on OCI",
+                BadRequest,
+                false,
+            ),
+            (
+                422,
+                "{\"detail\": {\"max_tokens\": [\"Unknown field.\"]}}",
+                BadRequest,
+                false,
+            ),
+            (
+                400,
+                "{\"detail\":\"Function id 'abc': DEGRADED function cannot be invoked\"}",
+                ServerError,
+                true,
+            ),
+            (
+                400,
+                "{'error': {'message': 'unexpected server status: llm server loading model'}}",
+                ServerError,
+                true,
+            ),
+            (
+                400,
+                "{'error': {'message': 'unexpected server status: 1', 'type': 'api_error'}}",
+                ServerError,
+                true,
+            ),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!((c.category, c.transient), (want, retry), "{status} {text}");
+        }
+        for (text, want, retry) in [
+            ("update_slots : failed to find free space in the KV cache, retrying with smaller n_batch", ContextOverflow, false),
+            ("Unexpected endpoint or method, (POST /v1/models/unload)", NotFound, false),
+            ("Prediction history node with id 'r1' not found while attempting to build chat history chain that includes this node.", BadRequest, false),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, retry), "{text}");
+        }
+        // An app's own "unexpected server status" with an HTTP status after it is not Ollama's.
+        let c = classify(&Failure::http(
+            400,
+            "Unexpected server status 404: Not Found",
+        ));
+        assert_ne!(c.category, ServerError);
     }
 }

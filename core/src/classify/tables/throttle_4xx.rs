@@ -33,6 +33,12 @@ pub const RELAY_SATURATION: &[&str] = &[
     "group load is saturated",
 ];
 
+/// (batch 29a) A server's own code for its shared request queue being full, under a 429
+/// (huggingface/speech-to-speech#343: code `queue_exceeded`, type `too_many_requests_error`,
+/// "We're experiencing high traffic right now!", the Cerebras queue 429 the main tables' "high
+/// traffic" row names): the provider's capacity, an overload, whatever rate type sits beside it.
+pub const QUEUE_FULL: &[&str] = &["queue_exceeded", "queue_full", "request queue is full"];
+
 #[cfg(test)]
 mod tests {
     use crate::category::Category::*;
@@ -57,5 +63,34 @@ mod tests {
             "Too many requests in batch: at most 100",
         ));
         assert_eq!((c.category, c.transient), (BadRequest, false));
+    }
+}
+
+#[cfg(test)]
+mod batch29a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 29a) A full queue under a 429 is an overload (huggingface/speech-to-speech#343);
+    /// a bare 429 stays a rate limit.
+    #[test]
+    fn a_full_queue_is_an_overload() {
+        for (status, text, want) in [
+            (
+                429,
+                "{'type': 'too_many_requests_error', 'param': 'queue', 'code': 'queue_exceeded'}",
+                Overloaded,
+            ),
+            (
+                429,
+                "{\"code\": \"queue_full\", \"message\": \"request queue is full\"}",
+                Overloaded,
+            ),
+            (429, "Too many requests", RateLimited),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!((c.category, c.transient), (want, true), "{status} {text}");
+        }
     }
 }

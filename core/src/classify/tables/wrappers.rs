@@ -203,7 +203,15 @@ pub const GIVE_UP_WITHOUT_CAUSE: &[&str] = &["retry settings can be adjusted in 
 /// (Flask's) `InternalServerError` description, "The server encountered an internal error and
 /// was unable to complete your request. Either the server is overloaded or there is an error in
 /// the application." The page is a plain 500 (`says_overloaded` skips the guess).
-pub const HEDGED_OVERLOAD: &[&str] = &["either the server is overloaded or there"];
+///
+/// (batch 29a) Cloudflare's 5xx pages in their problem-details form guess the same way (the
+/// 502's "The origin web server returned an invalid or incomplete response to Cloudflare. This
+/// typically indicates the origin is overloaded or misconfigured.", cachix/devenv#3179;
+/// developers.cloudflare.com cloudflare-5xx-errors/error-502): a bad gateway, not an overload.
+pub const HEDGED_OVERLOAD: &[&str] = &[
+    "either the server is overloaded or there",
+    "is overloaded or misconfigured",
+];
 
 /// Words of wrappers' own type names (`names::category` reads them before `tables::names`
 /// WORDS, whose "invalid" would read an invalid key as a bad request). Lower-case, as found
@@ -573,6 +581,27 @@ mod batch27a_tests {
             };
             let c = classify(&f);
             assert_eq!((c.category, c.transient), (want, want == ServerError), "{text}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod batch29a_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 29a) An overload named only as a guess beside another cause stays the plain 5xx;
+    /// an overload stated outright is still one.
+    #[test]
+    fn a_hedged_overload_stays_a_server_error() {
+        for (status, text, want) in [
+            (502, "{\"title\": \"Error 502: Bad gateway\", \"detail\": \"The origin web server returned an invalid or incomplete response to Cloudflare. This typically indicates the origin is overloaded or misconfigured.\"}", ServerError),
+            (503, "This typically indicates the origin is overloaded or misconfigured.", ServerError),
+            (503, "The server is overloaded. Please try again later.", Overloaded),
+        ] {
+            let c = classify(&Failure::http(status, text));
+            assert_eq!((c.category, c.transient), (want, true), "{status} {text}");
         }
     }
 }
