@@ -614,6 +614,10 @@ pub const FAMILIES: &[Family] = &[
             // (batch 27) "Request to OpenAI failed. Please try again." (ResearchGPT): the
             // request and its target, nothing of what went wrong.
             "request to",
+            // (batch 29) EmbedAI's "Error Fetching Answer. Please try again."; Junie's "The task
+            // was stopped due to an error. Try again.": a failure that names nothing.
+            "error fetching",
+            "due to an error",
             "sorry",
             "oops",
             "unfortunately",

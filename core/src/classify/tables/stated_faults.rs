@@ -321,7 +321,12 @@ pub const MODEL_ABSENT: &[Phrase] = &[
 /// length is 8192 tokens." from the embeddings endpoint): the reason decides over the main
 /// tables' bare "invalid '" (bad request). ("string too long" is not here: under a tool call's
 /// id it is the request's shape, under a message's content its length.)
-pub const REASON_AFTER_PARAM: &[Phrase] = &[stated("': maximum context length", ContextOverflow)];
+pub const REASON_AFTER_PARAM: &[Phrase] = &[
+    stated("': maximum context length", ContextOverflow),
+    // (batch 29) A message's content over OpenAI's per-string cap ("Invalid
+    // 'messages[0].content': string too long. Expected a string with maximum length 10485760").
+    stated("content': string too long", ContextOverflow),
+];
 
 /// (batch 20) Allowances that name their reset: payment when the reset is hours or days away
 /// (Gemini Code Assist's "Your quota will reset after 8h44m7s"), a rate limit when the text
