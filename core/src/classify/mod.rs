@@ -1381,6 +1381,10 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             false => Category::InvalidResponse,
         });
     }
+    // (batch 29) A browser's fetch failure on the last line, under a frame in any language.
+    if let Some(c) = text::last_line_fetch_failure(&f.message) {
+        return Some(c);
+    }
     // (batch 18) A quoted error the sentence ends on (a KeyError's key, undici's "terminated").
     if let Some(c) = text::last_clause(&f.message) {
         // (batch 24) A key nobody here knows decides nothing by itself: the sentence around it

@@ -235,6 +235,19 @@ pub fn last_clause(message: &str) -> Option<Category> {
         .map(|(_, c)| *c)
 }
 
+/// (batch 29) A browser's fetch failure as the last line of an app's message, after a frame in
+/// any language ("API 请求失败：\nTXT\nLoad failed", Chatbox on Safari): the line is the
+/// client's whole error word (`tables::UNDICI_TYPE_ERRORS`: Chromium, Firefox, WebKit).
+pub fn last_line_fetch_failure(message: &str) -> Option<Category> {
+    let (_, last) = message.trim().rsplit_once('\n')?;
+    let last = last.trim().to_lowercase();
+    super::tables::UNDICI_TYPE_ERRORS
+        .iter()
+        .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
+        .find(|(w, _)| last == *w)
+        .map(|(_, c)| *c)
+}
+
 /// (batch 20) A Python server's `KeyError('field')` (its repr, as text-generation-webui and
 /// FastChat answer any exception under a 500): the handler looked up a field the request did not
 /// carry, and the same request fails the same way. A key of a provider's reply

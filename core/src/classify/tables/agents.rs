@@ -1270,6 +1270,11 @@ mod batch29b_tests {
             // a relay's 503 and other "too busy" wordings
             (Some(503), "System is too busy now. Please try again later.", Overloaded, true),
             (None, "The server is too busy right now", Overloaded, true),
+            // a browser's fetch failure on the last line of an app's frame (Chatbox on Safari,
+            // Chromium, Firefox)
+            (None, "API 请求失败：\nTXT\nLoad failed", Connection, true),
+            (None, "API Request Failed:\nFailed to fetch", Connection, true),
+            (None, "Request failed\nNetworkError when attempting to fetch resource.", Connection, true),
         ] {
             let f = match status {
                 Some(s) => Failure::http(s, text),
