@@ -1381,6 +1381,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             false => Category::InvalidResponse,
         });
     }
+    // (batch 29) An error code run onto its message: the two read apart.
+    if let Some(apart) = text::code_run_on(&f.message) {
+        if let Some(p) = text::permanent().first(&apart) {
+            return Some(p.category);
+        }
+        if let Some(p) = text::transient().first(&apart) {
+            return Some(p.category);
+        }
+    }
     // (batch 29) A browser's fetch failure on the last line, under a frame in any language.
     if let Some(c) = text::last_line_fetch_failure(&f.message) {
         return Some(c);

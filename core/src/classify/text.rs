@@ -1443,3 +1443,21 @@ pub fn minimax_trailing_code(message: &str) -> Option<u32> {
     r.captures(&message[start..])
         .and_then(|c| c[1].parse().ok())
 }
+
+/// (batch 29) A snake_case error code run onto the message it names, as Cline prints
+/// `${code}${message}` ("stream_initialization_failedFailed to create stream"): the code and
+/// the message apart, lower-cased, so each is read on its own word boundaries. None when the
+/// message does not start so.
+pub fn code_run_on(message: &str) -> Option<String> {
+    let m = message.trim_start();
+    let code_len = m
+        .bytes()
+        .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
+        .count();
+    let code = &m[..code_len];
+    let rest = &m[code_len..];
+    let split = code.contains('_')
+        && !code.starts_with('_')
+        && rest.as_bytes().first().is_some_and(u8::is_ascii_uppercase);
+    split.then(|| format!("{code} {rest}").to_lowercase())
+}

@@ -1275,6 +1275,9 @@ mod batch29b_tests {
             (None, "API 请求失败：\nTXT\nLoad failed", Connection, true),
             (None, "API Request Failed:\nFailed to fetch", Connection, true),
             (None, "Request failed\nNetworkError when attempting to fetch resource.", Connection, true),
+            // Cline's code run onto its message
+            (None, "stream_initialization_failedFailed to create stream", ServerError, true),
+            (None, "api_request_failedToo many requests", RateLimited, true),
         ] {
             let f = match status {
                 Some(s) => Failure::http(s, text),
