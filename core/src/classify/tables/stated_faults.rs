@@ -1099,3 +1099,27 @@ mod batch28a_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod batch29b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 29) A message content over OpenAI's per-string cap is the input's length, under
+    /// any status; a tool call id "string too long" stays the request's shape.
+    #[test]
+    fn content_string_too_long_is_context() {
+        for (status, text, want) in [
+            (Some(400), "Error code: 400 - Invalid 'messages[0].content': string too long", ContextOverflow),
+            (None, "Invalid 'messages[3].content': string too long. Expected a string with maximum length 10485760, but got a string with length 12000000 instead.", ContextOverflow),
+            (Some(400), "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with maximum length 40", BadRequest),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            assert_eq!(classify(&f).category, want, "{status:?} {text}");
+        }
+    }
+}

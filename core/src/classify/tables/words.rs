@@ -181,10 +181,9 @@ mod batch29b_tests {
     use crate::failure::Failure;
 
     /// (batch 29) Russian limit words (chatgpt_telegram_bot's ru locale "Превышен предел
-    /// использования") read as their English twins; "try again" catch-alls in new wordings
-    /// (EmbedAI, Junie) as the nearby family.
+    /// использования") read as their English twins.
     #[test]
-    fn russian_limits_and_new_catch_alls() {
+    fn russian_limit_words_are_rate_limits() {
         for (text, want) in [
             (
                 "Не удалось получить ответ ⚠️ Превышен предел использования",
@@ -192,11 +191,6 @@ mod batch29b_tests {
             ),
             ("Ошибка: лимит превышен", RateLimited),
             ("Превышен лимит использования API", RateLimited),
-            ("Error Fetching Answer. Please try again.", ServerError),
-            (
-                "The task was stopped due to an error. Try again.",
-                ServerError,
-            ),
         ] {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, true), "{text}");
