@@ -36,6 +36,31 @@ pub(crate) fn warm() {
     from_body("retryDelay");
     reset_field("seconds");
     wait_in_text("");
+    wait_in_hours_or_days("");
+}
+
+/// (batch 29) A wait the words ask for in hours or days ("Please wait 269 hours 20 minutes
+/// before trying again", GitHub Copilot's rate-limit notice; "try again in 3 days"): the unit
+/// itself says the window is long. Seconds are not read here, so a per-minute limit's
+/// boilerplate "retry after 86400 seconds" (Azure S0) stays the rate limit it is.
+pub fn wait_in_hours_or_days(text: &str) -> Option<f64> {
+    let text = head(text);
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(concat!(
+            r"(?i)\b(?:try\s+again|retry|wait|resets?)\s+(?:again\s+)?(?:in|after|for)?\s*",
+            r"(?:about\s+|approximately\s+|at\s+least\s+|~\s*)?",
+            r"(?P<n>[0-9]+(?:\.[0-9]+)?)\s*(?P<unit>hours?|hrs?|days?)\b",
+        ))
+        .expect("valid regex")
+    });
+    let c = r.captures(text)?;
+    let n: f64 = c["n"].parse().ok()?;
+    let per = match c["unit"].to_ascii_lowercase().as_bytes()[0] {
+        b'd' => 86400.0,
+        _ => 3600.0,
+    };
+    Some(n * per)
 }
 
 /// (batch 24) A reset or wait an error body gives as a number of seconds in a field of its own:

@@ -48,6 +48,15 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
             }
             None => (category, evidence),
         },
+        // (batch 29) A rate limit whose words ask for a wait of a day or more, stated in hours
+        // or days ("Please wait 269 hours 20 minutes", Copilot): a quota of a day or more
+        // (CONTRACT §2), payment; no retry budget waits it out.
+        Category::RateLimited
+            if retry_after::wait_in_hours_or_days(&failure.message)
+                .is_some_and(|secs| secs >= DAY_SECS) =>
+        {
+            (Category::PaymentRequired, Evidence::Message)
+        }
         _ => (category, evidence),
     };
     // (batch 19) A model not found in the client's own list of providers and models (it offers
@@ -296,6 +305,9 @@ fn allowance_resets_soon(f: &Failure, hay: &Hay) -> bool {
 /// a day. (A status's own retry hint is not read so: Azure's S0 429 says "retry after 86400
 /// seconds" of a per-minute limit.)
 const LONG_WAIT_SECS: f64 = 12.0 * 3600.0;
+
+/// A day: a quota whose stated wait is this long or longer is a day's quota (CONTRACT §2).
+const DAY_SECS: f64 = 24.0 * 3600.0;
 
 /// Billing boilerplate around a quota that refills within a retry budget: the text names a
 /// window of a minute or a second (a quota id `...PerMinute-FreeTier`, "per minute"), or
@@ -1382,6 +1394,19 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             true => Category::BadRequest,
             false => Category::InvalidResponse,
         });
+    }
+    // (batch 29) An error code run onto its message: the two read apart.
+    if let Some(apart) = text::code_run_on(&f.message) {
+        if let Some(p) = text::permanent().first(&apart) {
+            return Some(p.category);
+        }
+        if let Some(p) = text::transient().first(&apart) {
+            return Some(p.category);
+        }
+    }
+    // (batch 29) A browser's fetch failure on the last line, under a frame in any language.
+    if let Some(c) = text::last_line_fetch_failure(&f.message) {
+        return Some(c);
     }
     // (batch 18) A quoted error the sentence ends on (a KeyError's key, undici's "terminated").
     if let Some(c) = text::last_clause(&f.message) {

@@ -1800,6 +1800,12 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
     // to stream completion", the context of any failed completion: a 500 after retries as well
     // as a bad key, as zed's own longer texts show). Alone it says nothing: unknown, not a cut.
     ("failed to stream completion", Unknown),
+    // (batch 29) The same context line under Zed's panel frame, run together as the panel shows
+    // it ("Error interacting with language model failed to stream completion"): still no cause.
+    (
+        "error interacting with language model failed to stream completion",
+        Unknown,
+    ),
 ];
 
 /// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport

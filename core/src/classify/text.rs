@@ -235,6 +235,19 @@ pub fn last_clause(message: &str) -> Option<Category> {
         .map(|(_, c)| *c)
 }
 
+/// (batch 29) A browser's fetch failure as the last line of an app's message, after a frame in
+/// any language ("API 请求失败：\nTXT\nLoad failed", Chatbox on Safari): the line is the
+/// client's whole error word (`tables::UNDICI_TYPE_ERRORS`: Chromium, Firefox, WebKit).
+pub fn last_line_fetch_failure(message: &str) -> Option<Category> {
+    let (_, last) = message.trim().rsplit_once('\n')?;
+    let last = last.trim().to_lowercase();
+    super::tables::UNDICI_TYPE_ERRORS
+        .iter()
+        .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
+        .find(|(w, _)| last == *w)
+        .map(|(_, c)| *c)
+}
+
 /// (batch 20) A Python server's `KeyError('field')` (its repr, as text-generation-webui and
 /// FastChat answer any exception under a 500): the handler looked up a field the request did not
 /// carry, and the same request fails the same way. A key of a provider's reply
@@ -1429,4 +1442,22 @@ pub fn minimax_trailing_code(message: &str) -> Option<u32> {
         .unwrap_or(message.len());
     r.captures(&message[start..])
         .and_then(|c| c[1].parse().ok())
+}
+
+/// (batch 29) A snake_case error code run onto the message it names, as Cline prints
+/// `${code}${message}` ("stream_initialization_failedFailed to create stream"): the code and
+/// the message apart, lower-cased, so each is read on its own word boundaries. None when the
+/// message does not start so.
+pub fn code_run_on(message: &str) -> Option<String> {
+    let m = message.trim_start();
+    let code_len = m
+        .bytes()
+        .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_')
+        .count();
+    let code = &m[..code_len];
+    let rest = &m[code_len..];
+    let split = code.contains('_')
+        && !code.starts_with('_')
+        && rest.as_bytes().first().is_some_and(u8::is_ascii_uppercase);
+    split.then(|| format!("{code} {rest}").to_lowercase())
 }

@@ -480,6 +480,27 @@ pub const PERMANENT: &[Phrase] = &[
     // and its catch-all words around it ("An error occurred while processing your request")
     // are no server's advice. Unknown unless the relayed error names itself (read first).
     said("with non-retryable error", Unknown),
+    // (batch 29) A model the app's own backend does not offer (Raycast's AI backends: "AI model
+    // is unavailable", "Model is not supported" from @raycast/server): the app's model setting,
+    // the same on every try. Read after the providers' "model is not supported by provider".
+    said("ai model is unavailable", Configuration),
+    said("model is not supported", Configuration),
+    // (batch 29) A provider naming the model id it does not know (OpenRouter 400 "x is not a
+    // valid model ID"; Together's "Unable to access model x", read elsewhere).
+    said("is not a valid model id", NotFound),
+    said("not a valid model", NotFound),
+    // (batch 29) A request field refused by the provider's schema (Anthropic "tools.0.custom.name:
+    // String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", pydantic's string_pattern_mismatch
+    // wording as a provider answers it).
+    said("should match pattern", BadRequest),
+    // (batch 29) A client's own reply parser that failed on an item of the answer (Chatbox "API
+    // Request Failed: Error parsing item"), and the legacy openai-python APIError for a 200 it
+    // could not read ("HTTP code 200 from API (...)"): the reply, not the request.
+    said("error parsing item", InvalidResponse),
+    said("http code 200 from api", InvalidResponse),
+    // (batch 29) An app's word that the key was refused ("Please check your API key and
+    // credentials", obsidian-copilot; "check your API key" in other plugins).
+    said("check your api key and credentials", Unauthorized),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -526,6 +547,10 @@ pub const BEFORE_ANY_CALL: &[Phrase] = &[
     // it may also be requests too fast): the causes are guesses, none decides.
     said("也可能是", Unknown),
     said("也有可能是", Unknown),
+    // (batch 29) A pydantic validation of the app's own client object that rejects the SecretStr
+    // the app passed itself (langflow: "validation error for ChatOpenAI api_key Input should be
+    // a valid string ... input_type=SecretStr"): the app's code, not the user's input.
+    said("input_type=secretstr", Programming),
 ];
 
 /// (batch 26) A program a host could not start because it is not there, in Node's
@@ -687,6 +712,13 @@ pub const TRANSIENT: &[Phrase] = &[
     // (batch 28) A relay's statement that the upstream failed for overload (OmniRoute's
     // "Antigravity upstream error (400) due to overload").
     said("due to overload", Overloaded),
+    // (batch 29) A service's "too busy" (Cherry Studio relays' 503 50508 "System is too busy
+    // now. Please try again later."; "server is too busy"): overload in its words.
+    said("too busy", Overloaded),
+    // (batch 29) Cline's code for a stream its provider would not open
+    // ("stream_initialization_failed", with "Failed to create stream" run on): as
+    // "failed to create stream" above.
+    said("stream_initialization_failed", ServerError),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
@@ -1178,5 +1210,66 @@ mod batch28a_tests {
         assert_eq!(c.category, Unauthorized);
         let c = classify(&Failure::new("Failed after 1 attempts with non-retryable error: 'You exceeded your current quota, please check your plan and billing details'"));
         assert_eq!(c.category, PaymentRequired);
+    }
+}
+
+#[cfg(test)]
+mod batch29b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 29) Apps' own words for a model, a key, a schema, a reply and a busy service, under
+    /// any status or none.
+    #[test]
+    fn app_words_name_their_family() {
+        for (status, text, want, transient) in [
+            // Raycast's backends (raycast-unblock, promptlab issues)
+            (None, "Failed to get the prompt: AI model is unavailable", Configuration, false),
+            (None, "Error: Model is not supported", Configuration, false),
+            // OpenRouter 400, and the same words with no status
+            (Some(400), "{\"error\":{\"message\":\"openai/gpt-9 is not a valid model ID\",\"code\":400}", NotFound, false),
+            (None, "anthropic/claude-x is not a valid model ID", NotFound, false),
+            // Anthropic's tool-name schema
+            (Some(400), "tools.3.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", BadRequest, false),
+            // Chatbox and legacy openai-python reply parsers
+            (None, "API Request Failed: Error parsing item", InvalidResponse, false),
+            (None, "openai.error.APIError: HTTP code 200 from API ({\"id\": )", InvalidResponse, false),
+            (None, "Please check your API key and credentials", Unauthorized, false),
+            // langflow's pydantic check of its own client object
+            (None, "ValidationError: 1 validation error for ChatAnthropic\napi_key\n Input should be a valid string [type=string_type, input_value=SecretStr('**********'), input_type=SecretStr]", Programming, false),
+            // a relay's 503 and other "too busy" wordings
+            (Some(503), "System is too busy now. Please try again later.", Overloaded, true),
+            (None, "The server is too busy right now", Overloaded, true),
+            // a browser's fetch failure on the last line of an app's frame (Chatbox on Safari,
+            // Chromium, Firefox)
+            (None, "API 请求失败：\nTXT\nLoad failed", Connection, true),
+            (None, "API Request Failed:\nFailed to fetch", Connection, true),
+            (None, "Request failed\nNetworkError when attempting to fetch resource.", Connection, true),
+            // Cline's code run onto its message
+            (None, "stream_initialization_failedFailed to create stream", ServerError, true),
+            (None, "api_request_failedToo many requests", RateLimited, true),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            let c = classify(&f);
+            assert_eq!((c.category, c.transient), (want, transient), "{status:?} {text}");
+        }
+    }
+
+    /// (batch 29) A rate limit whose stated wait is a day or more, in hours or days, is a
+    /// day's quota; an hour's wait or seconds of boilerplate stay a rate limit.
+    #[test]
+    fn waits_of_a_day_or_more_are_payment() {
+        for (text, want) in [
+            ("Sorry, your request was rate-limited. Please wait 269 hours 20 minutes before trying again.", PaymentRequired),
+            ("Rate limit exceeded. Try again in 3 days.", PaymentRequired),
+            ("Sorry, your request was rate-limited. Please wait 2 hours before trying again.", RateLimited),
+            ("Rate limit exceeded. Please retry after 30 seconds.", RateLimited),
+        ] {
+            assert_eq!(classify(&Failure::new(text)).category, want, "{text}");
+        }
     }
 }

@@ -614,6 +614,10 @@ pub const FAMILIES: &[Family] = &[
             // (batch 27) "Request to OpenAI failed. Please try again." (ResearchGPT): the
             // request and its target, nothing of what went wrong.
             "request to",
+            // (batch 29) EmbedAI's "Error Fetching Answer. Please try again."; Junie's "The task
+            // was stopped due to an error. Try again.": a failure that names nothing.
+            "error fetching",
+            "due to an error",
             "sorry",
             "oops",
             "unfortunately",
@@ -914,5 +918,28 @@ mod batch26b_tests {
             (Failure::new("An error occurred. If the issue persists, contact support."), ServerError, true),
             (Failure::new("Unfortunately, the request could not be completed. Please try again."), ServerError, true),
         ]);
+    }
+}
+
+#[cfg(test)]
+mod batch29b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 29) "Try again" catch-alls in new wordings (EmbedAI "Error Fetching Answer.
+    /// Please try again."; JetBrains Junie "The task was stopped due to an error. Try again."):
+    /// a failure that names nothing, with the advice to retry.
+    #[test]
+    fn new_catch_alls_that_say_try_again() {
+        for text in [
+            "Error Fetching Answer. Please try again.",
+            "Error fetching results, please try again",
+            "The task was stopped due to an error. Try again.",
+            "Generation stopped due to an error. Please retry.",
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (ServerError, true), "{text}");
+        }
     }
 }

@@ -335,7 +335,12 @@ pub const MODEL_ABSENT: &[Phrase] = &[
 /// length is 8192 tokens." from the embeddings endpoint): the reason decides over the main
 /// tables' bare "invalid '" (bad request). ("string too long" is not here: under a tool call's
 /// id it is the request's shape, under a message's content its length.)
-pub const REASON_AFTER_PARAM: &[Phrase] = &[stated("': maximum context length", ContextOverflow)];
+pub const REASON_AFTER_PARAM: &[Phrase] = &[
+    stated("': maximum context length", ContextOverflow),
+    // (batch 29) A message's content over OpenAI's per-string cap ("Invalid
+    // 'messages[0].content': string too long. Expected a string with maximum length 10485760").
+    stated("content': string too long", ContextOverflow),
+];
 
 /// (batch 20) Allowances that name their reset: payment when the reset is hours or days away
 /// (Gemini Code Assist's "Your quota will reset after 8h44m7s"), a rate limit when the text
@@ -1218,5 +1223,29 @@ mod batch29a_tests {
             "Unexpected server status 404: Not Found",
         ));
         assert_ne!(c.category, ServerError);
+    }
+}
+
+#[cfg(test)]
+mod batch29b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 29) A message content over OpenAI's per-string cap is the input's length, under
+    /// any status; a tool call id "string too long" stays the request's shape.
+    #[test]
+    fn content_string_too_long_is_context() {
+        for (status, text, want) in [
+            (Some(400), "Error code: 400 - Invalid 'messages[0].content': string too long", ContextOverflow),
+            (None, "Invalid 'messages[3].content': string too long. Expected a string with maximum length 10485760, but got a string with length 12000000 instead.", ContextOverflow),
+            (Some(400), "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with maximum length 40", BadRequest),
+        ] {
+            let f = match status {
+                Some(s) => Failure::http(s, text),
+                None => Failure::new(text),
+            };
+            assert_eq!(classify(&f).category, want, "{status:?} {text}");
+        }
     }
 }

@@ -99,6 +99,11 @@ pub const TRANSIENT: &[Phrase] = &[
     said("слишком много запросов", RateLimited), // ru
     said("превышен лимит запросов", RateLimited),
     said("превышена квота", RateLimited),
+    // (batch 29) "Превышен предел использования" (chatgpt_telegram_bot ru: usage limit
+    // exceeded, no window named): предел and лимит are both "limit".
+    said("превышен предел", RateLimited),
+    said("превышен лимит", RateLimited),
+    said("лимит превышен", RateLimited),
     said("リクエストが多すぎ", RateLimited), // ja
     said("リクエスト数超過", RateLimited),   // CLOVA Studio ja: 64429
     said("レート制限", RateLimited),
@@ -168,3 +173,27 @@ pub const LONG_WINDOW: &[Phrase] = &[
     said("pro monat", PaymentRequired),
     said("в месяц", PaymentRequired),
 ];
+
+#[cfg(test)]
+mod batch29b_tests {
+    use crate::category::Category::*;
+    use crate::classify::classify;
+    use crate::failure::Failure;
+
+    /// (batch 29) Russian limit words (chatgpt_telegram_bot's ru locale "Превышен предел
+    /// использования") read as their English twins.
+    #[test]
+    fn russian_limit_words_are_rate_limits() {
+        for (text, want) in [
+            (
+                "Не удалось получить ответ ⚠️ Превышен предел использования",
+                RateLimited,
+            ),
+            ("Ошибка: лимит превышен", RateLimited),
+            ("Превышен лимит использования API", RateLimited),
+        ] {
+            let c = classify(&Failure::new(text));
+            assert_eq!((c.category, c.transient), (want, true), "{text}");
+        }
+    }
+}
