@@ -501,6 +501,11 @@ pub const PERMANENT: &[Phrase] = &[
     // (batch 29) An app's word that the key was refused ("Please check your API key and
     // credentials", obsidian-copilot; "check your API key" in other plugins).
     said("check your api key and credentials", Unauthorized),
+    // (batch 30) An app sending the user to the provider's billing set-up ("Please ensure that
+    // your OpenAI account is configured correctly with a valid credit card",
+    // OpenAssistantGPT): the account cannot pay, by the app's word.
+    said("with a valid credit card", PaymentRequired),
+    said("add a valid credit card", PaymentRequired),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's
@@ -719,6 +724,16 @@ pub const TRANSIENT: &[Phrase] = &[
     // ("stream_initialization_failed", with "Failed to create stream" run on): as
     // "failed to create stream" above.
     said("stream_initialization_failed", ServerError),
+    // (batch 30) An app's advice to check the network, whatever catch-all it sits in
+    // ("An error occurred while communicating with OpenAI. Please check your internet
+    // connection, or try again later."): the app saw the connection fail.
+    said("check your internet connection", Connection),
+    said("check your network connection", Connection),
+    // (batch 30) gRPC-style clients' transport failures (Warp: "Agent Mode request failed:
+    // Internal error occurred at transport layer."): the connection failed under the request,
+    // whatever "internal" says.
+    said("at transport layer", Connection),
+    said("at the transport layer", Connection),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
