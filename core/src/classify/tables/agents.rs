@@ -724,16 +724,6 @@ pub const TRANSIENT: &[Phrase] = &[
     // ("stream_initialization_failed", with "Failed to create stream" run on): as
     // "failed to create stream" above.
     said("stream_initialization_failed", ServerError),
-    // (batch 30) An app's advice to check the network, whatever catch-all it sits in
-    // ("An error occurred while communicating with OpenAI. Please check your internet
-    // connection, or try again later."): the app saw the connection fail.
-    said("check your internet connection", Connection),
-    said("check your network connection", Connection),
-    // (batch 30) gRPC-style clients' transport failures (Warp: "Agent Mode request failed:
-    // Internal error occurred at transport layer."): the connection failed under the request,
-    // whatever "internal" says.
-    said("at transport layer", Connection),
-    said("at the transport layer", Connection),
 ];
 
 /// Overload words that overrule a generic 400 or 4xx: FastChat's controller and the servers
