@@ -191,9 +191,9 @@ pub const TRANSIENT: &[Phrase] = &[
     // (batch 30) An app's advice to check the network, whatever catch-all it sits in
     // ("An error occurred while communicating with OpenAI. Please check your internet
     // connection, or try again later."): the app saw the connection fail
-    // (read before the main tables' bare "try again later").
+    // (read before the main tables' bare "try again later"). "check your network connection"
+    // is no such row: apps put it beside stated timeouts and cut streams, which decide.
     said("check your internet connection", Connection),
-    said("check your network connection", Connection),
 ];
 
 /// (batch 22) A retry loop's own give-up that names no cause: Azure.Core's `RetryPolicy`
