@@ -501,6 +501,11 @@ pub const PERMANENT: &[Phrase] = &[
     // (batch 29) An app's word that the key was refused ("Please check your API key and
     // credentials", obsidian-copilot; "check your API key" in other plugins).
     said("check your api key and credentials", Unauthorized),
+    // (batch 30) An app sending the user to the provider's billing set-up ("Please ensure that
+    // your OpenAI account is configured correctly with a valid credit card",
+    // OpenAssistantGPT): the account cannot pay, by the app's word.
+    said("with a valid credit card", PaymentRequired),
+    said("add a valid credit card", PaymentRequired),
 ];
 
 /// (batch 17) Frames that say the failure happened before any request: a flow builder's

@@ -98,6 +98,11 @@ pub const PERMANENT: &[Phrase] = &[
     said("responsenotread", Programming),
     said("content has already been streamed", Programming),
     said("streamconsumed", Programming),
+    // (batch 30) An Emacs Lisp error inside a package's process sentinel (gptel: "error in
+    // process sentinel: gptel-curl--parse-response: Search failed: ..."): Emacs prints this
+    // head for any signal the package's own callback raised, a bug in the client's code.
+    said("error in process sentinel", Programming),
+    said("error in process filter", Programming),
 ];
 
 #[cfg(test)]

@@ -73,6 +73,10 @@ pub const PERMANENT: &[Phrase] = &[
         "failed to generate json. please adjust your prompt",
         Validation,
     ),
+    // (batch 30) A harness that found no code in the model's reply (AutoManual: "LLM failed to
+    // respond with code as expected."): the output failed the harness's format check.
+    said("failed to respond with code", Validation),
+    said("did not respond with code", Validation),
 ];
 
 /// (batch 28) The AI SDK's reports of a reply that failed its schema or its JSON parser

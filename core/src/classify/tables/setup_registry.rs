@@ -97,6 +97,24 @@ pub const PERMANENT: &[Phrase] = &[
     // app's own store is misconfigured or down, nothing an LLM call's retry changes.
     said("max retries per request limit", Configuration),
     said("maxretriesperrequest", Configuration),
+    // (batch 30) .NET dependency injection with no service for what the kernel asked
+    // (Semantic Kernel 0.x `KernelException` "Service of type ...ITextCompletion not
+    // registered."; Microsoft.Extensions.DependencyInjection "No service for type 'X' has been
+    // registered."): the app's set-up, nothing was sent.
+    said("no service for type", Configuration),
+    said("service of type", Configuration),
+    // (batch 30) A client that refuses a model id its own list does not hold (langchain-nvidia
+    // via jupyter-ai: "Model meta/llama2-70b is incompatible with client ChatNVIDIAProvider.
+    // Please check `ChatNVIDIAProvider.get_available_models()`.").
+    said("is incompatible with client", Configuration),
+    said("get_available_models()", Configuration),
+    // (batch 30) Apps pointing the user at their own AI set-up ("Translation failed.
+    // Double-check your AI settings — the integration may not be fully configured."), and a
+    // provider answer that no key was given ("You need to use an API key", Replicate via
+    // Continue).
+    said("check your ai settings", Configuration),
+    said("not fully configured", Configuration),
+    said("need to use an api key", Configuration),
 ];
 
 /// (batch 21) A key the client never had, in the words SDKs print before sending anything
@@ -216,6 +234,37 @@ mod batch26b_tests {
             (Failure::new("InvalidRequestError: Must provide an 'engine' or 'deployment_id' parameter to create a <class 'openai.api_resources.completion.Completion'>"), Configuration, false),
             (Failure::new("Anthropic API key is required").with_class(["pandasai.exceptions.APIKeyNotFoundError"]), Configuration, false),
             (Failure::new("MaxRetriesPerRequestError: Reached the max retries per request limit (which is 3)."), Configuration, false),
+        ]);
+    }
+}
+
+#[cfg(test)]
+mod batch30b_tests {
+    use crate::category::Category::*;
+    use crate::failure::Failure;
+
+    use crate::classify::tables::decides::each_with as check;
+
+    /// (batch 30) Each family in wordings other than the corpus case's: .NET DI, a client's
+    /// model list, apps' set-up advice, a missing key, a network hint, a transport layer, an
+    /// Emacs sentinel, a harness with no code, a card on file.
+    #[test]
+    fn batch30_families_in_new_wordings() {
+        check(vec![
+            (Failure::new("System.InvalidOperationException: No service for type 'Microsoft.SemanticKernel.ChatCompletion.IChatCompletionService' has been registered."), Configuration, false),
+            (Failure::new("Service of type Microsoft.SemanticKernel.AI.Embeddings.ITextEmbeddingGeneration not registered."), Configuration, false),
+            (Failure::new("Model mistralai/mixtral-8x7b is incompatible with client ChatNVIDIA. Please check `ChatNVIDIA.get_available_models()`."), Configuration, false),
+            (Failure::new("Summary failed. Please check your AI settings."), Configuration, false),
+            (Failure::new("The assistant is not fully configured yet."), Configuration, false),
+            (Failure::new("Error: you need to use an API key for this model"), Configuration, false),
+            (Failure::new("Could not reach the AI service. Please check your internet connection or try again later."), Connection, true),
+            (Failure::new("Request timed out. Check your network connection and try again."), Timeout, true),
+            (Failure::new("Something went wrong while talking to Gemini. Please check your internet connection."), Connection, true),
+            (Failure::new("request failed: internal error occurred at the transport layer"), Connection, true),
+            (Failure::new("error in process filter: json-parse-error: unexpected token"), Programming, false),
+            (Failure::new("error in process sentinel: wrong-type-argument stringp nil"), Programming, false),
+            (Failure::new("The model did not respond with code."), Validation, false),
+            (Failure::new("Your request failed. Please add a valid credit card to your OpenAI account."), PaymentRequired, false),
         ]);
     }
 }

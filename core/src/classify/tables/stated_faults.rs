@@ -356,6 +356,12 @@ pub const GRPC_CONNECTION: &[Phrase] = &[
     said("failed to connect to all addresses", Connection),
     said("socket operation on non-socket", Connection),
     said("dns resolution failed", Connection),
+    // (batch 30) gRPC-style clients' transport failures (Warp: "Agent Mode request failed:
+    // Internal error occurred at transport layer."): the connection failed under the request,
+    // whatever "internal" says (read before the
+    // main tables' "internal error").
+    said("at transport layer", Connection),
+    said("at the transport layer", Connection),
 ];
 
 /// (batch 23) A stated answer under a connection class: Obsidian's `requestUrl` error

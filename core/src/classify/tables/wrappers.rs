@@ -188,6 +188,12 @@ pub const TRANSIENT: &[Phrase] = &[
     // `do_request_failed`, 请求上游失败, as `hosts.rs` reads it): the relay's upstream did not
     // answer, a server-side failure to the caller, as the corpus labels it since batch 22.
     said("do request failed", ServerError),
+    // (batch 30) An app's advice to check the network, whatever catch-all it sits in
+    // ("An error occurred while communicating with OpenAI. Please check your internet
+    // connection, or try again later."): the app saw the connection fail
+    // (read before the main tables' bare "try again later"). "check your network connection"
+    // is no such row: apps put it beside stated timeouts and cut streams, which decide.
+    said("check your internet connection", Connection),
 ];
 
 /// (batch 22) A retry loop's own give-up that names no cause: Azure.Core's `RetryPolicy`
