@@ -98,6 +98,11 @@ pub const PERMANENT: &[Phrase] = &[
     said("responsenotread", Programming),
     said("content has already been streamed", Programming),
     said("streamconsumed", Programming),
+    // (batch 30a) CPython's own runtime errors of a program's control flow (Python/ceval.c
+    // "No active exception to reraise": a bare `raise` outside an `except`; Objects/dictobject.c
+    // "dictionary changed size during iteration"): the wrapper's code, the same on every try.
+    said("no active exception to reraise", Programming),
+    said("dictionary changed size during iteration", Programming),
 ];
 
 #[cfg(test)]

@@ -243,6 +243,9 @@ pub const PERMANENT: &[Phrase] = &[
     said("is not of type 'object' - '", BadRequest),
     said("is not of type 'string' - '", BadRequest),
     said("is not of type 'array' - '", BadRequest),
+    // (batch 30a) An error code that names the request's input invalid, under whatever status
+    // the server chose (InferKit's "500 - INVALID_INPUT"): the same input fails again.
+    stated("invalid_input", BadRequest),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
@@ -267,6 +270,10 @@ pub const TRANSIENT: &[Phrase] = &[
     // unknown reason. It might have run out of memory? (exitcode N)": the worker died, memory
     // that frees up on a fresh worker.
     said("might have run out of memory", ServerError),
+    // (batch 30a) A gateway's word that its upstream stream ended before any event of the
+    // answer (OmniRoute's 502 "Stream ended before producing a non-ping SSE event"): nothing
+    // had streamed, so the connection failed, under whatever 5xx the gateway chose.
+    said("stream ended before producing", Connection),
 ];
 
 /// (batch 26) A gateway's own word that its upstream stream broke ("Error occured during
