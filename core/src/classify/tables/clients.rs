@@ -844,10 +844,8 @@ pub const CONNECT_TIMEOUT_WORDS: &[&str] = &[
 /// wraps: urllib3's `NewConnectionError` ("Failed to establish a new connection: [WinError
 /// 10060] ..."). A connect timeout's number inside them is only why the connect failed; the
 /// corpus labels these texts `connection` (openai.json, transport_b24a), one text one decision.
-pub const CONNECT_FAILED_WRAPPERS: &[&str] = &[
-    "failed to establish a new connection",
-    "newconnectionerror",
-];
+pub const CONNECT_FAILED_WRAPPERS: &[&str] =
+    &["failed to establish a new connection", "newconnectionerror"];
 
 #[cfg(test)]
 mod tests {
@@ -1167,13 +1165,45 @@ mod batch30a_tests {
     #[test]
     fn runtime_bugs_invalid_input_codes_and_unreadable_reply_classes() {
         each_with(vec![
-            (Failure::new("Error: Failed to generate response - No active exception to reraise"), Programming, false),
-            (Failure::new("RuntimeError: dictionary changed size during iteration"), Programming, false),
-            (Failure::http(500, "InferKit API Error: 500 - INVALID_INPUT"), BadRequest, false),
-            (Failure::http(500, "{\"error\": {\"code\": \"INVALID_INPUT\", \"message\": \"text is empty\"}}"), BadRequest, false),
-            (Failure::http(500, "InferKit API Error: 500 - INTERNAL"), ServerError, true),
-            (Failure::new("Syntax error").with_class(["OpenAI\\Exceptions\\UnserializableResponse"]), InvalidResponse, false),
-            (Failure::new("could not read reply").with_class(["UnparsableResponseError"]), InvalidResponse, false),
+            (
+                Failure::new("Error: Failed to generate response - No active exception to reraise"),
+                Programming,
+                false,
+            ),
+            (
+                Failure::new("RuntimeError: dictionary changed size during iteration"),
+                Programming,
+                false,
+            ),
+            (
+                Failure::http(500, "InferKit API Error: 500 - INVALID_INPUT"),
+                BadRequest,
+                false,
+            ),
+            (
+                Failure::http(
+                    500,
+                    "{\"error\": {\"code\": \"INVALID_INPUT\", \"message\": \"text is empty\"}}",
+                ),
+                BadRequest,
+                false,
+            ),
+            (
+                Failure::http(500, "InferKit API Error: 500 - INTERNAL"),
+                ServerError,
+                true,
+            ),
+            (
+                Failure::new("Syntax error")
+                    .with_class(["OpenAI\\Exceptions\\UnserializableResponse"]),
+                InvalidResponse,
+                false,
+            ),
+            (
+                Failure::new("could not read reply").with_class(["UnparsableResponseError"]),
+                InvalidResponse,
+                false,
+            ),
         ]);
     }
 }

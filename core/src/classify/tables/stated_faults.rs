@@ -270,10 +270,6 @@ pub const TRANSIENT: &[Phrase] = &[
     // unknown reason. It might have run out of memory? (exitcode N)": the worker died, memory
     // that frees up on a fresh worker.
     said("might have run out of memory", ServerError),
-    // (batch 30a) A gateway's word that its upstream stream ended before any event of the
-    // answer (OmniRoute's 502 "Stream ended before producing a non-ping SSE event"): nothing
-    // had streamed, so the connection failed, under whatever 5xx the gateway chose.
-    said("stream ended before producing", Connection),
 ];
 
 /// (batch 26) A gateway's own word that its upstream stream broke ("Error occured during
