@@ -1555,8 +1555,18 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             Category::StreamInterrupted if text::rate_limit().first(hay.get()).is_some() => {
                 Category::RateLimited
             }
+            // (batch 30a) A connect timeout's number inside a client's failed-to-connect
+            // words (`clients::CONNECT_FAILED_WRAPPERS`): the connection is what failed.
+            Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
             c => c,
         })
+}
+
+/// (batch 30a) The words wrap a socket error in a client's failed new connection.
+fn connect_failed_wrapper(hay: &Hay) -> bool {
+    tables::clients::CONNECT_FAILED_WRAPPERS
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// Whether `phrase` ends `message` as a heading with nothing after its colon ("Streaming

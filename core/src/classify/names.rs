@@ -11,11 +11,14 @@ use super::tables::names::{NameWord, CLASS_SUFFIXES, NEED_SUFFIX, SILENT, WORDS}
 use super::tables::wrappers;
 use crate::category::Category;
 
-/// The short name of a class (after its last `.`, `::`, `$` or `/`) and whether it carries a
+/// The short name of a class (after its last `.`, `::`, `$`, `/` or PHP's `\`) and whether it carries a
 /// class suffix, if `word` reads as a class: a capitalised name ending in a class suffix
 /// (longer than the suffix), or a CamelCase one.
 fn short_class(word: &str) -> Option<(&str, bool)> {
-    let short = word.rsplit(['.', ':', '$', '/']).next().unwrap_or(word);
+    let short = word
+        .rsplit(['.', ':', '$', '/', '\\'])
+        .next()
+        .unwrap_or(word);
     let first = short.bytes().next()?;
     let suffixed = CLASS_SUFFIXES
         .iter()

@@ -103,6 +103,11 @@ pub const PERMANENT: &[Phrase] = &[
     // head for any signal the package's own callback raised, a bug in the client's code.
     said("error in process sentinel", Programming),
     said("error in process filter", Programming),
+    // (batch 30a) CPython's own runtime errors of a program's control flow (Python/ceval.c
+    // "No active exception to reraise": a bare `raise` outside an `except`; Objects/dictobject.c
+    // "dictionary changed size during iteration"): the wrapper's code, the same on every try.
+    said("no active exception to reraise", Programming),
+    said("dictionary changed size during iteration", Programming),
 ];
 
 #[cfg(test)]

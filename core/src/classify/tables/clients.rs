@@ -840,6 +840,13 @@ pub const CONNECT_TIMEOUT_WORDS: &[&str] = &[
     "connecttimeouterror",
 ];
 
+/// (batch 30a) Words of a client that failed to open a connection, whatever socket error it
+/// wraps: urllib3's `NewConnectionError` ("Failed to establish a new connection: [WinError
+/// 10060] ..."). A connect timeout's number inside them is only why the connect failed; the
+/// corpus labels these texts `connection` (openai.json, transport_b24a), one text one decision.
+pub const CONNECT_FAILED_WRAPPERS: &[&str] =
+    &["failed to establish a new connection", "newconnectionerror"];
+
 #[cfg(test)]
 mod tests {
     use crate::category::Category::*;
@@ -1130,5 +1137,73 @@ mod batch28a_tests {
         }
         let c = classify(&Failure::http(500, "TypeError: Failed to fetch"));
         assert_eq!((c.category, c.transient), (Connection, true));
+    }
+}
+
+#[cfg(test)]
+mod batch30a_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::{each, each_with};
+    use crate::failure::Failure;
+
+    /// (batch 30a) A connect timeout's number inside urllib3's failed-new-connection words is
+    /// a connection that failed, in any language of the words after the number; the number
+    /// alone, or an httpx connect-timeout line, is still a timeout.
+    #[test]
+    fn a_timeout_inside_a_failed_new_connection_is_a_connection() {
+        each(vec![
+            (Failure::new("HTTPSConnectionPool(host='api.openai.com', port=443): Max retries exceeded with url: /v1/models/gpt-4 (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x0>: Failed to establish a new connection: [WinError 10060] 由于连接方在一段时间后没有正确答复或连接的主机没有反应，连接尝试失败。'))"), Connection),
+            (Failure::new("Failed to establish a new connection: [Errno 10060] A connection attempt failed because the connected party did not properly respond after a period of time"), Connection),
+            (Failure::new("[WinError 10060] A connection attempt failed because the connected party did not properly respond after a period of time"), Timeout),
+            (Failure::new("socket error WSAETIMEDOUT"), Timeout),
+        ]);
+    }
+
+    /// (batch 30a) CPython's control-flow runtime errors are the program's bug; an error code
+    /// naming the input invalid is the request's, even under a 500; a class named for a reply
+    /// that could not be read back is an unreadable reply, whatever its message.
+    #[test]
+    fn runtime_bugs_invalid_input_codes_and_unreadable_reply_classes() {
+        each_with(vec![
+            (
+                Failure::new("Error: Failed to generate response - No active exception to reraise"),
+                Programming,
+                false,
+            ),
+            (
+                Failure::new("RuntimeError: dictionary changed size during iteration"),
+                Programming,
+                false,
+            ),
+            (
+                Failure::http(500, "InferKit API Error: 500 - INVALID_INPUT"),
+                BadRequest,
+                false,
+            ),
+            (
+                Failure::http(
+                    500,
+                    "{\"error\": {\"code\": \"INVALID_INPUT\", \"message\": \"text is empty\"}}",
+                ),
+                BadRequest,
+                false,
+            ),
+            (
+                Failure::http(500, "InferKit API Error: 500 - INTERNAL"),
+                ServerError,
+                true,
+            ),
+            (
+                Failure::new("Syntax error")
+                    .with_class(["OpenAI\\Exceptions\\UnserializableResponse"]),
+                InvalidResponse,
+                false,
+            ),
+            (
+                Failure::new("could not read reply").with_class(["UnparsableResponseError"]),
+                InvalidResponse,
+                false,
+            ),
+        ]);
     }
 }

@@ -188,6 +188,12 @@ pub const WORDS: &[NameWord] = &[
     ("retriable", ServerError),
     ("tryagain", ServerError),
     ("temporar", ServerError),
+    // (batch 30a) An answer the client could not read back: openai-php
+    // `OpenAI\Exceptions\UnserializableResponse` (its message is only PHP's json_last_error_msg,
+    // "Syntax error"), `UnparsableResponse`-style names.
+    ("unserializable", InvalidResponse),
+    ("unparsable", InvalidResponse),
+    ("unparseable", InvalidResponse),
 ];
 
 /// Suffixes that mark a word as a class name (`...Error`, `...Exception`). A name without one

@@ -243,6 +243,9 @@ pub const PERMANENT: &[Phrase] = &[
     said("is not of type 'object' - '", BadRequest),
     said("is not of type 'string' - '", BadRequest),
     said("is not of type 'array' - '", BadRequest),
+    // (batch 30a) An error code that names the request's input invalid, under whatever status
+    // the server chose (InferKit's "500 - INVALID_INPUT"): the same input fails again.
+    stated("invalid_input", BadRequest),
 ];
 
 /// A server's transient state in its own words: MLC's prefix cache refusing a block another
