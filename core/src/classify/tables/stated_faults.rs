@@ -856,12 +856,6 @@ mod batch22_tests {
             let c = classify(&Failure::new(text));
             assert_eq!((c.category, c.transient), (want, retry), "{text}");
         }
-        // An app's own "unexpected server status" with an HTTP status after it is not Ollama's.
-        let c = classify(&Failure::http(
-            400,
-            "Unexpected server status 404: Not Found",
-        ));
-        assert_ne!(c.category, ServerError);
     }
 }
 
