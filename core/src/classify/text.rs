@@ -130,6 +130,9 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(budgets::PERMANENT)
                 .chain(setup_registry::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
+                // (batch 31a) The model's reply breaking the protocol, stated (a malformed
+                // function call under a wrapper's 500).
+                .chain(output_form::PERMANENT)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)

@@ -789,6 +789,32 @@ pub const TABLES: &[ClientTable] = &[
             said("proxy returns \"http/1.1 407", Configuration),
         ],
     },
+    // (batch 31a) A read that ended before the bytes it waited for, in asyncio's words
+    // (`asyncio.IncompleteReadError`: "{n} bytes read on a total of {m} expected bytes", as
+    // Xinference's supervisor prints it when its model worker's connection closed: "Remote
+    // server 0.0.0.0:44311 closed: 0 bytes read on a total of 11 expected bytes"): the peer
+    // closed the connection under the exchange, as http.client's IncompleteRead
+    // ("incompleteread" above) says.
+    ClientTable {
+        client: "Python asyncio streams (printed as text)",
+        source: "github.com/python/cpython Lib/asyncio/exceptions.py (IncompleteReadError)",
+        rows: &[
+            said("bytes read on a total of", Connection),
+            said("incompletereaderror", Connection),
+        ],
+    },
+    // (batch 31a) Dart's own timer: `Future.timeout` completes with `TimeoutException("Future
+    // not completed")`, `Stream.timeout` with `TimeoutException("No stream event")`; printed as
+    // "TimeoutException after 0:00:30.000000: Future not completed", or only the message (a
+    // Flutter app's toast "future not completed" on a call to Volcengine's Doubao).
+    ClientTable {
+        client: "Dart async timeouts (Future.timeout, Stream.timeout)",
+        source: "github.com/dart-lang/sdk sdk/lib/async/future.dart (timeout), sdk/lib/async/stream.dart (timeout), sdk/lib/async/async_error.dart (TimeoutException.toString)",
+        rows: &[
+            said("future not completed", Timeout),
+            said("no stream event", Timeout),
+        ],
+    },
 ];
 
 /// (batch 28) A fetch that got an answer, in the app's words: the connection word is followed by

@@ -108,6 +108,19 @@ pub const TRANSIENT: &[Phrase] = &[
     // a GPU the build does not support, the same on every try.)
     // Ollama's newer word for a runner that died.
     said("runner has unexpectedly stopped", ServerError),
+    // (batch 31a) A serving part out of memory in the server's own words, whatever the part is
+    // called (Xinference's "Model actor is out of memory."; "the worker ran out of memory";
+    // 显存不足, GPU memory short), as the GPU runtimes' rows above say it. A bare "out of
+    // memory" stays a standing fault for the last-resort readings (`nearby::CALLER_FAULT`),
+    // and a model that would not load for lack of memory is set-up (LM Studio's "Failed to
+    // load model: out of memory", read by the load family).
+    said("is out of memory", ServerError),
+    said("ran out of memory", ServerError),
+    said("显存不足", ServerError),
+    // (batch 31a) Ollama's prefix for a runner that failed under the request ("an error was
+    // encountered while running the model: unexpected EOF"): the runner's connection ending
+    // is the runner's death, not the caller's link (the corpus labels it so since batch 4).
+    said("encountered while running the model", ServerError),
 ];
 
 /// Permanent states of a local server: a prompt over the loaded context. `stated`: a server's 500 around them is still the same failure on the next try.

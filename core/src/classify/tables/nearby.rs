@@ -114,6 +114,17 @@ pub const FAMILIES: &[Family] = &[
         ],
         PaymentRequired,
     ),
+    // (batch 31a) A relay's quota of credits spent, in its words: one-api / new-api "user
+    // quota is not enough" (`insufficient_user_quota`), "token quota is not enough", 额度不足;
+    // "insufficient user quota" whatever words stand between. A relay's quota is money it
+    // holds for the user; a window's quota says per minute or day, read by the families above
+    // and the main tables first.
+    near(
+        &["quota", "额度"],
+        &["is not enough", "not enough", "insufficient", "不足"],
+        PaymentRequired,
+        true,
+    ),
     // A key refused (openai-python "Incorrect API key provided", DashScope "Invalid API-key
     // provided", "The API key you provided is invalid", "credentials have expired").
     near(
@@ -712,6 +723,16 @@ pub const FAMILIES: &[Family] = &[
             "is no longer available",
         ],
         NotFound,
+        false,
+    ),
+    // (batch 31a) A local model server that is not running ("The server of local inference
+    // endpoints is not running, please start it first", JARVIS's health check; "LM Studio
+    // server is not running"): nothing answers at its address, as a refused connection says.
+    // An app the relay needs ("Windsurf IDE is not running") is set-up, read by the main tables.
+    near(
+        &["server", "endpoint", "endpoints", "服务", "服务器"],
+        &["is not running", "not running", "isn't running", "未运行", "未启动"],
+        Connection,
         false,
     ),
 ];
