@@ -1233,3 +1233,215 @@ mod batch30a_tests {
         ]);
     }
 }
+
+#[cfg(test)]
+mod batch31a_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::{each, each_with};
+    use crate::failure::Failure;
+
+    /// (batch 31a) A read cut short in asyncio's words, and Dart's own timer in its message
+    /// alone or behind its class; a Dart state error about a future is no timeout.
+    #[test]
+    fn asyncio_short_reads_and_dart_timers() {
+        each(vec![
+            // python/cpython#4354 (the message as asyncio printed it then).
+            (
+                Failure::new("IncompleteReadError: 1 bytes read on a total of None expected bytes"),
+                Connection,
+            ),
+            // cpython Lib/asyncio/exceptions.py: the class as a traceback's last line.
+            (
+                Failure::new("asyncio.exceptions.IncompleteReadError: 0 bytes read on a total of 8 expected bytes"),
+                Connection,
+            ),
+            // anasfik/openai#163 (dart_openai chat completion); bazrafkan/google_place#54.
+            (
+                Failure::new("TimeoutException after 0:00:30.000000: Future not completed"),
+                Timeout,
+            ),
+            (Failure::new("TimeoutException (Future not completed)"), Timeout),
+            // Dart SDK sdk/lib/async/stream.dart Stream.timeout's message.
+            (
+                Failure::new("TimeoutException after 0:00:10.000000: No stream event"),
+                Timeout,
+            ),
+        ]);
+        // Near miss: Dart's StateError for a completer completed twice is the program's own.
+        let c = crate::classify::classify(&Failure::new("Bad state: Future already completed"));
+        assert_ne!(c.category, Timeout);
+    }
+
+    /// (batch 31a) A serving part out of memory in the server's words; a model that would not
+    /// load for lack of memory stays set-up.
+    #[test]
+    fn a_serving_part_out_of_memory() {
+        each_with(vec![
+            // xorbitsai/inference xinference/core/model.py `_handle_oom_error`.
+            (
+                Failure::new("Model actor is out of memory, model id: qwen2-instruct-0, error: Test Out of Memory Error"),
+                ServerError,
+                true,
+            ),
+            (
+                Failure::http(500, "{\"detail\":\"Model actor is out of memory, model id: whisper-0\"}"),
+                ServerError,
+                true,
+            ),
+            // Near miss (forums_local_b21a's LM Studio wording): set-up, not retried.
+            (
+                Failure::new("Failed to load model: out of memory"),
+                Configuration,
+                false,
+            ),
+        ]);
+    }
+
+    /// (batch 31a) Ollama's runner failing under the request is the server's, whatever the
+    /// runner's connection said; the client's own link to Ollama stays a connection.
+    #[test]
+    fn ollama_runner_failure_prefix_is_the_servers() {
+        each(vec![
+            // ollama/ollama#12334.
+            (
+                Failure::new("an error was encountered while running the model: read tcp 127.0.0.1:58428->127.0.0.1:58426: wsarecv: An existing connection was forcibly closed by the remote host"),
+                ServerError,
+            ),
+            // Near miss, ollama/ollama#2558: the CLI's own request to the server.
+            (
+                Failure::new("Error: Post \"http://127.0.0.1:11434/api/chat\": read tcp 127.0.0.1:51644->127.0.0.1:11434: wsarecv: An existing connection was forcibly closed by the remote host."),
+                Connection,
+            ),
+        ]);
+    }
+
+    /// (batch 31a) A local server that is not running is not reached; an app a relay needs
+    /// that is not running is set-up; an engine loop that stopped is the server's.
+    #[test]
+    fn a_server_not_running() {
+        each(vec![
+            // lmstudio-ai/lmstudio-bug-tracker#1720 (`lms server status`'s verdict).
+            (Failure::new("the server is not running"), Connection),
+            // continuedev/continue#11452.
+            (
+                Failure::new("Unable to connect to local Ollama instance. Ollama may not be running."),
+                Connection,
+            ),
+            // Near misses (corpus wordings): the relay's IDE, vLLM's engine loop.
+            (
+                Failure::new("Windsurf IDE is not running. Please start Windsurf first"),
+                Configuration,
+            ),
+            (
+                Failure::new("MQEngineDeadError: Engine loop is not running."),
+                ServerError,
+            ),
+        ]);
+    }
+
+    /// (batch 31a) A relay's quota of credits that is not enough is a bill; a quota by the
+    /// minute stays a throttle.
+    #[test]
+    fn a_relay_quota_not_enough_is_a_bill() {
+        each_with(vec![
+            // songquanpeng/one-api#898.
+            (Failure::new("user quota is not enough"), PaymentRequired, false),
+            // sparticleinc/chatgpt-google-summary-extension#222 (new-api).
+            (
+                Failure::new("{\"error\":{\"message\":\"user quota is not enough (request id: 20240909152207513198801NCNrvKxv)\",\"type\":\"new_api_error\",\"param\":\"\",\"code\":\"insufficient_user_quota\"}}"),
+                PaymentRequired,
+                false,
+            ),
+            // popjane/free_chatgpt_api#78, under the relay's 403.
+            (
+                Failure::http(403, "Error code: 403 - {'error': {'message': 'user quota is not enough (request id: 202502281247138307582052662997)', 'type': 'v_api_error', 'param': '', 'code': 'insufficient_user_quota'}}"),
+                PaymentRequired,
+                false,
+            ),
+            // Near miss: Gemini's per-minute quota.
+            (
+                Failure::new("Quota exceeded for quota metric 'Generate Content API requests per minute' and limit 'GenerateContent request limit per minute for a region'"),
+                RateLimited,
+                true,
+            ),
+        ]);
+    }
+
+    /// (batch 31a) A code whose leading words are `invalid_request` is a request refused as
+    /// written, without a status too; a specific code of the family keeps its own nature.
+    #[test]
+    fn invalid_request_code_family() {
+        each(vec![
+            (
+                Failure::new("").with_body("{\"object\":\"error\",\"message\":\"Expected last role User or Tool\",\"type\":\"invalid_request_message_order\",\"param\":null,\"code\":\"3230\"}"),
+                BadRequest,
+            ),
+            (
+                Failure::new("").with_body("{\"error\":{\"message\":\"Missing json field\",\"code\":\"invalid_request_entity\"}}"),
+                BadRequest,
+            ),
+            // Near miss: the pairing wording under the same type stays a pairing error.
+            (
+                Failure::new("").with_body("{\"object\":\"error\",\"message\":\"Not the same number of function calls and responses\",\"type\":\"invalid_request_message_order\",\"param\":null,\"code\":\"3230\"}"),
+                OrphanToolCalls,
+            ),
+        ]);
+    }
+
+    /// (batch 31a) Google's finish-reason descriptions are the model's reply breaking the
+    /// protocol, also under a wrapper's 500; a bare 500 stays a server error.
+    #[test]
+    fn finish_reason_descriptions_over_a_wrappers_500() {
+        each_with(vec![
+            // google-genai FinishReason MALFORMED_FUNCTION_CALL / UNEXPECTED_TOOL_CALL docs
+            // (googleapis.github.io/kotlin-genai; pub.dev google_cloud_aiplatform_v1beta1).
+            (
+                Failure::http(500, "{\"error\":{\"message\":\"The tool call generated by the model is invalid.\",\"type\":\"internal_server_error\"}}"),
+                InvalidResponse,
+                false,
+            ),
+            // langchain-ai/langchain-google#1207's finish_message, relayed under a 500.
+            (
+                Failure::http(500, "finish_reason: MALFORMED_FUNCTION_CALL, finish_message: Malformed function call: print(default_api.Output(...))"),
+                InvalidResponse,
+                false,
+            ),
+            (
+                Failure::http(500, "{\"error\":{\"message\":\"Internal error encountered.\",\"type\":\"internal_server_error\"}}"),
+                ServerError,
+                true,
+            ),
+        ]);
+    }
+
+    /// (batch 31a) A model container's status stated after "Received client error": its
+    /// nature; without a status it stays a client error; a server error stays transient.
+    #[test]
+    fn a_model_containers_stated_status() {
+        each_with(vec![
+            // philschmid/cdk-samples#5.
+            (
+                Failure::http(400, "An error occurred (ModelError) when calling the InvokeEndpoint operation: Received client error (400) from primary with message \"{\\n  \\\"code\\\": 400,\\n  \\\"type\\\": \\\"InternalServerException\\\",\\n  \\\"message\\\": \\\"\\\\u0027gptj\\\\u0027\\\"\\n}\\n\""),
+                BadRequest,
+                false,
+            ),
+            // huggingface/notebooks#274: an input over the container's size.
+            (
+                Failure::http(424, "An error occurred (ModelError) when calling the InvokeEndpoint operation: Received client error (413) from primary and could not load the entire response body."),
+                ContextOverflow,
+                false,
+            ),
+            (
+                Failure::http(424, "ModelErrorException: Received client error from the model container"),
+                ClientError,
+                false,
+            ),
+            // aws/sagemaker-python-sdk#4395.
+            (
+                Failure::http(424, "An error occurred (ModelError) when calling the InvokeEndpoint operation: Received server error (500) from primary and could not load the entire response body."),
+                ServerError,
+                true,
+            ),
+        ]);
+    }
+}
