@@ -913,7 +913,7 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // A permanent status: a stated nature, a specific provider code, then a message
         // phrase, may sharpen it (xAI answers exhausted credits with a 403).
         if let Some(p) = text::stated().first(hay.get()) {
-            return container_status(p.category, hay);
+            return p.category;
         }
         // Some APIs answer a rate limit with 403 (Alibaba's coding plan: 403 AccessDenied
         // "Rate limit exceeded. Please wait and try again"; GitHub's "API rate limit
@@ -939,7 +939,7 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         return c;
     }
     if let Some(p) = text::stated().first(hay.get()) {
-        return container_status(p.category, hay);
+        return p.category;
     }
     // (batch 20) A server's 500 around a Python KeyError on a field of the request
     // (`text::request_key_error`): the request's fault, stated by the exception's repr.
@@ -1034,20 +1034,6 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         }
         c => c,
     }
-}
-
-/// (batch 31a) A model container's client error as SageMaker and Bedrock relay it ("Received
-/// client error (400) from primary with message ..."): the status the container answered,
-/// stated in the words, names the nature (a 400 is a bad request, a 404 not found); without
-/// one it stays the stated `client_error`.
-fn container_status(stated: Category, hay: &Hay) -> Category {
-    if stated != Category::ClientError {
-        return stated;
-    }
-    text::status_in_text_all(hay.get(), tables::wrappers::CONTAINER_STATUS_INTRODUCERS)
-        .into_iter()
-        .find(|n| (400..500).contains(n))
-        .map_or(stated, status_category)
 }
 
 /// A timeout or a connection failure the text names (the network phrases, then the transient

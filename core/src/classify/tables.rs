@@ -2064,6 +2064,14 @@ mod tests {
             first(code)
                 .or_else(|| compound.then(|| code_word_row(code)).flatten())
                 .or_else(|| code.split_once('.').and_then(|(f, _)| first(f)))
+                // (batch 31a) Then a family's leading words (`CODE_PREFIXES`).
+                .or_else(|| {
+                    CODE_PREFIXES.iter().find(|r| {
+                        ['_', '-', '.']
+                            .iter()
+                            .any(|sep| code.starts_with(&format!("{}{sep}", r.code)))
+                    })
+                })
         };
         let mut probes: Vec<String> = code_rows().map(|r| r.code.to_owned()).collect();
         for r in code_rows().filter(|r| !r.code.is_empty()) {

@@ -1324,7 +1324,9 @@ mod batch31a_tests {
             (Failure::new("the server is not running"), Connection),
             // continuedev/continue#11452.
             (
-                Failure::new("Unable to connect to local Ollama instance. Ollama may not be running."),
+                Failure::new(
+                    "Unable to connect to local Ollama instance. Ollama may not be running.",
+                ),
                 Connection,
             ),
             // Near misses (corpus wordings): the relay's IDE, vLLM's engine loop.
@@ -1408,37 +1410,6 @@ mod batch31a_tests {
             ),
             (
                 Failure::http(500, "{\"error\":{\"message\":\"Internal error encountered.\",\"type\":\"internal_server_error\"}}"),
-                ServerError,
-                true,
-            ),
-        ]);
-    }
-
-    /// (batch 31a) A model container's status stated after "Received client error": its
-    /// nature; without a status it stays a client error; a server error stays transient.
-    #[test]
-    fn a_model_containers_stated_status() {
-        each_with(vec![
-            // philschmid/cdk-samples#5.
-            (
-                Failure::http(400, "An error occurred (ModelError) when calling the InvokeEndpoint operation: Received client error (400) from primary with message \"{\\n  \\\"code\\\": 400,\\n  \\\"type\\\": \\\"InternalServerException\\\",\\n  \\\"message\\\": \\\"\\\\u0027gptj\\\\u0027\\\"\\n}\\n\""),
-                BadRequest,
-                false,
-            ),
-            // huggingface/notebooks#274: an input over the container's size.
-            (
-                Failure::http(424, "An error occurred (ModelError) when calling the InvokeEndpoint operation: Received client error (413) from primary and could not load the entire response body."),
-                ContextOverflow,
-                false,
-            ),
-            (
-                Failure::http(424, "ModelErrorException: Received client error from the model container"),
-                ClientError,
-                false,
-            ),
-            // aws/sagemaker-python-sdk#4395.
-            (
-                Failure::http(424, "An error occurred (ModelError) when calling the InvokeEndpoint operation: Received server error (500) from primary and could not load the entire response body."),
                 ServerError,
                 true,
             ),

@@ -731,7 +731,13 @@ pub const FAMILIES: &[Family] = &[
     // An app the relay needs ("Windsurf IDE is not running") is set-up, read by the main tables.
     near(
         &["server", "endpoint", "endpoints", "服务", "服务器"],
-        &["is not running", "not running", "isn't running", "未运行", "未启动"],
+        &[
+            "is not running",
+            "not running",
+            "isn't running",
+            "未运行",
+            "未启动",
+        ],
         Connection,
         false,
     ),

@@ -282,13 +282,6 @@ pub const TABLES: &[ProviderTable] = &[ProviderTable {
     ],
 }];
 
-/// (batch 31a) Where a model container's own status follows a wrapper's words: SageMaker's
-/// ModelError and Bedrock's ModelErrorException "Received client error (400) from primary with
-/// message ..." (docs.aws.amazon.com/sagemaker/latest/APIReference/API_runtime_InvokeEndpoint.html,
-/// ModelError: "Model (owned by the customer in the container) returned 4xx or 5xx error
-/// code"); `classify::container_status` reads the status after them.
-pub const CONTAINER_STATUS_INTRODUCERS: &[&str] = &["received client error"];
-
 #[cfg(test)]
 mod tests {
     use crate::category::Category::{self, *};
