@@ -1288,6 +1288,18 @@ mod batch31a_tests {
                 ServerError,
                 true,
             ),
+            // microsoft/foundry-local#209 (onnxruntime's CUDA provider under a bare 500).
+            (
+                Failure::http(500, "onnxruntime::CudaCall CUDA failure 2: out of memory ; GPU=0 ; hostname=ALEX-P14S ; expr=cudaDeviceSynchronize();"),
+                ServerError,
+                true,
+            ),
+            // ollama/ollama#6257 (llama.cpp's Metal backend).
+            (
+                Failure::new("error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)\nggml_metal_graph_compute: command buffer 3 failed with status 5"),
+                ServerError,
+                true,
+            ),
             // Near miss (forums_local_b21a's LM Studio wording): set-up, not retried.
             (
                 Failure::new("Failed to load model: out of memory"),

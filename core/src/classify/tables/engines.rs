@@ -117,6 +117,14 @@ pub const TRANSIENT: &[Phrase] = &[
     said("is out of memory", ServerError),
     said("ran out of memory", ServerError),
     said("显存不足", ServerError),
+    // The same, in two more GPU runtimes' names for it: onnxruntime's CUDA provider prints
+    // "CUDA failure 2: out of memory" (cudaErrorMemoryAllocation is 2; microsoft/foundry-local
+    // #209 under a bare 500); Apple Metal's command-buffer status
+    // kIOGPUCommandBufferCallbackErrorOutOfMemory, as llama.cpp's Metal backend logs it
+    // ("error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+    // ollama#6257).
+    said("cuda failure 2: out of memory", ServerError),
+    said("kiogpucommandbuffercallbackerroroutofmemory", ServerError),
     // (batch 31a) Ollama's prefix for a runner that failed under the request ("an error was
     // encountered while running the model: unexpected EOF"): the runner's connection ending
     // is the runner's death, not the caller's link (the corpus labels it so since batch 4).
