@@ -550,7 +550,9 @@ fn decide(
         // (batch 31b) A schema class (pydantic's `ValidationError`) whose text names a reply's
         // model ("4 validation errors for ChatCompletion\nid ... input_value=None"): the reply
         // failed the SDK's schema, as the same words without the class are read.
-        if c == Category::Validation && text::reply_model_validation(hay.get()) {
+        if c == Category::Validation
+            && (text::reply_model_validation(hay.get()) || text::scalar_given_none(hay.get()))
+        {
             return (Category::InvalidResponse, Evidence::ErrorClass);
         }
         // (batch 20) A schema class (pydantic's `ValidationError`) whose text states a set-up
@@ -1514,7 +1516,9 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         }
         // (batch 19) A schema check that names a reply's model (`LLMResultChunk`,
         // `ChatCompletion`): the reply failed it, not the model's structured output.
-        if p.category == Category::Validation && text::reply_model_validation(hay.get()) {
+        if p.category == Category::Validation
+            && (text::reply_model_validation(hay.get()) || text::scalar_given_none(hay.get()))
+        {
             return Some(Category::InvalidResponse);
         }
         // (batch 24) A schema check that names the app's own parameters (`ReActParams`): its

@@ -1534,3 +1534,25 @@ pub fn quotes_class(message: &str, is: impl Fn(&str) -> bool) -> bool {
         .take(8)
         .any(|c| c.get(1).is_some_and(|m| is(m.as_str())))
 }
+
+/// (batch 31b) Pydantic's "validation error for <scalar>" where the scalar is a builtin type
+/// (`datetime`, `int`, `str`...) given `None` ("1 validation error for datetime\n  Input should
+/// be a valid datetime [type=datetime_type, input_value=None"): an SDK reading one field of a
+/// reply (a completion's `created`) that the reply lacks. An app's schema for the model's
+/// output is a model of its own, named as a class.
+pub fn scalar_given_none(hay: &str) -> bool {
+    const SCALARS: &[&str] = &["datetime", "date", "int", "float", "str", "bool", "decimal"];
+    hay.contains("input_value=none")
+        && ["validation error for ", "validation errors for "]
+            .iter()
+            .any(|intro| {
+                hay.match_indices(intro).any(|(at, _)| {
+                    let rest = &hay[at + intro.len()..];
+                    let name: &str = rest
+                        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                        .next()
+                        .unwrap_or("");
+                    SCALARS.contains(&name)
+                })
+            })
+}

@@ -61,6 +61,7 @@ mod batch31b_tests {
             (Failure::http(400, "messages.3.content.0: tool_use ids must be unique"), OrphanToolCalls),
             // nomic-ai/gpt4all#1317 (a reply's model), mistralai/client-python#83 by class
             (Failure::new("3 validation errors for ChatCompletionResponse\nchoices.0.message\n  field required").with_class(["pydantic.error_wrappers.ValidationError"]), InvalidResponse),
+            (Failure::new("1 validation error for int\n  Input should be a valid integer [type=int_type, input_value=None, input_type=NoneType]").with_class(["pydantic_core._pydantic_core.ValidationError"]), InvalidResponse),
             (Failure::new("2 validation errors for Unmarshaller\nbody.choices\n  Field required [type=missing, input_value={'error': {}}, input_type=dict]"), InvalidResponse),
             (Failure::new("Failed to reach OpenAI. Check that the service is up."), Connection),
             (Failure::new("Unable to reach the Anthropic API right now"), Connection),
@@ -77,6 +78,7 @@ mod batch31b_tests {
         // cause named beside "unable to reach" is read first; a bare "an error" asking for a
         // change is no catch-all.
         each_with(vec![
+            (Failure::new("1 validation error for int\n  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='about forty', input_type=str]").with_class(["pydantic_core._pydantic_core.ValidationError"]), Validation, false),
             (Failure::new("1 validation error for UserDetail\nage\n  Input should be a valid integer").with_class(["pydantic_core._pydantic_core.ValidationError"]), Validation, false),
             (Failure::new("Unable to reach OpenAI: You exceeded your current quota, please check your plan and billing details."), PaymentRequired, false),
             (Failure::new("OpenAI returned an error. Try modifying your parameters and try again."), Unknown, false),
