@@ -77,7 +77,8 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     let category = match category {
         Category::ContextOverflow
             if text::rate_limit().first(hay.get()).is_some()
-                && text::limit_and_requested(hay.get()).is_some_and(|(limit, asked)| asked <= limit) =>
+                && text::limit_and_requested(hay.get())
+                    .is_some_and(|(limit, asked)| asked <= limit) =>
         {
             Category::RateLimited
         }

@@ -6,8 +6,8 @@ use aho_corasick::AhoCorasick;
 
 use super::tables::{
     agents, budgets, client_bugs, clients, decode as decode_rows, engines, jsonrpc, output_form,
-    plain_words, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words, wrappers,
-    Phrase,
+    plain_words, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words,
+    wrappers, Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
