@@ -59,7 +59,7 @@ mod batch31b_tests {
             // anthropics/claude-code#20901
             (Failure::new("API Error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1.content.1: `tool_use` ids must be unique\"}}"), OrphanToolCalls),
             (Failure::http(400, "messages.3.content.0: tool_use ids must be unique"), OrphanToolCalls),
-            // nomic-ai/gpt4all#1317 (a reply's model), mistralai/client-python#83 by class
+            // nomic-ai/gpt4all#1317 (a reply's model) by class; a builtin scalar given None
             (Failure::new("3 validation errors for ChatCompletionResponse\nchoices.0.message\n  field required").with_class(["pydantic.error_wrappers.ValidationError"]), InvalidResponse),
             (Failure::new("1 validation error for int\n  Input should be a valid integer [type=int_type, input_value=None, input_type=NoneType]").with_class(["pydantic_core._pydantic_core.ValidationError"]), InvalidResponse),
             (Failure::new("2 validation errors for Unmarshaller\nbody.choices\n  Field required [type=missing, input_value={'error': {}}, input_type=dict]"), InvalidResponse),
