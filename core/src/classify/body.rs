@@ -244,6 +244,17 @@ pub fn from_text(text: &str) -> Option<ProviderError> {
         out.push_code(&c[2]);
         out.has_error = true;
     }
+    // (batch 31b) openai-python 0.x logs its error as `key=value` fields ("error_code=None
+    // error_message='...' error_param=None error_type=invalid_request_error"): the type and
+    // code are the provider's, as in the envelope they came from.
+    if text.contains("error_type=") || text.contains("error_code=") {
+        for c in logged_fields().captures_iter(text) {
+            if &c[1] != "None" {
+                out.push_code(&c[1]);
+                out.has_error = true;
+            }
+        }
+    }
     // SDKs that print the code unquoted before the message: Tencent Cloud's Python SDK
     // "[TencentCloudSDKException] code:LimitExceeded message:... requestId:...", its Go SDK
     // "[TencentCloudSDKError] Code=InternalError, Message=..., RequestId=...".
@@ -388,6 +399,7 @@ fn repr_to_json(text: &str) -> Option<String> {
 /// Builds this module's patterns now (see `crate::warm`).
 pub(crate) fn warm() {
     quoted_fields();
+    logged_fields();
     inspected_fields();
     sdk_code_message();
     aws_error_code();
@@ -402,6 +414,26 @@ fn quoted_fields() -> &'static Regex {
         )
         .expect("valid regex")
     })
+}
+
+/// `error_type=x`, `error_code=x`: openai-python 0.x's logged fields (`openai/util.py`
+/// `log_info("OpenAI API error received", error_code=..., error_type=...)`).
+fn logged_fields() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"(?-u)\berror_(?:type|code)=([A-Za-z][A-Za-z0-9_.]{0,63})")
+            .expect("valid regex")
+    })
+}
+
+/// A string that reads as a code, not a sentence: one token of letters, digits, `_`, `.` or
+/// `-` with a `_` or `.` joining its words (`err.not_enough_balance`, `model_not_found`).
+fn is_code_shaped(s: &str) -> bool {
+    (3..=64).contains(&s.len())
+        && s.as_bytes()[0].is_ascii_alphabetic()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        && s.bytes().any(|b| matches!(b, b'_' | b'.'))
 }
 
 /// `code: 'x'`, `type: 'x'` with bare keys, as Node's util.inspect prints an object.
@@ -480,6 +512,11 @@ fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
         Some(Value::String(s)) => {
             out.has_error = true;
             out.add_message(s);
+            // (batch 31b) A code in the message's place (aiXplain's `{'error':
+            // 'err.not_enough_balance'}`): read as a code too, its words by the code tables.
+            if is_code_shaped(s) {
+                out.push_code(s);
+            }
         }
         _ => {}
     }

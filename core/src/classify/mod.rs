@@ -71,6 +71,19 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         }
         c => c,
     };
+    // (batch 31b) "Request too large ... on tokens per min (TPM): Limit 250000, Requested 546":
+    // a request under its per-minute limit is throttled, not too large; it passes once the
+    // window drains. Only a request over the limit can never pass (the figures decide).
+    let category = match category {
+        Category::ContextOverflow
+            if text::rate_limit().first(hay.get()).is_some()
+                && text::limit_and_requested(hay.get())
+                    .is_some_and(|(limit, asked)| asked <= limit) =>
+        {
+            Category::RateLimited
+        }
+        c => c,
+    };
     // A generic server failure whose text names an overload anywhere is one, whichever layer
     // (a status, a wrapper's class, a stream's words) said "server error" first.
     let category = if category == Category::ServerError && says_overloaded(&hay) {
@@ -535,6 +548,14 @@ fn decide(
         {
             return (Category::StreamInterrupted, Evidence::Message);
         }
+        // (batch 31b) A schema class (pydantic's `ValidationError`) whose text names a reply's
+        // model ("4 validation errors for ChatCompletion\nid ... input_value=None"): the reply
+        // failed the SDK's schema, as the same words without the class are read.
+        if c == Category::Validation
+            && (text::reply_model_validation(hay.get()) || text::scalar_given_none(hay.get()))
+        {
+            return (Category::InvalidResponse, Evidence::ErrorClass);
+        }
         // (batch 20) A schema class (pydantic's `ValidationError`) whose text states a set-up
         // limit (Letta's memory block: "Exceeds 2000 character limit (requested 2563)"): the
         // value checked was the caller's stored set-up, not the model's output (CONTRACT §2).
@@ -862,6 +883,15 @@ fn says_rate_limited(hay: &Hay) -> bool {
 }
 
 fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Category {
+    // (batch 31b) A retry loop's give-up that names its last attempt's client error ("All 2
+    // attempts failed. Last error: HTTP 400 Bad Request: ..."), whatever status and type the
+    // relay then answers with (a 429 `overloaded_error`): the request is refused as sent and
+    // fails the same way again. The relay's own code speaks for its loop, not for the 400.
+    if let Some(inner) = text::last_error_status(hay.get())
+        .filter(|n| (400..500).contains(n) && !matches!(n, 408 | 429 | 499) && *n != status)
+    {
+        return refine_status(inner, None, hay);
+    }
     // A gateway's generic 4xx that says its upstream answered a transient status ("Code: 400
     // Error: Upstream returned 429") is that status: the gateway only relayed it.
     if matches!(
@@ -999,6 +1029,18 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
                 && !fetch_answered(hay, status) =>
         {
             Category::Connection
+        }
+        // (batch 31b) An app's own 500 around a client's timeout it quotes by class (Flowise's
+        // "Status: 500 Error: ... - TimeoutError: Request timed out."): the call timed out,
+        // the 500 only relays it.
+        Category::ServerError
+            if status == 500
+                && specific != Some(Category::ServerError)
+                && text::quotes_class(&hay.f.message, |name| {
+                    class_rule(name) == Some(ClassRule::Is(Category::Timeout))
+                }) =>
+        {
+            Category::Timeout
         }
         // (batch 23) google-api-core maps gRPC's UNAVAILABLE to a 503 (`ServiceUnavailable`),
         // keeping grpc core's words for a channel that never connected ("503 failed to connect
@@ -1475,7 +1517,9 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         }
         // (batch 19) A schema check that names a reply's model (`LLMResultChunk`,
         // `ChatCompletion`): the reply failed it, not the model's structured output.
-        if p.category == Category::Validation && text::reply_model_validation(hay.get()) {
+        if p.category == Category::Validation
+            && (text::reply_model_validation(hay.get()) || text::scalar_given_none(hay.get()))
+        {
             return Some(Category::InvalidResponse);
         }
         // (batch 24) A schema check that names the app's own parameters (`ReActParams`): its

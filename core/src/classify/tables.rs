@@ -168,6 +168,7 @@ pub mod jsonrpc;
 pub mod names;
 pub mod nearby;
 pub mod output_form;
+pub mod plain_words;
 pub mod sessions;
 pub mod setup_registry;
 pub mod stated_faults;
@@ -2035,6 +2036,9 @@ pub const INNER_STATUS_INTRODUCERS: &[&str] = &[
     "http status",
     "http",
     "statuscode",
+    // (batch 31b) A message that begins with the status it relays (AI/ML API's 500 around
+    // `'message': '400 Unable to access model gpt-4o-mini. '`).
+    "message",
 ];
 
 /// Categories a message phrase may refine a permanent HTTP status into.

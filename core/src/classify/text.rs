@@ -6,8 +6,8 @@ use aho_corasick::AhoCorasick;
 
 use super::tables::{
     agents, budgets, client_bugs, clients, decode as decode_rows, engines, jsonrpc, output_form,
-    said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words, wrappers,
-    Phrase,
+    plain_words, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words,
+    wrappers, Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -42,13 +42,23 @@ impl PhraseSet {
             }
             let p = self.rows[row].text.as_bytes();
             let left_ok = !needs_left(p[0]) || m.start() == 0 || !is_word(h[m.start() - 1]);
-            let right_ok = !is_word(p[p.len() - 1]) || m.end() == h.len() || !is_word(h[m.end()]);
+            let right_ok = !is_word(p[p.len() - 1])
+                || m.end() == h.len()
+                || !is_word(h[m.end()])
+                || glued_number(p[p.len() - 1], h[m.end()]);
             if left_ok && right_ok {
                 best = Some(row);
             }
         }
         best.map(|b| self.rows[b])
     }
+}
+
+/// (batch 31b) A word run onto the number after it, as texts that lost a space print them
+/// (codeshell's "connect ECONNREFUSED127.0.0.1:8080"): a phrase that ends in a letter still
+/// ends where a digit begins. A phrase's word is never a prefix of a longer word this way.
+fn glued_number(last_of_phrase: u8, next: u8) -> bool {
+    last_of_phrase.is_ascii_alphabetic() && next.is_ascii_digit()
 }
 
 /// Builds this module's phrase sets and patterns now (see `crate::warm`). Each is built on first
@@ -69,6 +79,8 @@ pub(crate) fn warm() {
         set();
     }
     engine_down("");
+    limit_and_requested("");
+    quotes_class("", |_| false);
     serde_debug_error("");
     curl_code("");
     reply_lacks("");
@@ -93,6 +105,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
+                .chain(plain_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -121,6 +134,7 @@ pub fn stated() -> &'static PhraseSet {
             stated_faults::READ_FIRST
                 .iter()
                 .chain(stated_faults::REASON_AFTER_PARAM)
+                .chain(plain_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -187,7 +201,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
                 .chain(agents::TRANSIENT)
-                .chain(jsonrpc::TRANSIENT),
+                .chain(jsonrpc::TRANSIENT)
+                .chain(plain_words::TRANSIENT),
         )
     })
 }
@@ -1463,4 +1478,84 @@ pub fn code_run_on(message: &str) -> Option<String> {
         && !code.starts_with('_')
         && rest.as_bytes().first().is_some_and(u8::is_ascii_uppercase);
     split.then(|| format!("{code} {rest}").to_lowercase())
+}
+
+/// (batch 31b) The status a retry loop names for its last attempt when it gives up ("All 2
+/// attempts failed. Last error: HTTP 400 Bad Request: ..."; the AI SDK's "Failed after 3
+/// attempts. Last error: ..."): "last error", then an optional "http" / "status" / "code",
+/// then the digits.
+pub fn last_error_status(hay: &str) -> Option<u16> {
+    let h = hay.as_bytes();
+    hay.match_indices("last error").find_map(|(at, w)| {
+        let mut i = at + w.len();
+        while i < h.len() && matches!(h[i], b' ' | b':' | b'=') {
+            i += 1;
+        }
+        for word in ["http", "status code", "status", "code"] {
+            if hay[i..].starts_with(word) {
+                i += word.len();
+                break;
+            }
+        }
+        while i < h.len() && matches!(h[i], b' ' | b':' | b'=') {
+            i += 1;
+        }
+        (i + 3 == h.len() || h.get(i + 3).is_some_and(|c| !is_word(*c)))
+            .then(|| error_status_at(h, i))
+            .flatten()
+    })
+}
+
+/// (batch 31b) OpenAI's and Groq's "Request too large ... Limit 250000, Requested 546": the
+/// two figures, when the text states both. A request under its per-minute limit fits the
+/// window once the window drains; only one over it can never pass.
+pub fn limit_and_requested(hay: &str) -> Option<(u64, u64)> {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(r"(?-u)\blimit:? ([0-9][0-9,]{0,14}),(?: used [0-9][0-9,]{0,14},)? requested:? ([0-9][0-9,]{0,14})\b")
+            .expect("valid regex")
+    });
+    let c = r.captures(hay)?;
+    let n = |s: &str| s.replace(',', "").parse::<u64>().ok();
+    Some((n(&c[1])?, n(&c[2])?))
+}
+
+/// (batch 31b) A timeout exception's class quoted in a wrapper's words ("... - TimeoutError:
+/// Request timed out."): whether a name with "Timeout" in it, followed by ": ", is one `is`
+/// accepts (the class table's timeouts).
+pub fn quotes_class(message: &str, is: impl Fn(&str) -> bool) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        regex::Regex::new(r"(?-u)\b((?:[A-Za-z_][A-Za-z0-9_.]{0,80})?Time[oO]ut[A-Za-z]{0,16}): ")
+            .expect("valid regex")
+    });
+    let mut end = message.len().min(super::MAX_SCAN);
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    r.captures_iter(&message[..end])
+        .take(8)
+        .any(|c| c.get(1).is_some_and(|m| is(m.as_str())))
+}
+
+/// (batch 31b) Pydantic's "validation error for <scalar>" where the scalar is a builtin type
+/// (`datetime`, `int`, `str`...) given `None` ("1 validation error for datetime\n  Input should
+/// be a valid datetime [type=datetime_type, input_value=None"): an SDK reading one field of a
+/// reply (a completion's `created`) that the reply lacks. An app's schema for the model's
+/// output is a model of its own, named as a class.
+pub fn scalar_given_none(hay: &str) -> bool {
+    const SCALARS: &[&str] = &["datetime", "date", "int", "float", "str", "bool", "decimal"];
+    hay.contains("input_value=none")
+        && ["validation error for ", "validation errors for "]
+            .iter()
+            .any(|intro| {
+                hay.match_indices(intro).any(|(at, _)| {
+                    let rest = &hay[at + intro.len()..];
+                    let name: &str = rest
+                        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                        .next()
+                        .unwrap_or("");
+                    SCALARS.contains(&name)
+                })
+            })
 }

@@ -328,6 +328,10 @@ fn assemble(env: &Envelope<'_>, out: &mut ProviderError, depth: usize) {
         Some(ErrorField::Str(s)) => {
             out.has_error = true;
             out.add_message(s);
+            // (batch 31b) A code in the message's place, as the `Value` reader reads it.
+            if super::is_code_shaped(s) {
+                out.push_code(s);
+            }
         }
         _ => {}
     }

@@ -629,6 +629,10 @@ pub const FAMILIES: &[Family] = &[
             // was stopped due to an error. Try again.": a failure that names nothing.
             "error fetching",
             "due to an error",
+            // (batch 31b) A bot's "That's an error! Try again.": an error exclaimed and nothing
+            // more ("Error! Please try again"). (A bare "an error" is no subject: "OpenAI
+            // returned an error. Try modifying your parameters and try again" asks for a change.)
+            "error!",
             "sorry",
             "oops",
             "unfortunately",
