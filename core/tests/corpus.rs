@@ -37,6 +37,18 @@ fn cases() -> Vec<(String, Value)> {
     out
 }
 
+/// The keys a case may have (tests/corpus/README.md); `relabel` records an earlier label.
+const CASE_KEYS: [&str; 8] = [
+    "name",
+    "source",
+    "failure",
+    "expect",
+    "why",
+    "also",
+    "ambiguous",
+    "relabel",
+];
+
 #[test]
 fn corpus_cases_are_well_formed_and_uniquely_named() {
     let all = cases();
@@ -50,6 +62,19 @@ fn corpus_cases_are_well_formed_and_uniquely_named() {
             assert!(
                 case[key].as_str().is_some_and(|s| !s.is_empty()),
                 "{name}: no {key}"
+            );
+        }
+        // A key out of place is a label nobody reads (batch 29's `also` sat inside `expect`).
+        for key in case.as_object().expect("a case is an object").keys() {
+            assert!(
+                CASE_KEYS.contains(&key.as_str()),
+                "{name}: unknown key {key:?}"
+            );
+        }
+        for key in case["expect"].as_object().expect("an expect object").keys() {
+            assert!(
+                ["category", "transient"].contains(&key.as_str()),
+                "{name}: {key:?} inside `expect` (only `category` and `transient` go there)"
             );
         }
         let cat = case["expect"]["category"].as_str().unwrap_or("");
