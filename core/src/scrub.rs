@@ -1212,7 +1212,13 @@ fn named_values(text: &str) -> Cow<'_, str> {
             }
         }
         let len = run_len(&bytes[start..], value_byte, usize::MAX);
-        let len = across_splits(text, start, len, usize::MAX, value_byte);
+        // A word is no key's head: a value that is one does not run on across a split into what
+        // follows ("API key provided: key sk-..." keeps its word; the key goes by its prefix).
+        let len = if wordlike(&text[start..start + len]) {
+            len
+        } else {
+            across_splits(text, start, len, usize::MAX, value_byte)
+        };
         let value = &text[start..start + len];
         let secret = if basic {
             looks_base64(value)
@@ -1392,6 +1398,26 @@ fn formats() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_after_a_name_does_not_join_the_key_after_it() {
+        let key = "sk-proj-Qx7vT2mN9pL4kR8sW1yZ3bC6dF0gH5jK2lM8nP4qR7sT1uV9";
+        for (text, want) in [
+            // batch 32b's LiteLLM text ends at the name; a key planted after it keeps the word.
+            (
+                format!("Incorrect API key provided: key {key}"),
+                "Incorrect API key provided: key [REDACTED]",
+            ),
+            (format!("api_key: none {key}"), "api_key: none [REDACTED]"),
+            // A random head still takes its wrapped tail.
+            (
+                "api_key=Qx7vT2mN9pL4kR8s\nW1yZ3bC6dF0gH5jK2lM8".to_owned(),
+                "api_key=[REDACTED]",
+            ),
+        ] {
+            assert_eq!(scrub(&text), want, "{text}");
+        }
+    }
 
     #[test]
     fn removes_every_kind_of_secret() {
