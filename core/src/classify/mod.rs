@@ -91,6 +91,15 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     } else {
         category
     };
+    // (batch 32b) A connection or server failure the words place after the answer had started
+    // ("The response was cancelled mid-stream", "Server error mid-response",
+    // `tables::stated_refusals::MID_ANSWER`): a stream cut mid-answer (CONTRACT §2).
+    let category = match category {
+        Category::Connection | Category::ServerError if mid_answer(&hay) => {
+            Category::StreamInterrupted
+        }
+        c => c,
+    };
     // A rate limit whose window is a day or more is a quota no retry budget outlasts
     // (CONTRACT §2): read from quota ids and the text.
     let category = if category == Category::RateLimited && long_window(failure, &hay) {
@@ -590,7 +599,10 @@ fn decide(
                     // (batch 29a) @google/genai wraps any fetch exception as "exception {e}
                     // sending request" (Gemini CLI's "exception TypeError: fetch failed sending
                     // request", google-gemini/gemini-cli#1549): its suffix ends undici's words.
-                    let end = [" at ", "\n", ": ", ". ", " sending request"]
+                    // (batch 32b) Node's inspect form behind an app's own tag ("[OpenAI]
+                    // [TypeError: fetch failed] {\n cause: [Error: read ECONNRESET]"): the
+                    // bracket closes them too.
+                    let end = [" at ", "\n", ": ", ". ", " sending request", "]"]
                         .iter()
                         .filter_map(|w| rest.find(w))
                         .min()
@@ -1604,6 +1616,13 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
             c => c,
         })
+}
+
+/// (batch 32b) The words place the failure after the answer had started streaming.
+fn mid_answer(hay: &Hay) -> bool {
+    tables::stated_refusals::MID_ANSWER
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// (batch 30a) The words wrap a socket error in a client's failed new connection.
