@@ -69,6 +69,9 @@ pub const MID_ANSWER: &[&str] = &[
     "mid-generation",
     "during streamed response",
     "during the streamed response",
+    // LiteLLM's `MidStreamFallbackError`: raised once chunks were relayed (no fallback can
+    // replace an answer already half sent), whatever transport error it wraps.
+    "midstreamfallbackerror",
 ];
 
 #[cfg(test)]
@@ -115,6 +118,50 @@ mod batch32b_tests {
         ]);
     }
 
+    /// Size and length caps on a part of the request, faults of the app's own making, and a
+    /// judge's reply that failed the evaluator's parser, from other threads than the batch's.
+    #[test]
+    fn parts_over_their_caps_and_callers_own_faults() {
+        each(vec![
+            // Claude Code's cap on an MCP tool's answer (dbt-labs/dbt-mcp#178,
+            // rollbar/rollbar-mcp-server#28).
+            (Failure::new("Error: MCP tool \"list\" response (171718 tokens) exceeds maximum allowed tokens (25000). Please use pagination, filtering, or limit parameters to reduce the response size."), ContextOverflow),
+            (Failure::new("Error: MCP tool \"get-item-details\" response (30608 tokens) exceeds maximum allowed tokens (25000). Please use pagination, filtering, or limit parameters to reduce the response size."), ContextOverflow),
+            // A tool's name over 64 characters, statusless as an agent logs it
+            // (anthropics/claude-code#3102), and inside a tool_result's reference, which is no
+            // pairing error (mims-harvard/ToolUniverse#65).
+            (Failure::new("tools.17.custom.name: String should have at most 64 characters"), BadRequest),
+            (Failure::new("{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.18.content.0.tool_result.content.0.tool_reference.tool_name: String should have at most 64 characters\"}}"), BadRequest),
+            // The app's own stack (microsoft/vscode-copilot-release#693; acheong08/ChatGPT#544).
+            (Failure::new("[extension] RangeError: Maximum call stack size exceeded\n    at y7 (extension.js:508:2409)"), Programming),
+            (Failure::new("RecursionError: maximum recursion depth exceeded in comparison"), Programming),
+            // A judge model's invalid JSON (confident-ai/deepeval#872), with and without its class.
+            (Failure::new("ValueError: Evaluation LLM outputted an invalid JSON. Please use a better evaluation model."), Validation),
+            (Failure::new("Evaluation LLM outputted an invalid JSON. Please use a better evaluation model.").with_class(["ValueError"]), Validation),
+        ]);
+    }
+
+    /// A connection or server failure said to fall mid-answer is a cut stream; undici's
+    /// TypeError behind an app's tag is read by its printed cause.
+    #[test]
+    fn mid_answer_cuts_and_tagged_undici_errors() {
+        each(vec![
+            // node-fetch's premature close during a streamed answer (pomerium/mcp-app-demo#144).
+            (Failure::new("Error during streamed response: Error: Premature close\n    at IncomingMessage.<anonymous> (node-fetch/lib/index.js:1748:18) {\n  code: 'ERR_STREAM_PREMATURE_CLOSE'\n}"), StreamInterrupted),
+            // LiteLLM's mid-stream wrapper around a peer's cut (preloop/preloop#117).
+            (Failure::new("MidStreamFallbackError: litellm.MidStreamFallbackError: litellm.APIConnectionError: DeepseekException - peer closed connection without sending complete message body (incomplete chunked read)"), StreamInterrupted),
+            // undici behind an app's log tag, read by its cause (a connect that timed out)
+            // (Heroic-Games-Launcher/HeroicGamesLauncher#3873; nodejs/undici#2777's cause).
+            (Failure::new("[LogUploader]:      Failed to send data to 0x0.st: TypeError: fetch failed\n    at Object.fetch (node:internal/deps/undici/undici:12293:11) {\n  cause: AggregateError: \n      at internalConnectMultiple (node:net:1114:18) {\n    code: 'ETIMEDOUT'\n  }\n}").with_class(["TypeError"]), Timeout),
+            // The same inspect form behind a tag, from two public repositories' logs (found by
+            // the library's find_string, ids 60907383991 and 56375690570): a resolver failing
+            // for now is the connection's; a host that does not exist is set-up, as the corpus
+            // holds ENOTFOUND.
+            (Failure::new("[reportError] [TypeError: fetch failed] { [cause]: Error: getaddrinfo EAI_AGAIN monitor-api.test.local").with_class(["TypeError"]), Connection),
+            (Failure::new("[photon-sidecar] [TypeError: fetch failed] {\n  [cause]: Error: getaddrinfo ENOTFOUND spectrum.photon.codes").with_class(["TypeError"]), Configuration),
+        ]);
+    }
+
     /// What must not change: a policy that names content is a content filter's business, a
     /// connection that failed with no refusal stays a connection, and a stack of a server
     /// that says overloaded stays its overload.
@@ -122,11 +169,25 @@ mod batch32b_tests {
     fn near_misses_keep_their_decision() {
         each(vec![
             (Failure::new("Failed to connect to API."), Connection),
+            // A stream lost while the prompt was still processed (ggml-org/llama.cpp#25158): no
+            // mid-answer words, the connection's.
             (
-                Failure::new("The response was cancelled before it started: connect ECONNREFUSED"),
+                Failure::new("Stream connection lost and could not be resumed"),
                 Connection,
             ),
             (Failure::new("socket hang up"), Connection),
+            // An app's own TypeError behind a tag stays the app's bug.
+            (
+                Failure::new("[OpenAI] [TypeError: Cannot read properties of undefined (reading 'choices')]")
+                    .with_class(["TypeError"]),
+                Programming,
+            ),
+            // A message that is too long for a non-request reason is not read here: a pairing
+            // error's own words stay a pairing error.
+            (
+                Failure::new("messages.3: `tool_use` ids were found without `tool_result` blocks immediately after"),
+                OrphanToolCalls,
+            ),
         ]);
     }
 }
