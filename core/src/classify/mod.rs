@@ -480,7 +480,17 @@ fn decide(
                 return (refine_status(n, provider, hay), Evidence::Body);
             }
             if let Some(c) = specific_code_category(p) {
-                return (refine_code(c, hay), Evidence::Body);
+                // (batch 32b) A wrapper's catch-all server code (tRPC's INTERNAL_SERVER_ERROR,
+                // which it gives any error a procedure throws) around an error type named in
+                // the text that states a permanent nature (LobeChat's `InvalidProviderAPIKey`):
+                // the named error is the failure, not the wrapper's code.
+                let c = refine_code(c, hay);
+                if c == Category::ServerError {
+                    if let Some(named) = permanent_name(f) {
+                        return (named, Evidence::Message);
+                    }
+                }
+                return (c, Evidence::Body);
             }
         }
     }
@@ -1616,6 +1626,23 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
             c => c,
         })
+}
+
+/// (batch 32b) A permanent nature that an error type named in the message states by its
+/// words (`names::category`), other than a generic request fault or a bug: a key, a set-up,
+/// a payment, an access.
+fn permanent_name(f: &Failure) -> Option<Category> {
+    names::category(std::iter::empty(), [f.message.as_str()], |_| None).filter(|c| {
+        !c.is_transient()
+            && !matches!(
+                c,
+                Category::BadRequest
+                    | Category::ClientError
+                    | Category::Unprocessable
+                    | Category::Programming
+                    | Category::Unknown
+            )
+    })
 }
 
 /// (batch 32b) The words place the failure after the answer had started streaming.

@@ -172,10 +172,10 @@ pub mod plain_words;
 pub mod sessions;
 pub mod setup_registry;
 pub mod stated_faults;
+pub mod stated_refusals;
 pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;
-pub mod stated_refusals;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {

@@ -162,6 +162,29 @@ mod batch32b_tests {
         ]);
     }
 
+    /// A wrapper's catch-all server code around a named error type that states a permanent
+    /// nature: the named type decides (tRPC's INTERNAL_SERVER_ERROR around LobeChat's agent
+    /// runtime types, which cross the tRPC boundary by name, lobehub/lobehub#18049).
+    #[test]
+    fn a_named_permanent_type_under_a_catch_all_server_code() {
+        let trpc = |name: &str| {
+            Failure::new(format!(
+                "Error [TRPCError]: {name}\n    at async resolveMiddleware (.next/server/chunks/33649.js:1441:30) {{\n  cause: undefined,\n  code: 'INTERNAL_SERVER_ERROR'\n}}"
+            ))
+            .with_class(["TRPCError"])
+        };
+        each(vec![
+            // The knowledge-base search of lobehub/lobehub#7058 (its error type in the title).
+            (trpc("InvalidProviderAPIKey"), Unauthorized),
+            (trpc("InvalidBedrockCredentials"), Unauthorized),
+            (trpc("LocationNotSupportError"), Forbidden),
+            // Near misses: the catch-all with nothing named, or a transient name, stays the
+            // server's.
+            (trpc("Something went wrong"), ServerError),
+            (trpc("QuotaLimitReached"), ServerError),
+        ]);
+    }
+
     /// What must not change: a policy that names content is a content filter's business, a
     /// connection that failed with no refusal stays a connection, and a stack of a server
     /// that says overloaded stays its overload.
