@@ -91,6 +91,15 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     } else {
         category
     };
+    // (batch 32b) A connection or server failure the words place after the answer had started
+    // ("The response was cancelled mid-stream", "Server error mid-response",
+    // `tables::stated_refusals::MID_ANSWER`): a stream cut mid-answer (CONTRACT §2).
+    let category = match category {
+        Category::Connection | Category::ServerError if mid_answer(&hay) => {
+            Category::StreamInterrupted
+        }
+        c => c,
+    };
     // A rate limit whose window is a day or more is a quota no retry budget outlasts
     // (CONTRACT §2): read from quota ids and the text.
     let category = if category == Category::RateLimited && long_window(failure, &hay) {
@@ -471,7 +480,17 @@ fn decide(
                 return (refine_status(n, provider, hay), Evidence::Body);
             }
             if let Some(c) = specific_code_category(p) {
-                return (refine_code(c, hay), Evidence::Body);
+                // (batch 32b) A wrapper's catch-all server code (tRPC's INTERNAL_SERVER_ERROR,
+                // which it gives any error a procedure throws) around an error type named in
+                // the text that states a permanent nature (LobeChat's `InvalidProviderAPIKey`):
+                // the named error is the failure, not the wrapper's code.
+                let c = refine_code(c, hay);
+                if c == Category::ServerError {
+                    if let Some(named) = permanent_name(f) {
+                        return (named, Evidence::Message);
+                    }
+                }
+                return (c, Evidence::Body);
             }
         }
     }
@@ -590,7 +609,10 @@ fn decide(
                     // (batch 29a) @google/genai wraps any fetch exception as "exception {e}
                     // sending request" (Gemini CLI's "exception TypeError: fetch failed sending
                     // request", google-gemini/gemini-cli#1549): its suffix ends undici's words.
-                    let end = [" at ", "\n", ": ", ". ", " sending request"]
+                    // (batch 32b) Node's inspect form behind an app's own tag ("[OpenAI]
+                    // [TypeError: fetch failed] {\n cause: [Error: read ECONNRESET]"): the
+                    // bracket closes them too.
+                    let end = [" at ", "\n", ": ", ". ", " sending request", "]"]
                         .iter()
                         .filter_map(|w| rest.find(w))
                         .min()
@@ -1604,6 +1626,30 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
             c => c,
         })
+}
+
+/// (batch 32b) A permanent nature that an error type named in the message states by its
+/// words (`names::category`), other than a generic request fault or a bug: a key, a set-up,
+/// a payment, an access.
+fn permanent_name(f: &Failure) -> Option<Category> {
+    names::category(std::iter::empty(), [f.message.as_str()], |_| None).filter(|c| {
+        !c.is_transient()
+            && !matches!(
+                c,
+                Category::BadRequest
+                    | Category::ClientError
+                    | Category::Unprocessable
+                    | Category::Programming
+                    | Category::Unknown
+            )
+    })
+}
+
+/// (batch 32b) The words place the failure after the answer had started streaming.
+fn mid_answer(hay: &Hay) -> bool {
+    tables::stated_refusals::MID_ANSWER
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// (batch 30a) The words wrap a socket error in a client's failed new connection.

@@ -172,6 +172,7 @@ pub mod plain_words;
 pub mod sessions;
 pub mod setup_registry;
 pub mod stated_faults;
+pub mod stated_refusals;
 pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;

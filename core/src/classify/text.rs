@@ -98,8 +98,9 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            stated_faults::READ_FIRST
+            super::tables::stated_refusals::PERMANENT
                 .iter()
+                .chain(stated_faults::READ_FIRST)
                 .chain(agents::CREDENTIAL_UNSET)
                 .chain(stated_faults::MODEL_ABSENT)
                 .chain(stated_faults::REASON_AFTER_PARAM)
@@ -131,8 +132,9 @@ pub fn stated() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            stated_faults::READ_FIRST
+            super::tables::stated_refusals::PERMANENT
                 .iter()
+                .chain(stated_faults::READ_FIRST)
                 .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(plain_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
