@@ -1004,6 +1004,17 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Then by the wording, where the code said nothing sharper.
     match sharper {
         Category::ServerError if says_overloaded(hay) => Category::Overloaded,
+        // (batch 32a) A deadline named under a 5xx (Gemini's "504 DEADLINE EXCEEDED", "503
+        // Context deadline exceeded"): google-api-core's `DeadlineExceeded` is a 504, so the
+        // deadline is the nature and the status its carrier. A bare "Gateway Timeout" stays
+        // the server's.
+        Category::ServerError
+            if tables::sdk_runtime_words::DEADLINE
+                .iter()
+                .any(|w| text::contains_phrase(hay.get(), w)) =>
+        {
+            Category::Timeout
+        }
         // (batch 18) A 503 that names a rate limit is a throttle answered as unavailable (a
         // router's "Request dropped after exceeding the local rate-limit queue budget"; S3's
         // 503 SlowDown is the same shape): its rate, and its wait, are what the retry needs.
@@ -1589,6 +1600,12 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             {
                 Category::Unknown
             }
+            // (batch 32a) An app's advice to try later beside the cause it printed ("请求
+            // ChatGPT 服务器时出现问题，请稍后再试 错误信息: RemoteProtocolError: peer closed
+            // connection ..."): the cause is the failure, the advice only its wrapper.
+            Category::ServerError if tables::TRY_LATER.contains(&p.text) => {
+                cause_beside_advice(hay.get(), p.text).unwrap_or(Category::ServerError)
+            }
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
                 Category::BadRequest
@@ -1604,6 +1621,16 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
             c => c,
         })
+}
+
+/// (batch 32a) The transient nature the text names besides its advice to try again later,
+/// if more specific than a server's fault.
+fn cause_beside_advice(hay: &str, advice: &str) -> Option<Category> {
+    let rest = hay.replace(advice, &" ".repeat(advice.len()));
+    text::transient()
+        .first(&rest)
+        .map(|p| p.category)
+        .filter(|c| *c != Category::ServerError)
 }
 
 /// (batch 30a) The words wrap a socket error in a client's failed new connection.

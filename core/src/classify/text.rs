@@ -9,6 +9,7 @@ use super::tables::{
     plain_words, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words,
     wrappers, Phrase,
 };
+use super::tables::sdk_runtime_words;
 use crate::category::Category::*;
 use crate::Category;
 
@@ -106,6 +107,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(plain_words::PERMANENT)
+                .chain(sdk_runtime_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -135,6 +137,7 @@ pub fn stated() -> &'static PhraseSet {
                 .iter()
                 .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(plain_words::PERMANENT)
+                .chain(sdk_runtime_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -202,7 +205,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(words::TRANSIENT)
                 .chain(agents::TRANSIENT)
                 .chain(jsonrpc::TRANSIENT)
-                .chain(plain_words::TRANSIENT),
+                .chain(plain_words::TRANSIENT)
+                .chain(sdk_runtime_words::TRANSIENT),
         )
     })
 }
