@@ -1008,13 +1008,7 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // Context deadline exceeded"): google-api-core's `DeadlineExceeded` is a 504, so the
         // deadline is the nature and the status its carrier. A bare "Gateway Timeout" stays
         // the server's.
-        Category::ServerError
-            if tables::sdk_runtime_words::DEADLINE
-                .iter()
-                .any(|w| text::contains_phrase(hay.get(), w)) =>
-        {
-            Category::Timeout
-        }
+        Category::ServerError if says_deadline(hay) => Category::Timeout,
         // (batch 18) A 503 that names a rate limit is a throttle answered as unavailable (a
         // router's "Request dropped after exceeding the local rate-limit queue budget"; S3's
         // 503 SlowDown is the same shape): its rate, and its wait, are what the retry needs.
@@ -1603,6 +1597,10 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // (batch 32a) An app's advice to try later beside the cause it printed ("请求
             // ChatGPT 服务器时出现问题，请稍后再试 错误信息: RemoteProtocolError: peer closed
             // connection ..."): the cause is the failure, the advice only its wrapper.
+            // (batch 32a) A server's fault named beside a deadline that ran out (google-api-core's
+            // "Deadline of 60.0s exceeded while calling target function, last exception: 503
+            // The service is currently unavailable."): the deadline is what ended the call.
+            Category::ServerError if says_deadline(hay) => Category::Timeout,
             Category::ServerError if tables::TRY_LATER.contains(&p.text) => {
                 cause_beside_advice(hay.get(), p.text).unwrap_or(Category::ServerError)
             }
@@ -1621,6 +1619,13 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
             c => c,
         })
+}
+
+/// (batch 32a) The text names a deadline that ran out (`sdk_runtime_words::DEADLINE`).
+fn says_deadline(hay: &Hay) -> bool {
+    tables::sdk_runtime_words::DEADLINE
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// (batch 32a) The transient nature the text names besides its advice to try again later,

@@ -9,8 +9,15 @@ use crate::category::Category::*;
 
 /// Words that name a deadline that ran out. Google answers one with gRPC's `DEADLINE_EXCEEDED`,
 /// which google-api-core maps to a 504 (`DeadlineExceeded(GatewayTimeout)`): under a 5xx the
-/// deadline is the failure's nature, the status only its carrier (`refine_status`).
-pub const DEADLINE: &[&str] = &["deadline exceeded", "deadline_exceeded"];
+/// deadline is the failure's nature, the status only its carrier (`refine_status`). The same
+/// holds for google-api-core's retry helper giving up at its deadline, whatever status its
+/// last attempt got ("Deadline of 120.0s exceeded while calling target function, last
+/// exception: 503 ...").
+pub const DEADLINE: &[&str] = &[
+    "deadline exceeded",
+    "deadline_exceeded",
+    "exceeded while calling target function",
+];
 
 /// Read before the main permanent tables.
 pub const PERMANENT: &[Phrase] = &[
@@ -64,3 +71,167 @@ pub const TRANSIENT: &[Phrase] = &[
     said("需求量过大", Overloaded),
     said("需求过高", Overloaded),
 ];
+
+#[cfg(test)]
+mod batch32a_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::{each, each_with};
+    use crate::failure::Failure;
+
+    /// (batch 32a) A deadline named under a 5xx is a timeout, and so is google-api-core's
+    /// retry helper giving up at its deadline; a bare gateway timeout, and Google's 503
+    /// UNAVAILABLE that only mentions a deadline expiring, stay the server's.
+    #[test]
+    fn deadlines_under_a_5xx_and_a_retry_helpers_give_up() {
+        each(vec![
+            // googleapis/python-datastore#432.
+            (
+                Failure::new("google.api_core.exceptions.RetryError: Deadline of 60.0s exceeded while calling target function, last exception: 504 Deadline Exceeded")
+                    .with_class(["google.api_core.exceptions.RetryError"]),
+                Timeout,
+            ),
+            // python-api-core retry_unary.py's newer wording.
+            (
+                Failure::new("Timeout of 600.0s exceeded while calling target function, last exception: 503 The service is currently unavailable."),
+                Timeout,
+            ),
+            // cloud.google.com/apis/design/errors: DEADLINE_EXCEEDED maps to HTTP 504.
+            (
+                Failure::http(504, "{\"error\": {\"code\": 504, \"message\": \"The request deadline was exceeded.\", \"status\": \"DEADLINE_EXCEEDED\"}}"),
+                Timeout,
+            ),
+            (Failure::http(503, "503 Deadline Exceeded"), Timeout),
+            // Near misses: a proxy's gateway timeout; Google's UNAVAILABLE (corpus google.json).
+            (Failure::http(504, "504 Gateway Time-out"), ServerError),
+            (
+                Failure::http(503, "503 UNAVAILABLE. {'error': {'code': 503, 'message': 'Deadline expired before operation could complete.', 'status': 'UNAVAILABLE'}}"),
+                ServerError,
+            ),
+        ]);
+    }
+
+    /// (batch 32a) Set-up faults no request reaches: a model package for another AI SDK
+    /// major, a host name where an address is parsed.
+    #[test]
+    fn set_up_faults_before_any_request() {
+        each(vec![
+            // ConardLi/easy-dataset#562.
+            (
+                Failure::new("Error generating questions: eT [AI_UnsupportedModelVersionError]: Unsupported model version v1 for provider \"ollama.chat\" and model \"qwen3:1.7b\". AI SDK 5 only supports models that implement specification version \"v2\"."),
+                Configuration,
+            ),
+            // Younis-Ahmed/qwen-ai-provider#46, by its class alone too (ax-llm/ax#364).
+            (
+                Failure::new("UnsupportedModelVersionError [AI_UnsupportedModelVersionError]: Unsupported model version v1 for provider \"qwen.chat\" and model \"qwen-plus\"."),
+                Configuration,
+            ),
+            (
+                Failure::new("").with_class(["AI_UnsupportedModelVersionError"]),
+                Configuration,
+            ),
+            // cpython Lib/ipaddress.py ip_network's wording.
+            (
+                Failure::new("ValueError: 'localhost' does not appear to be an IPv4 or IPv6 network"),
+                Configuration,
+            ),
+            // Near miss: another unsupported-thing class stays the request's.
+            (
+                Failure::new("").with_class(["AI_UnsupportedFunctionalityError"]),
+                BadRequest,
+            ),
+        ]);
+    }
+
+    /// (batch 32a) A request the endpoint refuses as written: a model it does not serve,
+    /// parameters that exclude each other.
+    #[test]
+    fn requests_refused_as_written() {
+        each(vec![
+            (
+                Failure::new("The model `gpt-5-codex` is not supported by the Responses API for this deployment"),
+                BadRequest,
+            ),
+            (
+                Failure::new("Error: this model is not valid for chat completions"),
+                BadRequest,
+            ),
+            (
+                Failure::new("You must provide either `messages` or `prompt`, but not both"),
+                BadRequest,
+            ),
+            (
+                Failure::new("'tools' and 'functions' are mutually exclusive"),
+                BadRequest,
+            ),
+        ]);
+    }
+
+    /// (batch 32a) A hosted prediction that failed, an HTTP/2 stream reset, a host's
+    /// first-byte limit, high demand in Chinese; advice to try later yields to the cause it
+    /// is printed beside, and stays the server's where it stands alone.
+    #[test]
+    fn transient_faults_by_their_words() {
+        each_with(vec![
+            // replicate/replicate-python#262.
+            (
+                Failure::new("Unknown error handling prediction.")
+                    .with_class(["replicate.exceptions.ModelError"]),
+                ServerError,
+                true,
+            ),
+            // atauenis/webone#212 (.NET HttpProtocolException); dfinity/agent-rs#184 (h2).
+            (
+                Failure::new("The HTTP/2 server reset the stream. HTTP/2 error code 'PROTOCOL_ERROR' (0x1)."),
+                Connection,
+                true,
+            ),
+            (
+                Failure::new("http2 error: protocol error: not a result of an error"),
+                Connection,
+                true,
+            ),
+            (
+                Failure::new("GPT4All: error code \"0-HTTP/2 protocol error\""),
+                Connection,
+                true,
+            ),
+            (
+                Failure::new("FUNCTION_INVOCATION_TIMEOUT: Your function did not return an initial response within 10s"),
+                Timeout,
+                true,
+            ),
+            (
+                Failure::new("当前模型需求过高，请稍后再试"),
+                Overloaded,
+                true,
+            ),
+            (
+                Failure::new("请求失败，请稍后再试。错误: Connection timed out"),
+                Timeout,
+                true,
+            ),
+            (
+                Failure::new("Something went wrong, please try again later. Error: peer closed connection without sending complete message body (incomplete chunked read)"),
+                Connection,
+                true,
+            ),
+            // Near misses: the advice alone; a named class of another library.
+            (
+                Failure::new("服务暂时不可用，请稍后再试"),
+                ServerError,
+                true,
+            ),
+            (
+                Failure::new("Something went wrong. Please try again later."),
+                ServerError,
+                true,
+            ),
+            (
+                Failure::new("Sorry, this version is currently disabled due to failing setupruns.")
+                    .with_class(["ReplicateError"]),
+                NotFound,
+                false,
+            ),
+        ]);
+    }
+}
