@@ -507,6 +507,17 @@ fn decide(
                 _ if c == Category::ServerError && says_overloaded(hay) => {
                     (Category::Overloaded, Evidence::ErrorClass)
                 }
+                // (batch 32a) A wrapper's server-error class with no status around the words of
+                // a link that failed (LiteLLM's `InternalServerError: AnthropicException -
+                // [SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation of protocol`):
+                // no server answered; the connection is the failure.
+                _ if c == Category::ServerError
+                    && f.status.is_none()
+                    && names_a_failed_link(hay)
+                    && !engine_died(hay) =>
+                {
+                    (Category::Connection, Evidence::Message)
+                }
                 // OpenAI once answered server faults and overloads under RateLimitError; a text
                 // that names one and no rate limit is believed.
                 _ if c == Category::RateLimited => match text::transient().first(hay.get()) {
@@ -1145,7 +1156,11 @@ fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
 fn says_connection_failed(hay: &Hay) -> bool {
     [text::network(), text::transient()].iter().any(|set| {
         set.first(hay.get())
-            .is_some_and(|p| p.category == Category::Connection && !p.text.contains("eof"))
+            .is_some_and(|p| {
+                p.category == Category::Connection
+                    && (!p.text.contains("eof")
+                        || tables::sdk_runtime_words::TLS_CUT.contains(&p.text))
+            })
     }) || connect_timed_out(hay)
 }
 
@@ -1617,8 +1632,49 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // (batch 30a) A connect timeout's number inside a client's failed-to-connect
             // words (`clients::CONNECT_FAILED_WRAPPERS`): the connection is what failed.
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
+            // (batch 32a) The other way round: undici's timer for an answer on a connection
+            // it made, under a wrapper's words for not connecting (the AI SDK's "Cannot
+            // connect to API: Headers Timeout Error"): the server was slow, a timeout.
+            Category::Connection if says_any(hay, tables::sdk_runtime_words::ANSWER_TIMERS) => {
+                Category::Timeout
+            }
+            // (batch 32a) A stream closed before its first payload: nothing had streamed, so
+            // the connection failed, not an answer under way.
+            Category::StreamInterrupted
+                if says_any(hay, tables::sdk_runtime_words::NOTHING_STREAMED) =>
+            {
+                Category::Connection
+            }
             c => c,
         })
+}
+
+/// (batch 32a) The text's first network or transient phrase names a link that failed; a
+/// server-error word the wrapper's own class name puts first ("InternalServerError: ...") is
+/// looked past. A bare EOF stays a server's output ending, a TLS session cut
+/// (`sdk_runtime_words::TLS_CUT`) is the link's.
+fn names_a_failed_link(hay: &Hay) -> bool {
+    let link = |p: &tables::Phrase| {
+        p.category == Category::Connection
+            && (!p.text.contains("eof") || tables::sdk_runtime_words::TLS_CUT.contains(&p.text))
+    };
+    let h = hay.get();
+    if text::network().first(h).is_some_and(link) {
+        return true;
+    }
+    match text::transient().first(h) {
+        Some(p) if p.category == Category::ServerError => {
+            let rest = h.replace(p.text, &" ".repeat(p.text.len()));
+            text::transient().first(&rest).is_some_and(link)
+        }
+        Some(p) => link(p),
+        None => false,
+    }
+}
+
+/// (batch 32a) Any of `words` occurs in the text as a phrase.
+fn says_any(hay: &Hay, words: &[&str]) -> bool {
+    words.iter().any(|w| text::contains_phrase(hay.get(), w))
 }
 
 /// (batch 32a) The text names a deadline that ran out (`sdk_runtime_words::DEADLINE`).

@@ -19,6 +19,42 @@ pub const DEADLINE: &[&str] = &[
     "exceeded while calling target function",
 ];
 
+/// A TLS session the peer cut (CPython's ssl module: "[SSL: UNEXPECTED_EOF_WHILE_READING] EOF
+/// occurred in violation of protocol (_ssl.c:1000)"): an EOF of the link itself, never a
+/// server's worker ending its output, so it counts as a failed connection wherever a bare
+/// "unexpected EOF" does not (`says_connection_failed`).
+pub const TLS_CUT: &[&str] = &[
+    "eof occurred in violation of protocol",
+    "unexpected_eof_while_reading",
+];
+
+/// undici's timers for an answer on a connection already made (`HeadersTimeoutError`,
+/// `BodyTimeoutError`, codes `UND_ERR_HEADERS_TIMEOUT` / `UND_ERR_BODY_TIMEOUT`): printed as
+/// the cause of the AI SDK's "Cannot connect to API: Headers Timeout Error", they say the
+/// server was reached and too slow, a timeout, whatever the wrapper's words.
+pub const ANSWER_TIMERS: &[&str] = &[
+    "headers timeout error",
+    "body timeout error",
+    "und_err_headers_timeout",
+    "und_err_body_timeout",
+];
+
+/// A stream closed before anything of the answer came (CLIProxyAPI: "upstream stream closed
+/// before first payload"): no answer had started, so it is the connection that failed
+/// (labelling guide: a cut after the answer started is `stream_interrupted`).
+pub const NOTHING_STREAMED: &[&str] = &[
+    "before first payload",
+    "before the first payload",
+    "before first byte",
+    "before the first byte",
+    "before first chunk",
+    "before the first chunk",
+    "before any data",
+    "before any chunk",
+    "before first token",
+    "before the first token",
+];
+
 /// Read before the main permanent tables.
 pub const PERMANENT: &[Phrase] = &[
     // Python's `ipaddress.ip_address` / `ip_network` given a host name (cpython
@@ -49,6 +85,11 @@ pub const PERMANENT: &[Phrase] = &[
     // currently disabled due to failing setupruns."): it serves nothing until its owner fixes
     // it, which no retry budget outlasts.
     said("version is currently disabled", NotFound),
+    // A request that names no model, in a server's words (Ollama server/routes.go answers
+    // `{"error":"model is required"}` with a 400; OpenAI: "you must provide a model
+    // parameter"): refused as written, with or without its status beside it.
+    said("model is required", BadRequest),
+    said("you must provide a model parameter", BadRequest),
 ];
 
 /// Transient words, read with the main transient table.
