@@ -1155,12 +1155,10 @@ fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
 /// connection family), not a read that ended early (`eof`).
 fn says_connection_failed(hay: &Hay) -> bool {
     [text::network(), text::transient()].iter().any(|set| {
-        set.first(hay.get())
-            .is_some_and(|p| {
-                p.category == Category::Connection
-                    && (!p.text.contains("eof")
-                        || tables::sdk_runtime_words::TLS_CUT.contains(&p.text))
-            })
+        set.first(hay.get()).is_some_and(|p| {
+            p.category == Category::Connection
+                && (!p.text.contains("eof") || tables::sdk_runtime_words::TLS_CUT.contains(&p.text))
+        })
     }) || connect_timed_out(hay)
 }
 

@@ -4,12 +4,12 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
+use super::tables::sdk_runtime_words;
 use super::tables::{
     agents, budgets, client_bugs, clients, decode as decode_rows, engines, jsonrpc, output_form,
     plain_words, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words,
     wrappers, Phrase,
 };
-use super::tables::sdk_runtime_words;
 use crate::category::Category::*;
 use crate::Category;
 

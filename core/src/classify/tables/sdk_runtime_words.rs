@@ -66,7 +66,10 @@ pub const PERMANENT: &[Phrase] = &[
     // ... AI SDK 5 only supports models that implement specification version \"v2\""): the
     // installed packages must be aligned; no request is sent.
     said("unsupported model version", Configuration),
-    said("only supports models that implement specification version", Configuration),
+    said(
+        "only supports models that implement specification version",
+        Configuration,
+    ),
     // A model the called endpoint does not serve ("this model is not valid for chat
     // completion!", Cohere through an OpenAI-style route; "This model is not supported by the
     // Responses API", Azure AI Foundry): the request goes to the wrong route for the model.
@@ -273,6 +276,60 @@ mod batch32a_tests {
                 NotFound,
                 false,
             ),
+        ]);
+    }
+    /// (batch 32a) A link that failed, under a wrapper's server-error class or a relay's 500;
+    /// undici's answer timers under the AI SDK's "Cannot connect"; a stream closed before its
+    /// first payload. Near misses: a connect timeout stays the connection's, a stream closed
+    /// after its answer began stays a cut stream, a bare EOF under a 500 stays the server's.
+    #[test]
+    fn failed_links_answer_timers_and_empty_streams() {
+        each(vec![
+            (
+                Failure::new("litellm.InternalServerError: OpenAIException - Connection reset by peer")
+                    .with_class(["litellm.InternalServerError"]),
+                Connection,
+            ),
+            // debpalash/VoiceStudio#1335 (an app's 500 around its own TLS link).
+            (
+                Failure::http(500, "ApiError: 500 Internal Server Error: [SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation of protocol (_ssl.c:1016)"),
+                Connection,
+            ),
+            // BerriAI/litellm#10041.
+            (
+                Failure::new("litellm.APIConnectionError: Vertex_ai_betaException - EOF occurred in violation of protocol (_ssl.c:1007)")
+                    .with_class(["litellm.APIConnectionError"]),
+                Connection,
+            ),
+            // pinokiofactory/bolt#13.
+            (
+                Failure::new("lastError: APICallError [AI_APICallError]: Cannot connect to API: Headers Timeout Error")
+                    .with_class(["AI_APICallError"]),
+                Timeout,
+            ),
+            (
+                Failure::new("AI_RetryError: Failed after 3 attempts. Last error: Cannot connect to API: Body Timeout Error"),
+                Timeout,
+            ),
+            // router-for-me/CLIProxyAPI#3287 (the same words in another report).
+            (Failure::new("upstream stream closed before first payload"), Connection),
+            (Failure::new("Error: stream ended before the first token"), Connection),
+            // ollama server/routes.go: a chat request without a model, statusless.
+            (
+                Failure::new("ollama error: {\"error\":\"model is required\"}"),
+                BadRequest,
+            ),
+            // Near misses: nickscamara/open-deep-research#53; CLIProxyAPI#5028; Ollama's
+            // runner ending its output under a 500.
+            (
+                Failure::new("AI_RetryError: Failed after 3 attempts. Last error: Cannot connect to API: Connect Timeout Error (attempted addresses: 157.240.1.9:443)"),
+                Connection,
+            ),
+            (
+                Failure::new("upstream stream closed before [DONE]"),
+                StreamInterrupted,
+            ),
+            (Failure::http(500, "unexpected EOF"), ServerError),
         ]);
     }
 }
