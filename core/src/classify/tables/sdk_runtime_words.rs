@@ -93,6 +93,27 @@ pub const PERMANENT: &[Phrase] = &[
     // parameter"): refused as written, with or without its status beside it.
     said("model is required", BadRequest),
     said("you must provide a model parameter", BadRequest),
+    // An event-source client answered with something other than `text/event-stream` (often
+    // a JSON error body under a 200): reqwest-eventsource's `InvalidContentType` prints
+    // "Invalid header value: \"application/json\"" (Tabby), other Rust clients "Invalid content
+    // type was returned: ...", browsers "EventSource's response has a MIME type
+    // (\"application/json\") that is not \"text/event-stream\"", @microsoft/fetch-event-source
+    // "Expected content-type to be text/event-stream": a reply outside the protocol.
+    said("invalid header value: \"application/", InvalidResponse),
+    said("invalid header value: \"text/", InvalidResponse),
+    // The same inside a Rust `Debug` of the error (Tabby: `Err(StreamError("Invalid header
+    // value: \"application/json\""))`), its quotes escaped.
+    said("invalid header value: \\\"application/", InvalidResponse),
+    said("invalid header value: \\\"text/", InvalidResponse),
+    said("invalid content type was returned", InvalidResponse),
+    said("that is not \"text/event-stream\"", InvalidResponse),
+    said(
+        "expected content-type to be text/event-stream",
+        InvalidResponse,
+    ),
+    // Genkit Go's own model lookup failing ("ai.GenerateWithRequest: model %q not found",
+    // genkit-ai/genkit#3625): the framework's registry lacks the name, before any provider.
+    said("ai.generatewithrequest: model", Configuration),
 ];
 
 /// Transient words, read with the main transient table.
@@ -278,6 +299,7 @@ mod batch32a_tests {
             ),
         ]);
     }
+
     /// (batch 32a) A link that failed, under a wrapper's server-error class or a relay's 500;
     /// undici's answer timers under the AI SDK's "Cannot connect"; a stream closed before its
     /// first payload. Near misses: a connect timeout stays the connection's, a stream closed
@@ -330,6 +352,49 @@ mod batch32a_tests {
                 StreamInterrupted,
             ),
             (Failure::http(500, "unexpected EOF"), ServerError),
+        ]);
+    }
+
+    /// (batch 32a) An event-source client given another content type is a reply outside the
+    /// protocol; a framework's own model lookup is set-up. Near misses: a header the caller
+    /// set that fails to parse is no reply at all; a provider's 404 for a model stays its own.
+    #[test]
+    fn event_stream_content_types_and_framework_lookups() {
+        each(vec![
+            // reqwest-eventsource `Error::InvalidContentType`, printed and in a Debug.
+            (
+                Failure::new("Invalid header value: \"text/html; charset=utf-8\""),
+                InvalidResponse,
+            ),
+            (
+                Failure::new("Error: StreamError(\"Invalid header value: \\\"application/json\\\"\")"),
+                InvalidResponse,
+            ),
+            // sarfraznawaz2005/laravel-sse#5 (a browser's EventSource).
+            (
+                Failure::new("EventSource's response has a MIME type (\"application/json\") that is not \"text/event-stream\". Aborting the connection."),
+                InvalidResponse,
+            ),
+            // Azure/fetch-event-source src/fetch.ts's check.
+            (
+                Failure::new("Error: Expected content-type to be text/event-stream, Actual: application/json"),
+                InvalidResponse,
+            ),
+            // genkit-ai/genkit#3625 (Go), genkit-ai/genkit#3077 (JS).
+            (
+                Failure::new("ai.GenerateWithRequest: model \"googleai/gemini-9-pro\" not found"),
+                Configuration,
+            ),
+            (
+                Failure::new("GenkitError: NOT_FOUND: Model 'vertexai/imagen-3.0-fast-generate-001' not found"),
+                Configuration,
+            ),
+            // Near misses.
+            (Failure::new("invalid header value: \"Bearer sk-abc\\n\""), Unknown),
+            (
+                Failure::http(404, "models/gemini-9-pro is not found for API version v1beta, or is not supported for generateContent."),
+                NotFound,
+            ),
         ]);
     }
 }
