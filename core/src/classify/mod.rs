@@ -526,6 +526,17 @@ fn decide(
                 _ if c == Category::ServerError && says_overloaded(hay) => {
                     (Category::Overloaded, Evidence::ErrorClass)
                 }
+                // (batch 32a) A wrapper's server-error class with no status around the words of
+                // a link that failed (LiteLLM's `InternalServerError: AnthropicException -
+                // [SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation of protocol`):
+                // no server answered; the connection is the failure.
+                _ if c == Category::ServerError
+                    && f.status.is_none()
+                    && names_a_failed_link(hay)
+                    && !engine_died(hay) =>
+                {
+                    (Category::Connection, Evidence::Message)
+                }
                 // OpenAI once answered server faults and overloads under RateLimitError; a text
                 // that names one and no rate limit is believed.
                 _ if c == Category::RateLimited => match text::transient().first(hay.get()) {
@@ -1026,6 +1037,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     // Then by the wording, where the code said nothing sharper.
     match sharper {
         Category::ServerError if says_overloaded(hay) => Category::Overloaded,
+        // (batch 32a) A deadline named under a 5xx (Gemini's "504 DEADLINE EXCEEDED", "503
+        // Context deadline exceeded"): google-api-core's `DeadlineExceeded` is a 504, so the
+        // deadline is the nature and the status its carrier. A bare "Gateway Timeout" stays
+        // the server's.
+        Category::ServerError if says_deadline(hay) => Category::Timeout,
         // (batch 18) A 503 that names a rate limit is a throttle answered as unavailable (a
         // router's "Request dropped after exceeding the local rate-limit queue budget"; S3's
         // 503 SlowDown is the same shape): its rate, and its wait, are what the retry needs.
@@ -1161,8 +1177,10 @@ fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
 /// connection family), not a read that ended early (`eof`).
 fn says_connection_failed(hay: &Hay) -> bool {
     [text::network(), text::transient()].iter().any(|set| {
-        set.first(hay.get())
-            .is_some_and(|p| p.category == Category::Connection && !p.text.contains("eof"))
+        set.first(hay.get()).is_some_and(|p| {
+            p.category == Category::Connection
+                && (!p.text.contains("eof") || tables::sdk_runtime_words::TLS_CUT.contains(&p.text))
+        })
     }) || connect_timed_out(hay)
 }
 
@@ -1611,6 +1629,16 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             {
                 Category::Unknown
             }
+            // (batch 32a) An app's advice to try later beside the cause it printed ("请求
+            // ChatGPT 服务器时出现问题，请稍后再试 错误信息: RemoteProtocolError: peer closed
+            // connection ..."): the cause is the failure, the advice only its wrapper.
+            // (batch 32a) A server's fault named beside a deadline that ran out (google-api-core's
+            // "Deadline of 60.0s exceeded while calling target function, last exception: 503
+            // The service is currently unavailable."): the deadline is what ended the call.
+            Category::ServerError if says_deadline(hay) => Category::Timeout,
+            Category::ServerError if tables::TRY_LATER.contains(&p.text) => {
+                cause_beside_advice(hay.get(), p.text).unwrap_or(Category::ServerError)
+            }
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
                 Category::BadRequest
@@ -1624,6 +1652,19 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // (batch 30a) A connect timeout's number inside a client's failed-to-connect
             // words (`clients::CONNECT_FAILED_WRAPPERS`): the connection is what failed.
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
+            // (batch 32a) The other way round: undici's timer for an answer on a connection
+            // it made, under a wrapper's words for not connecting (the AI SDK's "Cannot
+            // connect to API: Headers Timeout Error"): the server was slow, a timeout.
+            Category::Connection if says_any(hay, tables::sdk_runtime_words::ANSWER_TIMERS) => {
+                Category::Timeout
+            }
+            // (batch 32a) A stream closed before its first payload: nothing had streamed, so
+            // the connection failed, not an answer under way.
+            Category::StreamInterrupted
+                if says_any(hay, tables::sdk_runtime_words::NOTHING_STREAMED) =>
+            {
+                Category::Connection
+            }
             c => c,
         })
 }
@@ -1650,6 +1691,51 @@ fn mid_answer(hay: &Hay) -> bool {
     tables::stated_refusals::MID_ANSWER
         .iter()
         .any(|w| text::contains_phrase(hay.get(), w))
+}
+
+/// (batch 32a) The text's first network or transient phrase names a link that failed; a
+/// server-error word the wrapper's own class name puts first ("InternalServerError: ...") is
+/// looked past. A bare EOF stays a server's output ending, a TLS session cut
+/// (`sdk_runtime_words::TLS_CUT`) is the link's.
+fn names_a_failed_link(hay: &Hay) -> bool {
+    let link = |p: &tables::Phrase| {
+        p.category == Category::Connection
+            && (!p.text.contains("eof") || tables::sdk_runtime_words::TLS_CUT.contains(&p.text))
+    };
+    let h = hay.get();
+    if text::network().first(h).is_some_and(link) {
+        return true;
+    }
+    match text::transient().first(h) {
+        Some(p) if p.category == Category::ServerError => {
+            let rest = h.replace(p.text, &" ".repeat(p.text.len()));
+            text::transient().first(&rest).is_some_and(link)
+        }
+        Some(p) => link(p),
+        None => false,
+    }
+}
+
+/// (batch 32a) Any of `words` occurs in the text as a phrase.
+fn says_any(hay: &Hay, words: &[&str]) -> bool {
+    words.iter().any(|w| text::contains_phrase(hay.get(), w))
+}
+
+/// (batch 32a) The text names a deadline that ran out (`sdk_runtime_words::DEADLINE`).
+fn says_deadline(hay: &Hay) -> bool {
+    tables::sdk_runtime_words::DEADLINE
+        .iter()
+        .any(|w| text::contains_phrase(hay.get(), w))
+}
+
+/// (batch 32a) The transient nature the text names besides its advice to try again later,
+/// if more specific than a server's fault.
+fn cause_beside_advice(hay: &str, advice: &str) -> Option<Category> {
+    let rest = hay.replace(advice, &" ".repeat(advice.len()));
+    text::transient()
+        .first(&rest)
+        .map(|p| p.category)
+        .filter(|c| *c != Category::ServerError)
 }
 
 /// (batch 30a) The words wrap a socket error in a client's failed new connection.

@@ -169,6 +169,7 @@ pub mod names;
 pub mod nearby;
 pub mod output_form;
 pub mod plain_words;
+pub mod sdk_runtime_words;
 pub mod sessions;
 pub mod setup_registry;
 pub mod stated_faults;
@@ -939,6 +940,11 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
         "com.squareup.moshi.JsonEncodingException",
         Is(InvalidResponse),
     ),
+    // (batch 32a) replicate-python raises `ModelError` when a prediction ends `failed` on
+    // Replicate's side (replicate/exceptions.py; the maintainers advise rerunning, and reruns
+    // of the same small prompt pass, replicate-python#306): the hosted run's fault, retried at
+    // the cost of one prediction. The base `ReplicateError` decides nothing by itself.
+    ("replicate.exceptions.ModelError", Is(ServerError)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

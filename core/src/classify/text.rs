@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
+use super::tables::sdk_runtime_words;
 use super::tables::{
     agents, budgets, client_bugs, clients, decode as decode_rows, engines, jsonrpc, output_form,
     plain_words, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words,
@@ -107,6 +108,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(agents::BEFORE_ANY_CALL)
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(plain_words::PERMANENT)
+                .chain(sdk_runtime_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -137,6 +139,7 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(stated_faults::READ_FIRST)
                 .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(plain_words::PERMANENT)
+                .chain(sdk_runtime_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -204,7 +207,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(words::TRANSIENT)
                 .chain(agents::TRANSIENT)
                 .chain(jsonrpc::TRANSIENT)
-                .chain(plain_words::TRANSIENT),
+                .chain(plain_words::TRANSIENT)
+                .chain(sdk_runtime_words::TRANSIENT),
         )
     })
 }

@@ -849,6 +849,9 @@ pub const LOCAL_REGISTRY_WORDS: &[&str] = &[
     // (batch 25) opencode's error name itself in its log ("reason=ProviderModelNotFoundError
     // Unhandled rejection"): its lookup in its own registry (models.dev) failed.
     "providermodelnotfounderror",
+    // (batch 32a) Genkit JS's own model lookup (`resolveModel`), before any provider is
+    // called: "GenkitError: NOT_FOUND: Model '...' not found" (genkit-ai/genkit#3077).
+    "genkiterror: not_found: model '",
 ];
 
 /// (batch 28) Suggestions only a provider's answer makes, which `LOCAL_REGISTRY_WORDS`' "did

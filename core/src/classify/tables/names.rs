@@ -92,6 +92,9 @@ pub const WORDS: &[NameWord] = &[
     // `UnsupportedParamsError`, `BadRequestError`, `InvalidRequestError`; Dify
     // `InvokeBadRequestError`; `UnprocessableEntityError` (openai-python).
     ("unprocessable", Unprocessable),
+    // (batch 32a) Vercel AI SDK `UnsupportedModelVersionError`: a model package built for
+    // another major of the SDK's specification, a set-up fault no request reaches.
+    ("unsupportedmodelversion", Configuration),
     ("unsupported", BadRequest),
     ("invalidprompt", BadRequest),
     ("invalidargument", BadRequest),
