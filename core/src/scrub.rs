@@ -1212,9 +1212,10 @@ fn named_values(text: &str) -> Cow<'_, str> {
             }
         }
         let len = run_len(&bytes[start..], value_byte, usize::MAX);
-        // A word is no key's head: a value that is one does not run on across a split into what
-        // follows ("API key provided: key sk-..." keeps its word; the key goes by its prefix).
-        let len = if wordlike(&text[start..start + len]) {
+        // A word followed by a key of a known prefix is the word, and then that key: the value
+        // does not run on into it ("API key provided: key sk-..." keeps its word; the prefix pass
+        // takes the key). Any other head runs on across a split (`Bearer H` + `v4Nw...`).
+        let len = if wordlike(&text[start..start + len]) && prefixed_key_after(text, start + len) {
             len
         } else {
             across_splits(text, start, len, usize::MAX, value_byte)
@@ -1244,6 +1245,17 @@ fn named_values(text: &str) -> Cow<'_, str> {
         }
     }
     out.finish()
+}
+
+/// Whether a split at `end` leads to a key of a known prefix (`sk-`, `AKIA`, ...).
+fn prefixed_key_after(text: &str, end: usize) -> bool {
+    let split = split_len(&text.as_bytes()[end..]);
+    let next = &text[end + split..];
+    split > 0
+        && compiled()
+            .prefixes
+            .find(next)
+            .is_some_and(|m| m.start() == 0)
 }
 
 /// How far a pass may read again what it read before: a bound on the work per byte.
@@ -1409,10 +1421,18 @@ mod tests {
                 "Incorrect API key provided: key [REDACTED]",
             ),
             (format!("api_key: none {key}"), "api_key: none [REDACTED]"),
-            // A random head still takes its wrapped tail.
+            // A random head still takes its wrapped tail, and so does a head of one letter.
             (
                 "api_key=Qx7vT2mN9pL4kR8s\nW1yZ3bC6dF0gH5jK2lM8".to_owned(),
                 "api_key=[REDACTED]",
+            ),
+            (
+                "Authorization: Bearer H\nv4Nw8Qp2Ls6Tz0Ym3Kb7Rd1 was rejected".to_owned(),
+                "Authorization: Bearer [REDACTED] was rejected",
+            ),
+            (
+                "X-Amz-Security-Token: H\nv4Nw8Qp2Ls6Tz0Ym3Kb7Rd1 was rejected".to_owned(),
+                "X-Amz-Security-Token: [REDACTED] was rejected",
             ),
         ] {
             assert_eq!(scrub(&text), want, "{text}");
