@@ -1637,7 +1637,7 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // The service is currently unavailable."): the deadline is what ended the call.
             Category::ServerError if says_deadline(hay) => Category::Timeout,
             Category::ServerError if tables::TRY_LATER.contains(&p.text) => {
-                cause_beside_advice(hay.get(), p.text).unwrap_or(Category::ServerError)
+                cause_beside_advice(hay.get()).unwrap_or(Category::ServerError)
             }
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
@@ -1652,9 +1652,16 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // (batch 30a) A connect timeout's number inside a client's failed-to-connect
             // words (`clients::CONNECT_FAILED_WRAPPERS`): the connection is what failed.
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
-            // (batch 32a) The other way round: undici's timer for an answer on a connection
-            // it made, under a wrapper's words for not connecting (the AI SDK's "Cannot
-            // connect to API: Headers Timeout Error"): the server was slow, a timeout.
+            // (batch 33a) A link's frame that only says which layer failed ("I/O error on POST
+            // request for ...: Read timed out", "Cannot connect to API: Connect Timeout
+            // Error", `layer_words::LINK_FRAMES`): the cause it prints, or a class of the chain
+            // names, is the failure (batch 32a's "Headers Timeout Error" under the AI SDK's
+            // frame is one such cause).
+            Category::Connection if tables::layer_words::LINK_FRAMES.contains(&p.text) => {
+                cause_past_link_frames(f, hay)
+            }
+            // (batch 32a) undici's timer for an answer on a connection it made, under other
+            // connection words ("UND_ERR_HEADERS_TIMEOUT"): the server was slow, a timeout.
             Category::Connection if says_any(hay, tables::sdk_runtime_words::ANSWER_TIMERS) => {
                 Category::Timeout
             }
@@ -1706,14 +1713,10 @@ fn names_a_failed_link(hay: &Hay) -> bool {
     if text::network().first(h).is_some_and(link) {
         return true;
     }
-    match text::transient().first(h) {
-        Some(p) if p.category == Category::ServerError => {
-            let rest = h.replace(p.text, &" ".repeat(p.text.len()));
-            text::transient().first(&rest).is_some_and(link)
-        }
-        Some(p) => link(p),
-        None => false,
-    }
+    // (batch 33a) Server-error words are looked past as any wrapper's are (`first_past`).
+    text::transient()
+        .first_past(h, |p| p.category == Category::ServerError)
+        .is_some_and(link)
 }
 
 /// (batch 32a) Any of `words` occurs in the text as a phrase.
@@ -1729,13 +1732,48 @@ fn says_deadline(hay: &Hay) -> bool {
 }
 
 /// (batch 32a) The transient nature the text names besides its advice to try again later,
-/// if more specific than a server's fault.
-fn cause_beside_advice(hay: &str, advice: &str) -> Option<Category> {
-    let rest = hay.replace(advice, &" ".repeat(advice.len()));
+/// if more specific than a server's fault. (batch 33a) The advice is looked past as any
+/// wrapper's words are (`first_past`).
+fn cause_beside_advice(hay: &str) -> Option<Category> {
     text::transient()
-        .first(&rest)
+        .first_past(hay, |p| tables::TRY_LATER.contains(&p.text))
         .map(|p| p.category)
         .filter(|c| *c != Category::ServerError)
+}
+
+/// (batch 33a) What a link's frame (`layer_words::LINK_FRAMES`) wraps. Past the frames the
+/// text is read as a connection class's is (`network_or_configuration`): a timeout it names
+/// is the failure, before any socket's words after it (a client's timer closes its own socket:
+/// "...: timeout] with root cause java.net.SocketException: Socket closed"); else another
+/// transient cause it names; else a class of the chain that names a timeout by its words (Spring
+/// around Netty's `ReadTimeoutException`, whose message is empty); else the frame's connection.
+/// A connect timeout inside a failed new connection stays a connection (batch 30a).
+fn cause_past_link_frames(f: &Failure, hay: &Hay) -> Category {
+    let frame = |p: &tables::Phrase| tables::layer_words::LINK_FRAMES.contains(&p.text);
+    if connect_failed_wrapper(hay) {
+        return Category::Connection;
+    }
+    if text::network()
+        .first_past(hay.get(), frame)
+        .is_some_and(|p| p.category == Category::Timeout)
+    {
+        return Category::Timeout;
+    }
+    if let Some(p) = text::transient()
+        .first_past(hay.get(), frame)
+        .filter(|p| p.category != Category::ServerError)
+    {
+        return p.category;
+    }
+    let names_timeout = |name: &String| {
+        class_rule(name).is_none()
+            && names::category([name.as_str()], std::iter::empty(), |_| None)
+                == Some(Category::Timeout)
+    };
+    match f.error_class.iter().any(names_timeout) {
+        true => Category::Timeout,
+        false => Category::Connection,
+    }
 }
 
 /// (batch 30a) The words wrap a socket error in a client's failed new connection.

@@ -165,6 +165,7 @@ pub mod engines;
 mod hosts;
 mod intl;
 pub mod jsonrpc;
+pub mod layer_words;
 pub mod names;
 pub mod nearby;
 pub mod output_form;

@@ -53,6 +53,27 @@ impl PhraseSet {
         }
         best.map(|b| self.rows[b])
     }
+
+    /// (batch 33a) The highest-priority phrase in `hay` that `wrapper` does not accept, every
+    /// accepted phrase looked past (blanked) first. `first` alone returns the earliest table
+    /// row, which for a wrapper's words ("I/O error on", "Cannot connect to API", "try again
+    /// later") hides the cause they print; this returns that cause.
+    pub fn first_past(
+        &self,
+        hay: &str,
+        wrapper: impl Fn(&Phrase) -> bool,
+    ) -> Option<&'static Phrase> {
+        let mut rest = std::borrow::Cow::Borrowed(hay);
+        // Each round blanks one distinct phrase; a text has few wrappers, so this is bounded.
+        for _ in 0..8 {
+            let p = self.first(&rest)?;
+            if !wrapper(p) {
+                return Some(p);
+            }
+            rest = std::borrow::Cow::Owned(rest.replace(p.text, &" ".repeat(p.text.len())));
+        }
+        None
+    }
 }
 
 /// (batch 31b) A word run onto the number after it, as texts that lost a space print them
