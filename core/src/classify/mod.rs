@@ -3726,3 +3726,141 @@ mod batch29a_tests {
         assert_eq!(c.category, Programming);
     }
 }
+
+#[cfg(test)]
+mod batch33a_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::{each, each_with};
+    use crate::failure::Failure;
+
+    /// (batch 33a) A link's frame (Spring's "I/O error on", the AI SDK's "Cannot connect to
+    /// API", Java's ConnectException/SocketException under hutool) yields to the timeout it
+    /// prints or a later class names. Texts from threads in no corpus file. Near misses: the
+    /// same frames around a refused or reset connection stay `connection`; a connect timeout
+    /// inside urllib3's failed new connection stays `connection` (batch 30a).
+    #[test]
+    fn a_link_frame_yields_to_the_timeout_it_prints() {
+        each(vec![
+            // jianyuan1991/ragdemo#1.
+            (
+                Failure::new("org.springframework.web.client.ResourceAccessException: I/O error on POST request for \"http://localhost:11434/api/chat\": Read timed out")
+                    .with_class(["org.springframework.web.client.ResourceAccessException"]),
+                Timeout,
+            ),
+            // tmseidel/ai-git-bot#252 (the log runs the next line onto the cause).
+            (
+                Failure::new("I/O error on POST request for \"http://xxxx:8080/v1/chat/completions\": Read timed outorg.springframework.web.client.ResourceAccessException: I/O error on POST request for \"http://xxxx:8080/v1/chat/completions\": Read timed out at org.springframework.web.client.DefaultRestClient"),
+                Timeout,
+            ),
+            // alibaba/spring-ai-alibaba#1323.
+            (
+                Failure::new("org.springframework.web.client.ResourceAccessException: I/O error on POST request for \"https://dashscope.aliyuncs.com/api/v1/services/aigc/multimodal-generation/generation\": timeout\nCaused by: java.net.SocketTimeoutException: timeout"),
+                Timeout,
+            ),
+            // The frame with an empty cause and the timeout named only by a later class.
+            (
+                Failure::new("I/O error on POST request for \"https://api.example.com/v1/chat/completions\": null")
+                    .with_class([
+                        "org.springframework.web.client.ResourceAccessException",
+                        "io.netty.handler.timeout.ReadTimeoutException",
+                    ]),
+                Timeout,
+            ),
+            // jina-ai/node-DeepResearch#116; dyad-sh/dyad#352.
+            (
+                Failure::new("Failed after 3 attempts. Last error: Cannot connect to API: Connect Timeout Error (attempted addresses: 142.250.196.202:443, 142.250.66.74:443, timeout: 10000ms)"),
+                Timeout,
+            ),
+            (
+                Failure::new("Sorry, there was an error from the AI: Cannot connect to API: Connect Timeout Error (attempted addresses: 142.250.196.202:443, 142.250.77.10:443, timeout: 10000ms)"),
+                Timeout,
+            ),
+            // dromara/fast-request#178.
+            (
+                Failure::new("cn.hutool.core.io.IORuntimeException: SocketTimeoutException: Connect timed out"),
+                Timeout,
+            ),
+            (
+                Failure::new("cn.hutool.core.io.IORuntimeException: ConnectException: Connection timed out: connect"),
+                Timeout,
+            ),
+            // Near misses: anomalyco/opencode#41995; chinabugotech/hutool#2560;
+            // liyupi/yucongming-java-sdk#19; a Spring frame around a reset; urllib3's wrapper.
+            (
+                Failure::new("Cannot connect to API: connect ECONNREFUSED 127.0.0.1:9\nretrying in 13s - attempt #4"),
+                Connection,
+            ),
+            (
+                Failure::new("cn.hutool.core.io.IORuntimeException: ConnectException: Connection refused (Connection refused)"),
+                Connection,
+            ),
+            (
+                Failure::new("cn.hutool.core.io.IORuntimeException: SocketException: Connection reset"),
+                Connection,
+            ),
+            (
+                Failure::new("I/O error on POST request for \"https://api.openai.com/v1/chat/completions\": Connection reset"),
+                Connection,
+            ),
+            (
+                Failure::new("HTTPSConnectionPool(host='api.openai.com', port=443): Max retries exceeded with url: /v1/chat/completions (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object>: Failed to establish a new connection: [Errno 60] Operation timed out'))"),
+                Connection,
+            ),
+        ]);
+    }
+
+    /// (batch 33a) ERNIE's rules on a conversation's shape, a gateway's missing token in
+    /// Chinese, Dio's browser transport failure, a router with no fallback left, a request
+    /// ended before any chunk and a stream without its terminal event. Near misses: a missing
+    /// token's neighbour "invalid token" stays a refused key; a stream cut after its answer
+    /// began stays a cut; a quota word stays a payment.
+    #[test]
+    fn shapes_tokens_browsers_fallbacks_and_stream_ends() {
+        each_with(vec![
+            // gmjneko/qianfan-starter#25 (336006); songquanpeng/one-api#1332;
+            // baidubce/bce-qianfan-sdk#576 is another 336003 ("function_call's name can't be
+            // blank"), not a shape rule, and stays as the tables read it.
+            (
+                Failure::new("ErrorResponse(id=as-wvtx0jmnfp, logId=null, errorCode=336006, ebCode=null, errorMsg=the length of messages must be an odd number)"),
+                BadRequest,
+                false,
+            ),
+            (
+                Failure::new("the role of message with odd index in the messages must be assistant"),
+                BadRequest,
+                false,
+            ),
+            // songquanpeng/one-api middleware/auth.go.
+            (
+                Failure::new("无权进行此操作，未登录且未提供 access token"),
+                Configuration,
+                false,
+            ),
+            (
+                Failure::new("{\"error\":{\"message\":\"未提供令牌\",\"type\":\"one_api_error\"}}"),
+                Configuration,
+                false,
+            ),
+            // Dio's web adapter message alone (dio_web_adapter).
+            (
+                Failure::new("DioException: The XMLHttpRequest onError callback was called. This typically indicates an error on the network layer."),
+                Connection,
+                true,
+            ),
+            (Failure::new("Error: no fallback model available for openrouter:x-ai/grok-4"), ServerError, true),
+            (Failure::new("API request ended without receiving any chunks"), Connection, true),
+            (
+                Failure::new("relay error: stream closed without a terminal event (response.completed)"),
+                StreamInterrupted,
+                true,
+            ),
+            // Near misses.
+            (Failure::new("无效的令牌"), Unauthorized, false),
+            (
+                Failure::new("stream error: stream disconnected before completion: Rate limit reached for gpt-4o"),
+                RateLimited,
+                true,
+            ),
+        ]);
+    }
+}

@@ -170,6 +170,7 @@ pub mod names;
 pub mod nearby;
 pub mod output_form;
 pub mod plain_words;
+pub mod relay_words;
 pub mod sdk_runtime_words;
 pub mod sessions;
 pub mod setup_registry;

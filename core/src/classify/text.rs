@@ -130,6 +130,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(plain_words::PERMANENT)
                 .chain(sdk_runtime_words::PERMANENT)
+                .chain(super::tables::relay_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -161,6 +162,7 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(plain_words::PERMANENT)
                 .chain(sdk_runtime_words::PERMANENT)
+                .chain(super::tables::relay_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -229,7 +231,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(agents::TRANSIENT)
                 .chain(jsonrpc::TRANSIENT)
                 .chain(plain_words::TRANSIENT)
-                .chain(sdk_runtime_words::TRANSIENT),
+                .chain(sdk_runtime_words::TRANSIENT)
+                .chain(super::tables::relay_words::TRANSIENT),
         )
     })
 }
