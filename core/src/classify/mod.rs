@@ -1753,16 +1753,22 @@ fn cause_past_link_frames(f: &Failure, hay: &Hay) -> Category {
     if connect_failed_wrapper(hay) {
         return Category::Connection;
     }
+    let cause = text::transient().first_past(hay.get(), frame);
+    // A timeout word inside a connection's own phrase ("keepalive ping timeout", a WebSocket
+    // closed for a missed ping) is that connection's, not a timer of the call.
+    let timer = |t: &tables::Phrase| {
+        t.category == Category::Timeout
+            && !text::transient().holds(hay.get(), |c| {
+                c.category == Category::Connection && c.text != t.text && c.text.contains(t.text)
+            })
+    };
     if text::network()
         .first_past(hay.get(), frame)
-        .is_some_and(|p| p.category == Category::Timeout)
+        .is_some_and(timer)
     {
         return Category::Timeout;
     }
-    if let Some(p) = text::transient()
-        .first_past(hay.get(), frame)
-        .filter(|p| p.category != Category::ServerError)
-    {
+    if let Some(p) = cause.filter(|p| p.category != Category::ServerError) {
         return p.category;
     }
     let names_timeout = |name: &String| {
@@ -3796,6 +3802,11 @@ mod batch33a_tests {
             ),
             (
                 Failure::new("cn.hutool.core.io.IORuntimeException: SocketException: Connection reset"),
+                Connection,
+            ),
+            // A socket closed for a missed keepalive ping under the frame is the socket's.
+            (
+                Failure::new("Cannot connect to API: sent 1011 (internal error) keepalive ping timeout; no close frame received"),
                 Connection,
             ),
             (

@@ -54,6 +54,22 @@ impl PhraseSet {
         best.map(|b| self.rows[b])
     }
 
+    /// (batch 33a) Whether `hay` holds, as a phrase, a row that `wanted` accepts (any row,
+    /// not only the highest-priority one).
+    pub fn holds(&self, hay: &str, wanted: impl Fn(&Phrase) -> bool) -> bool {
+        let h = hay.as_bytes();
+        self.ac.find_overlapping_iter(hay).any(|m| {
+            let row = self.rows[m.pattern().as_usize()];
+            let p = row.text.as_bytes();
+            let left_ok = !needs_left(p[0]) || m.start() == 0 || !is_word(h[m.start() - 1]);
+            let right_ok = !is_word(p[p.len() - 1])
+                || m.end() == h.len()
+                || !is_word(h[m.end()])
+                || glued_number(p[p.len() - 1], h[m.end()]);
+            left_ok && right_ok && wanted(row)
+        })
+    }
+
     /// (batch 33a) The highest-priority phrase in `hay` that `wrapper` does not accept, every
     /// accepted phrase looked past (blanked) first. `first` alone returns the earliest table
     /// row, which for a wrapper's words ("I/O error on", "Cannot connect to API", "try again
