@@ -3763,7 +3763,8 @@ mod batch33a_tests {
                 Failure::new("org.springframework.web.client.ResourceAccessException: I/O error on POST request for \"https://dashscope.aliyuncs.com/api/v1/services/aigc/multimodal-generation/generation\": timeout\nCaused by: java.net.SocketTimeoutException: timeout"),
                 Timeout,
             ),
-            // The frame with an empty cause and the timeout named only by a later class.
+            // The frame with an empty cause and the timeout named only by a later class (the
+            // shape of spring-ai-alibaba#3417, another URL).
             (
                 Failure::new("I/O error on POST request for \"https://api.example.com/v1/chat/completions\": null")
                     .with_class([
@@ -3786,6 +3787,7 @@ mod batch33a_tests {
                 Failure::new("cn.hutool.core.io.IORuntimeException: SocketTimeoutException: Connect timed out"),
                 Timeout,
             ),
+            // The JDK's connect timeout as Windows words it, under hutool's wrapper.
             (
                 Failure::new("cn.hutool.core.io.IORuntimeException: ConnectException: Connection timed out: connect"),
                 Timeout,
@@ -3852,16 +3854,21 @@ mod batch33a_tests {
                 Configuration,
                 false,
             ),
-            // Dio's web adapter message alone (dio_web_adapter).
+            // trevorwang/retrofit.dart#605 (Dio's web adapter under an app's log line).
             (
-                Failure::new("DioException: The XMLHttpRequest onError callback was called. This typically indicates an error on the network layer."),
+                Failure::new("Error connectionError, http://localhost:20001/api/v1/auth/authenticate_json, msg: The connection errored: The XMLHttpRequest onError callback was called. This typically indicates an error on the network layer. This indicates an error which most likely cannot be solved by the library."),
                 Connection,
                 true,
             ),
-            (Failure::new("Error: no fallback model available for openrouter:x-ai/grok-4"), ServerError, true),
-            (Failure::new("API request ended without receiving any chunks"), Connection, true),
+            // Streams that ended before their terminal event: OpenRouterTeam/benchmark-harness#28;
+            // nicobailon/pi-subagents#2258.
             (
-                Failure::new("relay error: stream closed without a terminal event (response.completed)"),
+                Failure::new("Stream ended without a response.completed event"),
+                StreamInterrupted,
+                true,
+            ),
+            (
+                Failure::new("Anthropic stream ended before message_stop"),
                 StreamInterrupted,
                 true,
             ),
