@@ -1637,7 +1637,7 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // The service is currently unavailable."): the deadline is what ended the call.
             Category::ServerError if says_deadline(hay) => Category::Timeout,
             Category::ServerError if tables::TRY_LATER.contains(&p.text) => {
-                cause_beside_advice(hay.get(), p.text).unwrap_or(Category::ServerError)
+                cause_beside_advice(hay.get()).unwrap_or(Category::ServerError)
             }
             // A JSON parse failure said of the request the server received (above).
             Category::InvalidResponse if text::request_json_fault(hay.get()) => {
@@ -1652,9 +1652,16 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             // (batch 30a) A connect timeout's number inside a client's failed-to-connect
             // words (`clients::CONNECT_FAILED_WRAPPERS`): the connection is what failed.
             Category::Timeout if connect_failed_wrapper(hay) => Category::Connection,
-            // (batch 32a) The other way round: undici's timer for an answer on a connection
-            // it made, under a wrapper's words for not connecting (the AI SDK's "Cannot
-            // connect to API: Headers Timeout Error"): the server was slow, a timeout.
+            // (batch 33a) A link's frame that only says which layer failed ("I/O error on POST
+            // request for ...: Read timed out", "Cannot connect to API: Connect Timeout
+            // Error", `layer_words::LINK_FRAMES`): the cause it prints, or a class of the chain
+            // names, is the failure (batch 32a's "Headers Timeout Error" under the AI SDK's
+            // frame is one such cause).
+            Category::Connection if tables::layer_words::LINK_FRAMES.contains(&p.text) => {
+                cause_past_link_frames(f, hay)
+            }
+            // (batch 32a) undici's timer for an answer on a connection it made, under other
+            // connection words ("UND_ERR_HEADERS_TIMEOUT"): the server was slow, a timeout.
             Category::Connection if says_any(hay, tables::sdk_runtime_words::ANSWER_TIMERS) => {
                 Category::Timeout
             }
@@ -1706,14 +1713,10 @@ fn names_a_failed_link(hay: &Hay) -> bool {
     if text::network().first(h).is_some_and(link) {
         return true;
     }
-    match text::transient().first(h) {
-        Some(p) if p.category == Category::ServerError => {
-            let rest = h.replace(p.text, &" ".repeat(p.text.len()));
-            text::transient().first(&rest).is_some_and(link)
-        }
-        Some(p) => link(p),
-        None => false,
-    }
+    // (batch 33a) Server-error words are looked past as any wrapper's are (`first_past`).
+    text::transient()
+        .first_past(h, |p| p.category == Category::ServerError)
+        .is_some_and(link)
 }
 
 /// (batch 32a) Any of `words` occurs in the text as a phrase.
@@ -1729,13 +1732,54 @@ fn says_deadline(hay: &Hay) -> bool {
 }
 
 /// (batch 32a) The transient nature the text names besides its advice to try again later,
-/// if more specific than a server's fault.
-fn cause_beside_advice(hay: &str, advice: &str) -> Option<Category> {
-    let rest = hay.replace(advice, &" ".repeat(advice.len()));
+/// if more specific than a server's fault. (batch 33a) The advice is looked past as any
+/// wrapper's words are (`first_past`).
+fn cause_beside_advice(hay: &str) -> Option<Category> {
     text::transient()
-        .first(&rest)
+        .first_past(hay, |p| tables::TRY_LATER.contains(&p.text))
         .map(|p| p.category)
         .filter(|c| *c != Category::ServerError)
+}
+
+/// (batch 33a) What a link's frame (`layer_words::LINK_FRAMES`) wraps. Past the frames the
+/// text is read as a connection class's is (`network_or_configuration`): a timeout it names
+/// is the failure, before any socket's words after it (a client's timer closes its own socket:
+/// "...: timeout] with root cause java.net.SocketException: Socket closed"); else another
+/// transient cause it names; else a class of the chain that names a timeout by its words (Spring
+/// around Netty's `ReadTimeoutException`, whose message is empty); else the frame's connection.
+/// A connect timeout inside a failed new connection stays a connection (batch 30a).
+fn cause_past_link_frames(f: &Failure, hay: &Hay) -> Category {
+    let frame = |p: &tables::Phrase| tables::layer_words::LINK_FRAMES.contains(&p.text);
+    if connect_failed_wrapper(hay) {
+        return Category::Connection;
+    }
+    let cause = text::transient().first_past(hay.get(), frame);
+    // A timeout word inside a connection's own phrase ("keepalive ping timeout", a WebSocket
+    // closed for a missed ping) is that connection's, not a timer of the call.
+    let timer = |t: &tables::Phrase| {
+        t.category == Category::Timeout
+            && !text::transient().holds(hay.get(), |c| {
+                c.category == Category::Connection && c.text != t.text && c.text.contains(t.text)
+            })
+    };
+    if text::network()
+        .first_past(hay.get(), frame)
+        .is_some_and(timer)
+    {
+        return Category::Timeout;
+    }
+    if let Some(p) = cause.filter(|p| p.category != Category::ServerError) {
+        return p.category;
+    }
+    let names_timeout = |name: &String| {
+        class_rule(name).is_none()
+            && names::category([name.as_str()], std::iter::empty(), |_| None)
+                == Some(Category::Timeout)
+    };
+    match f.error_class.iter().any(names_timeout) {
+        true => Category::Timeout,
+        false => Category::Connection,
+    }
 }
 
 /// (batch 30a) The words wrap a socket error in a client's failed new connection.
@@ -3686,5 +3730,155 @@ mod batch29a_tests {
             .with_class(["TypeError"]),
         );
         assert_eq!(c.category, Programming);
+    }
+}
+
+#[cfg(test)]
+mod batch33a_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::{each, each_with};
+    use crate::failure::Failure;
+
+    /// (batch 33a) A link's frame (Spring's "I/O error on", the AI SDK's "Cannot connect to
+    /// API", Java's ConnectException/SocketException under hutool) yields to the timeout it
+    /// prints or a later class names. Texts from threads in no corpus file. Near misses: the
+    /// same frames around a refused or reset connection stay `connection`; a connect timeout
+    /// inside urllib3's failed new connection stays `connection` (batch 30a).
+    #[test]
+    fn a_link_frame_yields_to_the_timeout_it_prints() {
+        each(vec![
+            // jianyuan1991/ragdemo#1.
+            (
+                Failure::new("org.springframework.web.client.ResourceAccessException: I/O error on POST request for \"http://localhost:11434/api/chat\": Read timed out")
+                    .with_class(["org.springframework.web.client.ResourceAccessException"]),
+                Timeout,
+            ),
+            // tmseidel/ai-git-bot#252 (the log runs the next line onto the cause).
+            (
+                Failure::new("I/O error on POST request for \"http://xxxx:8080/v1/chat/completions\": Read timed outorg.springframework.web.client.ResourceAccessException: I/O error on POST request for \"http://xxxx:8080/v1/chat/completions\": Read timed out at org.springframework.web.client.DefaultRestClient"),
+                Timeout,
+            ),
+            // alibaba/spring-ai-alibaba#1323.
+            (
+                Failure::new("org.springframework.web.client.ResourceAccessException: I/O error on POST request for \"https://dashscope.aliyuncs.com/api/v1/services/aigc/multimodal-generation/generation\": timeout\nCaused by: java.net.SocketTimeoutException: timeout"),
+                Timeout,
+            ),
+            // The frame with an empty cause and the timeout named only by a later class (the
+            // shape of spring-ai-alibaba#3417, another URL).
+            (
+                Failure::new("I/O error on POST request for \"https://api.example.com/v1/chat/completions\": null")
+                    .with_class([
+                        "org.springframework.web.client.ResourceAccessException",
+                        "io.netty.handler.timeout.ReadTimeoutException",
+                    ]),
+                Timeout,
+            ),
+            // jina-ai/node-DeepResearch#116; dyad-sh/dyad#352.
+            (
+                Failure::new("Failed after 3 attempts. Last error: Cannot connect to API: Connect Timeout Error (attempted addresses: 142.250.196.202:443, 142.250.66.74:443, timeout: 10000ms)"),
+                Timeout,
+            ),
+            (
+                Failure::new("Sorry, there was an error from the AI: Cannot connect to API: Connect Timeout Error (attempted addresses: 142.250.196.202:443, 142.250.77.10:443, timeout: 10000ms)"),
+                Timeout,
+            ),
+            // dromara/fast-request#178.
+            (
+                Failure::new("cn.hutool.core.io.IORuntimeException: SocketTimeoutException: Connect timed out"),
+                Timeout,
+            ),
+            // The JDK's connect timeout as Windows words it, under hutool's wrapper.
+            (
+                Failure::new("cn.hutool.core.io.IORuntimeException: ConnectException: Connection timed out: connect"),
+                Timeout,
+            ),
+            // Near misses: anomalyco/opencode#41995; chinabugotech/hutool#2560;
+            // liyupi/yucongming-java-sdk#19; a Spring frame around a reset; urllib3's wrapper.
+            (
+                Failure::new("Cannot connect to API: connect ECONNREFUSED 127.0.0.1:9\nretrying in 13s - attempt #4"),
+                Connection,
+            ),
+            (
+                Failure::new("cn.hutool.core.io.IORuntimeException: ConnectException: Connection refused (Connection refused)"),
+                Connection,
+            ),
+            (
+                Failure::new("cn.hutool.core.io.IORuntimeException: SocketException: Connection reset"),
+                Connection,
+            ),
+            // A socket closed for a missed keepalive ping under the frame is the socket's.
+            (
+                Failure::new("Cannot connect to API: sent 1011 (internal error) keepalive ping timeout; no close frame received"),
+                Connection,
+            ),
+            (
+                Failure::new("I/O error on POST request for \"https://api.openai.com/v1/chat/completions\": Connection reset"),
+                Connection,
+            ),
+            (
+                Failure::new("HTTPSConnectionPool(host='api.openai.com', port=443): Max retries exceeded with url: /v1/chat/completions (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object>: Failed to establish a new connection: [Errno 60] Operation timed out'))"),
+                Connection,
+            ),
+        ]);
+    }
+
+    /// (batch 33a) ERNIE's rules on a conversation's shape, a gateway's missing token in
+    /// Chinese, Dio's browser transport failure, a router with no fallback left, a request
+    /// ended before any chunk and a stream without its terminal event. Near misses: a missing
+    /// token's neighbour "invalid token" stays a refused key; a stream cut after its answer
+    /// began stays a cut; a quota word stays a payment.
+    #[test]
+    fn shapes_tokens_browsers_fallbacks_and_stream_ends() {
+        each_with(vec![
+            // gmjneko/qianfan-starter#25 (336006); songquanpeng/one-api#1332;
+            // baidubce/bce-qianfan-sdk#576 is another 336003 ("function_call's name can't be
+            // blank"), not a shape rule, and stays as the tables read it.
+            (
+                Failure::new("ErrorResponse(id=as-wvtx0jmnfp, logId=null, errorCode=336006, ebCode=null, errorMsg=the length of messages must be an odd number)"),
+                BadRequest,
+                false,
+            ),
+            (
+                Failure::new("the role of message with odd index in the messages must be assistant"),
+                BadRequest,
+                false,
+            ),
+            // songquanpeng/one-api middleware/auth.go.
+            (
+                Failure::new("无权进行此操作，未登录且未提供 access token"),
+                Configuration,
+                false,
+            ),
+            (
+                Failure::new("{\"error\":{\"message\":\"未提供令牌\",\"type\":\"one_api_error\"}}"),
+                Configuration,
+                false,
+            ),
+            // trevorwang/retrofit.dart#605 (Dio's web adapter under an app's log line).
+            (
+                Failure::new("Error connectionError, http://localhost:20001/api/v1/auth/authenticate_json, msg: The connection errored: The XMLHttpRequest onError callback was called. This typically indicates an error on the network layer. This indicates an error which most likely cannot be solved by the library."),
+                Connection,
+                true,
+            ),
+            // Streams that ended before their terminal event: OpenRouterTeam/benchmark-harness#28;
+            // nicobailon/pi-subagents#2258.
+            (
+                Failure::new("Stream ended without a response.completed event"),
+                StreamInterrupted,
+                true,
+            ),
+            (
+                Failure::new("Anthropic stream ended before message_stop"),
+                StreamInterrupted,
+                true,
+            ),
+            // Near misses.
+            (Failure::new("无效的令牌"), Unauthorized, false),
+            (
+                Failure::new("stream error: stream disconnected before completion: Rate limit reached for gpt-4o"),
+                RateLimited,
+                true,
+            ),
+        ]);
     }
 }

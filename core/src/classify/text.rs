@@ -53,6 +53,43 @@ impl PhraseSet {
         }
         best.map(|b| self.rows[b])
     }
+
+    /// (batch 33a) Whether `hay` holds, as a phrase, a row that `wanted` accepts (any row,
+    /// not only the highest-priority one).
+    pub fn holds(&self, hay: &str, wanted: impl Fn(&Phrase) -> bool) -> bool {
+        let h = hay.as_bytes();
+        self.ac.find_overlapping_iter(hay).any(|m| {
+            let row = self.rows[m.pattern().as_usize()];
+            let p = row.text.as_bytes();
+            let left_ok = !needs_left(p[0]) || m.start() == 0 || !is_word(h[m.start() - 1]);
+            let right_ok = !is_word(p[p.len() - 1])
+                || m.end() == h.len()
+                || !is_word(h[m.end()])
+                || glued_number(p[p.len() - 1], h[m.end()]);
+            left_ok && right_ok && wanted(row)
+        })
+    }
+
+    /// (batch 33a) The highest-priority phrase in `hay` that `wrapper` does not accept, every
+    /// accepted phrase looked past (blanked) first. `first` alone returns the earliest table
+    /// row, which for a wrapper's words ("I/O error on", "Cannot connect to API", "try again
+    /// later") hides the cause they print; this returns that cause.
+    pub fn first_past(
+        &self,
+        hay: &str,
+        wrapper: impl Fn(&Phrase) -> bool,
+    ) -> Option<&'static Phrase> {
+        let mut rest = std::borrow::Cow::Borrowed(hay);
+        // Each round blanks one distinct phrase; a text has few wrappers, so this is bounded.
+        for _ in 0..8 {
+            let p = self.first(&rest)?;
+            if !wrapper(p) {
+                return Some(p);
+            }
+            rest = std::borrow::Cow::Owned(rest.replace(p.text, &" ".repeat(p.text.len())));
+        }
+        None
+    }
 }
 
 /// (batch 31b) A word run onto the number after it, as texts that lost a space print them
@@ -109,6 +146,7 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(agents::REPLY_FIELD_PATHS)
                 .chain(plain_words::PERMANENT)
                 .chain(sdk_runtime_words::PERMANENT)
+                .chain(super::tables::relay_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -140,6 +178,7 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(plain_words::PERMANENT)
                 .chain(sdk_runtime_words::PERMANENT)
+                .chain(super::tables::relay_words::PERMANENT)
                 .chain(super::tables::PERMANENT_PHRASES)
                 .chain(SERVER_AND_SETUP_PERMANENT)
                 .chain(engines::PERMANENT)
@@ -208,7 +247,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(agents::TRANSIENT)
                 .chain(jsonrpc::TRANSIENT)
                 .chain(plain_words::TRANSIENT)
-                .chain(sdk_runtime_words::TRANSIENT),
+                .chain(sdk_runtime_words::TRANSIENT)
+                .chain(super::tables::relay_words::TRANSIENT),
         )
     })
 }

@@ -302,8 +302,11 @@ mod batch32a_tests {
 
     /// (batch 32a) A link that failed, under a wrapper's server-error class or a relay's 500;
     /// undici's answer timers under the AI SDK's "Cannot connect"; a stream closed before its
-    /// first payload. Near misses: a connect timeout stays the connection's, a stream closed
-    /// after its answer began stays a cut stream, a bare EOF under a 500 stays the server's.
+    /// first payload. Near misses: a stream closed after its answer began stays a cut stream,
+    /// a bare EOF under a 500 stays the server's. (batch 33a) A connect timeout under the AI
+    /// SDK's frame is a timeout, as the corpus labels it (transport_b28a, transport_b31a,
+    /// transport_b33a: "Cannot connect to API: Connect Timeout Error"; labelling guide:
+    /// timeouts of any client are `timeout`).
     #[test]
     fn failed_links_answer_timers_and_empty_streams() {
         each(vec![
@@ -341,11 +344,11 @@ mod batch32a_tests {
                 Failure::new("ollama error: {\"error\":\"model is required\"}"),
                 BadRequest,
             ),
-            // Near misses: nickscamara/open-deep-research#53; CLIProxyAPI#5028; Ollama's
+            // nickscamara/open-deep-research#53. Near misses: CLIProxyAPI#5028; Ollama's
             // runner ending its output under a 500.
             (
                 Failure::new("AI_RetryError: Failed after 3 attempts. Last error: Cannot connect to API: Connect Timeout Error (attempted addresses: 157.240.1.9:443)"),
-                Connection,
+                Timeout,
             ),
             (
                 Failure::new("upstream stream closed before [DONE]"),
