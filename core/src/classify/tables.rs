@@ -169,6 +169,7 @@ pub mod names;
 pub mod nearby;
 pub mod output_form;
 pub mod plain_words;
+pub mod reply_parsers;
 pub mod sdk_runtime_words;
 pub mod sessions;
 pub mod setup_registry;
