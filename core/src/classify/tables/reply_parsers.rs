@@ -67,8 +67,13 @@ pub const PERMANENT: &[Phrase] = &[
     // A prompt over the model's token limit in a relay's words (GitHub Copilot's 400 "prompt
     // token limit exceeded"): its window, which no wait widens. A limit per minute names its
     // window and is read as a rate first.
+    // Copilot Chat's own check before sending ("Error: Message exceeds token limit.",
+    // microsoft/vscode-copilot-release#1456) says the same of one message.
     stated("prompt token limit exceeded", ContextOverflow),
     stated("exceeds the prompt token limit", ContextOverflow),
+    stated("exceeded the prompt token limit", ContextOverflow),
+    stated("exceeded prompt token limit", ContextOverflow),
+    stated("message exceeds token limit", ContextOverflow),
 ];
 
 /// Transient words, read with the main transient table.
@@ -130,7 +135,7 @@ mod batch33c_tests {
     #[test]
     fn output_fields_missing_from_the_answer() {
         each(vec![
-            // Arize-ai/phoenix trace of DSPy 2.5's chat adapter
+            // DSPy 2.5 dspy/adapters/chat_adapter.py, as a traceback prints it
             (Failure::new("ValueError: Expected dict_keys(['label']) but got dict_keys([])").with_class(["ValueError"]), Validation),
             (Failure::new("Expected to find output fields in the LM response: [reasoning, code] \n\nActual output fields parsed from the LM response: [reasoning]"), Validation),
             (Failure::new("Actual output fields parsed from the LM response: []"), Validation),
@@ -152,12 +157,16 @@ mod batch33c_tests {
             (Failure::new("BadRequestError(\"Error code: 400 - {'detail': 'Store must be set to false'}\")"), BadRequest, false),
             (Failure::new("{\"detail\":\"Stream must be set to true\"}"), BadRequest, false),
             (Failure::http(400, "{\"error\":{\"message\":\"prompt token limit exceeded\",\"code\":\"\"}}"), ContextOverflow, false),
+            // microsoft/vscode-copilot-release#1456, #11055
+            (Failure::new("Error: Message exceeds token limit.\n    at VR._provideLanguageModelResponse (extension.js:634:4090)"), ContextOverflow, false),
+            (Failure::new("You have exceeded the prompt token limit for this request"), ContextOverflow, false),
         ]);
         // Near misses: a setting that "must be set" with no value named is set-up; a limit per
         // minute is a rate.
         each_with(vec![
             (Failure::new("The api_key client option must be set either by passing api_key to the client or by setting the OPENAI_API_KEY environment variable"), Configuration, false),
             (Failure::http(429, "Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29937, Requested 385. Please try again in 644ms."), RateLimited, true),
+            (Failure::http(429, "prompt token limit per minute reached, please retry in 20s"), RateLimited, true),
         ]);
     }
 
@@ -166,32 +175,26 @@ mod batch33c_tests {
     fn rewritten_throttles_and_proxy_error_pages() {
         each_with(vec![
             // anomalyco/opencode#10058
+            (Failure::new("gemini is way too hot right now"), RateLimited, true),
+            (Failure::new("Error: the model is running too hot, slow down"), RateLimited, true),
+            // nginx's default error page path forwarded by a relay as a request, and that
+            // page's own text (nginx html/50x.html)
+            (Failure::new("Error: 400 Invalid request to GET /50x.html. Either submit a POST request, or pass your arguments in the query string."), ServerError, true),
+            (Failure::new("An error occurred. Sorry, the page you are looking for is currently unavailable. Please try again later."), ServerError, true),
+        ]);
+        // Near misses: a temperature set too high is the request's, whatever "hot" suggests;
+        // a route the server lacks, not its error page, stays the caller's set-up.
+        each_with(vec![
             (
-                Failure::new(
-                    "gemini is way too hot right now (click to expand) [retrying in 31s attempt 4]",
-                ),
-                RateLimited,
-                true,
+                Failure::new("3 is greater than the maximum of 2 - 'temperature'"),
+                BadRequest,
+                false,
             ),
             (
-                Failure::new("Our Servers Are Running Too Hot! Please Check Back After Some Time."),
-                RateLimited,
-                true,
-            ),
-            (
-                Failure::new(
-                    "Invalid request to GET /50x.html. You provided a body with this GET request.",
-                ),
-                ServerError,
-                true,
+                Failure::new("Cannot POST /v1/chat/completions/"),
+                Configuration,
+                false,
             ),
         ]);
-        // Near misses: a temperature out of range is the request's; an ordinary GET with a
-        // body stays a request fault.
-        each_with(vec![(
-            Failure::new("3 is greater than the maximum of 2 - 'temperature'"),
-            BadRequest,
-            false,
-        )]);
     }
 }
