@@ -171,6 +171,7 @@ pub mod nearby;
 pub mod output_form;
 pub mod plain_words;
 pub mod relay_words;
+pub mod reply_parsers;
 pub mod sdk_runtime_words;
 pub mod sessions;
 pub mod setup_registry;

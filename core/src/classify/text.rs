@@ -7,8 +7,8 @@ use aho_corasick::AhoCorasick;
 use super::tables::sdk_runtime_words;
 use super::tables::{
     agents, budgets, client_bugs, clients, decode as decode_rows, engines, jsonrpc, output_form,
-    plain_words, said, setup_registry, stated as stated_row, stated_faults, throttle_4xx, words,
-    wrappers, Phrase,
+    plain_words, reply_parsers, said, setup_registry, stated as stated_row, stated_faults,
+    throttle_4xx, words, wrappers, Phrase,
 };
 use crate::category::Category::*;
 use crate::Category;
@@ -159,7 +159,8 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(output_form::PERMANENT)
                 .chain(client_bugs::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
-                .chain(clients::rows().filter(|p| !p.category.is_transient())),
+                .chain(clients::rows().filter(|p| !p.category.is_transient()))
+                .chain(reply_parsers::PERMANENT),
         )
     })
 }
@@ -191,6 +192,8 @@ pub fn stated() -> &'static PhraseSet {
                 // (batch 31a) The model's reply breaking the protocol, stated (a malformed
                 // function call under a wrapper's 500).
                 .chain(output_form::PERMANENT)
+                // (batch 33c) A validator's refusal of a request's value, stated.
+                .chain(reply_parsers::PERMANENT)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -248,7 +251,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(jsonrpc::TRANSIENT)
                 .chain(plain_words::TRANSIENT)
                 .chain(sdk_runtime_words::TRANSIENT)
-                .chain(super::tables::relay_words::TRANSIENT),
+                .chain(super::tables::relay_words::TRANSIENT)
+                .chain(reply_parsers::TRANSIENT),
         )
     })
 }
@@ -374,7 +378,8 @@ pub fn decode() -> &'static PhraseSet {
         PhraseSet::new(
             decode_rows::PHRASES
                 .iter()
-                .chain(decode_rows::OTHER_LANGUAGES),
+                .chain(decode_rows::OTHER_LANGUAGES)
+                .chain(reply_parsers::DECODE),
         )
     })
 }
