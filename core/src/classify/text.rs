@@ -121,7 +121,8 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(output_form::PERMANENT)
                 .chain(client_bugs::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
-                .chain(clients::rows().filter(|p| !p.category.is_transient())),
+                .chain(clients::rows().filter(|p| !p.category.is_transient()))
+                .chain(super::tables::app_words::PERMANENT),
         )
     })
 }
@@ -152,6 +153,7 @@ pub fn stated() -> &'static PhraseSet {
                 // (batch 31a) The model's reply breaking the protocol, stated (a malformed
                 // function call under a wrapper's 500).
                 .chain(output_form::PERMANENT)
+                .chain(super::tables::app_words::PERMANENT)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -208,7 +210,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(agents::TRANSIENT)
                 .chain(jsonrpc::TRANSIENT)
                 .chain(plain_words::TRANSIENT)
-                .chain(sdk_runtime_words::TRANSIENT),
+                .chain(sdk_runtime_words::TRANSIENT)
+                .chain(super::tables::app_words::TRANSIENT),
         )
     })
 }
@@ -1564,4 +1567,22 @@ pub fn scalar_given_none(hay: &str) -> bool {
                     SCALARS.contains(&name)
                 })
             })
+}
+
+/// (batch 33b) A browser's fetch failure ending a one-line message whose head says a request
+/// failed ("API Request Failed - TXT Load Failed", Chatbox on Safari with its lines joined):
+/// WebKit's "Load failed", Chromium's "Failed to fetch", Firefox's NetworkError, as the last
+/// words. Without a request named before them ("Model load failed") the words say nothing.
+pub fn trailing_fetch_failure(message: &str) -> Option<Category> {
+    let m = message.trim().to_lowercase();
+    let m = m.trim_end_matches(['.', '!']);
+    super::tables::UNDICI_TYPE_ERRORS
+        .iter()
+        .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
+        .find_map(|(w, c)| {
+            let head = m.strip_suffix(w.trim_end_matches('.'))?;
+            let after_break = head.ends_with(|ch: char| ch.is_whitespace() || ch == ':');
+            let names_request = ["request", "请求"].iter().any(|r| head.contains(r));
+            (after_break && names_request).then_some(*c)
+        })
 }
