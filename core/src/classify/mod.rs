@@ -1087,7 +1087,9 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
             if status == 500
                 && specific != Some(Category::ServerError)
                 && !engine_died(hay)
-                && transport_words(hay) == Some(Category::Timeout) =>
+                // A client's own timer (`app_words::CLIENT_TIMERS`), not a server's own wait
+                // ("timed out waiting for llama runner to start", Ollama's load timeout).
+                && says_any(hay, tables::app_words::CLIENT_TIMERS) =>
         {
             Category::Timeout
         }
@@ -1176,9 +1178,11 @@ fn before_schema_cause(message: &str) -> &str {
 /// with a status or code of its own, and words only a local lookup prints.
 fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
     provider.map_or(true, |p| p.numeric_code.is_none() && p.codes.is_empty())
-        && tables::agents::LOCAL_REGISTRY_WORDS
+        && (tables::agents::LOCAL_REGISTRY_WORDS
             .iter()
             .any(|w| text::contains_phrase(hay.get(), w))
+            // (batch 33b) Or raised at a plugin's own Lua frame.
+            || text::not_found_at_lua_frame(hay.get()))
         && !tables::agents::PROVIDER_SUGGESTIONS
             .iter()
             .any(|w| text::contains_phrase(hay.get(), w))

@@ -92,6 +92,7 @@ pub(crate) fn warm() {
     unparsed_server_error("");
     let _ = requests_client_errors("").count();
     minimax_trailing_code("");
+    not_found_at_lua_frame("");
 }
 
 /// The compiled permanent and transient phrase tables.
@@ -117,12 +118,13 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(agents::PERMANENT)
                 .chain(wrappers::PERMANENT)
                 .chain(budgets::PERMANENT)
+                // (batch 33b) Apps' and plugins' words (`app_words`).
+                .chain(super::tables::app_words::PERMANENT)
                 .chain(setup_registry::PERMANENT)
                 .chain(output_form::PERMANENT)
                 .chain(client_bugs::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
-                .chain(clients::rows().filter(|p| !p.category.is_transient()))
-                .chain(super::tables::app_words::PERMANENT),
+                .chain(clients::rows().filter(|p| !p.category.is_transient())),
         )
     })
 }
@@ -148,12 +150,13 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .chain(budgets::PERMANENT)
+                // (batch 33b) Apps' and plugins' words (`app_words`).
+                .chain(super::tables::app_words::PERMANENT)
                 .chain(setup_registry::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
                 // (batch 31a) The model's reply breaking the protocol, stated (a malformed
                 // function call under a wrapper's 500).
                 .chain(output_form::PERMANENT)
-                .chain(super::tables::app_words::PERMANENT)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -207,11 +210,12 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
+                // (batch 33b) Apps' and plugins' words (`app_words`).
+                .chain(super::tables::app_words::TRANSIENT)
                 .chain(agents::TRANSIENT)
                 .chain(jsonrpc::TRANSIENT)
                 .chain(plain_words::TRANSIENT)
-                .chain(sdk_runtime_words::TRANSIENT)
-                .chain(super::tables::app_words::TRANSIENT),
+                .chain(sdk_runtime_words::TRANSIENT),
         )
     })
 }
@@ -1585,4 +1589,13 @@ pub fn trailing_fetch_failure(message: &str) -> Option<Category> {
             let names_request = ["request", "请求"].iter().any(|r| head.contains(r));
             (after_break && names_request).then_some(*c)
         })
+}
+
+/// (batch 33b) A not-found raised by a plugin's own Lua code: Lua's `error()` puts the chunk's
+/// name and line before its words ("CopilotChat/client.lua:440: Model not found: gpt-4o"), so
+/// the words are the plugin's check against its own model list, not a provider's answer.
+pub fn not_found_at_lua_frame(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| regex::Regex::new(r"\.lua:\d+: [^:\n]*\bnot found\b").expect("pattern"))
+        .is_match(hay)
 }

@@ -83,6 +83,18 @@ pub const TRANSIENT: &[Phrase] = &[
     said("请重试", ServerError),
 ];
 
+/// A client's own timer running out, in the words of the client that kept it (Go's net/http:
+/// "dial tcp ...: i/o timeout", "net/http: timeout awaiting response headers", "(Client.Timeout
+/// exceeded while awaiting headers)"; Java's SocketTimeoutException "Read timed out"): read
+/// under an app's 500 that relays them. A server's own wait ("timed out waiting for llama
+/// runner to start") is not among them.
+pub const CLIENT_TIMERS: &[&str] = &[
+    "i/o timeout",
+    "timeout awaiting response headers",
+    "client.timeout exceeded",
+    "read timed out",
+];
+
 #[cfg(test)]
 mod batch33b_tests {
     use crate::category::Category::*;
@@ -281,6 +293,25 @@ mod batch33b_tests {
             // Near misses.
             (Failure::new("余额不足，请充值后重试"), PaymentRequired),
             (Failure::new("请求错误，请重试。Model error: Error code: 400 - {'error': {'message': 'bad'}}"), BadRequest),
+        ]);
+    }
+
+    /// (batch 33b) A model not found by a Neovim plugin's own check (a Lua frame before the
+    /// words, no status): the configured model is not in the plugin's list, set-up. A
+    /// provider's 404 body relayed with its status stays not found.
+    #[test]
+    fn a_not_found_raised_at_a_plugins_lua_frame() {
+        each(vec![
+            // CopilotC-Nvim/CopilotChat.nvim#1184 (and #1105's default model gone from the list).
+            (
+                Failure::new("[ERROR Thu Jul 10 12:22:34 2025] /home/u/.local/share/nvim/lazy/CopilotChat.nvim/lua/CopilotChat/init.lua:913: ...re/nvim/lazy/CopilotChat.nvim/lua/CopilotChat/client.lua:440: Model not found: gpt-4o"),
+                Configuration,
+            ),
+            // Near miss: a provider's 404 that a plugin prints with its status.
+            (
+                Failure::http(404, "...lua/CopilotChat/init.lua:209: Failed to get response: 404 {\"error\":{\"message\":\"model not found\"}}"),
+                NotFound,
+            ),
         ]);
     }
 }
