@@ -156,6 +156,7 @@ pub struct ProviderTable {
 }
 
 pub mod agents;
+pub mod app_words;
 pub mod budgets;
 pub mod client_bugs;
 pub mod clients;
@@ -177,7 +178,6 @@ pub mod stated_refusals;
 pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;
-pub mod app_words;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {

@@ -1585,7 +1585,8 @@ pub fn trailing_fetch_failure(message: &str) -> Option<Category> {
         .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
         .find_map(|(w, c)| {
             let head = m.strip_suffix(w.trim_end_matches('.'))?;
-            let after_break = head.ends_with(|ch: char| ch.is_whitespace() || ch == ':' || ch == '：');
+            let after_break =
+                head.ends_with(|ch: char| ch.is_whitespace() || ch == ':' || ch == '：');
             let names_request = ["request", "请求"].iter().any(|r| head.contains(r));
             (after_break && names_request).then_some(*c)
         })
