@@ -623,6 +623,17 @@ fn random_token(run: &str, before: &str) -> bool {
         && run.bytes().filter(u8::is_ascii_digit).count() >= 2
         && !named_an_id(before)
         && !path_of_words(run)
+        && !capital_then_hex(run)
+}
+
+/// (batch 33b) One capital letter and then lower-case hex only: a name's hex spelling behind
+/// its tag letter (Emacs's native-compiled `#<subr F616e6f6e796d6f75732d6c616d626461_...>`,
+/// "anonymous-lambda" in hex), not a mixed-case random key, whose body would hold more
+/// capitals than hex alone allows (base62 with none in 31 characters: about 1 in 10^7).
+fn capital_then_hex(run: &str) -> bool {
+    let mut bytes = run.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_uppercase())
+        && bytes.all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// A path whose every segment is a lower-case name, a Capitalised word or a number with its
@@ -1725,5 +1736,22 @@ mod tests {
         assert!(!s.contains("Qx7vT2mN"), "{s}");
         let s = scrub("The key wJalrXUtnFEMI/K7MDEN G/bPxRfiCYEXAMPLEKEY was rejected");
         assert!(!s.contains("wJalrXUt") && !s.contains("bPxRfiCY"), "{s}");
+    }
+}
+
+#[cfg(test)]
+mod batch33b_tests {
+    use super::scrub;
+
+    /// (batch 33b) Emacs's hex-spelled subr names stay (the corpus's ellama error texts); a
+    /// mixed-case random key of the same length, and one glued to a capital, are still taken.
+    #[test]
+    fn a_capital_then_hex_is_a_name_not_a_key() {
+        let text = "Wrong number of arguments: #<subr F616e6f6e796d6f75732d6c616d626461_anonymous_lambda_27>, 1";
+        assert_eq!(scrub(text), text);
+        let s = scrub("Authorization failed for Xq7TmN2pL9kR4sW8yZ1bC3dF6gH0jK5lM");
+        assert!(!s.contains("Xq7TmN2pL9"), "{s}");
+        let s = scrub("token Fa1B2c3D4e5F6a7B8c9D0e1F2a3B4c5D6e7F8a9");
+        assert!(!s.contains("Fa1B2c3D4e"), "{s}");
     }
 }

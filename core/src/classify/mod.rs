@@ -1080,6 +1080,19 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         {
             Category::Timeout
         }
+        // (batch 33b) An app's or relay's own 500 around a client's timeout it states in words
+        // (FastGPT's "500 do request failed: Post ...: dial tcp ...: i/o timeout"): the call
+        // timed out on its way, the 500 only relays it, as the quoted class above.
+        Category::ServerError
+            if status == 500
+                && specific != Some(Category::ServerError)
+                && !engine_died(hay)
+                // A client's own timer (`app_words::CLIENT_TIMERS`), not a server's own wait
+                // ("timed out waiting for llama runner to start", Ollama's load timeout).
+                && says_any(hay, tables::app_words::CLIENT_TIMERS) =>
+        {
+            Category::Timeout
+        }
         // (batch 23) google-api-core maps gRPC's UNAVAILABLE to a 503 (`ServiceUnavailable`),
         // keeping grpc core's words for a channel that never connected ("503 failed to connect
         // to all addresses; last error: UNKNOWN: ipv4:...:443: TCP handshake shutdown"): the
@@ -1165,9 +1178,11 @@ fn before_schema_cause(message: &str) -> &str {
 /// with a status or code of its own, and words only a local lookup prints.
 fn local_registry(provider: Option<&ProviderError>, hay: &Hay) -> bool {
     provider.map_or(true, |p| p.numeric_code.is_none() && p.codes.is_empty())
-        && tables::agents::LOCAL_REGISTRY_WORDS
+        && (tables::agents::LOCAL_REGISTRY_WORDS
             .iter()
             .any(|w| text::contains_phrase(hay.get(), w))
+            // (batch 33b) Or raised at a plugin's own Lua frame.
+            || text::not_found_at_lua_frame(hay.get()))
         && !tables::agents::PROVIDER_SUGGESTIONS
             .iter()
             .any(|w| text::contains_phrase(hay.get(), w))
@@ -1488,6 +1503,9 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
     }
     // (batch 29) A browser's fetch failure on the last line, under a frame in any language.
     if let Some(c) = text::last_line_fetch_failure(&f.message) {
+        return Some(c);
+    }
+    if let Some(c) = text::trailing_fetch_failure(&f.message) {
         return Some(c);
     }
     // (batch 18) A quoted error the sentence ends on (a KeyError's key, undici's "terminated").

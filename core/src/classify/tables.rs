@@ -156,6 +156,7 @@ pub struct ProviderTable {
 }
 
 pub mod agents;
+pub mod app_words;
 pub mod budgets;
 pub mod client_bugs;
 pub mod clients;

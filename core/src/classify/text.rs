@@ -129,6 +129,7 @@ pub(crate) fn warm() {
     unparsed_server_error("");
     let _ = requests_client_errors("").count();
     minimax_trailing_code("");
+    not_found_at_lua_frame("");
 }
 
 /// The compiled permanent and transient phrase tables.
@@ -155,6 +156,8 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(agents::PERMANENT)
                 .chain(wrappers::PERMANENT)
                 .chain(budgets::PERMANENT)
+                // (batch 33b) Apps' and plugins' words (`app_words`).
+                .chain(super::tables::app_words::PERMANENT)
                 .chain(setup_registry::PERMANENT)
                 .chain(output_form::PERMANENT)
                 .chain(client_bugs::PERMANENT)
@@ -187,6 +190,8 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(words::PERMANENT)
                 .chain(agents::PERMANENT)
                 .chain(budgets::PERMANENT)
+                // (batch 33b) Apps' and plugins' words (`app_words`).
+                .chain(super::tables::app_words::PERMANENT)
                 .chain(setup_registry::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
                 // (batch 31a) The model's reply breaking the protocol, stated (a malformed
@@ -247,6 +252,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(clients::rows().filter(|p| p.category.is_transient()))
                 .chain(super::tables::TRANSIENT_PHRASES)
                 .chain(words::TRANSIENT)
+                // (batch 33b) Apps' and plugins' words (`app_words`).
+                .chain(super::tables::app_words::TRANSIENT)
                 .chain(agents::TRANSIENT)
                 .chain(jsonrpc::TRANSIENT)
                 .chain(plain_words::TRANSIENT)
@@ -1609,4 +1616,32 @@ pub fn scalar_given_none(hay: &str) -> bool {
                     SCALARS.contains(&name)
                 })
             })
+}
+
+/// (batch 33b) A browser's fetch failure ending a one-line message whose head says a request
+/// failed ("API Request Failed - TXT Load Failed", Chatbox on Safari with its lines joined):
+/// WebKit's "Load failed", Chromium's "Failed to fetch", Firefox's NetworkError, as the last
+/// words. Without a request named before them ("Model load failed") the words say nothing.
+pub fn trailing_fetch_failure(message: &str) -> Option<Category> {
+    let m = message.trim().to_lowercase();
+    let m = m.trim_end_matches(['.', '!']);
+    super::tables::UNDICI_TYPE_ERRORS
+        .iter()
+        .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
+        .find_map(|(w, c)| {
+            let head = m.strip_suffix(w.trim_end_matches('.'))?;
+            let after_break =
+                head.ends_with(|ch: char| ch.is_whitespace() || ch == ':' || ch == '：');
+            let names_request = ["request", "请求"].iter().any(|r| head.contains(r));
+            (after_break && names_request).then_some(*c)
+        })
+}
+
+/// (batch 33b) A not-found raised by a plugin's own Lua code: Lua's `error()` puts the chunk's
+/// name and line before its words ("CopilotChat/client.lua:440: Model not found: gpt-4o"), so
+/// the words are the plugin's check against its own model list, not a provider's answer.
+pub fn not_found_at_lua_frame(hay: &str) -> bool {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    R.get_or_init(|| regex::Regex::new(r"\.lua:\d+: [^:\n]*\bnot found\b").expect("pattern"))
+        .is_match(hay)
 }
