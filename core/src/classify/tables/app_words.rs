@@ -65,10 +65,7 @@ pub const PERMANENT: &[Phrase] = &[
 /// Read before the other transient tables: a busy server or a rate limit in plain words, before
 /// the advice to try later that usually follows them.
 pub const TRANSIENT: &[Phrase] = &[
-    // "Our Servers Are Running Too Hot! Please Check Back After Some Time." (an app's page for
-    // OpenAI's throttling); "the model is running way too hot" (a busy Gemini).
-    said("running too hot", Overloaded),
-    said("way too hot", Overloaded),
+    // "Running too hot" is read with the throttles rewritten as heat (`reply_parsers`).
     // Chinese "the request rate exceeds the limit" (Cherry Studio's 429 text: 请求速率超过限制,
     // 请稍后再试), in its word orders.
     said("速率超过限制", RateLimited),
@@ -272,18 +269,19 @@ mod batch33b_tests {
         ]);
     }
 
-    /// (batch 33b) Busy words and Chinese rate, cut and retry words; near misses keep their
+    /// (batch 33b) Heat words (the throttles apps rewrite so, `reply_parsers`) and Chinese rate,
+    /// cut and retry words; near misses keep their
     /// decisions (a balance to top up stays payment, a per-minute limit a rate limit).
     #[test]
     fn busy_rate_cut_and_retry_words() {
         each(vec![
             (
                 Failure::new("The model is running way too hot right now. Please try again in a moment."),
-                Overloaded,
+                RateLimited,
             ),
             (
                 Failure::new("Our servers are running too hot! Please check back after some time."),
-                Overloaded,
+                RateLimited,
             ),
             (Failure::new("调用失败：超过速率限制，请稍后再试"), RateLimited),
             (Failure::new("请求速率超出限制"), RateLimited),
