@@ -1258,6 +1258,15 @@ fn named_values(text: &str) -> Cow<'_, str> {
     out.finish()
 }
 
+/// A body whose letters and digits are one character repeated (`sk-xxxxxxxx...`, docs' and
+/// reporters' masks, batch 33a's uni-api text): a placeholder, no key.
+fn one_letter_mask(body: &str) -> bool {
+    let mut alnum = body.bytes().filter(u8::is_ascii_alphanumeric);
+    alnum
+        .next()
+        .is_some_and(|first| alnum.all(|b| b.eq_ignore_ascii_case(&first)))
+}
+
 /// Whether a split at `end` leads to a key of a known prefix (`sk-`, `AKIA`, ...).
 fn prefixed_key_after(text: &str, end: usize) -> bool {
     let split = split_len(&text.as_bytes()[end..]);
@@ -1302,7 +1311,7 @@ fn prefixed_keys(text: &str) -> Cow<'_, str> {
             || has_digit(body)
             || (has_upper(body) && has_lower(body))
             || longest_alnum_run(body) >= WORDLESS_RUN;
-        let is_key = long_enough && random && (key.check)(body);
+        let is_key = long_enough && random && !one_letter_mask(body) && (key.check)(body);
         if is_key {
             out.redact(m.start(), m.end() + body_len);
         }
@@ -1421,6 +1430,21 @@ fn formats() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mask_of_one_letter_is_no_key() {
+        let text = "Error 401 with provider d API key: sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxx: bad token";
+        assert_eq!(scrub(text), text);
+        // A real key beside it still goes; a key with a repeated run inside it is still a key.
+        assert_eq!(
+            scrub("key sk-xxxxxxxxxxxxxxxxxxxx and sk-proj-Qx7vT2mN9pL4kR8sW1yZ3bC6dF0gH5jK2l"),
+            "key sk-xxxxxxxxxxxxxxxxxxxx and [REDACTED]"
+        );
+        assert_eq!(
+            scrub("key sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx9Qx7vT2mN9pL4"),
+            "key [REDACTED]"
+        );
+    }
 
     #[test]
     fn a_word_after_a_name_does_not_join_the_key_after_it() {
