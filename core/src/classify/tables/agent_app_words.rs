@@ -65,6 +65,10 @@ pub const PERMANENT: &[Phrase] = &[
     // left!", its keys expired): set-up, until keys are added.
     said("no available key left", Configuration),
     said("no available api key", Configuration),
+    // Apple Shortcuts reading a key the reply lacks ("Could not evaluate the key path. In \",
+    // no value was found for dictionary key 'choices'."): an error body where a completion
+    // was read.
+    said("no value was found for dictionary key", InvalidResponse),
 ];
 
 /// Read with the other transient tables: a service's own outage page, in its words.
@@ -206,5 +210,35 @@ mod batch34b_tests {
                 false,
             ),
         ]);
+    }
+
+    /// (batch 34b) A reply a client could not read: Gemini-API's "Invalid response:" with the
+    /// web protocol's body, Shortcuts' missing key, a reply key after "failed."; a key that is
+    /// no reply's stays undecided.
+    #[test]
+    fn replies_a_client_could_not_read() {
+        each(vec![
+            // HanaokaYuzu/Gemini-API#216.
+            (
+                Failure::new("gemini_webapi.client:generate_content:406 - Invalid response: )]}'\n\n[[\"wrb.fr\",null,\"[null,null,null,[0]]\"],[\"di\",200378]]"),
+                InvalidResponse,
+            ),
+            // Yue-Yang/ChatGPT-Siri#31.
+            (
+                Failure::new("Could not evaluate the key path. In \", no value was found for dictionary key 'choices'."),
+                InvalidResponse,
+            ),
+            // OpenDriveLab/DriveLM#129 (its keys had no quota; the judge's reply had no choices).
+            (
+                Failure::new("Repeatedly getting [ERROR] Evaluation failed. 'choices'"),
+                InvalidResponse,
+            ),
+        ]);
+        // Near miss: a quoted word that is no reply's key after "failed." decides nothing.
+        each_with(vec![(
+            Failure::new("[ERROR] Evaluation failed. 'banana'"),
+            Unknown,
+            false,
+        )]);
     }
 }
