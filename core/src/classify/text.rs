@@ -295,7 +295,10 @@ pub fn last_clause(message: &str) -> Option<Category> {
     // (batch 34b) The key after a sentence saying what failed ("Evaluation failed.
     // 'choices'": an app printing `f"... failed. {e}"` of a KeyError): a reply's key only.
     if let Some((before, last)) = m.rsplit_once(". ") {
-        let key = last.trim().strip_prefix('\'').and_then(|k| k.strip_suffix('\''));
+        let key = last
+            .trim()
+            .strip_prefix('\'')
+            .and_then(|k| k.strip_suffix('\''));
         if before.to_ascii_lowercase().ends_with("failed")
             && key.is_some_and(|k| agents::REPLY_KEYS.contains(&k))
         {

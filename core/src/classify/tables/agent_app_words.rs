@@ -29,7 +29,10 @@ pub const PERMANENT: &[Phrase] = &[
     stated("no available accounts", PaymentRequired),
     // Tool calls and tool results that do not pair up, in Ollama's words ("Invalid tool usage:
     // mismatch between tool calls and tool results").
-    stated("mismatch between tool calls and tool results", OrphanToolCalls),
+    stated(
+        "mismatch between tool calls and tool results",
+        OrphanToolCalls,
+    ),
     stated("mismatch between tool calls and results", OrphanToolCalls),
     // litellm's context exception named bare after its wrapper ("litellm.BadRequestError:
     // ContextWindowExceededError"): the class says the prompt is over the window.
@@ -199,7 +202,9 @@ mod batch34b_tests {
             (Failure::new("We'll be back soon!"), ServerError, true),
             // Near miss: the cause stated after the catch-all decides.
             (
-                Failure::new("Failed to generate the summary. Please try again.\nError: insufficient_quota"),
+                Failure::new(
+                    "Failed to generate the summary. Please try again.\nError: insufficient_quota",
+                ),
                 PaymentRequired,
                 false,
             ),
