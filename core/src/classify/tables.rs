@@ -155,6 +155,7 @@ pub struct ProviderTable {
     pub rows: &'static [CodeRow],
 }
 
+pub mod agent_app_words;
 pub mod agents;
 pub mod app_words;
 pub mod budgets;

@@ -158,6 +158,8 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(budgets::PERMANENT)
                 // (batch 33b) Apps' and plugins' words (`app_words`).
                 .chain(super::tables::app_words::PERMANENT)
+                // (batch 34b) Agents' and apps' words (`agent_app_words`).
+                .chain(super::tables::agent_app_words::PERMANENT)
                 .chain(setup_registry::PERMANENT)
                 .chain(output_form::PERMANENT)
                 .chain(client_bugs::PERMANENT)
@@ -192,6 +194,8 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(budgets::PERMANENT)
                 // (batch 33b) Apps' and plugins' words (`app_words`).
                 .chain(super::tables::app_words::PERMANENT)
+                // (batch 34b) Agents' and apps' words (`agent_app_words`).
+                .chain(super::tables::agent_app_words::PERMANENT)
                 .chain(setup_registry::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
                 // (batch 31a) The model's reply breaking the protocol, stated (a malformed
@@ -254,6 +258,8 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(words::TRANSIENT)
                 // (batch 33b) Apps' and plugins' words (`app_words`).
                 .chain(super::tables::app_words::TRANSIENT)
+                // (batch 34b) Outage pages (`agent_app_words`).
+                .chain(super::tables::agent_app_words::TRANSIENT)
                 .chain(agents::TRANSIENT)
                 .chain(jsonrpc::TRANSIENT)
                 .chain(plain_words::TRANSIENT)
@@ -286,6 +292,19 @@ fn transient_of(category: Category) -> PhraseSet {
 /// error word (`agents::LAST_CLAUSE`).
 pub fn last_clause(message: &str) -> Option<Category> {
     let m = message.trim();
+    // (batch 34b) The key after a sentence saying what failed ("Evaluation failed.
+    // 'choices'": an app printing `f"... failed. {e}"` of a KeyError): a reply's key only.
+    if let Some((before, last)) = m.rsplit_once(". ") {
+        let key = last
+            .trim()
+            .strip_prefix('\'')
+            .and_then(|k| k.strip_suffix('\''));
+        if before.to_ascii_lowercase().ends_with("failed")
+            && key.is_some_and(|k| agents::REPLY_KEYS.contains(&k))
+        {
+            return Some(InvalidResponse);
+        }
+    }
     let (before, last) = m.rsplit_once(": ")?;
     let last = last.trim();
     // A KeyError's key stands right after an error's name ("Error: 'choices'",

@@ -652,6 +652,10 @@ pub const FAMILIES: &[Family] = &[
             "エラーが発生",
             "問題が発生",
             "오류가 발생",
+            // (batch 34b) Grafana's "Failed to generate content using LLM / Please try again or
+            // if the problem persists, contact ...": a generation that failed and nothing of why.
+            "failed to generate",
+            "generation failed",
         ],
         &[
             "please try again",
@@ -743,6 +747,14 @@ pub const FAMILIES: &[Family] = &[
             "未启动",
         ],
         Connection,
+        false,
+    ),
+    // (batch 34b) A client that refuses to run with an old tool or runtime ("You need curl
+    // version 7.76 or newer", "requires Node.js version 18 or later"): the set-up must change.
+    near(
+        &["version"],
+        &["or newer", "or later"],
+        Configuration,
         false,
     ),
 ];

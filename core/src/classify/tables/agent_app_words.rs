@@ -1,0 +1,249 @@
+//! (batch 34b) Words agent frameworks, coding agents and chat apps print for a failure, with no
+//! status or a relay's status beside them: a plan's cap in the words of the service that keeps
+//! it, a relay's empty account pool, a tool-call/result pairing refused, litellm's context
+//! exception named bare, Python's unbound local, a service's outage page, a code for an empty
+//! reply.
+
+use super::{said, stated, Phrase};
+use crate::category::Category::*;
+
+/// Read after the other permanent tables: each row names a nature they left unnamed.
+pub const PERMANENT: &[Phrase] = &[
+    // A plan's usage cap (Claude's "You've hit your limit · resets 3pm", its older "Claude AI
+    // usage limit reached" is labelled the same; Flowise Cloud's "Predictions limit exceeded",
+    // a free plan's calls per period): only the next period or a plan change restores it, so
+    // a relay's transient status around it does not make it pass.
+    stated("you've hit your limit", PaymentRequired),
+    stated("you’ve hit your limit", PaymentRequired),
+    stated("you have hit your limit", PaymentRequired),
+    stated("predictions limit exceeded", PaymentRequired),
+    stated("prediction limit exceeded", PaymentRequired),
+    stated("predictions limit reached", PaymentRequired),
+    // Funds words with "account" between ("Insufficient account funds", OpenCode Zen's upstream;
+    // "insufficient funds" alone is in the main table): the account must be topped up.
+    stated("insufficient account funds", PaymentRequired),
+    stated("not enough funds", PaymentRequired),
+    // A relay's pool with no account left to serve (sub2api / claude-relay-service: "No
+    // available accounts", under its own 503): every upstream account is out of quota or
+    // disabled, and no retry adds one; the cheaper mistake is not to spend retries on it.
+    stated("no available accounts", PaymentRequired),
+    // Tool calls and tool results that do not pair up, in Ollama's words ("Invalid tool usage:
+    // mismatch between tool calls and tool results").
+    stated(
+        "mismatch between tool calls and tool results",
+        OrphanToolCalls,
+    ),
+    stated("mismatch between tool calls and results", OrphanToolCalls),
+    // litellm's context exception named bare after its wrapper ("litellm.BadRequestError:
+    // ContextWindowExceededError"): the class says the prompt is over the window.
+    stated("contextwindowexceedederror", ContextOverflow),
+    // Python's UnboundLocalError, in 3.11+ ("cannot access local variable 'r' where it is not
+    // associated with a value") and before ("local variable 'r' referenced before
+    // assignment"): the raising code's own bug, under whatever runtime wrapper carries it.
+    said("where it is not associated with a value", Programming),
+    said("referenced before assignment", Programming),
+    // A code for a reply with no text (OpenCommit's EMPTY_MESSAGE, as "empty_response").
+    said("empty_message", InvalidResponse),
+    // Anthropic's refusal of an empty turn ("all messages must have non-empty content except
+    // for the optional final assistant message", "text content blocks must be non-empty"):
+    // the request's history, the same on every try.
+    said("must have non-empty content", BadRequest),
+    said("content blocks must be non-empty", BadRequest),
+    // An agent that needs a tool-calling model and was given another (LlamaIndex's "LLM must be
+    // a FunctionCallingLLM"): the set-up names the wrong model.
+    said("must be a functioncallingllm", Configuration),
+    // A model's tool call that named a tool the request did not offer (Groq's "Tool call
+    // validation failed: attempted to call tool 'x' which was not in request.tools"): the
+    // model's output failed the request's schema.
+    said("tool call validation failed", Validation),
+    said("which was not in request.tools", Validation),
+    // OpenAI's project without access to a model ("Project proj_x does not have access to model
+    // gpt-4o", 403 `model_not_found`): no access, whatever status carries it.
+    said("does not have access to model", Forbidden),
+    // A client's own statement that the reply it got was not what it reads ("Invalid response:
+    // )]}'..." of Gemini's web protocol): the reply, whatever it held; a nature the reply states
+    // (a refusal, a limit) is read first by the tables above.
+    said("invalid response:", InvalidResponse),
+    // An app's pool of API keys with none left to use (DriveLM's evaluator: "No available key
+    // left!", its keys expired): set-up, until keys are added.
+    said("no available key left", Configuration),
+    said("no available api key", Configuration),
+    // Apple Shortcuts reading a key the reply lacks ("Could not evaluate the key path. In \",
+    // no value was found for dictionary key 'choices'."): an error body where a completion
+    // was read.
+    said("no value was found for dictionary key", InvalidResponse),
+];
+
+/// Read with the other transient tables: a service's own outage page, in its words.
+pub const TRANSIENT: &[Phrase] = &[
+    // Claude's outage page ("Claude will return soon"), maintenance pages ("We'll be back
+    // soon"): the service is down for now and says it will return.
+    said("will return soon", ServerError),
+    said("will be back soon", ServerError),
+    said("we'll be back soon", ServerError),
+    said("be back shortly", ServerError),
+];
+
+#[cfg(test)]
+mod batch34b_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::{each, each_with};
+    use crate::failure::Failure;
+
+    /// (batch 34b) A plan's cap in Claude's own words, straight or curly quote, with its reset
+    /// time; the account's per-minute rate limit stays a rate limit.
+    #[test]
+    fn a_plans_cap_is_not_retried() {
+        each(vec![
+            // anthropics/claude-code#80062.
+            (
+                Failure::new("You’ve hit your limit for Claude messages. Limits will reset at 9:30 AM.  View your usage details."),
+                PaymentRequired,
+            ),
+            // anthropics/claude-code#21562.
+            (
+                Failure::new("You've hit your limit · resets Jan 30, 11:30am (Asia/Calcutta)"),
+                PaymentRequired,
+            ),
+            // Under a relay's 503, the cap still decides.
+            (
+                Failure::http(503, "{\"error\":{\"message\":\"You have hit your limit\",\"type\":\"api_error\"}}"),
+                PaymentRequired,
+            ),
+        ]);
+        // Near miss (anthropics/claude-code#54698): the account's rate limit, retried.
+        each(vec![(
+            Failure::http(429, "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"This request would exceed your account's rate limit. Please try again later.\"}}"),
+            RateLimited,
+        )]);
+    }
+
+    /// (batch 34b) A relay's empty account pool, in sub2api's and Antigravity-Manager's bodies
+    /// and as Claude Code prints it with its own advice: no retry buys an account.
+    #[test]
+    fn a_relays_empty_account_pool_is_not_retried() {
+        each(vec![
+            // Wei-Shaw/sub2api#2559.
+            (
+                Failure::http(503, "{\"error\":{\"message\":\"No available accounts: no available accounts\",\"type\":\"api_error\"},\"type\":\"error\"}"),
+                PaymentRequired,
+            ),
+            // lbjlaq/Antigravity-Manager#2341: under an overloaded_error type.
+            (
+                Failure::http(503, "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"No available accounts: All accounts failed or unhealthy.\"}}"),
+                PaymentRequired,
+            ),
+            // anthropics/claude-code#57554: the client's "usually temporary" advice does not
+            // outweigh the pool's statement.
+            (
+                Failure::new("API Error: 503 No available accounts: no available accounts. This is a server-side issue, usually temporary — try again in a moment. If it persists, check status.claude.com."),
+                PaymentRequired,
+            ),
+        ]);
+    }
+
+    /// (batch 34b) Funds words with "account" between them.
+    #[test]
+    fn account_funds_words_are_billing() {
+        each(vec![
+            (
+                Failure::http(502, "{\"type\":\"server_error\",\"message\":\"Upstream request failed: Insufficient account funds\"}"),
+                PaymentRequired,
+            ),
+            (
+                Failure::new("Error: not enough funds on the account to run this model"),
+                PaymentRequired,
+            ),
+        ]);
+    }
+
+    /// (batch 34b) Ollama's pairing refusal as LobeHub relays it; Python's unbound local in
+    /// both its wordings; litellm's context exception named bare.
+    #[test]
+    fn pairing_unbound_locals_and_bare_context_class() {
+        each(vec![
+            // lobehub/lobehub#9531.
+            (
+                Failure::http(400, "{\"error\":{\"name\":\"ResponseError\",\"message\":\"Invalid tool usage: mismatch between tool calls and tool results\",\"status_code\":400},\"provider\":\"ollama\"}"),
+                OrphanToolCalls,
+            ),
+            // springfall2008/batpred#3234.
+            (
+                Failure::new("Error: Exception raised cannot access local variable 'tried_list' where it is not associated with a value"),
+                Programming,
+            ),
+            // knownsec/aipyapp#10 (a server's 500 around such words stays the server's fault).
+            (
+                Failure::new("UnboundLocalError: cannot access local variable 'usage' where it is not associated with a value"),
+                Programming,
+            ),
+            // CPython before 3.11 (Python/ceval.c UNBOUNDLOCAL_ERROR_MSG).
+            (
+                Failure::new("local variable 'response' referenced before assignment"),
+                Programming,
+            ),
+            (
+                Failure::new("Agent step failed: litellm.ContextWindowExceededError: ContextWindowExceededError"),
+                ContextOverflow,
+            ),
+        ]);
+    }
+
+    /// (batch 34b) A catch-all that names a failed generation and asks to try again; an outage
+    /// page's promise to return. A generation failure with a stated cause keeps the cause.
+    #[test]
+    fn failed_generation_with_advice_and_outage_pages() {
+        each_with(vec![
+            (
+                Failure::new("Generation failed. Please try again."),
+                ServerError,
+                true,
+            ),
+            (Failure::new("We'll be back soon!"), ServerError, true),
+            // Near miss: the cause stated after the catch-all decides.
+            (
+                Failure::new(
+                    "Failed to generate the summary. Please try again.\nError: insufficient_quota",
+                ),
+                PaymentRequired,
+                false,
+            ),
+            // A client's version floor is set-up.
+            (
+                Failure::new("This extension requires Node.js version 18 or later."),
+                Configuration,
+                false,
+            ),
+        ]);
+    }
+
+    /// (batch 34b) A reply a client could not read: Gemini-API's "Invalid response:" with the
+    /// web protocol's body, Shortcuts' missing key, a reply key after "failed."; a key that is
+    /// no reply's stays undecided.
+    #[test]
+    fn replies_a_client_could_not_read() {
+        each(vec![
+            // HanaokaYuzu/Gemini-API#216.
+            (
+                Failure::new("gemini_webapi.client:generate_content:406 - Invalid response: )]}'\n\n[[\"wrb.fr\",null,\"[null,null,null,[0]]\"],[\"di\",200378]]"),
+                InvalidResponse,
+            ),
+            // Yue-Yang/ChatGPT-Siri#31.
+            (
+                Failure::new("Could not evaluate the key path. In \", no value was found for dictionary key 'choices'."),
+                InvalidResponse,
+            ),
+            // OpenDriveLab/DriveLM#129 (its keys had no quota; the judge's reply had no choices).
+            (
+                Failure::new("Repeatedly getting [ERROR] Evaluation failed. 'choices'"),
+                InvalidResponse,
+            ),
+        ]);
+        // Near miss: a quoted word that is no reply's key after "failed." decides nothing.
+        each_with(vec![(
+            Failure::new("[ERROR] Evaluation failed. 'banana'"),
+            Unknown,
+            false,
+        )]);
+    }
+}
