@@ -993,6 +993,10 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         if (status == 403 || (status == 402 && rate_only_402())) && says_rate_limited(hay) {
             return Category::RateLimited;
         }
+        // (batch 34a) A code documented only as a 422 (flopex's `validation_error`) names a
+        // status, not a nature: under another stated 4xx (llm-gateway's "Provider returned
+        // 400" with `validation_error`), the status says which.
+        let specific = specific.filter(|c| *c != Category::Unprocessable || status == 422);
         return refine_by_phrase(specific.unwrap_or(base), phrase());
     }
     // A body that states the nature of the error wins over a transient status or code: a

@@ -181,6 +181,8 @@ pub mod stated_refusals;
 pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;
+pub mod go_json;
+pub mod request_words;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {

@@ -163,7 +163,9 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(client_bugs::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient()))
-                .chain(reply_parsers::PERMANENT),
+                .chain(reply_parsers::PERMANENT)
+                // (batch 34a) Requests a server cannot take (`request_words`).
+                .chain(super::tables::request_words::PERMANENT),
         )
     })
 }
@@ -199,6 +201,8 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(output_form::PERMANENT)
                 // (batch 33c) A validator's refusal of a request's value, stated.
                 .chain(reply_parsers::PERMANENT)
+                // (batch 34a) Requests a server cannot take (`request_words`).
+                .chain(super::tables::request_words::PERMANENT)
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -386,7 +390,8 @@ pub fn decode() -> &'static PhraseSet {
             decode_rows::PHRASES
                 .iter()
                 .chain(decode_rows::OTHER_LANGUAGES)
-                .chain(reply_parsers::DECODE),
+                .chain(reply_parsers::DECODE)
+                .chain(super::tables::go_json::SYNTAX),
         )
     })
 }
@@ -942,12 +947,14 @@ pub fn program_missing(hay: &str) -> bool {
 pub fn curl_code(hay: &str) -> Option<Category> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     let r = R.get_or_init(|| {
-        regex::Regex::new(r"(?-u)curl: \(([0-9]{1,2})\)|\b(?:errcode|code)[ :=]{0,3}([0-9]{1,2})\b")
+        // (batch 34a) PHP's curl binding and Guzzle print the code as "cURL error 52: Empty
+        // reply from server"; Neovim's plenary as "curl error exit_code=52": read as "curl: (52)".
+        regex::Regex::new(r"(?-u)curl: \(([0-9]{1,2})\)|\bcurl error (?:exit_code=)?([0-9]{1,2})\b|\b(?:errcode|code)[ :=]{0,3}([0-9]{1,2})\b")
             .expect("valid regex")
     });
     let curl = hay.contains("curl") || hay.contains("failed to perform");
     r.captures_iter(hay).find_map(|c| {
-        let n: u16 = match (c.get(1), c.get(2)) {
+        let n: u16 = match (c.get(1).or(c.get(2)), c.get(3)) {
             (Some(m), _) => m.as_str().parse().ok()?,
             (None, Some(m)) if curl => m.as_str().parse().ok()?,
             _ => return None,

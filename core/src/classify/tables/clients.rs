@@ -815,6 +815,62 @@ pub const TABLES: &[ClientTable] = &[
             said("no stream event", Timeout),
         ],
     },
+    // (batch 34a) A proxy that refused the CONNECT tunnel itself with a 4xx (400 Bad Request,
+    // 403, 405 Method Not Allowed: a plain web server or a proxy that does not tunnel HTTPS, an
+    // https_proxy pointing at the wrong port): the proxy setting is wrong and every try is
+    // refused alike; the 407 rows above are the credentials' case of the same rule. A 5xx from
+    // the proxy (502/503: it could not reach the upstream) stays the connection's.
+    ClientTable {
+        client: "HTTP proxy tunnels refused with a client error (4xx), in every client's words",
+        source: "cpython Lib/http/client.py HTTPConnection._tunnel (\"Tunnel connection failed: {code} {message}\" for any status but 200); curl lib/http_proxy.c (\"CONNECT tunnel failed, response {code}\"); nodejs/undici ProxyAgent (\"Proxy response ({code}) !== 200 when HTTP Tunneling\"); RFC 9110 §9.3.6",
+        rows: &[
+            said("tunnel connection failed: 400", Configuration),
+            said("tunnel connection failed: 401", Configuration),
+            said("tunnel connection failed: 403", Configuration),
+            said("tunnel connection failed: 404", Configuration),
+            said("tunnel connection failed: 405", Configuration),
+            said("tunnel failed, response 400", Configuration),
+            said("tunnel failed, response 403", Configuration),
+            said("tunnel failed, response 405", Configuration),
+            said("proxy response (400)", Configuration),
+            said("proxy response (403)", Configuration),
+            said("proxy response (405)", Configuration),
+        ],
+    },
+    // (batch 34a) A SOCKS proxy set in the environment with the client's SOCKS extra not
+    // installed: requests' adapter raises `InvalidSchema("Missing dependencies for SOCKS
+    // support.")` (the old openai SDK wraps it as `APIConnectionError`), httpx "Using SOCKS
+    // proxy, but the 'socksio' package is not installed", urllib3 `SOCKSProxyManager` "SOCKS
+    // support in urllib3 requires the installation of optional dependencies": set-up, the same
+    // on every try.
+    ClientTable {
+        client: "Python clients without their SOCKS extra",
+        source: "github.com/psf/requests src/requests/adapters.py (InvalidSchema \"Missing dependencies for SOCKS support.\"); github.com/encode/httpx httpx/_transports/default.py (\"Using SOCKS proxy, but the 'socksio' package is not installed\"); github.com/urllib3/urllib3 src/urllib3/contrib/socks.py",
+        rows: &[
+            said("missing dependencies for socks support", Configuration),
+            said("socks support in urllib3 requires", Configuration),
+            said("socksio' package is not installed", Configuration),
+        ],
+    },
+    // (batch 34a) Node's HTTP parser (llhttp) on bytes that are not an HTTP response: `Error:
+    // Parse Error: Expected HTTP/` (code HPE_INVALID_CONSTANT) when a kept-alive connection
+    // carries leftovers of the previous answer, "Invalid header value char"
+    // (HPE_INVALID_HEADER_TOKEN), "Invalid character in chunk size" (HPE_INVALID_CHUNK_SIZE),
+    // "Unexpected content-length header" (HPE_UNEXPECTED_CONTENT_LENGTH). A remote protocol
+    // error, a connection's fault by CONTRACT §2, never a body the client could not decode.
+    ClientTable {
+        client: "Node.js http client (llhttp parse errors)",
+        source: "github.com/nodejs/llhttp src/llhttp/http.ts (\"Expected HTTP/\", \"Invalid header value char\", \"Invalid character in chunk size\"); nodejs/node lib/_http_client.js (socketOnData: `Parse Error: ${reason}`, err.code = HPE_*)",
+        rows: &[
+            said("parse error: expected http/", Connection),
+            said("hpe_invalid_constant", Connection),
+            said("parse error: invalid header value char", Connection),
+            said("hpe_invalid_header_token", Connection),
+            said("parse error: invalid character in chunk size", Connection),
+            said("hpe_invalid_chunk_size", Connection),
+            said("hpe_unexpected_content_length", Connection),
+        ],
+    },
 ];
 
 /// (batch 28) A fetch that got an answer, in the app's words: the connection word is followed by
