@@ -203,6 +203,9 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(reply_parsers::PERMANENT)
                 // (batch 34a) Requests a server cannot take (`request_words`).
                 .chain(super::tables::request_words::PERMANENT)
+                // (batch 34a) A client's set-up stated under its connection words (a proxy
+                // that refused the tunnel with a 4xx inside urllib3's "connection broken by").
+                .chain(clients::rows())
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -217,14 +220,17 @@ pub fn network() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            super::tables::NETWORK_PHRASES
-                .iter()
+            // (batch 34a) A client's stated set-up (a proxy's tunnel refused with a 4xx) before
+            // the connection words that wrap it (urllib3's "connection broken by", "Cannot
+            // connect to proxy").
+            clients::rows()
+                .filter(|p| p.stated)
+                .chain(super::tables::NETWORK_PHRASES.iter())
                 .chain(SETUP_UNDER_A_CONNECTION_CLASS)
                 .chain(super::tables::stated_faults::ANSWER_UNDER_A_CONNECTION_CLASS)
-                .chain(
-                    clients::rows()
-                        .filter(|p| matches!(p.category, Connection | Configuration | Timeout)),
-                ),
+                .chain(clients::rows().filter(|p| {
+                    !p.stated && matches!(p.category, Connection | Configuration | Timeout)
+                })),
         )
     })
 }

@@ -11,7 +11,7 @@
 //! (an SSL handshake that failed), the row is transient and a certificate's own words, read first
 //! as permanent phrases, decide.
 
-use super::{said, Phrase};
+use super::{said, stated, Phrase};
 use crate::category::Category::*;
 
 /// One client's list of failure names.
@@ -782,11 +782,11 @@ pub const TABLES: &[ClientTable] = &[
             // credentials: set-up, the same on every try, whatever the client calls it. Only
             // the tunnel's words: a bare 407 and its reason phrase stay `client_error`, the
             // contract's "any other 4xx" (tests/vectors faraday_proxy_auth_error_407).
-            said("failed to authenticate with proxy", Configuration),
-            said("tunnel connection failed: 407", Configuration),
-            said("tunnel failed, response 407", Configuration),
-            said("proxy response (407)", Configuration),
-            said("proxy returns \"http/1.1 407", Configuration),
+            stated("failed to authenticate with proxy", Configuration),
+            stated("tunnel connection failed: 407", Configuration),
+            stated("tunnel failed, response 407", Configuration),
+            stated("proxy response (407)", Configuration),
+            stated("proxy returns \"http/1.1 407", Configuration),
         ],
     },
     // (batch 31a) A read that ended before the bytes it waited for, in asyncio's words
@@ -824,17 +824,17 @@ pub const TABLES: &[ClientTable] = &[
         client: "HTTP proxy tunnels refused with a client error (4xx), in every client's words",
         source: "cpython Lib/http/client.py HTTPConnection._tunnel (\"Tunnel connection failed: {code} {message}\" for any status but 200); curl lib/http_proxy.c (\"CONNECT tunnel failed, response {code}\"); nodejs/undici ProxyAgent (\"Proxy response ({code}) !== 200 when HTTP Tunneling\"); RFC 9110 §9.3.6",
         rows: &[
-            said("tunnel connection failed: 400", Configuration),
-            said("tunnel connection failed: 401", Configuration),
-            said("tunnel connection failed: 403", Configuration),
-            said("tunnel connection failed: 404", Configuration),
-            said("tunnel connection failed: 405", Configuration),
-            said("tunnel failed, response 400", Configuration),
-            said("tunnel failed, response 403", Configuration),
-            said("tunnel failed, response 405", Configuration),
-            said("proxy response (400)", Configuration),
-            said("proxy response (403)", Configuration),
-            said("proxy response (405)", Configuration),
+            stated("tunnel connection failed: 400", Configuration),
+            stated("tunnel connection failed: 401", Configuration),
+            stated("tunnel connection failed: 403", Configuration),
+            stated("tunnel connection failed: 404", Configuration),
+            stated("tunnel connection failed: 405", Configuration),
+            stated("tunnel failed, response 400", Configuration),
+            stated("tunnel failed, response 403", Configuration),
+            stated("tunnel failed, response 405", Configuration),
+            stated("proxy response (400)", Configuration),
+            stated("proxy response (403)", Configuration),
+            stated("proxy response (405)", Configuration),
         ],
     },
     // (batch 34a) A SOCKS proxy set in the environment with the client's SOCKS extra not
@@ -847,9 +847,9 @@ pub const TABLES: &[ClientTable] = &[
         client: "Python clients without their SOCKS extra",
         source: "github.com/psf/requests src/requests/adapters.py (InvalidSchema \"Missing dependencies for SOCKS support.\"); github.com/encode/httpx httpx/_transports/default.py (\"Using SOCKS proxy, but the 'socksio' package is not installed\"); github.com/urllib3/urllib3 src/urllib3/contrib/socks.py",
         rows: &[
-            said("missing dependencies for socks support", Configuration),
-            said("socks support in urllib3 requires", Configuration),
-            said("socksio' package is not installed", Configuration),
+            stated("missing dependencies for socks support", Configuration),
+            stated("socks support in urllib3 requires", Configuration),
+            stated("socksio' package is not installed", Configuration),
         ],
     },
     // (batch 34a) Node's HTTP parser (llhttp) on bytes that are not an HTTP response: `Error:

@@ -23,6 +23,7 @@ pub const DEADLINE: &[&str] = &[
     // The relay's function waited on the model past its time limit: a timeout, under the 504
     // the host puts around it or none.
     "function_invocation_timeout",
+    "edge_function_invocation_timeout",
     "serverless function has timed out",
     "task timed out after",
 ];
@@ -136,6 +137,7 @@ pub const TRANSIENT: &[Phrase] = &[
     said("did not return an initial response within", Timeout),
     // (batch 34a) The same limits without a status (`DEADLINE` has their sources).
     said("function_invocation_timeout", Timeout),
+    said("edge_function_invocation_timeout", Timeout),
     said("serverless function has timed out", Timeout),
     said("task timed out after", Timeout),
     // An HTTP/2 stream reset for a protocol error, as Qt's network stack words it (GPT4All:
