@@ -163,6 +163,7 @@ pub mod clients;
 mod cn;
 pub mod decode;
 pub mod engines;
+pub mod go_json;
 mod hosts;
 mod intl;
 pub mod jsonrpc;
@@ -173,6 +174,7 @@ pub mod output_form;
 pub mod plain_words;
 pub mod relay_words;
 pub mod reply_parsers;
+pub mod request_words;
 pub mod sdk_runtime_words;
 pub mod sessions;
 pub mod setup_registry;
@@ -181,8 +183,6 @@ pub mod stated_refusals;
 pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;
-pub mod go_json;
-pub mod request_words;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {

@@ -21,7 +21,10 @@ use crate::category::Category::*;
 /// Where Go's JSON scanner was when it met a byte it could not take.
 pub const SYNTAX: &[Phrase] = &[
     said("' looking for beginning of value", InvalidResponse),
-    said("' looking for beginning of object key string", InvalidResponse),
+    said(
+        "' looking for beginning of object key string",
+        InvalidResponse,
+    ),
     said("' after object key", InvalidResponse),
     said("' after object key:value pair", InvalidResponse),
     said("' after array element", InvalidResponse),

@@ -23,7 +23,10 @@ pub const PERMANENT: &[Phrase] = &[
     said("参数有误", BadRequest),
     said("参数错误", BadRequest),
     said("参数无效", BadRequest),
-    said("parameters specified in the request are not valid", BadRequest),
+    said(
+        "parameters specified in the request are not valid",
+        BadRequest,
+    ),
     stated("vision add-on is not loaded", BadRequest),
     stated("but images were provided", BadRequest),
     stated("image input is not supported", BadRequest),
