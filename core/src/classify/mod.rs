@@ -1263,14 +1263,18 @@ fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category>
     // request is the stream's protocol failing (`invalid_response`), never `bad_request`
     // (Forgeflare R1; found by the `sse` fuzz target).
     if let Some(s) = text::stated().first(hay.get()) {
-        // (batch 34a) A request the server states it cannot take, in an event of no known
-        // type (LM Studio's 200 "Error in iterating prediction stream: ValueError: Vision
-        // add-on is not loaded, but images were provided"): the same failure every time, as an
-        // `invalid_request_error` event is, never a cut to retry.
-        return Some(match s.category {
-            Category::BadRequest | Category::ClientError => Category::InvalidResponse,
-            c => c,
-        });
+        match s.category {
+            // (batch 34a) Not an event of R1's shape (no `"type": "error"` around it) but an
+            // API's error body under 200 whose words state a request the server cannot take
+            // (LM Studio's "Error in iterating prediction stream: ValueError: Vision add-on is
+            // not loaded, but images were provided"): the same failure every time, as an
+            // `invalid_request_error` event is, never a cut to retry.
+            Category::BadRequest | Category::ClientError if !p.event => {
+                return Some(Category::InvalidResponse);
+            }
+            Category::BadRequest | Category::ClientError => {}
+            c => return Some(c),
+        }
     }
     if p.codes.iter().any(|c| c == "invalid_request_error") {
         // (batch 25) A relay that types the upstream's capacity refusal as a request error

@@ -137,6 +137,10 @@ mod batch34a_tests {
             (Failure::new("One or more parameters specified in the request are not valid"), BadRequest),
             // llama.cpp server (tools/server): a text model asked to read an image
             (Failure::new("image input is not supported - hint: if this is unexpected, you may need to provide the mmproj").with_status(500), BadRequest),
+            // The same words in an error body under 200 (LM Studio's shape): not a cut.
+            (Failure::new("image input is not supported").with_status(200).with_body("{\"error\":{\"message\":\"Error in iterating prediction stream: image input is not supported\"}}"), InvalidResponse),
+            // Near miss: Anthropic's event shape keeps R1 (an error event of no type is a cut).
+            (Failure::new("image input is not supported").with_status(200).with_body("{\"type\":\"error\",\"error\":{\"message\":\"image input is not supported\"}}"), StreamInterrupted),
             (Failure::new("Error code: 400 - {'error': {'message': 'Requested 400000 tokens, max 300000 tokens per request', 'type': 'max_tokens_per_request', 'param': None, 'code': 'max_tokens_per_request'}}").with_status(400), ContextOverflow),
             // Near miss: a per-minute token cap stays a rate.
             (Failure::new("Rate limit reached for text-embedding-3-small on tokens per min (TPM): Limit 1000000, Used 999000, Requested 4000.").with_status(429), RateLimited),
