@@ -149,7 +149,7 @@ pub struct ErrObj<'a> {
     metadata: Option<Metadata<'a>>,
     /// (batch 34a) A relay's upstream error object (claude-code-hub), read as `metadata.raw`.
     #[serde(borrow, default)]
-    upstream_error: Option<Raw<'a>>,
+    upstream_error: Option<Box<Raw<'a>>>,
     #[serde(borrow, default)]
     innererror: Option<Inner<'a>>,
     #[serde(borrow, default)]
@@ -400,7 +400,7 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
             .metadata
             .as_ref()
             .and_then(|m| m.raw.as_ref())
-            .or(e.upstream_error.as_ref())
+            .or(e.upstream_error.as_deref())
         {
             Some(Raw::Text(s)) => match super::parse_nested(s, depth) {
                 Some(inner) => upstream_status = super::merge_upstream(out, inner),
@@ -419,7 +419,7 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
         && e.metadata
             .as_ref()
             .and_then(|m| m.raw.as_ref())
-            .or(e.upstream_error.as_ref())
+            .or(e.upstream_error.as_deref())
             .is_none()
     {
         if let Some(inner) = text(&e.message).and_then(|m| super::parse_nested(m, depth)) {
