@@ -601,7 +601,13 @@ fn read_envelope(v: &Value, out: &mut ProviderError, depth: usize) -> bool {
 fn read_error_object(err: &Map<String, Value>, out: &mut ProviderError, depth: usize) {
     // OpenRouter: the upstream provider's own error, as its raw body (a string, JSON or not)
     // or as an object. It names the failure more precisely than the gateway's wrapper.
-    let raw = err.get("metadata").and_then(|m| m.get("raw"));
+    // (batch 34a) A relay's own envelope around the upstream's whole error object
+    // (claude-code-hub: {"error":{"type":"request_fail","upstream_error":{"type":"error",
+    // "error":{"type":"invalid_request_error",...}}}}) is read the same way.
+    let raw = err
+        .get("metadata")
+        .and_then(|m| m.get("raw"))
+        .or_else(|| err.get("upstream_error"));
     let mut upstream_text = None;
     let mut upstream_status = None;
     if depth < MAX_NESTING {

@@ -993,6 +993,10 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         if (status == 403 || (status == 402 && rate_only_402())) && says_rate_limited(hay) {
             return Category::RateLimited;
         }
+        // (batch 34a) A code documented only as a 422 (flopex's `validation_error`) names a
+        // status, not a nature: under another stated 4xx (llm-gateway's "Provider returned
+        // 400" with `validation_error`), the status says which.
+        let specific = specific.filter(|c| *c != Category::Unprocessable || status == 422);
         return refine_by_phrase(specific.unwrap_or(base), phrase());
     }
     // A body that states the nature of the error wins over a transient status or code: a
@@ -1132,6 +1136,11 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
 /// A timeout or a connection failure the text names (the network phrases, then the transient
 /// ones), read under a wrapper's generic bad request (batch 17).
 fn transport_words(hay: &Hay) -> Option<Category> {
+    // (batch 34a) A set-up the client states under its transport words (a proxy's tunnel
+    // refused with "400 Bad Request"): the 400 is the proxy's, and the set-up is the failure.
+    if let Some(p) = text::network().first(hay.get()).filter(|p| p.stated) {
+        return Some(p.category);
+    }
     [text::network(), text::transient()].iter().find_map(|set| {
         set.first(hay.get())
             .map(|p| p.category)
@@ -1253,11 +1262,19 @@ fn sse_category(provider: Option<&ProviderError>, hay: &Hay) -> Option<Category>
     // A stated nature wins inside a stream too, except a bad request: an error event about the
     // request is the stream's protocol failing (`invalid_response`), never `bad_request`
     // (Forgeflare R1; found by the `sse` fuzz target).
-    if let Some(s) = text::stated()
-        .first(hay.get())
-        .filter(|s| !matches!(s.category, Category::BadRequest | Category::ClientError))
-    {
-        return Some(s.category);
+    if let Some(s) = text::stated().first(hay.get()) {
+        match s.category {
+            // (batch 34a) Not an event of R1's shape (no `"type": "error"` around it) but an
+            // API's error body under 200 whose words state a request the server cannot take
+            // (LM Studio's "Error in iterating prediction stream: ValueError: Vision add-on is
+            // not loaded, but images were provided"): the same failure every time, as an
+            // `invalid_request_error` event is, never a cut to retry.
+            Category::BadRequest | Category::ClientError if !p.event => {
+                return Some(Category::InvalidResponse);
+            }
+            Category::BadRequest | Category::ClientError => {}
+            c => return Some(c),
+        }
     }
     if p.codes.iter().any(|c| c == "invalid_request_error") {
         // (batch 25) A relay that types the upstream's capacity refusal as a request error
@@ -1603,6 +1620,13 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         if matches!(p.category, Category::BadRequest | Category::ClientError) && !p.stated {
             if let Some(c) = transport_words(hay) {
                 return Some(c);
+            }
+        }
+        // (batch 34a) The reason phrase of a proxy's refusal ("Tunnel connection failed: 403
+        // Forbidden") is the proxy's, not the API's: the client's stated set-up decides.
+        if !p.stated {
+            if let Some(s) = text::network().first(hay.get()).filter(|s| s.stated) {
+                return Some(s.category);
             }
         }
         return Some(p.category);

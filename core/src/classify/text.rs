@@ -165,7 +165,9 @@ pub fn permanent() -> &'static PhraseSet {
                 .chain(client_bugs::PERMANENT)
                 .chain(jsonrpc::PERMANENT)
                 .chain(clients::rows().filter(|p| !p.category.is_transient()))
-                .chain(reply_parsers::PERMANENT),
+                .chain(reply_parsers::PERMANENT)
+                // (batch 34a) Requests a server cannot take (`request_words`).
+                .chain(super::tables::request_words::PERMANENT),
         )
     })
 }
@@ -203,6 +205,11 @@ pub fn stated() -> &'static PhraseSet {
                 .chain(output_form::PERMANENT)
                 // (batch 33c) A validator's refusal of a request's value, stated.
                 .chain(reply_parsers::PERMANENT)
+                // (batch 34a) Requests a server cannot take (`request_words`).
+                .chain(super::tables::request_words::PERMANENT)
+                // (batch 34a) A client's set-up stated under its connection words (a proxy
+                // that refused the tunnel with a 4xx inside urllib3's "connection broken by").
+                .chain(clients::rows())
                 .filter(|p| {
                     p.stated
                         && (super::tables::STATED.contains(&p.category)
@@ -217,14 +224,17 @@ pub fn network() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            super::tables::NETWORK_PHRASES
-                .iter()
+            // (batch 34a) A client's stated set-up (a proxy's tunnel refused with a 4xx) before
+            // the connection words that wrap it (urllib3's "connection broken by", "Cannot
+            // connect to proxy").
+            clients::rows()
+                .filter(|p| p.stated)
+                .chain(super::tables::NETWORK_PHRASES.iter())
                 .chain(SETUP_UNDER_A_CONNECTION_CLASS)
                 .chain(super::tables::stated_faults::ANSWER_UNDER_A_CONNECTION_CLASS)
-                .chain(
-                    clients::rows()
-                        .filter(|p| matches!(p.category, Connection | Configuration | Timeout)),
-                ),
+                .chain(clients::rows().filter(|p| {
+                    !p.stated && matches!(p.category, Connection | Configuration | Timeout)
+                })),
         )
     })
 }
@@ -405,7 +415,8 @@ pub fn decode() -> &'static PhraseSet {
             decode_rows::PHRASES
                 .iter()
                 .chain(decode_rows::OTHER_LANGUAGES)
-                .chain(reply_parsers::DECODE),
+                .chain(reply_parsers::DECODE)
+                .chain(super::tables::go_json::SYNTAX),
         )
     })
 }
@@ -961,12 +972,14 @@ pub fn program_missing(hay: &str) -> bool {
 pub fn curl_code(hay: &str) -> Option<Category> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     let r = R.get_or_init(|| {
-        regex::Regex::new(r"(?-u)curl: \(([0-9]{1,2})\)|\b(?:errcode|code)[ :=]{0,3}([0-9]{1,2})\b")
+        // (batch 34a) PHP's curl binding and Guzzle print the code as "cURL error 52: Empty
+        // reply from server"; Neovim's plenary as "curl error exit_code=52": read as "curl: (52)".
+        regex::Regex::new(r"(?-u)curl: \(([0-9]{1,2})\)|\bcurl error (?:exit_code=)?([0-9]{1,2})\b|\b(?:errcode|code)[ :=]{0,3}([0-9]{1,2})\b")
             .expect("valid regex")
     });
     let curl = hay.contains("curl") || hay.contains("failed to perform");
     r.captures_iter(hay).find_map(|c| {
-        let n: u16 = match (c.get(1), c.get(2)) {
+        let n: u16 = match (c.get(1).or(c.get(2)), c.get(3)) {
             (Some(m), _) => m.as_str().parse().ok()?,
             (None, Some(m)) if curl => m.as_str().parse().ok()?,
             _ => return None,

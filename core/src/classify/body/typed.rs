@@ -147,6 +147,9 @@ pub struct Metadata<'a> {
 pub struct ErrObj<'a> {
     #[serde(borrow, default)]
     metadata: Option<Metadata<'a>>,
+    /// (batch 34a) A relay's upstream error object (claude-code-hub), read as `metadata.raw`.
+    #[serde(borrow, default)]
+    upstream_error: Option<Box<Raw<'a>>>,
     #[serde(borrow, default)]
     innererror: Option<Inner<'a>>,
     #[serde(borrow, default)]
@@ -393,7 +396,12 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
     let mut upstream_text = None;
     let mut upstream_status = None;
     if depth < MAX_NESTING {
-        match e.metadata.as_ref().and_then(|m| m.raw.as_ref()) {
+        match e
+            .metadata
+            .as_ref()
+            .and_then(|m| m.raw.as_ref())
+            .or(e.upstream_error.as_deref())
+        {
             Some(Raw::Text(s)) => match super::parse_nested(s, depth) {
                 Some(inner) => upstream_status = super::merge_upstream(out, inner),
                 None => upstream_text = Some(s.as_ref()),
@@ -407,7 +415,13 @@ fn assemble_error(e: &ErrObj<'_>, out: &mut ProviderError, depth: usize) {
         }
     }
     // A gateway's message that is the upstream's whole body (see `read_error_object`).
-    if depth < MAX_NESTING && e.metadata.as_ref().and_then(|m| m.raw.as_ref()).is_none() {
+    if depth < MAX_NESTING
+        && e.metadata
+            .as_ref()
+            .and_then(|m| m.raw.as_ref())
+            .or(e.upstream_error.as_deref())
+            .is_none()
+    {
         if let Some(inner) = text(&e.message).and_then(|m| super::parse_nested(m, depth)) {
             let s = super::merge_upstream(out, inner);
             upstream_status = upstream_status.or(s);

@@ -11,7 +11,7 @@
 //! (an SSL handshake that failed), the row is transient and a certificate's own words, read first
 //! as permanent phrases, decide.
 
-use super::{said, Phrase};
+use super::{said, stated, Phrase};
 use crate::category::Category::*;
 
 /// One client's list of failure names.
@@ -782,11 +782,11 @@ pub const TABLES: &[ClientTable] = &[
             // credentials: set-up, the same on every try, whatever the client calls it. Only
             // the tunnel's words: a bare 407 and its reason phrase stay `client_error`, the
             // contract's "any other 4xx" (tests/vectors faraday_proxy_auth_error_407).
-            said("failed to authenticate with proxy", Configuration),
-            said("tunnel connection failed: 407", Configuration),
-            said("tunnel failed, response 407", Configuration),
-            said("proxy response (407)", Configuration),
-            said("proxy returns \"http/1.1 407", Configuration),
+            stated("failed to authenticate with proxy", Configuration),
+            stated("tunnel connection failed: 407", Configuration),
+            stated("tunnel failed, response 407", Configuration),
+            stated("proxy response (407)", Configuration),
+            stated("proxy returns \"http/1.1 407", Configuration),
         ],
     },
     // (batch 31a) A read that ended before the bytes it waited for, in asyncio's words
@@ -813,6 +813,62 @@ pub const TABLES: &[ClientTable] = &[
         rows: &[
             said("future not completed", Timeout),
             said("no stream event", Timeout),
+        ],
+    },
+    // (batch 34a) A proxy that refused the CONNECT tunnel itself with a 4xx (400 Bad Request,
+    // 403, 405 Method Not Allowed: a plain web server or a proxy that does not tunnel HTTPS, an
+    // https_proxy pointing at the wrong port): the proxy setting is wrong and every try is
+    // refused alike; the 407 rows above are the credentials' case of the same rule. A 5xx from
+    // the proxy (502/503: it could not reach the upstream) stays the connection's.
+    ClientTable {
+        client: "HTTP proxy tunnels refused with a client error (4xx), in every client's words",
+        source: "cpython Lib/http/client.py HTTPConnection._tunnel (\"Tunnel connection failed: {code} {message}\" for any status but 200); curl lib/http_proxy.c (\"CONNECT tunnel failed, response {code}\"); nodejs/undici ProxyAgent (\"Proxy response ({code}) !== 200 when HTTP Tunneling\"); RFC 9110 §9.3.6",
+        rows: &[
+            stated("tunnel connection failed: 400", Configuration),
+            stated("tunnel connection failed: 401", Configuration),
+            stated("tunnel connection failed: 403", Configuration),
+            stated("tunnel connection failed: 404", Configuration),
+            stated("tunnel connection failed: 405", Configuration),
+            stated("tunnel failed, response 400", Configuration),
+            stated("tunnel failed, response 403", Configuration),
+            stated("tunnel failed, response 405", Configuration),
+            stated("proxy response (400)", Configuration),
+            stated("proxy response (403)", Configuration),
+            stated("proxy response (405)", Configuration),
+        ],
+    },
+    // (batch 34a) A SOCKS proxy set in the environment with the client's SOCKS extra not
+    // installed: requests' adapter raises `InvalidSchema("Missing dependencies for SOCKS
+    // support.")` (the old openai SDK wraps it as `APIConnectionError`), httpx "Using SOCKS
+    // proxy, but the 'socksio' package is not installed", urllib3 `SOCKSProxyManager` "SOCKS
+    // support in urllib3 requires the installation of optional dependencies": set-up, the same
+    // on every try.
+    ClientTable {
+        client: "Python clients without their SOCKS extra",
+        source: "github.com/psf/requests src/requests/adapters.py (InvalidSchema \"Missing dependencies for SOCKS support.\"); github.com/encode/httpx httpx/_transports/default.py (\"Using SOCKS proxy, but the 'socksio' package is not installed\"); github.com/urllib3/urllib3 src/urllib3/contrib/socks.py",
+        rows: &[
+            stated("missing dependencies for socks support", Configuration),
+            stated("socks support in urllib3 requires", Configuration),
+            stated("socksio' package is not installed", Configuration),
+        ],
+    },
+    // (batch 34a) Node's HTTP parser (llhttp) on bytes that are not an HTTP response: `Error:
+    // Parse Error: Expected HTTP/` (code HPE_INVALID_CONSTANT) when a kept-alive connection
+    // carries leftovers of the previous answer, "Invalid header value char"
+    // (HPE_INVALID_HEADER_TOKEN), "Invalid character in chunk size" (HPE_INVALID_CHUNK_SIZE),
+    // "Unexpected content-length header" (HPE_UNEXPECTED_CONTENT_LENGTH). A remote protocol
+    // error, a connection's fault by CONTRACT §2, never a body the client could not decode.
+    ClientTable {
+        client: "Node.js http client (llhttp parse errors)",
+        source: "github.com/nodejs/llhttp src/llhttp/http.ts (\"Expected HTTP/\", \"Invalid header value char\", \"Invalid character in chunk size\"); nodejs/node lib/_http_client.js (socketOnData: `Parse Error: ${reason}`, err.code = HPE_*)",
+        rows: &[
+            said("parse error: expected http/", Connection),
+            said("hpe_invalid_constant", Connection),
+            said("parse error: invalid header value char", Connection),
+            said("hpe_invalid_header_token", Connection),
+            said("parse error: invalid character in chunk size", Connection),
+            said("hpe_invalid_chunk_size", Connection),
+            said("hpe_unexpected_content_length", Connection),
         ],
     },
 ];

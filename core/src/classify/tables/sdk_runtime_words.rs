@@ -17,6 +17,15 @@ pub const DEADLINE: &[&str] = &[
     "deadline exceeded",
     "deadline_exceeded",
     "exceeded while calling target function",
+    // (batch 34a) A serverless host's limit on a function's run, named as such: Vercel's
+    // FUNCTION_INVOCATION_TIMEOUT page ("This Serverless Function has timed out."; also
+    // EDGE_FUNCTION_INVOCATION_TIMEOUT) and AWS Lambda's "Task timed out after 10.01 seconds".
+    // The relay's function waited on the model past its time limit: a timeout, under the 504
+    // the host puts around it or none.
+    "function_invocation_timeout",
+    "edge_function_invocation_timeout",
+    "serverless function has timed out",
+    "task timed out after",
 ];
 
 /// A TLS session the peer cut (CPython's ssl module: "[SSL: UNEXPECTED_EOF_WHILE_READING] EOF
@@ -126,6 +135,11 @@ pub const TRANSIENT: &[Phrase] = &[
     // A host's limit on a function's first byte (Vercel: "Your function was stopped as it did
     // not return an initial response within 25s"): the model was still generating.
     said("did not return an initial response within", Timeout),
+    // (batch 34a) The same limits without a status (`DEADLINE` has their sources).
+    said("function_invocation_timeout", Timeout),
+    said("edge_function_invocation_timeout", Timeout),
+    said("serverless function has timed out", Timeout),
+    said("task timed out after", Timeout),
     // An HTTP/2 stream reset for a protocol error, as Qt's network stack words it (GPT4All:
     // "error code \"0-HTTP/2 protocol error\""); Chrome's ERR_HTTP2_PROTOCOL_ERROR and Go's
     // "PROTOCOL_ERROR; received from peer" are read by the network table already.
