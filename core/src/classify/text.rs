@@ -386,7 +386,9 @@ pub fn decode() -> &'static PhraseSet {
             decode_rows::PHRASES
                 .iter()
                 .chain(decode_rows::OTHER_LANGUAGES)
-                .chain(reply_parsers::DECODE),
+                .chain(reply_parsers::DECODE)
+                // Decoders' words from the clients' own catalogs.
+                .chain(super::tables::client_catalogs::DECODE),
         )
     })
 }
