@@ -1565,6 +1565,12 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         return Some(Category::PaymentRequired);
     }
     if let Some(p) = text::permanent().first(hay.get()) {
+        // (client catalogs) A broad word inside a client's whole canonical message yields to
+        // that message (`client_catalogs::covering`): curl's "Empty reply from server" is the
+        // link's, though "empty reply" alone is an answer's.
+        if let Some(c) = tables::client_catalogs::covering(hay.get(), p.text) {
+            return Some(c);
+        }
         // (batch 20) A client's bug beside a provider's rate limit (a TypeError raised while
         // reading the 429's body, printed after the provider's sentence): the call reached the
         // provider and was throttled; the bug is only how the client fell over reading it.

@@ -44,6 +44,17 @@ pub const TABLES: &[ClientTable] = &[
         ],
     },
     ClientTable {
+        client: "curl",
+        source: "curl/curl lib/strerror.c (CURLE_GOT_NOTHING), lib/transfer.c (\"Empty reply from server\")",
+        rows: &[
+            // CURLE_GOT_NOTHING in both its words: the server closed the connection without a
+            // byte of answer, the link's fault; not an LLM's empty reply (which comes as a
+            // complete HTTP answer), whatever an app puts before it.
+            said("empty reply from server", Connection),
+            said("server returned nothing (no headers, no data)", Connection),
+        ],
+    },
+    ClientTable {
         client: "musl libc resolver (Alpine images of .NET, curl, Python)",
         source: "musl src/network/gai_strerror.c (EAI_NONAME)",
         rows: &[
@@ -82,6 +93,21 @@ pub const TABLES: &[ClientTable] = &[
         ],
     },
 ];
+
+/// A client's whole canonical message in `hay` that holds the broad phrase `inner` another
+/// table matched inside it ("empty reply" inside curl's "Empty reply from server"): the
+/// client's words are the more specific fact and decide. A short scan over these tables' rows.
+pub fn covering(hay: &str, inner: &str) -> Option<crate::category::Category> {
+    TABLES
+        .iter()
+        .flat_map(|t| t.rows.iter())
+        .find(|r| {
+            r.text.len() > inner.len()
+                && r.text.contains(inner)
+                && crate::classify::text::contains_phrase(hay, r.text)
+        })
+        .map(|r| r.category)
+}
 
 /// A reply the client could not decode, in the decoders' own words; read with the decode table
 /// (`text::decode`), so a decode failure said of the request a server received stays the
@@ -1051,6 +1077,46 @@ mod client_catalog_tests {
                 (class("Faraday::ServerError", "the server responded with status 503"), ServerError),
                 (class("Faraday::TooManyRequestsError", "the server responded with status 429"), RateLimited),
                 (class("JSON::ParserError", "859: unexpected token at ''"), InvalidResponse),
+            ],
+        );
+    }
+
+    /// The catalogs' messages as wrappers carry them, and near misses that must keep their
+    /// decision: go-openai's "error, status code: N, ..., message: <decoder error>" (its
+    /// `RequestError`/`APIError` Display) is the status's; a Go server's 400 about JSON it could
+    /// not read is the request's; a server's own 503 saying "temporarily unavailable" stays
+    /// the server's; curl's empty reply under an app's prefix is still the link.
+    #[test]
+    fn wrapped_messages_and_near_misses() {
+        catalog(
+            "wrapped and near misses",
+            vec![
+                (
+                    text("error, status code: 502, status: 502 Bad Gateway, message: invalid character '<' looking for beginning of value, body: <html><head><title>502 Bad Gateway</title></head></html>"),
+                    ServerError,
+                ),
+                (
+                    Failure::http(400, "invalid character '}' looking for beginning of object key string"),
+                    BadRequest,
+                ),
+                (
+                    Failure::http(503, "Resource temporarily unavailable"),
+                    ServerError,
+                ),
+                (text("llm call failed: Empty reply from server"), Connection),
+                (text("Error: Empty reply from server"), Connection),
+                (
+                    text("ollama: Post \"http://127.0.0.1:11434/api/chat\": EOF"),
+                    Connection,
+                ),
+                (
+                    text("error, status code: 200, status: 200 OK, message: unexpected end of JSON input"),
+                    InvalidResponse,
+                ),
+                (
+                    Failure::http(429, "Resource temporarily unavailable, rate limit reached"),
+                    RateLimited,
+                ),
             ],
         );
     }
