@@ -970,6 +970,11 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
         Is(InvalidResponse),
     ),
     ("System.UriFormatException", Is(Configuration)),
+    // urllib3's URL parser (urllib3/exceptions.py `LocationParseError`, "Failed to parse:
+    // <url>") and requests' header check (requests/exceptions.py `InvalidHeader`, a key with a
+    // newline in it): the caller's set-up, never the server's reply.
+    ("urllib3.exceptions.LocationParseError", Is(Configuration)),
+    ("requests.exceptions.InvalidHeader", Is(Configuration)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

@@ -84,12 +84,39 @@ pub const TABLES: &[ClientTable] = &[
         ],
     },
     ClientTable {
-        client: "Python http.client",
-        source: "python/cpython Lib/http/client.py (HTTPConnection._get_hostport)",
+        client: ".NET Framework System.Net (WebException) and HttpClient",
+        source: "dotnet/runtime src/libraries/System.Net.Http/src/Resources/Strings.resx \
+                 (net_http_invalid_response_status_line); referencesource System.dll \
+                 net_webstatus_NameResolutionFailure",
+        rows: &[
+            // WebExceptionStatus.NameResolutionFailure: the name has no address.
+            said("the remote name could not be resolved", Configuration),
+            // HttpClient reading something that is not an HTTP status line (an HTML page from
+            // a plain-text port, a proxy's banner): the answer cannot be read.
+            said("received an invalid status line", InvalidResponse),
+        ],
+    },
+    ClientTable {
+        client: "Android (Conscrypt) and OkHttp HttpUrl",
+        source: "google/conscrypt TrustManagerImpl; square/okhttp okhttp3/HttpUrl.kt",
+        rows: &[
+            // Android's trust manager without the server's CA: the same refusal next time.
+            said("trust anchor for certification path not found", Configuration),
+            // OkHttp's URL builder on a base URL without a scheme.
+            said("expected url scheme 'http' or 'https'", Configuration),
+        ],
+    },
+    ClientTable {
+        client: "Python http.client and urllib3",
+        source: "python/cpython Lib/http/client.py (HTTPConnection._get_hostport); \
+                 urllib3/urllib3 src/urllib3/exceptions.py (LocationParseError)",
         rows: &[
             // `InvalidURL("nonnumeric port: '...'")`: a base URL with a path where the port
             // goes, the caller's set-up.
             said("nonnumeric port", Configuration),
+            // urllib3's `LocationParseError` as a traceback's last line prints it: the whole
+            // message outranks the broad "failed to parse" inside it (`covering`).
+            said("locationparseerror: failed to parse", Configuration),
         ],
     },
 ];
@@ -155,6 +182,23 @@ mod client_catalog_tests {
     /// Checks a whole catalog and reports every message decided wrong at once (the count is the
     /// measure of how far the tables are from the client), rather than stopping at the first.
     fn catalog(name: &str, cases: Vec<(Failure, Category)>) {
+        // Each message also as an app logs it, behind its own prefix (the way batch 34 met
+        // curl's empty reply): the client's words must decide there too.
+        let prefixed: Vec<(Failure, Category)> = cases
+            .iter()
+            .filter(|(f, _)| f.error_class.is_empty() && f.status.is_none())
+            .map(|(f, want)| (text(&format!("LLM request failed: {}", f.message)), *want))
+            // A class given apart, also as a traceback's last line prints it ("Class: text").
+            .chain(
+                cases
+                    .iter()
+                    .filter(|(f, _)| f.error_class.len() == 1 && !f.message.is_empty())
+                    .map(|(f, want)| {
+                        (text(&format!("{}: {}", f.error_class[0], f.message)), *want)
+                    }),
+            )
+            .collect();
+        let cases: Vec<(Failure, Category)> = cases.into_iter().chain(prefixed).collect();
         let total = cases.len();
         let wrong: Vec<String> = cases
             .into_iter()
@@ -336,6 +380,11 @@ mod client_catalog_tests {
                 (text("Post \"https://api.openai.com/v1/chat/completions\": context deadline exceeded"), Timeout),
                 (text("Post \"https://localhost:11434/api/chat\": http: server gave HTTP response to HTTPS client"), Configuration),
                 (text("Post \"https://api.openai.com/v1/chat/completions\": http: ContentLength=1234 with Body length 0"), Programming),
+                // Third sweep.
+                (text("Post \"https://localhost:11434/v1/chat/completions\": tls: first record does not look like a TLS handshake"), Configuration),
+                (text("Post \"https://api.openai.com/v1/chat/completions\": proxyconnect tcp: dial tcp 127.0.0.1:7890: connect: connection refused"), Connection),
+                (text("Post \"https://api.openai.com/v1/chat/completions\": read tcp 10.0.0.2:51234->104.18.7.192:443: read: connection timed out"), Timeout),
+                (text("Post \"https://api.openai.com/v1/chat/completions\": tls: failed to verify certificate: x509: certificate is not valid for any names, but wanted to match api.openai.com"), Configuration),
             ],
         );
     }
@@ -426,6 +475,16 @@ mod client_catalog_tests {
                 (text("curl: (8) Weird server reply"), InvalidResponse),
                 // CURLE_HTTP2_STREAM by its number (`tables::CURL_CODES`): a link fault.
                 (text("curl: (92) HTTP/2 stream 1 was not closed cleanly: INTERNAL_ERROR (err 2)"), Connection),
+                // Third sweep.
+                (text("curl: (7) Failed to connect to api.openai.com port 443 after 3 ms: Network is unreachable"), Connection),
+                (text("curl: (35) Recv failure: Connection reset by peer"), Connection),
+                (text("curl: (56) CONNECT tunnel failed, response 407"), Configuration),
+                (text("curl: (77) error setting certificate verify locations:  CAfile: /etc/ssl/certs/ca-certificates.crt CApath: none"), Configuration),
+                (text("curl: (18) end of response with 1234 bytes missing"), Connection),
+                (text("curl: (92) Stream error in the HTTP/2 framing layer"), Connection),
+                (text("curl: (28) SSL connection timeout"), Timeout),
+                (text("curl: (22) The requested URL returned error: 429"), RateLimited),
+                (text("curl: (22) The requested URL returned error: 503"), ServerError),
             ],
         );
     }
@@ -536,6 +595,12 @@ mod client_catalog_tests {
                 (class("asyncio.exceptions.TimeoutError", ""), Timeout),
                 (class("ssl.SSLCertVerificationError", "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006)"), Configuration),
                 (class("socket.gaierror", "[Errno 11001] getaddrinfo failed"), Configuration),
+                // Third sweep.
+                (text("urllib.error.URLError: <urlopen error [Errno -2] Name or service not known>"), Configuration),
+                (text("urllib.error.URLError: <urlopen error timed out>"), Timeout),
+                (text("urllib.error.URLError: <urlopen error [Errno 111] Connection refused>"), Connection),
+                (text("urllib.error.HTTPError: HTTP Error 429: Too Many Requests"), RateLimited),
+                (text("urllib.error.HTTPError: HTTP Error 503: Service Unavailable"), ServerError),
             ],
         );
     }
@@ -668,6 +733,15 @@ mod client_catalog_tests {
                 (class("aiohttp.client_exceptions.SocketTimeoutError", "Timeout on reading data from socket"), Timeout),
                 (class("aiohttp.client_exceptions.ClientConnectorDNSError", "Cannot connect to host api.openai.com:443 ssl:default [Temporary failure in name resolution]"), Connection),
                 (class("aiohttp.client_exceptions.InvalidUrlClientError", "/v1/chat/completions"), Configuration),
+                // Third sweep.
+                (class("httpx.RemoteProtocolError", "<StreamReset stream_id:1, error_code:ErrorCodes.INTERNAL_ERROR, remote_reset:True>"), Connection),
+                (class("requests.exceptions.SSLError", "HTTPSConnectionPool(host='api.openai.com', port=443): Max retries exceeded with url: /v1/chat/completions (Caused by SSLError(SSLEOFError(8, '[SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation of protocol (_ssl.c:1006)')))"), Connection),
+                (class("requests.exceptions.ConnectionError", "('Connection aborted.', OSError(0, 'Error'))"), Connection),
+                (class("urllib3.exceptions.LocationParseError", "Failed to parse: https://api.openai.com:xx/v1"), Configuration),
+                (class("requests.exceptions.InvalidHeader", "Invalid leading whitespace, reserved character(s), or return character(s) in header value: 'Bearer REDACTED\\n'"), Configuration),
+                (class("aiohttp.client_exceptions.ClientConnectorError", "Cannot connect to host localhost:11434 ssl:default [Multiple exceptions: [Errno 111] Connect call failed ('::1', 11434, 0, 0), [Errno 111] Connect call failed ('127.0.0.1', 11434)]"), Connection),
+                (text("aiohttp.http_exceptions.TransferEncodingError: 400, message='Not enough data for satisfy transfer length header.'"), Connection),
+                (class("aiohttp.client_exceptions.ClientPayloadError", "Response payload is not completed"), Connection),
             ],
         );
     }
@@ -789,6 +863,16 @@ mod client_catalog_tests {
                 (text("SyntaxError: Expected property name or '}' in JSON at position 1"), InvalidResponse),
                 (text("SyntaxError: Bad control character in string literal in JSON at position 10"), InvalidResponse),
                 (text("ConnectTimeoutError: Connect Timeout Error"), Timeout),
+                // Third sweep.
+                (text("FetchError: request to https://api.openai.com/v1/chat/completions failed, reason: getaddrinfo ENOTFOUND api.openai.com"), Configuration),
+                (text("FetchError: request to https://api.openai.com/v1/chat/completions failed, reason: socket hang up"), Connection),
+                (text("DOMException [TimeoutError]: The operation was aborted due to timeout"), Timeout),
+                (text("Error: connect ECONNREFUSED ::1:11434"), Connection),
+                (text("TypeError: Failed to fetch"), Connection),
+                (text("TypeError: NetworkError when attempting to fetch resource."), Connection),
+                (text("AxiosError: unable to verify the first certificate"), Configuration),
+                (text("AxiosError: Request failed with status code 401"), Unauthorized),
+                (text("SyntaxError: Unexpected token 'd', \"data: {\"id\"... is not valid JSON"), InvalidResponse),
             ],
         );
     }
@@ -898,6 +982,14 @@ mod client_catalog_tests {
                 (text("com.fasterxml.jackson.core.JsonParseException: Unexpected end-of-input in VALUE_STRING"), InvalidResponse),
                 (text("com.google.gson.JsonSyntaxException: java.io.EOFException: End of input at line 1 column 1 path $"), InvalidResponse),
                 (text("okhttp3.internal.http2.ConnectionShutdownException"), Connection),
+                // Third sweep.
+                (text("java.net.ConnectException: Connection timed out: connect"), Timeout),
+                (text("java.net.SocketException: Network is unreachable (connect failed)"), Connection),
+                (text("javax.net.ssl.SSLHandshakeException: java.security.cert.CertPathValidatorException: Trust anchor for certification path not found."), Configuration),
+                (text("java.lang.IllegalArgumentException: Expected URL scheme 'http' or 'https' but no scheme was found for api.op..."), Configuration),
+                (text("io.ktor.client.plugins.HttpRequestTimeoutException: Request timeout has expired [url=https://api.openai.com/v1/chat/completions, request_timeout=60000 ms]"), Timeout),
+                (text("io.ktor.client.network.sockets.ConnectTimeoutException: Connect timeout has expired [url=https://api.openai.com/v1/chat/completions, connect_timeout=unknown ms]"), Timeout),
+                (text("retrofit2.HttpException: HTTP 429 "), RateLimited),
             ],
         );
     }
@@ -991,6 +1083,15 @@ mod client_catalog_tests {
                 (class("System.UriFormatException", "Invalid URI: The format of the URI could not be determined."), Configuration),
                 (class("System.Net.Http.HttpRequestException", "Name does not resolve (api.openai.com:443)"), Configuration),
                 (class("System.Net.Http.HttpRequestException", "The response ended prematurely while waiting for the next frame from the server."), Connection),
+                // Third sweep.
+                (text("System.Net.Sockets.SocketException (11001): No such host is known."), Configuration),
+                (text("System.Net.Sockets.SocketException (10054): An existing connection was forcibly closed by the remote host."), Connection),
+                (text("System.Net.WebException: The operation has timed out."), Timeout),
+                (text("System.Net.WebException: The remote name could not be resolved: 'api.openai.com'"), Configuration),
+                (text("System.Net.WebException: The underlying connection was closed: An unexpected error occurred on a send."), Connection),
+                (text("System.Net.WebException: Unable to connect to the remote server"), Connection),
+                (text("Polly.Timeout.TimeoutRejectedException: The delegate executed asynchronously through TimeoutPolicy did not complete within the timeout."), Timeout),
+                (text("System.Net.Http.HttpRequestException: Received an invalid status line: '<html>'."), InvalidResponse),
             ],
         );
     }
@@ -1077,6 +1178,16 @@ mod client_catalog_tests {
                 (class("Faraday::ServerError", "the server responded with status 503"), ServerError),
                 (class("Faraday::TooManyRequestsError", "the server responded with status 429"), RateLimited),
                 (class("JSON::ParserError", "859: unexpected token at ''"), InvalidResponse),
+                // Third sweep.
+                (text("Errno::ECONNREFUSED: Connection refused - connect(2) for 127.0.0.1:11434"), Connection),
+                (class("Faraday::SSLError", "SSL_connect returned=1 errno=0 peeraddr=10.0.0.5:443 state=error: certificate verify failed (hostname mismatch)"), Configuration),
+                (class("Faraday::ConnectionFailed", "Connection refused - connect(2) for \"localhost\" port 11434 (localhost:11434)"), Connection),
+                (class("Faraday::ResourceNotFound", "the server responded with status 404"), NotFound),
+                (class("Faraday::UnauthorizedError", "the server responded with status 401"), Unauthorized),
+                (text("Net::HTTP::Persistent::Error: too many connection resets (due to Connection reset by peer - Errno::ECONNRESET) after 0 requests on 1234, last used 1.5 seconds ago"), Connection),
+                (text("Timeout::Error: execution expired"), Timeout),
+                (class("Socket::ResolutionError", "getaddrinfo: nodename nor servname provided, or not known"), Configuration),
+                (class("Faraday::ParsingError", "809: unexpected token at 'data: {\"id\":\"chatcmpl-1\"'"), InvalidResponse),
             ],
         );
     }
