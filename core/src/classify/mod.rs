@@ -1478,8 +1478,12 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         // Stack's "500: Internal server error: An unexpected error occurred." inside a 200
         // stream, read by a Swift client as a chunk): the body's failure is the failure.
         let body = f.body.as_deref().map(|b| text::lower_bounded(b, MAX_SCAN));
-        if let Some(p) = body
+        // (client catalogs) Or the reply as the decoder quotes it (json-iterator's "bigger
+        // context ...|<html>...502 Bad Gateway...|", `client_catalogs::decoder_quote`).
+        let reply = body
             .as_deref()
+            .or_else(|| tables::client_catalogs::decoder_quote(hay.get()));
+        if let Some(p) = reply
             .and_then(|b| text::transient().first(b))
             .filter(|p| matches!(p.category, Category::ServerError | Category::Overloaded))
         {

@@ -136,11 +136,23 @@ pub fn covering(hay: &str, inner: &str) -> Option<crate::category::Category> {
         .map(|r| r.category)
 }
 
+/// Where a decoder quotes the reply it failed on: json-iterator's `ReportError` ends its
+/// message with "bigger context ...|<the reply's first bytes>|..." (json-iterator/go iter.go).
+pub const DECODER_QUOTES: &[&str] = &["bigger context ...|"];
+
+/// The reply a decoder's message quotes, if it quotes one (`DECODER_QUOTES`), in `hay`'s case.
+pub fn decoder_quote(hay: &str) -> Option<&str> {
+    DECODER_QUOTES
+        .iter()
+        .find_map(|m| hay.find(m).map(|i| &hay[i + m.len()..]))
+}
+
 /// A reply the client could not decode, in the decoders' own words; read with the decode table
 /// (`text::decode`), so a decode failure said of the request a server received stays the
 /// request's (a 400 from a Go server that could not read the caller's JSON).
 /// - Go encoding/json `SyntaxError` (src/encoding/json/scanner.go): "invalid character 'c' "
-///   followed by the scanner's context; the character varies, the contexts are the catalog.
+///   followed by the scanner's context; the character varies, the contexts are the catalog;
+///   and its v2 and json-iterator twins.
 /// - Jackson `JsonEOFException` (jackson-core `ParserMinimalBase._reportInvalidEOF`):
 ///   "Unexpected end-of-input: expected close marker for Object", "Unexpected end-of-input in
 ///   VALUE_STRING".
@@ -164,6 +176,15 @@ pub const DECODE: &[Phrase] = &[
     said("in literal null (expecting", InvalidResponse),
     said("after decimal point in numeric literal", InvalidResponse),
     said("in exponent of numeric literal", InvalidResponse),
+    // Go's encoding/json/v2 (src/encoding/json/jsontext: "invalid character '<' at start of
+    // value", "... after object name (expecting ':')") and json-iterator, which many Go SDKs
+    // use (json-iterator/go iter.go `ReportError`: "readObjectStart: expect { or n, but found
+    // <, error found in #1 byte of ...|<!DOCTYPE |..."): the same scanner facts, other words.
+    said("at start of value", InvalidResponse),
+    said("at start of string (expecting", InvalidResponse),
+    said("after object name (expecting", InvalidResponse),
+    said("after object value (expecting", InvalidResponse),
+    said("error found in #", InvalidResponse),
     said("unexpected end-of-input", InvalidResponse),
     said("decode json with unexpected mimetype", InvalidResponse),
     // Gson's reader at an input that ended ("java.io.EOFException: End of input at line 1
@@ -281,6 +302,13 @@ mod client_catalog_tests {
                     text("json: cannot unmarshal array into Go struct field ChatCompletionResponse.choices of type openai.ChatCompletionChoice"),
                     InvalidResponse,
                 ),
+                // Go's other decoders: encoding/json/v2 (jsontext) and json-iterator
+                // (used by many Go SDKs), an error page read as JSON.
+                (text("jsontext: invalid character '<' at start of value"), InvalidResponse),
+                (text("json: cannot unmarshal JSON string into Go openai.ChatCompletionResponse: jsontext: invalid character 'I' at start of value"), InvalidResponse),
+                (text("openai.ChatCompletionResponse.readFieldHash: expect \", but found <, error found in #10 byte of ...|<html><body|..., bigger context ...|<html><body><h1>502 Bad Gateway</h1>|..."), ServerError),
+                (text("readObjectStart: expect { or n, but found <, error found in #1 byte of ...|<!DOCTYPE |..., bigger context ...|<!DOCTYPE html>|..."), InvalidResponse),
+                (text("ReadString: expects \" or n, but found 1, error found in #10 byte of ...|\"content\":1}|..."), InvalidResponse),
             ],
         );
     }
