@@ -1495,8 +1495,12 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         // Stack's "500: Internal server error: An unexpected error occurred." inside a 200
         // stream, read by a Swift client as a chunk): the body's failure is the failure.
         let body = f.body.as_deref().map(|b| text::lower_bounded(b, MAX_SCAN));
-        if let Some(p) = body
+        // (client catalogs) Or the reply as the decoder quotes it (json-iterator's "bigger
+        // context ...|<html>...502 Bad Gateway...|", `client_catalogs::decoder_quote`).
+        let reply = body
             .as_deref()
+            .or_else(|| tables::client_catalogs::decoder_quote(hay.get()));
+        if let Some(p) = reply
             .and_then(|b| text::transient().first(b))
             .filter(|p| matches!(p.category, Category::ServerError | Category::Overloaded))
         {
@@ -1582,6 +1586,12 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
         return Some(Category::PaymentRequired);
     }
     if let Some(p) = text::permanent().first(hay.get()) {
+        // (client catalogs) A broad word inside a client's whole canonical message yields to
+        // that message (`client_catalogs::covering`): curl's "Empty reply from server" is the
+        // link's, though "empty reply" alone is an answer's.
+        if let Some(c) = tables::client_catalogs::covering(hay.get(), p.text) {
+            return Some(c);
+        }
         // (batch 20) A client's bug beside a provider's rate limit (a TypeError raised while
         // reading the 429's body, printed after the provider's sentence): the call reached the
         // provider and was throttled; the bug is only how the client fell over reading it.

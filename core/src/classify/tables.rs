@@ -160,6 +160,7 @@ pub mod agents;
 pub mod app_words;
 pub mod budgets;
 pub mod client_bugs;
+pub mod client_catalogs;
 pub mod clients;
 mod cn;
 pub mod decode;
@@ -952,6 +953,31 @@ pub const CLASSES: &[(&str, ClassRule)] = &[
     // of the same small prompt pass, replicate-python#306): the hosted run's fault, retried at
     // the cost of one prediction. The base `ReplicateError` decides nothing by itself.
     ("replicate.exceptions.ModelError", Is(ServerError)),
+    // (client catalogs) Clients' own classes for a URL that cannot be used, a peer whose
+    // certificate names another host, and a reply that is not the JSON asked for: CPython
+    // Lib/http/client.py `InvalidURL` ("nonnumeric port: ..."), OkHttp's
+    // `SSLPeerUnverifiedException` ("Hostname x not verified"), aiohttp client_exceptions.py
+    // `ContentTypeError` ("Attempt to decode JSON with unexpected mimetype"), Jackson's
+    // `JsonEOFException` ("Unexpected end-of-input: expected close marker for Object").
+    ("http.client.InvalidURL", Is(Configuration)),
+    (
+        "javax.net.ssl.SSLPeerUnverifiedException",
+        Is(Configuration),
+    ),
+    (
+        "aiohttp.client_exceptions.ContentTypeError",
+        Is(InvalidResponse),
+    ),
+    (
+        "com.fasterxml.jackson.core.io.JsonEOFException",
+        Is(InvalidResponse),
+    ),
+    ("System.UriFormatException", Is(Configuration)),
+    // urllib3's URL parser (urllib3/exceptions.py `LocationParseError`, "Failed to parse:
+    // <url>") and requests' header check (requests/exceptions.py `InvalidHeader`, a key with a
+    // newline in it): the caller's set-up, never the server's reply.
+    ("urllib3.exceptions.LocationParseError", Is(Configuration)),
+    ("requests.exceptions.InvalidHeader", Is(Configuration)),
 ];
 
 /// One phrase of a table, matched as whole words in lower-cased text (links blanked out).

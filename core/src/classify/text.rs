@@ -416,7 +416,9 @@ pub fn decode() -> &'static PhraseSet {
                 .iter()
                 .chain(decode_rows::OTHER_LANGUAGES)
                 .chain(reply_parsers::DECODE)
-                .chain(super::tables::go_json::SYNTAX),
+                .chain(super::tables::go_json::SYNTAX)
+                // Decoders' words from the clients' own catalogs.
+                .chain(super::tables::client_catalogs::DECODE),
         )
     })
 }

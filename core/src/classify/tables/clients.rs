@@ -893,7 +893,11 @@ pub const RELAY_FETCH_FAILED: &[&str] = &["fetch failed"];
 
 /// Every row of every client table, in table order.
 pub fn rows() -> impl Iterator<Item = &'static Phrase> {
-    TABLES.iter().flat_map(|t| t.rows.iter())
+    TABLES
+        .iter()
+        // The catalogs read from each client's own source (`client_catalogs`).
+        .chain(super::client_catalogs::TABLES)
+        .flat_map(|t| t.rows.iter())
 }
 
 /// (batch 19) Modules whose exception classes are another module's under the same names:
