@@ -150,32 +150,15 @@ pub fn decoder_quote(hay: &str) -> Option<&str> {
 /// A reply the client could not decode, in the decoders' own words; read with the decode table
 /// (`text::decode`), so a decode failure said of the request a server received stays the
 /// request's (a 400 from a Go server that could not read the caller's JSON).
-/// - Go encoding/json `SyntaxError` (src/encoding/json/scanner.go): "invalid character 'c' "
-///   followed by the scanner's context; the character varies, the contexts are the catalog;
-///   and its v2 and json-iterator twins.
+/// - Go encoding/json's v2 and json-iterator twins of v1's `SyntaxError` (v1's own contexts
+///   are `go_json::SYNTAX`).
 /// - Jackson `JsonEOFException` (jackson-core `ParserMinimalBase._reportInvalidEOF`):
 ///   "Unexpected end-of-input: expected close marker for Object", "Unexpected end-of-input in
 ///   VALUE_STRING".
 /// - aiohttp `ContentTypeError` (aiohttp/client_reqrep.py `ClientResponse.json`): "Attempt to
 ///   decode JSON with unexpected mimetype: text/html" (an error page where JSON was due).
 pub const DECODE: &[Phrase] = &[
-    said("looking for beginning of value", InvalidResponse),
-    said(
-        "looking for beginning of object key string",
-        InvalidResponse,
-    ),
-    said("after top-level value", InvalidResponse),
-    said("after object key:value pair", InvalidResponse),
-    said("after object key", InvalidResponse),
-    said("after array element", InvalidResponse),
-    said("in string literal", InvalidResponse),
-    said("in string escape code", InvalidResponse),
-    said("hexadecimal character escape", InvalidResponse),
-    said("in literal true (expecting", InvalidResponse),
-    said("in literal false (expecting", InvalidResponse),
-    said("in literal null (expecting", InvalidResponse),
-    said("after decimal point in numeric literal", InvalidResponse),
-    said("in exponent of numeric literal", InvalidResponse),
+    // Go's encoding/json v1 `SyntaxError` contexts are `go_json::SYNTAX` (read with these).
     // Go's encoding/json/v2 (src/encoding/json/jsontext: "invalid character '<' at start of
     // value", "... after object name (expecting ':')") and json-iterator, which many Go SDKs
     // use (json-iterator/go iter.go `ReportError`: "readObjectStart: expect { or n, but found
