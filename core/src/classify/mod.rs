@@ -100,6 +100,18 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         }
         c => c,
     };
+    // (batch 35a) A WebSocket close frame is the peer's act: an abort named in its reason
+    // ("WebSocket closed 1008: The operation was aborted", a proxy's session-age ceiling on
+    // Gemini Live, autonomous-ai/autonomous-os#238) is the far end dropping the session, a
+    // connection that a reconnect repairs. A cancel is only the caller's own (CONTRACT §2).
+    let category = match category {
+        Category::Cancelled
+            if text::websocket_close_code(hay.get()).is_some_and(|c| (1001..=1015).contains(&c)) =>
+        {
+            Category::Connection
+        }
+        c => c,
+    };
     // A rate limit whose window is a day or more is a quota no retry budget outlasts
     // (CONTRACT §2): read from quota ids and the text.
     let category = if category == Category::RateLimited && long_window(failure, &hay) {
@@ -844,6 +856,15 @@ fn specific_code_category(p: &ProviderError) -> Option<Category> {
         .map(|r| r.category)
 }
 
+/// (batch 35a) The provider's first specific code is a bare number ("1001"), which many
+/// providers' tables use each in their own sense.
+fn numeric_specific_code(p: &ProviderError) -> bool {
+    p.codes
+        .iter()
+        .find(|code| tables::code_row(code).is_some_and(|r| !r.generic))
+        .is_some_and(|code| code.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The most specific category named by the provider's codes.
 fn code_category(p: &ProviderError) -> Option<Category> {
     let mut generic = None;
@@ -997,6 +1018,15 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // status, not a nature: under another stated 4xx (llm-gateway's "Provider returned
         // 400" with `validation_error`), the status says which.
         let specific = specific.filter(|c| *c != Category::Unprocessable || status == 422);
+        // (batch 35a) A bare number is every provider's code at once (Zhipu's 1001 is a
+        // missing Authorization header under 401; Tencent Hunyuan's 1001 is a message list
+        // whose roles do not alternate under 400, FoundationAgents/OpenManus#894): a row that
+        // reads it as a refused key or access holds only under the status that says so.
+        let specific = specific.filter(|c| {
+            !matches!(c, Category::Unauthorized | Category::Forbidden)
+                || matches!(status, 401 | 403)
+                || !provider.is_some_and(numeric_specific_code)
+        });
         return refine_by_phrase(specific.unwrap_or(base), phrase());
     }
     // A body that states the nature of the error wins over a transient status or code: a
