@@ -106,7 +106,8 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
     // connection that a reconnect repairs. A cancel is only the caller's own (CONTRACT §2).
     let category = match category {
         Category::Cancelled
-            if text::websocket_close_code(hay.get()).is_some_and(|c| (1001..=1015).contains(&c)) =>
+            if text::websocket_close_code(hay.get())
+                .is_some_and(|c| (1001..=1015).contains(&c)) =>
         {
             Category::Connection
         }
@@ -996,7 +997,15 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     if !base.is_transient() && !specific.is_some_and(|c| c.is_transient()) {
         // A permanent status: a stated nature, a specific provider code, then a message
         // phrase, may sharpen it (xAI answers exhausted credits with a 403).
-        if let Some(p) = text::stated().first(hay.get()) {
+        // (batch 35a) A stated "client error" (a model container's "Received client error
+        // (400) from primary", which beats Bedrock's 424) is the broadest permanent nature: it
+        // never replaces a status that already names the client error precisely (SageMaker's
+        // ModelError carrying the container's own 400, aws/sagemaker-huggingface-inference-
+        // toolkit#122).
+        if let Some(p) = text::stated()
+            .first(hay.get())
+            .filter(|p| p.category != Category::ClientError || base == Category::ClientError)
+        {
             return p.category;
         }
         // Some APIs answer a rate limit with 403 (Alibaba's coding plan: 403 AccessDenied
@@ -1018,6 +1027,14 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // status, not a nature: under another stated 4xx (llm-gateway's "Provider returned
         // 400" with `validation_error`), the status says which.
         let specific = specific.filter(|c| *c != Category::Unprocessable || status == 422);
+        // (batch 35a) A schema error that names a request model ("1 validation error for
+        // ChatCompletionRequest ... Extra inputs are not permitted", vLLM behind RunPod,
+        // runpod-workers/worker-vllm#85) is the server checking what we sent, never the
+        // model's output failing the app's schema: the status decides.
+        let phrase = || {
+            phrase()
+                .filter(|c| *c != Category::Validation || !text::request_schema_error(hay.get()))
+        };
         // (batch 35a) A bare number is every provider's code at once (Zhipu's 1001 is a
         // missing Authorization header under 401; Tencent Hunyuan's 1001 is a message list
         // whose roles do not alternate under 400, FoundationAgents/OpenManus#894): a row that
@@ -1036,6 +1053,12 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         return c;
     }
     if let Some(p) = text::stated().first(hay.get()) {
+        // (batch 35a) The stated client error beats a transient code the container put
+        // inside it (its "InternalServerException" under its own 400): the status, a client
+        // error already, says which.
+        if p.category == Category::ClientError && !base.is_transient() {
+            return base;
+        }
         return p.category;
     }
     // (batch 20) A server's 500 around a Python KeyError on a field of the request

@@ -1568,7 +1568,10 @@ mod batch35a_tests {
             (Failure::new("The operation was canceled."), Timeout),
             (Failure::new("  The operation was canceled"), Timeout),
             // Near misses: a JS AbortController's abort, and an abort's timeout.
-            (Failure::new("This operation was aborted").with_class(["AbortError"]), Cancelled),
+            (
+                Failure::new("This operation was aborted").with_class(["AbortError"]),
+                Cancelled,
+            ),
             (
                 Failure::new("TimeoutError: The operation was aborted due to timeout"),
                 Timeout,
@@ -1650,9 +1653,57 @@ mod batch35a_tests {
     #[test]
     fn llama_swap_process_not_serving() {
         each(vec![
-            (Failure::new("Process can not ProxyRequest, state is failed"), ServerError),
-            (Failure::new("Process can not ProxyRequest, state is starting"), ServerError),
-            (Failure::http(503, "Process can not ProxyRequest, state is stopping"), ServerError),
+            (
+                Failure::new("Process can not ProxyRequest, state is failed"),
+                ServerError,
+            ),
+            (
+                Failure::new("Process can not ProxyRequest, state is starting"),
+                ServerError,
+            ),
+            (
+                Failure::http(503, "Process can not ProxyRequest, state is stopping"),
+                ServerError,
+            ),
+        ]);
+    }
+
+    /// A pydantic error about a request model under a 4xx is the server checking the request;
+    /// the same error about an output model stays the app's validation.
+    #[test]
+    fn request_schema_errors_are_the_requests() {
+        each(vec![
+            (
+                Failure::http(400, "1 validation error for ChatCompletionRequest\nfunctions\n  Extra inputs are not permitted [type=extra_forbidden]"),
+                BadRequest,
+            ),
+            (
+                Failure::http(400, "2 validation errors for CompletionRequest\nprompt\n  Field required [type=missing]"),
+                BadRequest,
+            ),
+            // Near miss: no status, an output model: the model's answer failed the schema.
+            (
+                Failure::new("1 validation error for StrictModel\nanswer\n  Field required [type=missing]")
+                    .with_class(["pydantic_core._pydantic_core.ValidationError"]),
+                Validation,
+            ),
+        ]);
+    }
+
+    /// A container's "Received client error (N)" names a client error: under SageMaker's own
+    /// 400 the status keeps its precise reading; under Bedrock's 424 the words still beat it.
+    #[test]
+    fn received_client_error_keeps_a_precise_status() {
+        each(vec![
+            (
+                Failure::http(400, "An error occurred (ModelError) when calling the InvokeEndpoint operation: Received client error (400) from primary with message \"{\"code\": 400, \"type\": \"InternalServerException\", \"message\": \"GET was unable to find an engine to execute this computation\"}\"")
+                    .with_class(["ModelError"]),
+                BadRequest,
+            ),
+            (
+                Failure::http(424, "Received client error (400) from primary with message \"{\"error\":\"bad input\"}\""),
+                ClientError,
+            ),
         ]);
     }
 }
