@@ -858,12 +858,17 @@ fn specific_code_category(p: &ProviderError) -> Option<Category> {
 }
 
 /// (batch 35a) The provider's first specific code is a bare number ("1001"), which many
-/// providers' tables use each in their own sense.
+/// providers' tables use each in their own sense, and the envelope also names a type a table
+/// knows (`invalid_request_error`): the named type is this provider's own word.
 fn numeric_specific_code(p: &ProviderError) -> bool {
+    let numeric = |code: &String| code.bytes().all(|b| b.is_ascii_digit());
     p.codes
         .iter()
         .find(|code| tables::code_row(code).is_some_and(|r| !r.generic))
-        .is_some_and(|code| code.bytes().all(|b| b.is_ascii_digit()))
+        .is_some_and(numeric)
+        && p.codes
+            .iter()
+            .any(|code| !numeric(code) && tables::code_row(code).is_some())
 }
 
 /// The most specific category named by the provider's codes.
@@ -1037,8 +1042,10 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         };
         // (batch 35a) A bare number is every provider's code at once (Zhipu's 1001 is a
         // missing Authorization header under 401; Tencent Hunyuan's 1001 is a message list
-        // whose roles do not alternate under 400, FoundationAgents/OpenManus#894): a row that
-        // reads it as a refused key or access holds only under the status that says so.
+        // whose roles do not alternate under 400 `invalid_request_error`,
+        // FoundationAgents/OpenManus#894): beside a named type of the same envelope, a row
+        // that reads the number as a refused key or access holds only under the status that
+        // says so. (FastChat's 40101, alone under its 400, keeps its row.)
         let specific = specific.filter(|c| {
             !matches!(c, Category::Unauthorized | Category::Forbidden)
                 || matches!(status, 401 | 403)

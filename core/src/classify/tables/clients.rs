@@ -1634,7 +1634,7 @@ mod batch35a_tests {
                 BadRequest,
             ),
             (
-                Failure::http(400, "Error code: 400").with_body("{\"error\": {\"message\": \"invalid parameter\", \"code\": \"1002\"}}"),
+                Failure::http(400, "Error code: 400").with_body("{\"error\": {\"message\": \"invalid parameter\", \"type\": \"invalid_request_error\", \"code\": \"1002\"}}"),
                 BadRequest,
             ),
             // Near misses: Zhipu's own 1001 under its 401, its 1113 arrears under a 429.
