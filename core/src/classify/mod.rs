@@ -100,6 +100,19 @@ pub fn classify_at(failure: &Failure, now: SystemTime) -> Classification {
         }
         c => c,
     };
+    // (batch 35a) A WebSocket close frame is the peer's act: an abort named in its reason
+    // ("WebSocket closed 1008: The operation was aborted", a proxy's session-age ceiling on
+    // Gemini Live, autonomous-ai/autonomous-os#238) is the far end dropping the session, a
+    // connection that a reconnect repairs. A cancel is only the caller's own (CONTRACT §2).
+    let category = match category {
+        Category::Cancelled
+            if text::websocket_close_code(hay.get())
+                .is_some_and(|c| (1001..=1015).contains(&c)) =>
+        {
+            Category::Connection
+        }
+        c => c,
+    };
     // A rate limit whose window is a day or more is a quota no retry budget outlasts
     // (CONTRACT §2): read from quota ids and the text.
     let category = if category == Category::RateLimited && long_window(failure, &hay) {
@@ -844,6 +857,20 @@ fn specific_code_category(p: &ProviderError) -> Option<Category> {
         .map(|r| r.category)
 }
 
+/// (batch 35a) The provider's first specific code is a bare number ("1001"), which many
+/// providers' tables use each in their own sense, and the envelope also names a type a table
+/// knows (`invalid_request_error`): the named type is this provider's own word.
+fn numeric_specific_code(p: &ProviderError) -> bool {
+    let numeric = |code: &String| code.bytes().all(|b| b.is_ascii_digit());
+    p.codes
+        .iter()
+        .find(|code| tables::code_row(code).is_some_and(|r| !r.generic))
+        .is_some_and(numeric)
+        && p.codes
+            .iter()
+            .any(|code| !numeric(code) && tables::code_row(code).is_some())
+}
+
 /// The most specific category named by the provider's codes.
 fn code_category(p: &ProviderError) -> Option<Category> {
     let mut generic = None;
@@ -975,7 +1002,15 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
     if !base.is_transient() && !specific.is_some_and(|c| c.is_transient()) {
         // A permanent status: a stated nature, a specific provider code, then a message
         // phrase, may sharpen it (xAI answers exhausted credits with a 403).
-        if let Some(p) = text::stated().first(hay.get()) {
+        // (batch 35a) A stated "client error" (a model container's "Received client error
+        // (400) from primary", which beats Bedrock's 424) is the broadest permanent nature: it
+        // never replaces a status that already names the client error precisely (SageMaker's
+        // ModelError carrying the container's own 400, aws/sagemaker-huggingface-inference-
+        // toolkit#122).
+        if let Some(p) = text::stated()
+            .first(hay.get())
+            .filter(|p| p.category != Category::ClientError || base == Category::ClientError)
+        {
             return p.category;
         }
         // Some APIs answer a rate limit with 403 (Alibaba's coding plan: 403 AccessDenied
@@ -997,6 +1032,25 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         // status, not a nature: under another stated 4xx (llm-gateway's "Provider returned
         // 400" with `validation_error`), the status says which.
         let specific = specific.filter(|c| *c != Category::Unprocessable || status == 422);
+        // (batch 35a) A schema error that names a request model ("1 validation error for
+        // ChatCompletionRequest ... Extra inputs are not permitted", vLLM behind RunPod,
+        // runpod-workers/worker-vllm#85) is the server checking what we sent, never the
+        // model's output failing the app's schema: the status decides.
+        let phrase = || {
+            phrase()
+                .filter(|c| *c != Category::Validation || !text::request_schema_error(hay.get()))
+        };
+        // (batch 35a) A bare number is every provider's code at once (Zhipu's 1001 is a
+        // missing Authorization header under 401; Tencent Hunyuan's 1001 is a message list
+        // whose roles do not alternate under 400 `invalid_request_error`,
+        // FoundationAgents/OpenManus#894): beside a named type of the same envelope, a row
+        // that reads the number as a refused key or access holds only under the status that
+        // says so. (FastChat's 40101, alone under its 400, keeps its row.)
+        let specific = specific.filter(|c| {
+            !matches!(c, Category::Unauthorized | Category::Forbidden)
+                || matches!(status, 401 | 403)
+                || !provider.is_some_and(numeric_specific_code)
+        });
         return refine_by_phrase(specific.unwrap_or(base), phrase());
     }
     // A body that states the nature of the error wins over a transient status or code: a
@@ -1006,6 +1060,12 @@ fn refine_status(status: u16, provider: Option<&ProviderError>, hay: &Hay) -> Ca
         return c;
     }
     if let Some(p) = text::stated().first(hay.get()) {
+        // (batch 35a) The stated client error beats a transient code the container put
+        // inside it (its "InternalServerException" under its own 400): the status, a client
+        // error already, says which.
+        if p.category == Category::ClientError && !base.is_transient() {
+            return base;
+        }
         return p.category;
     }
     // (batch 20) A server's 500 around a Python KeyError on a field of the request

@@ -1865,6 +1865,12 @@ pub const EXACT_MESSAGES: &[(&str, Category)] = &[
         "error interacting with language model failed to stream completion",
         Unknown,
     ),
+    // (batch 35a) .NET's OperationCanceledException default text, alone: HttpClient raises it
+    // (as TaskCanceledException) when its Timeout elapses, and before .NET 5 with no word of a
+    // timeout (dotnet/runtime#21965; microsoft/teams-sdk#2216, Azure logging a 408). A caller's
+    // own cancel reaches us as a class (CancelledError, Interrupt), never as this bare line.
+    ("the operation was canceled.", Timeout),
+    ("the operation was canceled", Timeout),
 ];
 
 /// The messages of the `TypeError` undici (Node's built-in fetch) raises for a transport

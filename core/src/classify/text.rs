@@ -1243,6 +1243,23 @@ pub fn html_title_status(hay: &str) -> Option<u16> {
     })
 }
 
+/// (batch 35a) A pydantic schema error about a request model ("validation error for
+/// ChatCompletionRequest", "validation errors for CompletionRequest"): the server validated
+/// what it was sent. `hay` is lower-case.
+pub fn request_schema_error(hay: &str) -> bool {
+    ["validation error for ", "validation errors for "]
+        .iter()
+        .any(|lead| {
+            hay.match_indices(lead).any(|(at, _)| {
+                let rest = &hay[at + lead.len()..];
+                let name_end = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                rest[..name_end].ends_with("request")
+            })
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,6 +86,21 @@ pub const PERMANENT: &[Phrase] = &[
         PaymentRequired,
     ),
     stated("you will regain access on", PaymentRequired),
+    // (batch 35a) A subscription or plan that is not (or no longer) active, whatever status or
+    // code carries it (BytePlus ModelArk's 400 `InvalidSubscription` "Coding Plan is not
+    // active", decolua/9router#897; Zhipu's 1309 "GLM Coding Plan expired" is a table row): only
+    // buying or renewing the plan helps. `stated`, so a 400, 403 or 429 around it does not keep
+    // its own reading. Azure's "invalid subscription key" (a main-table row, read first) stays
+    // a bad key.
+    stated("plan is not active", PaymentRequired),
+    stated("plan is inactive", PaymentRequired),
+    stated("plan has expired", PaymentRequired),
+    stated("subscription is not active", PaymentRequired),
+    stated("subscription is inactive", PaymentRequired),
+    stated("subscription has expired", PaymentRequired),
+    stated("no active subscription", PaymentRequired),
+    stated("no active plan", PaymentRequired),
+    stated("invalidsubscription", PaymentRequired),
 ];
 
 #[cfg(test)]

@@ -871,6 +871,21 @@ pub const TABLES: &[ClientTable] = &[
             said("hpe_unexpected_content_length", Connection),
         ],
     },
+    // (batch 35a) A chunked body that ended before its next chunk: the JDK's java.net.http
+    // client names the state its chunk parser was in when the bytes stopped ("chunked transfer
+    // encoding, state: READING_LENGTH", as openai-kotlin's OpenAIHttpException relays it,
+    // aallam/openai-kotlin#177; READING_DATA when the cut falls inside a chunk), Ktor's own
+    // decoder says its stream "has ended unexpectedly". The answer was being read: a stream
+    // cut, as Chromium's ERR_INCOMPLETE_CHUNKED_ENCODING is.
+    ClientTable {
+        client: "JVM HTTP clients' chunked decoders (java.net.http, Ktor)",
+        source: "openjdk/jdk src/java.net.http/share/classes/jdk/internal/net/http/ResponseContent.java (ChunkState READING_LENGTH, READING_DATA); ktorio/ktor ChunkedTransferEncoding.kt (\"Chunked stream has ended unexpectedly\")",
+        rows: &[
+            said("chunked transfer encoding, state: reading_length", StreamInterrupted),
+            said("chunked transfer encoding, state: reading_data", StreamInterrupted),
+            said("chunked stream has ended unexpectedly", StreamInterrupted),
+        ],
+    },
 ];
 
 /// (batch 28) A fetch that got an answer, in the app's words: the connection word is followed by
@@ -1484,6 +1499,210 @@ mod batch31a_tests {
                 Failure::http(500, "{\"error\":{\"message\":\"Internal error encountered.\",\"type\":\"internal_server_error\"}}"),
                 ServerError,
                 true,
+            ),
+        ]);
+    }
+}
+
+/// (batch 35a) The rule writer's own families, each with texts beyond the batch's case.
+/// The library's search was spent this session: variants are the same clients' other states
+/// and messages (named in the rows' comments), and near misses that must keep their decision.
+#[cfg(test)]
+mod batch35a_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::each;
+    use crate::failure::Failure;
+
+    /// A socket that failed while a Stainless SDK's stream iterator was reading events is a
+    /// cut mid-answer; one that failed before any answer stays a connection.
+    #[test]
+    fn read_errors_inside_the_stream_iterator_are_cuts() {
+        each(vec![
+            (
+                Failure::new("Traceback (most recent call last):\n  File \"openai/_streaming.py\", line 147, in __aiter__\n    async for item in self._iterator:\nhttpx.ReadError")
+                    .with_class(["httpx.ReadError", "httpcore.ReadError"]),
+                StreamInterrupted,
+            ),
+            (
+                Failure::new("  File \"/usr/lib/python3.11/site-packages/anthropic/_streaming.py\", line 68, in __stream__\n    for sse in iterator:\nhttpx.RemoteProtocolError: peer closed connection without sending complete message body (incomplete chunked read)"),
+                StreamInterrupted,
+            ),
+            // Near miss: the connect never happened, in the client's request path.
+            (
+                Failure::new("  File \"openai/_base_client.py\", line 1530, in _request\n    response = await self._client.send(request)\nhttpx.ConnectError: [Errno 111] Connection refused")
+                    .with_class(["httpx.ConnectError"]),
+                Connection,
+            ),
+        ]);
+    }
+
+    /// A JVM client's chunked decoder that met the end of the bytes mid-body.
+    #[test]
+    fn jvm_chunked_bodies_cut_short() {
+        each(vec![
+            (
+                Failure::new("com.aallam.openai.api.exception.OpenAIHttpException: chunked transfer encoding, state: READING_LENGTH"),
+                StreamInterrupted,
+            ),
+            (
+                Failure::new("java.io.IOException: chunked transfer encoding, state: READING_DATA"),
+                StreamInterrupted,
+            ),
+            // Ktor's decoder's words alone (behind `java.io.EOFException:` the class's EOF is
+            // read first, as a connection: the same retry).
+            (
+                Failure::new("Chunked stream has ended unexpectedly: no chunk size"),
+                StreamInterrupted,
+            ),
+            (
+                Failure::new("java.io.EOFException: Chunked stream has ended unexpectedly: no chunk size"),
+                Connection,
+            ),
+        ]);
+    }
+
+    /// .NET's bare cancellation text is HttpClient's timeout; a JS abort stays the caller's.
+    #[test]
+    fn dotnet_bare_cancel_is_a_timeout() {
+        each(vec![
+            (Failure::new("The operation was canceled."), Timeout),
+            (Failure::new("  The operation was canceled"), Timeout),
+            // Near misses: a JS AbortController's abort, and an abort's timeout.
+            (
+                Failure::new("This operation was aborted").with_class(["AbortError"]),
+                Cancelled,
+            ),
+            (
+                Failure::new("TimeoutError: The operation was aborted due to timeout"),
+                Timeout,
+            ),
+        ]);
+    }
+
+    /// An abort in a WebSocket close's reason is the peer dropping the session.
+    #[test]
+    fn aborts_in_a_close_frame_are_the_peers() {
+        each(vec![
+            (
+                Failure::new("WebSocket closed 1008: The operation was aborted"),
+                Connection,
+            ),
+            (
+                Failure::new("websocket closed with code 1011: operation was aborted"),
+                Connection,
+            ),
+            // Near misses: a policy close with its own words, an abort with no close frame.
+            (
+                Failure::new("WebSocket closed 1008: Policy violation"),
+                Forbidden,
+            ),
+            (
+                Failure::new("DOMException [AbortError]: This operation was aborted"),
+                Cancelled,
+            ),
+        ]);
+    }
+
+    /// A plan or subscription not active is payment, under any status; a bad subscription key
+    /// and a tier's per-minute limit keep their readings.
+    #[test]
+    fn inactive_plans_are_payment() {
+        each(vec![
+            (Failure::http(400, "400 InvalidSubscription\nCoding Plan is not active"), PaymentRequired),
+            (Failure::new("InvalidSubscription: Coding Plan is not active"), PaymentRequired),
+            (Failure::http(403, "Your subscription has expired. Please renew to continue."), PaymentRequired),
+            (Failure::http(402, "No active subscription found for this account"), PaymentRequired),
+            (Failure::http(429, "Your plan is inactive; requests are refused until it is renewed"), PaymentRequired),
+            // Near misses.
+            (
+                Failure::http(401, "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."),
+                Unauthorized,
+            ),
+            (
+                Failure::http(429, "Too many requests: rate limit exceeded for your subscription tier"),
+                RateLimited,
+            ),
+        ]);
+    }
+
+    /// A bare numeric code read as a refused key holds only under 401/403.
+    #[test]
+    fn numeric_auth_codes_need_their_status() {
+        each(vec![
+            (
+                Failure::http(400, "Error code: 400").with_body("{\"error\": {\"message\": \"messages 中 user（tool） 和 assistant 角色需交替出现\", \"type\": \"invalid_request_error\", \"param\": null, \"code\": \"1001\"}}"),
+                BadRequest,
+            ),
+            (
+                Failure::http(400, "Error code: 400").with_body("{\"error\": {\"message\": \"invalid parameter\", \"type\": \"invalid_request_error\", \"code\": \"1002\"}}"),
+                BadRequest,
+            ),
+            // Near misses: Zhipu's own 1001 under its 401, its 1113 arrears under a 429.
+            (
+                Failure::http(401, "Error code: 401").with_body("{\"error\": {\"code\": \"1001\", \"message\": \"Header中未收到Authentication参数，无法进行身份验证。\"}}"),
+                Unauthorized,
+            ),
+            (
+                Failure::http(429, "Error code: 429").with_body("{\"error\": {\"code\": \"1113\", \"message\": \"您的账户已欠费，请充值后重试。\"}}"),
+                PaymentRequired,
+            ),
+        ]);
+    }
+
+    /// llama-swap's refusal while its upstream is not running, in any state it names.
+    #[test]
+    fn llama_swap_process_not_serving() {
+        each(vec![
+            (
+                Failure::new("Process can not ProxyRequest, state is failed"),
+                ServerError,
+            ),
+            (
+                Failure::new("Process can not ProxyRequest, state is starting"),
+                ServerError,
+            ),
+            (
+                Failure::http(503, "Process can not ProxyRequest, state is stopping"),
+                ServerError,
+            ),
+        ]);
+    }
+
+    /// A pydantic error about a request model under a 4xx is the server checking the request;
+    /// the same error about an output model stays the app's validation.
+    #[test]
+    fn request_schema_errors_are_the_requests() {
+        each(vec![
+            (
+                Failure::http(400, "1 validation error for ChatCompletionRequest\nfunctions\n  Extra inputs are not permitted [type=extra_forbidden]"),
+                BadRequest,
+            ),
+            (
+                Failure::http(400, "2 validation errors for CompletionRequest\nprompt\n  Field required [type=missing]"),
+                BadRequest,
+            ),
+            // Near miss: no status, an output model: the model's answer failed the schema.
+            (
+                Failure::new("1 validation error for StrictModel\nanswer\n  Field required [type=missing]")
+                    .with_class(["pydantic_core._pydantic_core.ValidationError"]),
+                Validation,
+            ),
+        ]);
+    }
+
+    /// A container's "Received client error (N)" names a client error: under SageMaker's own
+    /// 400 the status keeps its precise reading; under Bedrock's 424 the words still beat it.
+    #[test]
+    fn received_client_error_keeps_a_precise_status() {
+        each(vec![
+            (
+                Failure::http(400, "An error occurred (ModelError) when calling the InvokeEndpoint operation: Received client error (400) from primary with message \"{\"code\": 400, \"type\": \"InternalServerException\", \"message\": \"GET was unable to find an engine to execute this computation\"}\"")
+                    .with_class(["ModelError"]),
+                BadRequest,
+            ),
+            (
+                Failure::http(424, "Received client error (400) from primary with message \"{\"error\":\"bad input\"}\""),
+                ClientError,
             ),
         ]);
     }

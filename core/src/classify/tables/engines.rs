@@ -129,6 +129,12 @@ pub const TRANSIENT: &[Phrase] = &[
     // encountered while running the model: unexpected EOF"): the runner's connection ending
     // is the runner's death, not the caller's link (the corpus labels it so since batch 4).
     said("encountered while running the model", ServerError),
+    // (batch 35a) llama-swap's refusal to forward while its upstream process is not running
+    // ("Process can not ProxyRequest, state is failed", mostlygeek/llama-swap#92; the same line
+    // names `starting` or `stopping` in proxy/process.go): the local server is not serving,
+    // whatever state it names. The server's fault, not the request's.
+    said("can not proxyrequest", ServerError),
+    said("cannot proxyrequest", ServerError),
 ];
 
 /// Permanent states of a local server: a prompt over the loaded context. `stated`: a server's 500 around them is still the same failure on the next try.

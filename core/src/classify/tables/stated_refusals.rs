@@ -72,6 +72,11 @@ pub const MID_ANSWER: &[&str] = &[
     // LiteLLM's `MidStreamFallbackError`: raised once chunks were relayed (no fallback can
     // replace an answer already half sent), whatever transport error it wraps.
     "midstreamfallbackerror",
+    // (batch 35a) A traceback through the stream iterator of a Stainless-generated Python SDK
+    // (openai, anthropic, groq, together...: `File ".../openai/_streaming.py", line 147, in
+    // __aiter__`, BerriAI/litellm#3986 under an httpx.ReadError): the response had begun and
+    // its events were being read when the socket failed, so the cut is mid-answer.
+    "_streaming.py",
 ];
 
 #[cfg(test)]
