@@ -339,19 +339,6 @@ pub fn last_clause(message: &str) -> Option<Category> {
         .map(|(_, c)| *c)
 }
 
-/// (batch 29) A browser's fetch failure as the last line of an app's message, after a frame in
-/// any language ("API 请求失败：\nTXT\nLoad failed", Chatbox on Safari): the line is the
-/// client's whole error word (`tables::UNDICI_TYPE_ERRORS`: Chromium, Firefox, WebKit).
-pub fn last_line_fetch_failure(message: &str) -> Option<Category> {
-    let (_, last) = message.trim().rsplit_once('\n')?;
-    let last = last.trim().to_lowercase();
-    super::tables::UNDICI_TYPE_ERRORS
-        .iter()
-        .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
-        .find(|(w, _)| last == *w)
-        .map(|(_, c)| *c)
-}
-
 /// (batch 20) A Python server's `KeyError('field')` (its repr, as text-generation-webui and
 /// FastChat answer any exception under a 500): the handler looked up a field the request did not
 /// carry, and the same request fails the same way. A key of a provider's reply
@@ -1678,4 +1665,45 @@ pub fn not_found_at_lua_frame(hay: &str) -> bool {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     R.get_or_init(|| regex::Regex::new(r"\.lua:\d+: [^:\n]*\bnot found\b").expect("pattern"))
         .is_match(hay)
+}
+
+/// (batch 35b) The fetch API's network failure wherever an app puts it: each engine's own
+/// words (`tables::UNDICI_TYPE_ERRORS`: Chromium "Failed to fetch", Firefox "NetworkError when
+/// attempting to fetch resource.", WebKit "Load failed", undici "fetch failed") standing as a
+/// whole clause — after a colon, a quote, a bracket or a line break, and before the end, a stop,
+/// a quote, a bracket, a comma, a line break, a stack frame or @google/genai's "sending
+/// request" ("Langchain error: TypeError: Failed to fetch.", `"message": "Failed to fetch"`,
+/// "[TypeError: fetch failed] { cause: ... }", "Error fetching from <url>: Load failed").
+/// Words that go on ("Failed to fetch models list", "fetch failed: 502") are another clause;
+/// WebKit's bare "Load failed" counts only after words of a request or a fetch ("Model load
+/// failed" is no fetch) or as a line of its own ending the message (batch 29: "API 请求失败：
+/// \nTXT\nLoad failed", Chatbox on Safari). The caller lets a more specific cause stated beside it decide.
+pub fn fetch_failure(message: &str) -> Option<Category> {
+    let m = message.to_lowercase();
+    super::tables::UNDICI_TYPE_ERRORS
+        .iter()
+        .filter(|(w, _)| *w != "terminated")
+        .find_map(|(w, c)| {
+            let w = w.trim_end_matches('.');
+            m.match_indices(w).find_map(|(at, _)| {
+                let head = &m[..at];
+                let after = &m[at + w.len()..];
+                let opens = head.trim_end_matches(' ').is_empty()
+                    || head
+                        .trim_end_matches(' ')
+                        .ends_with([':', '：', '"', '\'', '[', '(', '`', '\n']);
+                let closes = after.is_empty()
+                    || after.starts_with(['.', '"', '\'', ']', ')', ',', '`', '!', '\n', '\r'])
+                    || after.starts_with(" at ")
+                    || after.starts_with(" sending request");
+                // (batch 29) or as the whole last line under a frame in any language.
+                let last_line = head.ends_with('\n') && after.trim().is_empty();
+                let of_fetch = w != "load failed"
+                    || last_line
+                    || ["request", "请求", "fetch", "typeerror", "http"]
+                        .iter()
+                        .any(|r| head.contains(r));
+                (opens && closes && of_fetch).then_some(*c)
+            })
+        })
 }
