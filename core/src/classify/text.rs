@@ -316,6 +316,12 @@ pub fn last_clause(message: &str) -> Option<Category> {
         }
     }
     let (before, last) = m.rsplit_once(": ")?;
+    // (batch 35b) A clause closed by the bracket that opened the message's error ("[API Error:
+    // terminated]", Gemini CLI and Qwen Code): the bracket is no part of the words.
+    let last = match before.contains('[') {
+        true => last.trim().trim_end_matches(']'),
+        false => last,
+    };
     let last = last.trim();
     // A KeyError's key stands right after an error's name ("Error: 'choices'",
     // "litellm.APIConnectionError: 'name'"), not after a field of a printed object

@@ -72,6 +72,27 @@ pub const PERMANENT: &[Phrase] = &[
     // no value was found for dictionary key 'choices'."): an error body where a completion
     // was read.
     said("no value was found for dictionary key", InvalidResponse),
+    // (batch 35b) A conversation or a tool result over a host's length cap (Claude's "Claude hit
+    // the maximum length for this conversation"; an MCP client's "result exceeds maximum length
+    // of 1048576"): the same input stays too long.
+    said("maximum length for this conversation", ContextOverflow),
+    said("result exceeds maximum length", ContextOverflow),
+    said("result exceeds the maximum length", ContextOverflow),
+    // (batch 35b) OpenAI's 400 for a tool's parameters that are no JSON Schema object ("Invalid
+    // schema for function 'AgentOutput': [] is not of type 'object'."): the request as built.
+    said("invalid schema for function", BadRequest),
+    // (batch 35b) A tool result whose call id the previous assistant message does not hold, in
+    // OCI Generative AI's words ("'toolCallId' of 'call_x' not found in 'toolCalls' of previous
+    // message"): the calls and results do not pair up.
+    said("not found in 'toolcalls' of previous message", OrphanToolCalls),
+    // (batch 35b) Bedrock's ValidationException for a model that serves only through an
+    // inference profile ("Invocation of model ID X with on-demand throughput isn't supported"):
+    // the request names the model the wrong way, whatever its "Retry your request" advice says.
+    said("with on-demand throughput isn't supported", BadRequest),
+    said("with on-demand throughput isn’t supported", BadRequest),
+    // (batch 35b) An app's own advice naming the set-up it suspects ("make sure you don't have a
+    // typo in the name of the model or the host url", ollama-logseq).
+    said("typo in the name of the model", Configuration),
 ];
 
 /// Read with the other transient tables: a service's own outage page, in its words.
@@ -82,6 +103,11 @@ pub const TRANSIENT: &[Phrase] = &[
     said("will be back soon", ServerError),
     said("we'll be back soon", ServerError),
     said("be back shortly", ServerError),
+    // (batch 35b) Gemini CLI's InvalidStreamError for a stream that stopped without a proper end
+    // (geminiChat.ts: "Model stream was invalid or completed without valid content.", "Model
+    // stream ended without a finish reason."); the CLI retries it itself.
+    said("model stream was invalid", StreamInterrupted),
+    said("model stream ended without a finish reason", StreamInterrupted),
 ];
 
 #[cfg(test)]
