@@ -635,7 +635,12 @@ fn decide(
             };
             // (batch 35b) Or the fetch words wherever they stand (`text::fetch_failure`):
             // the TypeError class never makes them a bug.
-            let anywhere = text::fetch_failure(whole);
+            // A first line that states a bug of its own ("Cannot read properties of undefined")
+            // keeps it: the TypeError is that line's.
+            let own_bug = text::permanent()
+                .first(&first.to_lowercase())
+                .is_some_and(|p| p.category == Category::Programming);
+            let anywhere = text::fetch_failure(whole).filter(|_| !own_bug);
             if let Some(c) = tables::UNDICI_TYPE_ERRORS
                 .iter()
                 .find(|(m, _)| first.eq_ignore_ascii_case(m))
@@ -643,7 +648,13 @@ fn decide(
                 .map(|(_, c)| *c)
                 .or(anywhere)
             {
-                let c = match whole.len() > first.len() {
+                // (batch 35b) Any words beside the fetch words may state the cause.
+                let bare = tables::UNDICI_TYPE_ERRORS.iter().any(|(m, _)| {
+                    whole
+                        .trim_end_matches('.')
+                        .eq_ignore_ascii_case(m.trim_end_matches('.'))
+                });
+                let c = match whole.len() > first.len() || !bare {
                     true => text::network().first(hay.get()).map_or(c, |p| p.category),
                     false => c,
                 };

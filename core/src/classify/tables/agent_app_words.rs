@@ -84,7 +84,10 @@ pub const PERMANENT: &[Phrase] = &[
     // (batch 35b) A tool result whose call id the previous assistant message does not hold, in
     // OCI Generative AI's words ("'toolCallId' of 'call_x' not found in 'toolCalls' of previous
     // message"): the calls and results do not pair up.
-    said("not found in 'toolcalls' of previous message", OrphanToolCalls),
+    said(
+        "not found in 'toolcalls' of previous message",
+        OrphanToolCalls,
+    ),
     // (batch 35b) Bedrock's ValidationException for a model that serves only through an
     // inference profile ("Invocation of model ID X with on-demand throughput isn't supported"):
     // the request names the model the wrong way, whatever its "Retry your request" advice says.
@@ -107,7 +110,10 @@ pub const TRANSIENT: &[Phrase] = &[
     // (geminiChat.ts: "Model stream was invalid or completed without valid content.", "Model
     // stream ended without a finish reason."); the CLI retries it itself.
     said("model stream was invalid", StreamInterrupted),
-    said("model stream ended without a finish reason", StreamInterrupted),
+    said(
+        "model stream ended without a finish reason",
+        StreamInterrupted,
+    ),
 ];
 
 #[cfg(test)]
@@ -269,6 +275,89 @@ mod batch34b_tests {
         each_with(vec![(
             Failure::new("[ERROR] Evaluation failed. 'banana'"),
             Unknown,
+            false,
+        )]);
+    }
+}
+
+#[cfg(test)]
+mod batch35b_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::{each, each_with};
+    use crate::failure::Failure;
+
+    fn typeerror(message: &str) -> Failure {
+        let mut f = Failure::new(message);
+        f.error_class = vec!["TypeError".into()];
+        f
+    }
+
+    /// (batch 35b) The fetch API's network failure in each engine's words, in wrappers no
+    /// corpus case holds: the TypeError class never makes it a bug.
+    #[test]
+    fn a_fetch_failure_is_the_network_whatever_wraps_it() {
+        each(vec![
+            // google-gemini/generative-ai-js src/requests/request.ts: "Error fetching from
+            // ${url}: ${e.message}", with Firefox's and Chromium's words as e.message.
+            (
+                Failure::new("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-flash:generateContent: NetworkError when attempting to fetch resource."),
+                Connection,
+            ),
+            (
+                Failure::new("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-flash:streamGenerateContent?alt=sse: Failed to fetch"),
+                Connection,
+            ),
+            // An app's JSON of the error object, Firefox's words, TypeError second in the chain.
+            (
+                {
+                    let mut f = Failure::new("{\"name\":\"TypeError\",\"message\":\"NetworkError when attempting to fetch resource.\"}");
+                    f.error_class = vec!["ChatError".into(), "TypeError".into()];
+                    f
+                },
+                Connection,
+            ),
+            // nodejs/undici lib/web/fetch/index.js: `new TypeError('fetch failed', { cause })`
+            // in Node's inspect form behind an app's tag.
+            (
+                typeerror("Chat error: [TypeError: fetch failed] { cause: [Error: socket hang up] }"),
+                Connection,
+            ),
+            (typeerror("Langchain error: TypeError: Load failed."), Connection),
+        ]);
+        // A more specific cause beside the words decides: a connect timeout is a timeout.
+        each(vec![(
+            typeerror("Langchain error: TypeError: fetch failed. [cause]: ConnectTimeoutError: Connect Timeout Error"),
+            Timeout,
+        )]);
+        // Near misses: words that go on are another clause, and a bug stays a bug.
+        each_with(vec![
+            (typeerror("TypeError: Failed to fetch dynamically imported module: /assets/chat.js"), Programming, false),
+            (typeerror("Langchain error: TypeError: Cannot read properties of undefined (reading 'choices')"), Programming, false),
+            (Failure::new("Plugin error: Model load failed"), Unknown, false),
+        ]);
+    }
+
+    /// (batch 35b) Gemini CLI's InvalidStreamError (geminiChat.ts) and undici's "terminated" in
+    /// the CLI's brackets: a stream that stopped, retried.
+    #[test]
+    fn a_stream_that_stopped_in_a_clis_brackets_is_retried() {
+        each(vec![
+            (
+                Failure::new("✕ [API Error: Model stream ended without a finish reason.]"),
+                StreamInterrupted,
+            ),
+            (
+                Failure::new(
+                    "[API Error: Model stream was invalid or completed without valid content.]",
+                ),
+                StreamInterrupted,
+            ),
+            (Failure::new("✕ [API Error: terminated]"), StreamInterrupted),
+        ]);
+        // Near miss: the CLI's other InvalidStreamError is the model's own output, not a cut.
+        each_with(vec![(
+            Failure::new("[API Error: Model stream ended with malformed function call.]"),
+            InvalidResponse,
             false,
         )]);
     }
