@@ -96,6 +96,10 @@ pub const PERMANENT: &[Phrase] = &[
     // (batch 35b) An app's own advice naming the set-up it suspects ("make sure you don't have a
     // typo in the name of the model or the host url", ollama-logseq).
     said("typo in the name of the model", Configuration),
+    // (batch 35b) A framework's check on a streamed tool call that came without its id (Letta's
+    // "No tool call ID available" over tabbyAPI): the reply lacks what a tool call must carry,
+    // whatever stream-error frame logs it.
+    said("no tool call id available", InvalidResponse),
 ];
 
 /// Read with the other transient tables: a service's own outage page, in its words.
@@ -360,5 +364,47 @@ mod batch35b_tests {
             InvalidResponse,
             false,
         )]);
+    }
+
+    /// (batch 35b) Length caps, a function schema refused, a pairing refused, a model named the
+    /// wrong way, an overload under a wrapper's 400 and a reply's missing tool call id. The
+    /// library search was spent: these variants are the same families in other wording,
+    /// unsourced, with near misses that must keep their decision.
+    #[test]
+    fn the_other_batch35b_families_keep_their_nature() {
+        each(vec![
+            (Failure::new("Error: tool result exceeds maximum length of 100000"), ContextOverflow),
+            (Failure::http(400, "Claude hit the maximum length for this conversation."), ContextOverflow),
+            (
+                Failure::http(400, "{\"error\":{\"message\":\"Invalid schema for function 'search': In context=(), 'additionalProperties' is required to be supplied and to be false.\",\"type\":\"invalid_request_error\"}}"),
+                BadRequest,
+            ),
+            (
+                Failure::http(400, "Invalid parameter: 'toolCallId' of 'call_abc' not found in 'toolCalls' of previous message."),
+                OrphanToolCalls,
+            ),
+            (
+                Failure::new("ValidationException: Invocation of model ID anthropic.claude-3-7-sonnet-20250219-v1:0 with on-demand throughput isn't supported. Retry your request with the ID or ARN of an inference profile that contains this model."),
+                BadRequest,
+            ),
+            (
+                Failure::http(400, "{\"error\":{\"code\":400,\"message\":\"APP_ERROR(14) The model is overloaded. Please try again later.\",\"status\":\"INVALID_ARGUMENT\"}}"),
+                Overloaded,
+            ),
+            (
+                {
+                    let mut f = Failure::new("Unhandled Streaming Error\nValueError: No tool call ID available");
+                    f.error_class = vec!["ValueError".into()];
+                    f
+                },
+                InvalidResponse,
+            ),
+        ]);
+        // Near misses: a 400 that names a length without a result or a conversation stays the
+        // request's; a 429 that says the model is busy stays retried.
+        each_with(vec![
+            (Failure::http(400, "Invalid 'tools[0].function.name': string too long. Expected a string with maximum length 64."), BadRequest, false),
+            (Failure::http(429, "The model is overloaded. Please try again later."), Overloaded, true),
+        ]);
     }
 }
