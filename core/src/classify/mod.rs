@@ -1537,12 +1537,7 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             return Some(p.category);
         }
     }
-    // (batch 33b) A browser's fetch failure ending a request's words with no stop between
-    // ("API Request Failed - TXT Load Failed"); as a clause of its own, the next rule.
-    if let Some(c) = text::trailing_fetch_failure(&f.message) {
-        return Some(c);
-    }
-    // (batch 29, 35b) The fetch words as a clause anywhere ("Error fetching from <url>: Load
+    // (batch 29, 33b, 35b) The fetch words as a clause anywhere ("Error fetching from <url>: Load
     // failed"; the last line under a frame in any language, "API 请求失败：\nTXT\nLoad failed"),
     // unless a more specific network cause stands beside them (a timeout, ENOTFOUND).
     if text::fetch_failure(&f.message).is_some() {

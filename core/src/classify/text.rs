@@ -1645,25 +1645,6 @@ pub fn scalar_given_none(hay: &str) -> bool {
             })
 }
 
-/// (batch 33b) A browser's fetch failure ending a one-line message whose head says a request
-/// failed ("API Request Failed - TXT Load Failed", Chatbox on Safari with its lines joined):
-/// WebKit's "Load failed", Chromium's "Failed to fetch", Firefox's NetworkError, as the last
-/// words. Without a request named before them ("Model load failed") the words say nothing.
-pub fn trailing_fetch_failure(message: &str) -> Option<Category> {
-    let m = message.trim().to_lowercase();
-    let m = m.trim_end_matches(['.', '!']);
-    super::tables::UNDICI_TYPE_ERRORS
-        .iter()
-        .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
-        .find_map(|(w, c)| {
-            let head = m.strip_suffix(w.trim_end_matches('.'))?;
-            let after_break =
-                head.ends_with(|ch: char| ch.is_whitespace() || ch == ':' || ch == '：');
-            let names_request = ["request", "请求"].iter().any(|r| head.contains(r));
-            (after_break && names_request).then_some(*c)
-        })
-}
-
 /// (batch 33b) A not-found raised by a plugin's own Lua code: Lua's `error()` puts the chunk's
 /// name and line before its words ("CopilotChat/client.lua:440: Model not found: gpt-4o"), so
 /// the words are the plugin's check against its own model list, not a provider's answer.
@@ -1694,7 +1675,13 @@ pub fn fetch_failure(message: &str) -> Option<Category> {
             m.match_indices(w).find_map(|(at, _)| {
                 let head = &m[..at];
                 let after = &m[at + w.len()..];
-                let opens = head.trim_end_matches(' ').is_empty()
+                // (batch 33b) or, ending the message, after a space when the head says a
+                // request failed ("API Request Failed - TXT Load Failed", lines joined).
+                let ends_request = after.trim_end_matches(['.', '!']).trim().is_empty()
+                    && head.ends_with(char::is_whitespace)
+                    && ["request", "请求"].iter().any(|r| head.contains(r));
+                let opens = ends_request
+                    || head.trim_end_matches(' ').is_empty()
                     || head
                         .trim_end_matches(' ')
                         .ends_with([':', '：', '"', '\'', '[', '(', '`', '\n']);
