@@ -611,9 +611,8 @@ fn decide(
         }
         // undici (Node's fetch) raises a bare TypeError for transport failures, with exactly
         // these messages (`tables::UNDICI_TYPE_ERRORS`).
-        if c == Category::Programming
-            && f.error_class.first().map(String::as_str) == Some("TypeError")
-        {
+        // (batch 35b) TypeError anywhere in the chain ("ProviderBizError" wrapping undici's).
+        if c == Category::Programming && f.error_class.iter().any(|k| k == "TypeError") {
             // The first line is undici's; a cause printed under it ("[cause]:
             // HeadersTimeoutError", "SocketError: other side closed") says which failure.
             let whole = f.message.trim();
@@ -647,14 +646,30 @@ fn decide(
                         .find(|(m, _)| said.eq_ignore_ascii_case(m))
                 })
             };
-            if let Some((_, c)) = tables::UNDICI_TYPE_ERRORS
+            // (batch 35b) Or the fetch words wherever they stand (`text::fetch_failure`):
+            // the TypeError class never makes them a bug.
+            // A first line that states a bug of its own ("Cannot read properties of undefined")
+            // keeps it: the TypeError is that line's.
+            let own_bug = text::permanent()
+                .first(&first.to_lowercase())
+                .is_some_and(|p| p.category == Category::Programming);
+            let anywhere = text::fetch_failure(whole).filter(|_| !own_bug);
+            if let Some(c) = tables::UNDICI_TYPE_ERRORS
                 .iter()
                 .find(|(m, _)| first.eq_ignore_ascii_case(m))
                 .or_else(quoted)
+                .map(|(_, c)| *c)
+                .or(anywhere)
             {
-                let c = match whole.len() > first.len() {
-                    true => text::network().first(hay.get()).map_or(*c, |p| p.category),
-                    false => *c,
+                // (batch 35b) Any words beside the fetch words may state the cause.
+                let bare = tables::UNDICI_TYPE_ERRORS.iter().any(|(m, _)| {
+                    whole
+                        .trim_end_matches('.')
+                        .eq_ignore_ascii_case(m.trim_end_matches('.'))
+                });
+                let c = match whole.len() > first.len() || !bare {
+                    true => text::network().first(hay.get()).map_or(c, |p| p.category),
+                    false => c,
                 };
                 return (c, Evidence::Message);
             }
@@ -1582,12 +1597,15 @@ fn message_category(f: &Failure, provider: Option<&ProviderError>, hay: &Hay) ->
             return Some(p.category);
         }
     }
-    // (batch 29) A browser's fetch failure on the last line, under a frame in any language.
-    if let Some(c) = text::last_line_fetch_failure(&f.message) {
-        return Some(c);
-    }
-    if let Some(c) = text::trailing_fetch_failure(&f.message) {
-        return Some(c);
+    // (batch 29, 33b, 35b) The fetch words as a clause anywhere ("Error fetching from <url>: Load
+    // failed"; the last line under a frame in any language, "API 请求失败：\nTXT\nLoad failed"),
+    // unless a more specific network cause stands beside them (a timeout, ENOTFOUND).
+    if text::fetch_failure(&f.message).is_some() {
+        return Some(
+            text::network()
+                .first(hay.get())
+                .map_or(Category::Connection, |p| p.category),
+        );
     }
     // (batch 18) A quoted error the sentence ends on (a KeyError's key, undici's "terminated").
     if let Some(c) = text::last_clause(&f.message) {

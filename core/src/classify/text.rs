@@ -316,6 +316,12 @@ pub fn last_clause(message: &str) -> Option<Category> {
         }
     }
     let (before, last) = m.rsplit_once(": ")?;
+    // (batch 35b) A clause closed by the bracket that opened the message's error ("[API Error:
+    // terminated]", Gemini CLI and Qwen Code): the bracket is no part of the words.
+    let last = match before.contains('[') {
+        true => last.trim().trim_end_matches(']'),
+        false => last,
+    };
     let last = last.trim();
     // A KeyError's key stands right after an error's name ("Error: 'choices'",
     // "litellm.APIConnectionError: 'name'"), not after a field of a printed object
@@ -336,19 +342,6 @@ pub fn last_clause(message: &str) -> Option<Category> {
     agents::LAST_CLAUSE
         .iter()
         .find(|(w, _)| last.eq_ignore_ascii_case(w))
-        .map(|(_, c)| *c)
-}
-
-/// (batch 29) A browser's fetch failure as the last line of an app's message, after a frame in
-/// any language ("API 请求失败：\nTXT\nLoad failed", Chatbox on Safari): the line is the
-/// client's whole error word (`tables::UNDICI_TYPE_ERRORS`: Chromium, Firefox, WebKit).
-pub fn last_line_fetch_failure(message: &str) -> Option<Category> {
-    let (_, last) = message.trim().rsplit_once('\n')?;
-    let last = last.trim().to_lowercase();
-    super::tables::UNDICI_TYPE_ERRORS
-        .iter()
-        .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
-        .find(|(w, _)| last == *w)
         .map(|(_, c)| *c)
 }
 
@@ -1669,25 +1662,6 @@ pub fn scalar_given_none(hay: &str) -> bool {
             })
 }
 
-/// (batch 33b) A browser's fetch failure ending a one-line message whose head says a request
-/// failed ("API Request Failed - TXT Load Failed", Chatbox on Safari with its lines joined):
-/// WebKit's "Load failed", Chromium's "Failed to fetch", Firefox's NetworkError, as the last
-/// words. Without a request named before them ("Model load failed") the words say nothing.
-pub fn trailing_fetch_failure(message: &str) -> Option<Category> {
-    let m = message.trim().to_lowercase();
-    let m = m.trim_end_matches(['.', '!']);
-    super::tables::UNDICI_TYPE_ERRORS
-        .iter()
-        .filter(|(w, _)| *w != "terminated" && *w != "fetch failed")
-        .find_map(|(w, c)| {
-            let head = m.strip_suffix(w.trim_end_matches('.'))?;
-            let after_break =
-                head.ends_with(|ch: char| ch.is_whitespace() || ch == ':' || ch == '：');
-            let names_request = ["request", "请求"].iter().any(|r| head.contains(r));
-            (after_break && names_request).then_some(*c)
-        })
-}
-
 /// (batch 33b) A not-found raised by a plugin's own Lua code: Lua's `error()` puts the chunk's
 /// name and line before its words ("CopilotChat/client.lua:440: Model not found: gpt-4o"), so
 /// the words are the plugin's check against its own model list, not a provider's answer.
@@ -1695,4 +1669,51 @@ pub fn not_found_at_lua_frame(hay: &str) -> bool {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     R.get_or_init(|| regex::Regex::new(r"\.lua:\d+: [^:\n]*\bnot found\b").expect("pattern"))
         .is_match(hay)
+}
+
+/// (batch 35b) The fetch API's network failure wherever an app puts it: each engine's own
+/// words (`tables::UNDICI_TYPE_ERRORS`: Chromium "Failed to fetch", Firefox "NetworkError when
+/// attempting to fetch resource.", WebKit "Load failed", undici "fetch failed") standing as a
+/// whole clause — after a colon, a quote, a bracket or a line break, and before the end, a stop,
+/// a quote, a bracket, a comma, a line break, a stack frame or @google/genai's "sending
+/// request" ("Langchain error: TypeError: Failed to fetch.", `"message": "Failed to fetch"`,
+/// "[TypeError: fetch failed] { cause: ... }", "Error fetching from <url>: Load failed").
+/// Words that go on ("Failed to fetch models list", "fetch failed: 502") are another clause;
+/// WebKit's bare "Load failed" counts only after words of a request or a fetch ("Model load
+/// failed" is no fetch) or as a line of its own ending the message (batch 29: "API 请求失败：
+/// \nTXT\nLoad failed", Chatbox on Safari). The caller lets a more specific cause stated beside it decide.
+pub fn fetch_failure(message: &str) -> Option<Category> {
+    let m = message.to_lowercase();
+    super::tables::UNDICI_TYPE_ERRORS
+        .iter()
+        .filter(|(w, _)| *w != "terminated")
+        .find_map(|(w, c)| {
+            let w = w.trim_end_matches('.');
+            m.match_indices(w).find_map(|(at, _)| {
+                let head = &m[..at];
+                let after = &m[at + w.len()..];
+                // (batch 33b) or, ending the message, after a space when the head says a
+                // request failed ("API Request Failed - TXT Load Failed", lines joined).
+                let ends_request = after.trim_end_matches(['.', '!']).trim().is_empty()
+                    && head.ends_with(char::is_whitespace)
+                    && ["request", "请求"].iter().any(|r| head.contains(r));
+                let opens = ends_request
+                    || head.trim_end_matches(' ').is_empty()
+                    || head
+                        .trim_end_matches(' ')
+                        .ends_with([':', '：', '"', '\'', '[', '(', '`', '\n']);
+                let closes = after.is_empty()
+                    || after.starts_with(['.', '"', '\'', ']', ')', ',', '`', '!', '\n', '\r'])
+                    || after.starts_with(" at ")
+                    || after.starts_with(" sending request");
+                // (batch 29) or as the whole last line under a frame in any language.
+                let last_line = head.ends_with('\n') && after.trim().is_empty();
+                let of_fetch = w != "load failed"
+                    || last_line
+                    || ["request", "请求", "fetch", "typeerror", "http"]
+                        .iter()
+                        .any(|r| head.contains(r));
+                (opens && closes && of_fetch).then_some(*c)
+            })
+        })
 }

@@ -72,6 +72,34 @@ pub const PERMANENT: &[Phrase] = &[
     // no value was found for dictionary key 'choices'."): an error body where a completion
     // was read.
     said("no value was found for dictionary key", InvalidResponse),
+    // (batch 35b) A conversation or a tool result over a host's length cap (Claude's "Claude hit
+    // the maximum length for this conversation"; an MCP client's "result exceeds maximum length
+    // of 1048576"): the same input stays too long.
+    said("maximum length for this conversation", ContextOverflow),
+    said("result exceeds maximum length", ContextOverflow),
+    said("result exceeds the maximum length", ContextOverflow),
+    // (batch 35b) OpenAI's 400 for a tool's parameters that are no JSON Schema object ("Invalid
+    // schema for function 'AgentOutput': [] is not of type 'object'."): the request as built.
+    said("invalid schema for function", BadRequest),
+    // (batch 35b) A tool result whose call id the previous assistant message does not hold, in
+    // OCI Generative AI's words ("'toolCallId' of 'call_x' not found in 'toolCalls' of previous
+    // message"): the calls and results do not pair up.
+    said(
+        "not found in 'toolcalls' of previous message",
+        OrphanToolCalls,
+    ),
+    // (batch 35b) Bedrock's ValidationException for a model that serves only through an
+    // inference profile ("Invocation of model ID X with on-demand throughput isn't supported"):
+    // the request names the model the wrong way, whatever its "Retry your request" advice says.
+    said("with on-demand throughput isn't supported", BadRequest),
+    said("with on-demand throughput isn’t supported", BadRequest),
+    // (batch 35b) An app's own advice naming the set-up it suspects ("make sure you don't have a
+    // typo in the name of the model or the host url", ollama-logseq).
+    said("typo in the name of the model", Configuration),
+    // (batch 35b) A framework's check on a streamed tool call that came without its id (Letta's
+    // "No tool call ID available" over tabbyAPI): the reply lacks what a tool call must carry,
+    // whatever stream-error frame logs it.
+    said("no tool call id available", InvalidResponse),
 ];
 
 /// Read with the other transient tables: a service's own outage page, in its words.
@@ -82,6 +110,14 @@ pub const TRANSIENT: &[Phrase] = &[
     said("will be back soon", ServerError),
     said("we'll be back soon", ServerError),
     said("be back shortly", ServerError),
+    // (batch 35b) Gemini CLI's InvalidStreamError for a stream that stopped without a proper end
+    // (geminiChat.ts: "Model stream was invalid or completed without valid content.", "Model
+    // stream ended without a finish reason."); the CLI retries it itself.
+    said("model stream was invalid", StreamInterrupted),
+    said(
+        "model stream ended without a finish reason",
+        StreamInterrupted,
+    ),
 ];
 
 #[cfg(test)]
@@ -245,5 +281,130 @@ mod batch34b_tests {
             Unknown,
             false,
         )]);
+    }
+}
+
+#[cfg(test)]
+mod batch35b_tests {
+    use crate::category::Category::*;
+    use crate::classify::tables::decides::{each, each_with};
+    use crate::failure::Failure;
+
+    fn typeerror(message: &str) -> Failure {
+        let mut f = Failure::new(message);
+        f.error_class = vec!["TypeError".into()];
+        f
+    }
+
+    /// (batch 35b) The fetch API's network failure in each engine's words, in wrappers no
+    /// corpus case holds: the TypeError class never makes it a bug.
+    #[test]
+    fn a_fetch_failure_is_the_network_whatever_wraps_it() {
+        each(vec![
+            // google-gemini/generative-ai-js src/requests/request.ts: "Error fetching from
+            // ${url}: ${e.message}", with Firefox's and Chromium's words as e.message.
+            (
+                Failure::new("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-flash:generateContent: NetworkError when attempting to fetch resource."),
+                Connection,
+            ),
+            (
+                Failure::new("[GoogleGenerativeAI Error]: Error fetching from https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-flash:streamGenerateContent?alt=sse: Failed to fetch"),
+                Connection,
+            ),
+            // An app's JSON of the error object, Firefox's words, TypeError second in the chain.
+            (
+                {
+                    let mut f = Failure::new("{\"name\":\"TypeError\",\"message\":\"NetworkError when attempting to fetch resource.\"}");
+                    f.error_class = vec!["ChatError".into(), "TypeError".into()];
+                    f
+                },
+                Connection,
+            ),
+            // nodejs/undici lib/web/fetch/index.js: `new TypeError('fetch failed', { cause })`
+            // in Node's inspect form behind an app's tag.
+            (
+                typeerror("Chat error: [TypeError: fetch failed] { cause: [Error: socket hang up] }"),
+                Connection,
+            ),
+            (typeerror("Langchain error: TypeError: Load failed."), Connection),
+        ]);
+        // A more specific cause beside the words decides: a connect timeout is a timeout.
+        each(vec![(
+            typeerror("Langchain error: TypeError: fetch failed. [cause]: ConnectTimeoutError: Connect Timeout Error"),
+            Timeout,
+        )]);
+        // Near misses: words that go on are another clause, and a bug stays a bug.
+        each_with(vec![
+            (typeerror("TypeError: Failed to fetch dynamically imported module: /assets/chat.js"), Programming, false),
+            (typeerror("Langchain error: TypeError: Cannot read properties of undefined (reading 'choices')"), Programming, false),
+            (Failure::new("Plugin error: Model load failed"), Unknown, false),
+        ]);
+    }
+
+    /// (batch 35b) Gemini CLI's InvalidStreamError (geminiChat.ts) and undici's "terminated" in
+    /// the CLI's brackets: a stream that stopped, retried.
+    #[test]
+    fn a_stream_that_stopped_in_a_clis_brackets_is_retried() {
+        each(vec![
+            (
+                Failure::new("✕ [API Error: Model stream ended without a finish reason.]"),
+                StreamInterrupted,
+            ),
+            (
+                Failure::new(
+                    "[API Error: Model stream was invalid or completed without valid content.]",
+                ),
+                StreamInterrupted,
+            ),
+            (Failure::new("✕ [API Error: terminated]"), StreamInterrupted),
+        ]);
+        // Near miss: the CLI's other InvalidStreamError is the model's own output, not a cut.
+        each_with(vec![(
+            Failure::new("[API Error: Model stream ended with malformed function call.]"),
+            InvalidResponse,
+            false,
+        )]);
+    }
+
+    /// (batch 35b) Length caps, a function schema refused, a pairing refused, a model named the
+    /// wrong way, an overload under a wrapper's 400 and a reply's missing tool call id. The
+    /// library search was spent: these variants are the same families in other wording,
+    /// unsourced, with near misses that must keep their decision.
+    #[test]
+    fn the_other_batch35b_families_keep_their_nature() {
+        each(vec![
+            (Failure::new("Error: tool result exceeds maximum length of 100000"), ContextOverflow),
+            (Failure::http(400, "Claude hit the maximum length for this conversation."), ContextOverflow),
+            (
+                Failure::http(400, "{\"error\":{\"message\":\"Invalid schema for function 'search': In context=(), 'additionalProperties' is required to be supplied and to be false.\",\"type\":\"invalid_request_error\"}}"),
+                BadRequest,
+            ),
+            (
+                Failure::http(400, "Invalid parameter: 'toolCallId' of 'call_abc' not found in 'toolCalls' of previous message."),
+                OrphanToolCalls,
+            ),
+            (
+                Failure::new("ValidationException: Invocation of model ID anthropic.claude-3-7-sonnet-20250219-v1:0 with on-demand throughput isn't supported. Retry your request with the ID or ARN of an inference profile that contains this model."),
+                BadRequest,
+            ),
+            (
+                Failure::http(400, "{\"error\":{\"code\":400,\"message\":\"APP_ERROR(14) The model is overloaded. Please try again later.\",\"status\":\"INVALID_ARGUMENT\"}}"),
+                Overloaded,
+            ),
+            (
+                {
+                    let mut f = Failure::new("Unhandled Streaming Error\nValueError: No tool call ID available");
+                    f.error_class = vec!["ValueError".into()];
+                    f
+                },
+                InvalidResponse,
+            ),
+        ]);
+        // Near misses: a 400 that names a length without a result or a conversation stays the
+        // request's; a 429 that says the model is busy stays retried.
+        each_with(vec![
+            (Failure::http(400, "Invalid 'tools[0].function.name': string too long. Expected a string with maximum length 64."), BadRequest, false),
+            (Failure::http(429, "The model is overloaded. Please try again later."), Overloaded, true),
+        ]);
     }
 }

@@ -734,6 +734,10 @@ pub const OVERLOAD_UNDER_4XX: &[Phrase] = &[
     said("due to high traffic", Overloaded),
     // (batch 28) OmniRoute's "upstream error (400) due to overload".
     said("due to overload", Overloaded),
+    // (batch 35b) A gRPC backend's UNAVAILABLE (14) in the model's words under a gateway's 400
+    // ("APP_ERROR(14) The model is overloaded. Please try again later.", Vertex AI via an MCP
+    // client): the status is the wrapper's, the overload is the failure.
+    said("the model is overloaded", Overloaded),
 ];
 
 /// (batch 18) Pydantic locations into a reply's list of answers ("3 validation errors for
