@@ -185,6 +185,8 @@ pub mod stated_refusals;
 pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;
+// (batch 36) Judges', turn-order, abort and malformed-endpoint words.
+pub mod judge_and_turn_words;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {
