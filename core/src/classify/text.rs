@@ -1073,14 +1073,15 @@ fn needs_left(first: u8) -> bool {
 }
 
 /// A WebSocket close code a message reports ("WebSocket closed 1006", "WebSocket closed with
-/// reason: (1006).", python-websockets' "received 1011 (internal error)"): four digits introduced
+/// reason: (1006).", python-websockets' "received 1011 (internal error)" and its frame log's
+/// "< CLOSE 1008 (policy violation)" for a frame received, batch 36): four digits introduced
 /// by one of those words, never a bare number. A code we "sent" is our own close (a keepalive
 /// that timed out), not the server's word.
 pub fn websocket_close_code(hay: &str) -> Option<u16> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     let r = R.get_or_init(|| {
         regex::Regex::new(
-            r"(?-u)(?:websocket[a-z: ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|websocket connection[ :=]{1,3}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived )\(?(1[0-9]{3})\b",
+            r"(?-u)(?:websocket[a-z: ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|websocket connection[ :=]{1,3}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived |^< close |\n< close )\(?(1[0-9]{3})\b",
         )
         .expect("valid regex")
     });
