@@ -2022,9 +2022,7 @@ pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
     (1005, Connection), // no status received
     (1006, Connection), // abnormal closure: no close frame, the connection dropped
     (1007, BadRequest), // invalid frame payload data (not UTF-8 in a text frame)
-    // policy violation: RFC 6455 §7.4.1's generic refusal of a message the endpoint received
-    // (Gemini Live closes with it on a request it will not take); the message, not access.
-    (1008, BadRequest),
+    (1008, BadRequest), // policy violation: a received message refused (batch 36), not access
     (1009, ContextOverflow), // message too big to process
     (1010, Configuration), // a mandatory extension the server did not negotiate
     (1011, ServerError), // internal error

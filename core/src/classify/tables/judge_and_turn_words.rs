@@ -36,7 +36,10 @@ pub const PERMANENT: &[Phrase] = &[
     // access streaming response content, without having called `read()`."; Home Assistant
     // shows it as "Response not read"): the calling code's order, the same on every try.
     said("response not read", Programming),
-    said("attempted to access streaming response content", Programming),
+    said(
+        "attempted to access streaming response content",
+        Programming,
+    ),
 ];
 
 /// Connection words whose host is a URL's scheme: the endpoint setting held a whole URL where
