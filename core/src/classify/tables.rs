@@ -185,6 +185,8 @@ pub mod stated_refusals;
 pub mod throttle_4xx;
 pub mod words;
 pub mod wrappers;
+// (batch 36) Judges', turn-order, abort and malformed-endpoint words.
+pub mod judge_and_turn_words;
 
 /// Every provider table, in lookup order: a code's first row wins.
 pub fn provider_tables() -> impl Iterator<Item = &'static ProviderTable> {
@@ -2020,7 +2022,7 @@ pub const WEBSOCKET_CLOSE_CODES: &[(u16, Category)] = &[
     (1005, Connection), // no status received
     (1006, Connection), // abnormal closure: no close frame, the connection dropped
     (1007, BadRequest), // invalid frame payload data (not UTF-8 in a text frame)
-    (1008, Forbidden),  // policy violation
+    (1008, BadRequest), // policy violation: a received message refused (batch 36), not access
     (1009, ContextOverflow), // message too big to process
     (1010, Configuration), // a mandatory extension the server did not negotiate
     (1011, ServerError), // internal error

@@ -137,8 +137,11 @@ pub fn permanent() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            super::tables::stated_refusals::PERMANENT
+            // (batch 36) Judges', turn-order and abort words (`judge_and_turn_words`).
+            super::tables::judge_and_turn_words::PERMANENT
                 .iter()
+                .chain(super::tables::judge_and_turn_words::SCHEME_AS_HOST)
+                .chain(super::tables::stated_refusals::PERMANENT)
                 .chain(stated_faults::READ_FIRST)
                 .chain(agents::CREDENTIAL_UNSET)
                 .chain(stated_faults::MODEL_ABSENT)
@@ -180,8 +183,11 @@ pub fn stated() -> &'static PhraseSet {
     static S: OnceLock<PhraseSet> = OnceLock::new();
     S.get_or_init(|| {
         PhraseSet::new(
-            super::tables::stated_refusals::PERMANENT
+            // (batch 36) Judges', turn-order and abort words (`judge_and_turn_words`).
+            super::tables::judge_and_turn_words::PERMANENT
                 .iter()
+                .chain(super::tables::judge_and_turn_words::SCHEME_AS_HOST)
+                .chain(super::tables::stated_refusals::PERMANENT)
                 .chain(stated_faults::READ_FIRST)
                 .chain(stated_faults::REASON_AFTER_PARAM)
                 .chain(plain_words::PERMANENT)
@@ -227,8 +233,10 @@ pub fn network() -> &'static PhraseSet {
             // (batch 34a) A client's stated set-up (a proxy's tunnel refused with a 4xx) before
             // the connection words that wrap it (urllib3's "connection broken by", "Cannot
             // connect to proxy").
-            clients::rows()
-                .filter(|p| p.stated)
+            // (batch 36) A URL's scheme where the host was due: set-up, not the network.
+            super::tables::judge_and_turn_words::SCHEME_AS_HOST
+                .iter()
+                .chain(clients::rows().filter(|p| p.stated))
                 .chain(super::tables::NETWORK_PHRASES.iter())
                 .chain(SETUP_UNDER_A_CONNECTION_CLASS)
                 .chain(super::tables::stated_faults::ANSWER_UNDER_A_CONNECTION_CLASS)
@@ -275,7 +283,9 @@ pub fn transient() -> &'static PhraseSet {
                 .chain(plain_words::TRANSIENT)
                 .chain(sdk_runtime_words::TRANSIENT)
                 .chain(super::tables::relay_words::TRANSIENT)
-                .chain(reply_parsers::TRANSIENT),
+                .chain(reply_parsers::TRANSIENT)
+                // (batch 36) A catch-all's "try again in a moment" (`judge_and_turn_words`).
+                .chain(super::tables::judge_and_turn_words::TRANSIENT),
         )
     })
 }
@@ -1063,14 +1073,15 @@ fn needs_left(first: u8) -> bool {
 }
 
 /// A WebSocket close code a message reports ("WebSocket closed 1006", "WebSocket closed with
-/// reason: (1006).", python-websockets' "received 1011 (internal error)"): four digits introduced
+/// reason: (1006).", python-websockets' "received 1011 (internal error)" and its frame log's
+/// "< CLOSE 1008 (policy violation)" for a frame received, batch 36): four digits introduced
 /// by one of those words, never a bare number. A code we "sent" is our own close (a keepalive
 /// that timed out), not the server's word.
 pub fn websocket_close_code(hay: &str) -> Option<u16> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     let r = R.get_or_init(|| {
         regex::Regex::new(
-            r"(?-u)(?:websocket[a-z: ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|websocket connection[ :=]{1,3}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived )\(?(1[0-9]{3})\b",
+            r"(?-u)(?:websocket[a-z: ]{0,24}(?:closed|close|error)[a-z :=(]{0,16}|websocket connection[ :=]{1,3}|close code[ :=]{0,3}|closed with code[ :=]{0,3}|\breceived |^< close |\n< close )\(?(1[0-9]{3})\b",
         )
         .expect("valid regex")
     });

@@ -1594,7 +1594,7 @@ mod batch35a_tests {
             // Near misses: a policy close with its own words, an abort with no close frame.
             (
                 Failure::new("WebSocket closed 1008: Policy violation"),
-                Forbidden,
+                BadRequest,
             ),
             (
                 Failure::new("DOMException [AbortError]: This operation was aborted"),

@@ -26,6 +26,14 @@ pub const DEADLINE: &[&str] = &[
     "edge_function_invocation_timeout",
     "serverless function has timed out",
     "task timed out after",
+    // (batch 36) Go net/http's own timers, quoted by a local proxy or server under the 502 it
+    // answers when its upstream call ran out (Ollama relaying a -cloud model: "Post
+    // \"https://ollama.com:443/...\": net/http: TLS handshake timeout"; transport.go also says
+    // "net/http: timeout awaiting response headers", client.go "(Client.Timeout exceeded while
+    // awaiting headers)"): the call timed out, the 5xx only carries it.
+    "net/http: tls handshake timeout",
+    "net/http: timeout awaiting response headers",
+    "client.timeout exceeded while",
 ];
 
 /// A TLS session the peer cut (CPython's ssl module: "[SSL: UNEXPECTED_EOF_WHILE_READING] EOF
