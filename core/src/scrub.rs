@@ -1270,13 +1270,22 @@ fn one_letter_mask(body: &str) -> bool {
 /// Whether a split at `end` leads to a key of a known prefix (`sk-`, `AKIA`, ...).
 fn prefixed_key_after(text: &str, end: usize) -> bool {
     let split = split_len(&text.as_bytes()[end..]);
+    // Only the first bytes can start a prefix: the search reads no further, so each named
+    // value costs a constant here (searching the whole rest made the pass quadratic).
     let next = &text[end + split..];
+    let head = next
+        .char_indices()
+        .nth(PREFIX_WINDOW)
+        .map_or(next, |(i, _)| &next[..i]);
     split > 0
         && compiled()
             .prefixes
-            .find(next)
+            .find(head)
             .is_some_and(|m| m.start() == 0)
 }
+
+/// Longer than any key prefix (`sk-svcacct-`, `github_pat_`).
+const PREFIX_WINDOW: usize = 32;
 
 /// How far a pass may read again what it read before: a bound on the work per byte.
 const RESCAN: usize = 64;
